@@ -1,0 +1,104 @@
+"""Log entries: the envelope, its msgpack codec, the hash chain and the schema upgrade path.
+
+An entry is `[v, kind, payload, hash]` in msgpack. `payload` is opaque here: for `event`
+entries it is the engine's `encode_event` bytes; for the other kinds, a struct in records.py.
+
+    hash(n) = SHA-256(hash(n-1) || seq u64be || v u16be || len(kind) u8 || kind || payload)
+
+with hash(0) = 32 zero bytes. The hash covers the fields exactly as written (not a re-encoding),
+so an entry upgraded to a newer schema on read still verifies against the hash it was stored
+with, and no msgpack canonical form is needed for the chain to be reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+
+import msgspec
+
+SCHEMA_VERSION = 1
+GENESIS = bytes(32)
+
+HEADER = "header"
+EVENT = "event"
+ANSWER = "answer"
+SEED_REVEAL = "seed_reveal"
+
+
+class Entry(msgspec.Struct, frozen=True, array_like=True):
+    """One log entry as stored: schema version, kind, payload bytes, chained hash."""
+
+    v: int
+    kind: str
+    payload: bytes
+    hash: bytes
+
+
+class UnsupportedSchema(ValueError):
+    """An entry written by a newer schema than this code knows, or with no upgrade path."""
+
+
+Upgrader = Callable[[str, bytes], tuple[str, bytes]]
+
+UPGRADERS: dict[int, Upgrader] = {}
+"""Schema v -> function turning a v entry's (kind, payload) into v+1's.
+
+To change a payload layout: bump SCHEMA_VERSION, register the previous version's upgrader here,
+and keep it forever; archives are the system of record and are never rewritten.
+"""
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Entry)
+
+
+def chain_hash(prev: bytes, seq: int, v: int, kind: str, payload: bytes) -> bytes:
+    """The hash of entry `seq` given the previous entry's hash."""
+    k = kind.encode()
+    h = hashlib.sha256(prev)
+    h.update(seq.to_bytes(8, "big") + v.to_bytes(2, "big") + len(k).to_bytes(1, "big") + k)
+    h.update(payload)
+    return h.digest()
+
+
+def encode_entry(entry: Entry) -> bytes:
+    """Entry -> stored bytes."""
+    return _encoder.encode(entry)
+
+
+def decode_entry(data: bytes) -> Entry:
+    """Stored bytes -> Entry, exactly as written (no upgrade). Raises msgspec.DecodeError."""
+    return _decoder.decode(data)
+
+
+def seal(prev_hash: bytes, first_seq: int, items: Iterable[tuple[str, bytes]]) -> list[Entry]:
+    """Chain (kind, payload) items onto `prev_hash`, numbering them from `first_seq`."""
+    out: list[Entry] = []
+    for seq, (kind, payload) in enumerate(items, first_seq):
+        prev_hash = chain_hash(prev_hash, seq, SCHEMA_VERSION, kind, payload)
+        out.append(Entry(SCHEMA_VERSION, kind, payload, prev_hash))
+    return out
+
+
+def upgrade(entry: Entry) -> Entry:
+    """The entry in the current schema (its hash is kept: it covers the stored form)."""
+    v, kind, payload = entry.v, entry.kind, entry.payload
+    if v > SCHEMA_VERSION:
+        raise UnsupportedSchema(f"entry schema v{v} is newer than this code (v{SCHEMA_VERSION})")
+    while v < SCHEMA_VERSION:
+        step = UPGRADERS.get(v)
+        if step is None:
+            raise UnsupportedSchema(f"no upgrade path from entry schema v{v}")
+        kind, payload = step(kind, payload)
+        v += 1
+    return entry if v == entry.v else Entry(v, kind, payload, entry.hash)
+
+
+def first_break(prev_hash: bytes, first_seq: int, entries: Sequence[Entry]) -> int | None:
+    """Index in `entries` of the first entry whose hash does not chain, or None."""
+    for i, e in enumerate(entries):
+        expected = chain_hash(prev_hash, first_seq + i, e.v, e.kind, e.payload)
+        if expected != e.hash:
+            return i
+        prev_hash = expected
+    return None

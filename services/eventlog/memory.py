@@ -1,0 +1,85 @@
+"""In-memory EventStore: the adapter pure tests and single-process tools use."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from .store import Record, Snapshot, VersionConflict, check_game_id
+
+
+class InMemoryEventStore:
+    """EventStore kept in a dict; safe for any number of tasks on one event loop.
+
+    Appends never await between the version check and the write, so under asyncio they are
+    atomic exactly like the Redis script is atomic on the server.
+    """
+
+    def __init__(self) -> None:
+        self._logs: dict[str, list[bytes]] = {}
+        self._snapshots: dict[str, Snapshot] = {}
+        self._changed: dict[str, asyncio.Condition] = {}
+
+    def _condition(self, game: str) -> asyncio.Condition:
+        cond = self._changed.get(game)
+        if cond is None:
+            cond = self._changed[game] = asyncio.Condition()
+        return cond
+
+    async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
+        """See EventStore.append."""
+        log = self._logs.setdefault(check_game_id(game), [])
+        if len(log) != expected_version:
+            raise VersionConflict(game, expected_version, len(log))
+        if records:
+            log.extend(bytes(r) for r in records)
+            cond = self._condition(game)
+            async with cond:
+                cond.notify_all()
+        return len(log)
+
+    async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
+        """See EventStore.read."""
+        log = self._logs.get(check_game_id(game), [])
+        end = len(log) if upto is None else max(0, min(upto, len(log)))
+        start = max(0, after)
+        return [(seq, log[seq - 1]) for seq in range(start + 1, end + 1)]
+
+    async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:
+        """See EventStore.tail."""
+        records = await self.read(game, after)
+        if records or block_ms <= 0:
+            return records
+        cond = self._condition(game)
+        async with cond:
+            try:
+                await asyncio.wait_for(
+                    cond.wait_for(lambda: len(self._logs.get(game, [])) > after),
+                    block_ms / 1000,
+                )
+            except TimeoutError:
+                return []
+        return await self.read(game, after)
+
+    async def head(self, game: str) -> int:
+        """See EventStore.head."""
+        return len(self._logs.get(check_game_id(game), []))
+
+    async def save_snapshot(self, game: str, snapshot: Snapshot) -> bool:
+        """See EventStore.save_snapshot."""
+        if snapshot.version > await self.head(game):
+            raise ValueError(f"snapshot at {snapshot.version} is beyond the head of {game!r}")
+        old = self._snapshots.get(game)
+        if old is not None and old.version >= snapshot.version:
+            return False
+        self._snapshots[game] = snapshot
+        return True
+
+    async def load_snapshot(self, game: str) -> Snapshot | None:
+        """See EventStore.load_snapshot."""
+        return self._snapshots.get(check_game_id(game))
+
+    async def delete(self, game: str) -> None:
+        """See EventStore.delete."""
+        self._logs.pop(check_game_id(game), None)
+        self._snapshots.pop(game, None)

@@ -1,0 +1,102 @@
+"""Payloads of the non-event entries: the header, answers and the seed reveal.
+
+Payloads are msgpack maps (not arrays) so that a field added later with a default still decodes
+old entries; keys are sorted on encode so a payload's bytes depend only on its values.
+
+Seed commitment (the header pins it, the final entry opens it):
+
+    commitment = SHA-256(b"arena-seed-v1\\x00" || salt || seed as u64 big-endian)
+
+The salt is 16 random bytes chosen when the game starts. Without it a small seed could be found
+from the commitment by trying seeds; with it the commitment reveals nothing until the salt is
+published, and the domain prefix keeps this hash from being confused with any other SHA-256 use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any, TypeVar
+
+import msgspec
+
+SEED_DOMAIN = b"arena-seed-v1\x00"
+COMMITMENT_SCHEME = "sha256(arena-seed-v1\\0 || salt || seed_u64be)"
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """Who sits in a seat: a player id, and whether a bot plays it."""
+
+    player: str
+    bot: bool = False
+
+
+class Header(msgspec.Struct, frozen=True, kw_only=True):
+    """The first entry: everything needed to re-run the game, except the (committed) seed."""
+
+    game_id: str
+    ruleset: str
+    players: int
+    rules_version: str
+    seats: list[Seat]
+    seed_commitment: bytes
+    options: dict[str, Any] = {}
+    started_at_ms: int = 0
+    commitment_scheme: str = COMMITMENT_SCHEME
+
+
+class AnswerRecord(msgspec.Struct, frozen=True):
+    """An accepted answer: decision id, the seat that gave it, its picks.
+
+    `auto` marks an answer the server gave for a silent seat (time-out default).
+    """
+
+    decision: int
+    seat: int
+    picks: list[str]
+    auto: bool = False
+
+
+class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):
+    """The last entry of a finished game: opens the commitment, records the outcome."""
+
+    seed: int
+    salt: bytes
+    ended_at_ms: int = 0
+    winners: list[int] = []
+
+
+_encoder = msgspec.msgpack.Encoder(order="sorted")
+T = TypeVar("T")
+
+
+def encode_payload(obj: msgspec.Struct) -> bytes:
+    """Struct -> payload bytes (sorted keys)."""
+    return _encoder.encode(obj)
+
+
+def decode_payload(data: bytes, kind: type[T]) -> T:
+    """Payload bytes -> struct of type `kind`. Raises msgspec.DecodeError/ValidationError."""
+    return msgspec.msgpack.decode(data, type=kind)
+
+
+def new_salt() -> bytes:
+    """A fresh random salt for a seed commitment."""
+    return secrets.token_bytes(16)
+
+
+def commit_seed(seed: int, salt: bytes) -> bytes:
+    """The commitment to `seed` under `salt` (see the module docstring)."""
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must fit in 64 unsigned bits, got {seed}")
+    return hashlib.sha256(SEED_DOMAIN + salt + seed.to_bytes(8, "big")).digest()
+
+
+def reveal_matches(header: Header, reveal: SeedReveal) -> bool:
+    """Whether the revealed seed and salt open the header's commitment."""
+    try:
+        opened = commit_seed(reveal.seed, reveal.salt)
+    except ValueError:
+        return False
+    return hmac.compare_digest(opened, header.seed_commitment)

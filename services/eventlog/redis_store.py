@@ -1,0 +1,144 @@
+"""Redis EventStore: one stream per game, appended by a server-side script.
+
+Keys (the braces are a Redis Cluster hash tag, so a game's keys share one slot and the scripts
+may touch both):
+
+    {ns}:{GAME}:log   stream; entry id SEQ-0, one field `e` holding the record bytes
+    {ns}:{GAME}:snap  hash; v (version), h (chain hash), s (state bytes)
+
+The append script reads the stream's last id and adds the batch only if it equals the expected
+version. A script runs atomically on the server, so there is no window between check and write;
+MULTI/EXEC with WATCH would also work but turns every race into a retry round trip, and cannot
+return the actual version in the same reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from .store import Record, Snapshot, VersionConflict, check_game_id
+
+_LAST_SEQ = """
+local function last_seq(key)
+  local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
+  if #last == 0 then return 0 end
+  return tonumber(string.match(last[1][1], '^(%d+)-'))
+end
+"""
+
+APPEND_LUA = (
+    _LAST_SEQ
+    + """
+local actual = last_seq(KEYS[1])
+local expected = tonumber(ARGV[1])
+if actual ~= expected then return {0, actual} end
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[1], string.format('%d-0', expected + i - 1), 'e', ARGV[i])
+end
+return {1, expected + #ARGV - 1}
+"""
+)
+
+SNAPSHOT_LUA = (
+    _LAST_SEQ
+    + """
+local v = tonumber(ARGV[1])
+if v > last_seq(KEYS[2]) then return -1 end
+local old = redis.call('HGET', KEYS[1], 'v')
+if old and tonumber(old) >= v then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 's', ARGV[3])
+return 1
+"""
+)
+
+
+def _seq(stream_id: bytes | str) -> int:
+    raw = stream_id.decode() if isinstance(stream_id, bytes) else stream_id
+    return int(raw.split("-", 1)[0])
+
+
+class RedisEventStore:
+    """EventStore on Redis streams (redis-py asyncio; the client must not decode responses)."""
+
+    def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
+        if client.connection_pool.connection_kwargs.get("decode_responses"):
+            raise ValueError("RedisEventStore needs a client with decode_responses=False")
+        self.client = client
+        self.namespace = namespace
+        self._append = client.register_script(APPEND_LUA)
+        self._snapshot = client.register_script(SNAPSHOT_LUA)
+
+    @classmethod
+    def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
+        """A store with its own client for `url`."""
+        return cls(aioredis.Redis.from_url(url), namespace)
+
+    def log_key(self, game: str) -> str:
+        """The stream key of `game`."""
+        return f"{self.namespace}:{{{check_game_id(game)}}}:log"
+
+    def snapshot_key(self, game: str) -> str:
+        """The snapshot hash key of `game`."""
+        return f"{self.namespace}:{{{check_game_id(game)}}}:snap"
+
+    async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
+        """See EventStore.append."""
+        reply: Any = await self._append(
+            keys=[self.log_key(game)], args=[expected_version, *records]
+        )
+        ok, version = int(reply[0]), int(reply[1])
+        if not ok:
+            raise VersionConflict(game, expected_version, version)
+        return version
+
+    async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
+        """See EventStore.read."""
+        if upto is not None and upto <= after:
+            return []
+        end = "+" if upto is None else f"{upto}-0"
+        rows: Any = await self.client.xrange(self.log_key(game), f"{after + 1}-0", end)
+        return [(_seq(sid), fields[b"e"]) for sid, fields in rows]
+
+    async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:
+        """See EventStore.tail."""
+        if block_ms <= 0:
+            return await self.read(game, after)
+        key = self.log_key(game)
+        reply: Any = await self.client.xread({key: f"{after}-0"}, block=block_ms)
+        if not reply:
+            return []
+        # RESP2 gives [[key, rows]], RESP3 a {key: [rows]} map; accept both.
+        rows = next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
+        return [(_seq(sid), fields[b"e"]) for sid, fields in rows]
+
+    async def head(self, game: str) -> int:
+        """See EventStore.head."""
+        rows: Any = await self.client.xrevrange(self.log_key(game), "+", "-", count=1)
+        return _seq(rows[0][0]) if rows else 0
+
+    async def save_snapshot(self, game: str, snapshot: Snapshot) -> bool:
+        """See EventStore.save_snapshot."""
+        keys = [self.snapshot_key(game), self.log_key(game)]
+        args: list[int | bytes] = [snapshot.version, snapshot.chain_hash, snapshot.state]
+        reply: Any = await self._snapshot(keys=keys, args=args)
+        if int(reply) < 0:
+            raise ValueError(f"snapshot at {snapshot.version} is beyond the head of {game!r}")
+        return int(reply) == 1
+
+    async def load_snapshot(self, game: str) -> Snapshot | None:
+        """See EventStore.load_snapshot."""
+        fields: Any = await self.client.hgetall(self.snapshot_key(game))
+        if not fields:
+            return None
+        return Snapshot(int(fields[b"v"]), bytes(fields[b"h"]), bytes(fields[b"s"]))
+
+    async def delete(self, game: str) -> None:
+        """See EventStore.delete."""
+        await self.client.delete(self.log_key(game), self.snapshot_key(game))
+
+    async def aclose(self) -> None:
+        """Close the client's connections."""
+        await self.client.aclose()

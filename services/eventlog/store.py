@@ -1,0 +1,95 @@
+"""The event-store port: the narrow interface every adapter implements.
+
+A store keeps, per game, an append-only sequence of opaque byte records numbered 1, 2, 3, …
+The version of a game is the number of its last record (0 for an empty game). Everything above
+this port (entry codec, hash chain, snapshots of engine state) treats records as bytes, so the
+adapters stay small and the contract tests can pin their behaviour exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import msgspec
+
+# Game ids become part of Redis keys inside a hash tag, so braces (and anything that would need
+# quoting in a file name or a URL) are refused up front rather than producing a key in the wrong
+# cluster slot or an archive file name that cannot be written.
+_GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+
+Record = tuple[int, bytes]
+"""One stored record: (sequence number, bytes)."""
+
+
+class VersionConflict(Exception):
+    """An append named an expected version that is not the game's current version."""
+
+    def __init__(self, game: str, expected: int, actual: int) -> None:
+        super().__init__(f"game {game!r}: expected version {expected}, actual {actual}")
+        self.game = game
+        self.expected = expected
+        self.actual = actual
+
+
+class Snapshot(msgspec.Struct, frozen=True, array_like=True):
+    """Engine state as of `version`, plus the chain hash of that entry so writing can go on."""
+
+    version: int
+    chain_hash: bytes
+    state: bytes
+
+
+def check_game_id(game: str) -> str:
+    """Return `game` if it is a valid game id, else raise ValueError."""
+    if not _GAME_ID.match(game):
+        raise ValueError(f"invalid game id {game!r}: use letters, digits, '_', '-', '.'")
+    return game
+
+
+@runtime_checkable
+class EventStore(Protocol):
+    """Append-only, per-game record store with optimistic concurrency.
+
+    All methods are coroutines: the engine worker is asyncio-based, and the in-memory adapter
+    keeps the same shape so pure tests and services can swap one for the other.
+    """
+
+    async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
+        """Append `records` atomically if the game's version is `expected_version`.
+
+        Returns the new version. Raises VersionConflict (carrying the actual version) and
+        writes nothing otherwise. An empty batch only checks the version.
+        """
+        ...
+
+    async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
+        """Records with `after < seq <= upto` (to the end if `upto` is None), in order."""
+        ...
+
+    async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:
+        """Records after `after`; if there are none, wait up to `block_ms` for some.
+
+        Returns an empty list on time-out. `block_ms == 0` does not wait.
+        """
+        ...
+
+    async def head(self, game: str) -> int:
+        """The game's current version (0 if it has no records)."""
+        ...
+
+    async def save_snapshot(self, game: str, snapshot: Snapshot) -> bool:
+        """Keep `snapshot` unless a snapshot at the same or a later version is stored.
+
+        Returns whether it was stored. Refuses a snapshot beyond the game's head.
+        """
+        ...
+
+    async def load_snapshot(self, game: str) -> Snapshot | None:
+        """The latest stored snapshot, or None."""
+        ...
+
+    async def delete(self, game: str) -> None:
+        """Drop the game's records and snapshot (after it has been archived)."""
+        ...

