@@ -1,0 +1,181 @@
+"""Shared work streams with consumer groups: at-least-once delivery that survives dead workers.
+
+Written on redis-py directly because the recovery rules matter more than convenience here:
+groups are created from id `0` (FastStream creates them at `$`, losing whatever was published
+before the first worker started), a message is acked only after its handler returned, entries a
+dead consumer left pending are taken over with XAUTOCLAIM once idle long enough, and a message
+that has been delivered `max_deliveries` times without success is parked in a dead-letter stream
+with the reason instead of being retried forever (or dropped, as FastStream does on an error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+from redis.typing import EncodableT
+
+MATCHES = "arena:matches"
+DECISIONS = "arena:decisions"
+FINISHED = "arena:finished"
+DEAD_LETTER = "arena:dead"
+SHARED_STREAMS = (MATCHES, DECISIONS, FINISHED)
+
+FieldValue = EncodableT
+
+
+@dataclass(frozen=True)
+class Message:
+    """One stream entry handed to a consumer; `deliveries` counts this delivery too."""
+
+    stream: str
+    id: str
+    fields: dict[bytes, bytes]
+    deliveries: int = 1
+
+
+Handler = Callable[[Message], Awaitable[None]]
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+async def ensure_group(client: aioredis.Redis, stream: str, group: str) -> bool:
+    """Create `group` on `stream` from id 0 (creating the stream); False if it already existed."""
+    try:
+        await client.xgroup_create(stream, group, id="0", mkstream=True)
+    except ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+        return False
+    return True
+
+
+async def ensure_groups(client: aioredis.Redis, pairs: Iterable[tuple[str, str]]) -> None:
+    """Create every (stream, group) pair; call at service start-up."""
+    for stream, group in pairs:
+        await ensure_group(client, stream, group)
+
+
+async def publish(client: aioredis.Redis, stream: str, fields: Mapping[str, FieldValue]) -> str:
+    """Append a message to a shared stream; returns its id."""
+    body: dict[FieldValue, FieldValue] = {k: v for k, v in fields.items()}
+    return _text(await client.xadd(stream, body))
+
+
+class GroupConsumer:
+    """One named consumer in a group: read, handle, ack; take over and dead-letter on failure."""
+
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        stream: str,
+        group: str,
+        consumer: str,
+        *,
+        min_idle_ms: int = 30_000,
+        max_deliveries: int = 5,
+        dead_stream: str = DEAD_LETTER,
+    ) -> None:
+        self.client = client
+        self.stream = stream
+        self.group = group
+        self.consumer = consumer
+        self.min_idle_ms = min_idle_ms
+        self.max_deliveries = max_deliveries
+        self.dead_stream = dead_stream
+        self._claim_cursor = "0-0"
+
+    async def start(self) -> None:
+        """Make sure the group exists (idempotent)."""
+        await ensure_group(self.client, self.stream, self.group)
+
+    async def read_new(self, count: int = 10, block_ms: int = 1000) -> list[Message]:
+        """Messages never delivered to this group before (waits up to `block_ms`)."""
+        reply: Any = await self.client.xreadgroup(
+            self.group, self.consumer, {self.stream: ">"}, count=count, block=block_ms
+        )
+        if not reply:
+            return []
+        rows = next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
+        return [Message(self.stream, _text(i), dict(f)) for i, f in rows if f is not None]
+
+    async def claim_stale(self, count: int = 10) -> list[Message]:
+        """Take over messages pending longer than `min_idle_ms` (e.g. their consumer died).
+
+        Messages that have now been delivered more than `max_deliveries` times are parked in the
+        dead-letter stream instead of being returned: a message that keeps killing its consumer
+        never reaches the handler's except clause, so this is the only place it can be stopped.
+        """
+        reply: Any = await self.client.xautoclaim(
+            self.stream, self.group, self.consumer, self.min_idle_ms, self._claim_cursor, count
+        )
+        self._claim_cursor = _text(reply[0])
+        # Redis 7 lists entries deleted from the stream separately; they are already gone from
+        # the pending list. Redis 6.2 returns them as nil entries, skipped here.
+        claimed = [(_text(i), dict(f)) for i, f in reply[1] if i is not None and f is not None]
+        if not claimed:
+            return []
+        async with self.client.pipeline(transaction=False) as pipe:
+            for mid, _ in claimed:
+                pipe.xpending_range(self.stream, self.group, mid, mid, 1)
+            pending: list[Any] = await pipe.execute()
+        out: list[Message] = []
+        for (mid, fields), info in zip(claimed, pending, strict=True):
+            deliveries = int(info[0]["times_delivered"]) if info else 1
+            msg = Message(self.stream, mid, fields, deliveries)
+            if deliveries > self.max_deliveries:
+                reason = f"delivered {deliveries - 1} times without an ack (consumer died?)"
+                await self.dead_letter(msg, reason)
+            else:
+                out.append(msg)
+        return out
+
+    async def ack(self, msg: Message) -> None:
+        """Mark `msg` done for the group."""
+        await self.client.xack(self.stream, self.group, msg.id)
+
+    async def dead_letter(self, msg: Message, reason: str) -> None:
+        """Park `msg` in the dead-letter stream with `reason`, then ack it.
+
+        Two commands, not MULTI: the streams live in different cluster slots. A crash between
+        them leaves the message pending, so it may be parked twice; never lost.
+        """
+        fields: dict[FieldValue, FieldValue] = {
+            "stream": self.stream,
+            "id": msg.id,
+            "group": self.group,
+            "consumer": self.consumer,
+            "deliveries": msg.deliveries,
+            "reason": reason,
+        }
+        fields.update({b"msg." + k: v for k, v in msg.fields.items()})
+        await self.client.xadd(self.dead_stream, fields)
+        await self.ack(msg)
+
+    async def handle(self, msg: Message, handler: Handler) -> bool:
+        """Run `handler`; ack on success. On failure retry later, or dead-letter at the limit."""
+        try:
+            await handler(msg)
+        except Exception as exc:
+            if msg.deliveries >= self.max_deliveries:
+                await self.dead_letter(msg, f"{type(exc).__name__}: {exc}")
+            return False
+        await self.ack(msg)
+        return True
+
+    async def poll(self, handler: Handler, count: int = 10, block_ms: int = 1000) -> int:
+        """One round: stale messages first, else new ones; returns how many were handled OK."""
+        msgs = await self.claim_stale(count) or await self.read_new(count, block_ms)
+        return sum([await self.handle(m, handler) for m in msgs])
+
+    async def run(self, handler: Handler, stop: asyncio.Event, block_ms: int = 1000) -> None:
+        """Poll until `stop` is set."""
+        await self.start()
+        while not stop.is_set():
+            await self.poll(handler, block_ms=block_ms)
