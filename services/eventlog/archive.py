@@ -1,0 +1,162 @@
+"""Archive files: one compressed, self-verifying file per game.
+
+Layout:
+
+    b"ARENALOG" | u32be index length | u32be CRC-32 of index | index (msgpack) | blocks …
+
+The index names the game and lists the blocks; each block is zlib(msgpack list of up to
+BLOCK_SIZE stored entries, byte for byte as in the live log). The entries carry their own hash
+chain, header and seed reveal, so the file verifies with nothing else (see verify.py).
+
+Why blocks rather than one zlib stream: a damaged byte then spoils one block, and the report
+can name where the damage starts instead of only "the file does not decompress"; it also lets
+the catalog read a game's header and result from the first and last block alone. 64 entries
+per block keeps most of the compression of a single stream.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+MAGIC = b"ARENALOG"
+FORMAT = 1
+BLOCK_SIZE = 64
+SUFFIX = ".arena"
+_PREFIX = struct.Struct(">II")
+
+
+class Block(msgspec.Struct, frozen=True, array_like=True):
+    """Where a block sits: its first entry's sequence number, entry count, compressed size."""
+
+    first: int
+    count: int
+    size: int
+
+
+class Index(msgspec.Struct, frozen=True):
+    """The archive's table of contents."""
+
+    format: int
+    game_id: str
+    entries: int
+    blocks: list[Block]
+
+
+class ArchiveDamaged(Exception):
+    """The file cannot be read from entry `entry` on (0 when the header itself is damaged)."""
+
+    def __init__(self, entry: int, reason: str) -> None:
+        super().__init__(f"entry {entry}: {reason}" if entry else reason)
+        self.entry = entry
+        self.reason = reason
+
+
+def pack(game_id: str, records: list[bytes]) -> bytes:
+    """Archive bytes for `records` (the stored entries, seq 1..n, in order)."""
+    blocks: list[Block] = []
+    bodies: list[bytes] = []
+    for start in range(0, len(records), BLOCK_SIZE):
+        chunk = records[start : start + BLOCK_SIZE]
+        body = zlib.compress(msgspec.msgpack.encode(chunk), 6)
+        blocks.append(Block(start + 1, len(chunk), len(body)))
+        bodies.append(body)
+    index = msgspec.msgpack.encode(Index(FORMAT, game_id, len(records), blocks))
+    return MAGIC + _PREFIX.pack(len(index), zlib.crc32(index)) + index + b"".join(bodies)
+
+
+def read_index(data: bytes) -> tuple[Index, int]:
+    """The index and the offset of the first block. Raises ArchiveDamaged."""
+    if data[: len(MAGIC)] != MAGIC:
+        raise ArchiveDamaged(0, "not an Arena archive (bad magic)")
+    try:
+        size, crc = _PREFIX.unpack_from(data, len(MAGIC))
+    except struct.error as exc:
+        raise ArchiveDamaged(0, "archive header truncated") from exc
+    start = len(MAGIC) + _PREFIX.size
+    raw = data[start : start + size]
+    if len(raw) != size or zlib.crc32(raw) != crc:
+        raise ArchiveDamaged(0, "archive index damaged (CRC mismatch)")
+    try:
+        index = msgspec.msgpack.decode(raw, type=Index)
+    except msgspec.MsgspecError as exc:
+        raise ArchiveDamaged(0, f"archive index unreadable: {exc}") from exc
+    if index.format != FORMAT:
+        raise ArchiveDamaged(0, f"unsupported archive format {index.format}")
+    return index, start + size
+
+
+def _block(data: bytes, offset: int, block: Block) -> list[bytes]:
+    body = data[offset : offset + block.size]
+    where = f"block of entries {block.first}-{block.first + block.count - 1}"
+    try:
+        records = msgspec.msgpack.decode(zlib.decompress(body), type=list[bytes])
+    except (zlib.error, msgspec.MsgspecError) as exc:
+        raise ArchiveDamaged(block.first, f"{where} damaged: {exc}") from exc
+    if len(records) != block.count:
+        raise ArchiveDamaged(block.first, f"{where} holds {len(records)} entries")
+    return records
+
+
+@dataclass
+class Unpacked:
+    """What could be read: the game id, the entries before any damage, and the damage."""
+
+    game_id: str
+    records: list[bytes]
+    damage: ArchiveDamaged | None = None
+
+
+def unpack(data: bytes) -> Unpacked:
+    """Read every entry; stops at the first damaged block and reports it (never raises)."""
+    try:
+        index, offset = read_index(data)
+    except ArchiveDamaged as exc:
+        return Unpacked("", [], exc)
+    out = Unpacked(index.game_id, [])
+    expected_first = 1
+    for block in index.blocks:
+        try:
+            if block.first != expected_first:
+                raise ArchiveDamaged(expected_first, "archive index skips entries")
+            out.records.extend(_block(data, offset, block))
+        except ArchiveDamaged as exc:
+            out.damage = exc
+            return out
+        offset += block.size
+        expected_first += block.count
+    if len(out.records) != index.entries or offset != len(data):
+        out.damage = ArchiveDamaged(len(out.records) + 1, "archive truncated or has trailing bytes")
+    return out
+
+
+def ends(data: bytes) -> tuple[str, bytes, bytes]:
+    """(game id, first entry, last entry) reading only the first and last blocks."""
+    index, offset = read_index(data)
+    if not index.blocks:
+        raise ArchiveDamaged(1, "archive has no entries")
+    first = _block(data, offset, index.blocks[0])
+    last_offset = offset + sum(b.size for b in index.blocks[:-1])
+    last = _block(data, last_offset, index.blocks[-1])
+    return index.game_id, first[0], last[-1]
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` via a temp file and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
