@@ -1,0 +1,1 @@
+"""Arena: an event-sourced platform for Sanguosha-family card games."""

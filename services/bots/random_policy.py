@@ -1,0 +1,35 @@
+"""The seeded ``random`` policy: uniform among the legal answers of the pending decision."""
+
+from __future__ import annotations
+
+from ..rules.core import rng
+from ..rules.core.state import Answer, Decision
+
+
+class RandomPolicy:
+    """Picks uniformly: decline (when allowed) counts as one more option; then a uniform number
+    of picks between min and max, each uniform among the remaining options."""
+
+    name = "random"
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.counter = 0
+
+    def _below(self, n: int) -> int:
+        v = rng.below(self.seed, self.counter, n)
+        self.counter += 1
+        return v
+
+    def act(self, d: Decision, view: object = None) -> Answer:
+        """Answer decision ``d`` (the view is not needed to play at random)."""
+        opts = list(d.options)
+        if d.declinable and d.kind != "play" and self._below(len(opts) + 1) == 0:
+            return Answer(decision=d.id, seat=d.seat, picks=[])
+        hi = min(d.max, len(opts))
+        lo = min(max(d.min, 1), hi)
+        k = lo + self._below(hi - lo + 1)
+        picks = []
+        for _ in range(k):
+            picks.append(opts.pop(self._below(len(opts))))
+        return Answer(decision=d.id, seat=d.seat, picks=picks)

@@ -1,0 +1,1 @@
+"""The pure, deterministic rules engine. Entry point for everything else: :mod:`services.rules.api`."""

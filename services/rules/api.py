@@ -1,0 +1,123 @@
+"""The engine's one public interface (see services/rules/README.md).
+
+Everything outside ``services.rules`` — event log, engine worker, bots, replay, scenario runner —
+calls these functions and nothing deeper.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from . import cards as _cards  # noqa: F401  (registers the card specs)
+from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
+from .core.engine import FRAME_TYPES, IllegalAnswer, advance, submit
+from .core.events import Event, event_types
+from .core.ruleset import RULESETS
+from .core.state import Answer, Decision, Game, Player
+from .core.views import GOD, SPECTATOR, redact
+from .rulesets.standard import RULES_VERSION
+
+__all__ = [
+    "Answer", "Decision", "Event", "Game", "IllegalAnswer", "GOD", "SPECTATOR", "RULES_VERSION",
+    "advance", "submit", "pending", "new_game", "snapshot", "restore", "fork", "redact",
+    "encode_event", "decode_event", "default_answer", "is_over", "rulesets", "UnknownOption",
+]
+
+
+class UnknownOption(ValueError):
+    """A game was asked for with an unknown ruleset, option or player count."""
+
+
+def rulesets() -> list[str]:
+    """The registered ruleset ids."""
+    return sorted(RULESETS)
+
+
+def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The ruleset's defaults overlaid with ``options``; unknown names are an error."""
+    if ruleset not in RULESETS:
+        raise UnknownOption(f"unknown ruleset {ruleset!r} (known: {', '.join(rulesets())})")
+    rs = RULESETS[ruleset]
+    out = rs.option_defaults()
+    for k, v in (options or {}).items():
+        if k not in out:
+            raise UnknownOption(f"unknown option {k!r} for ruleset {ruleset!r} "
+                                f"(known: {', '.join(sorted(out))})")
+        out[k] = v
+    return out
+
+
+def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None
+             ) -> Game:
+    """A freshly dealt game; call :func:`advance` to run it to its first decision."""
+    opts = resolve_options(ruleset, options)
+    rs = RULESETS[ruleset]
+    if not rs.min_players <= players <= rs.max_players:
+        raise UnknownOption(f"{ruleset} takes {rs.min_players}–{rs.max_players} players, "
+                            f"not {players}")
+    g = Game(ruleset=ruleset, options=opts, seed=seed, cards=rs.deck(opts),
+             players=[Player(seat=i) for i in range(players)])
+    rs.setup(g)
+    return g
+
+
+def pending(g: Game) -> Decision | None:
+    """The pending decision, if any."""
+    return g.pending
+
+
+def is_over(g: Game) -> bool:
+    """Whether the game has ended."""
+    return g.over
+
+
+def default_answer(d: Decision) -> Answer:
+    """What a silent seat answers: decline if it may, else the first forced minimum."""
+    if d.declinable:
+        return Answer(decision=d.id, seat=d.seat, picks=[])
+    return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
+
+
+_STATE_ENC = msgspec.msgpack.Encoder()
+_RAW_DEC = msgspec.msgpack.Decoder(type=dict[str, Any])
+
+
+def snapshot(g: Game) -> bytes:
+    """The whole state as bytes (at a decision point)."""
+    return _STATE_ENC.encode(g)
+
+
+def restore(data: bytes) -> Game:
+    """A game from :func:`snapshot` bytes."""
+    raw = _RAW_DEC.decode(data)
+    stack = raw.pop("stack")
+    g = msgspec.convert(raw, Game)
+    g.stack = [msgspec.convert(fr, FRAME_TYPES[fr["kind"]]) for fr in stack]
+    return g
+
+
+def fork(g: Game) -> Game:
+    """An independent copy of a game (for look-ahead)."""
+    return restore(snapshot(g))
+
+
+_EVENT_ENC = msgspec.msgpack.Encoder()
+_EVENT_DEC: msgspec.msgpack.Decoder[Any] | None = None
+
+
+def encode_event(e: Event) -> bytes:
+    """An event as msgpack bytes (tagged by ``type``)."""
+    return _EVENT_ENC.encode(e)
+
+
+def decode_event(data: bytes) -> Event:
+    """An event from :func:`encode_event` bytes."""
+    global _EVENT_DEC
+    if _EVENT_DEC is None:
+        from typing import Union
+
+        _EVENT_DEC = msgspec.msgpack.Decoder(Union[tuple(event_types().values())])  # type: ignore[arg-type]  # noqa: UP007
+    ev: Event = _EVENT_DEC.decode(data)
+    return ev

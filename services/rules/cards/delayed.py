@@ -1,0 +1,123 @@
+"""Delayed tricks (§2.3): placed in a judgement area, resolved in its owner's judgement phase."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.damage import damage
+from ..core.query import distance, next_alive, prohibited
+from ..core.state import Game
+from ..core.use import CardSpec, UseCard, register_card
+from ..core.vcard import VCard
+from ..core.zones import move
+
+
+def judge_names(g: Game, seat: int) -> list[str]:
+    """The tricks in ``seat``'s judgement area (by what they act as)."""
+    return [g.as_name.get(c, g.cards[c].name) for c in g.players[seat].judge]
+
+
+def skip_phase(g: Game, seat: int, phase: str) -> None:
+    """Make ``seat`` skip ``phase`` in its current turn."""
+    from ..core.flow import TurnFrame
+
+    for fr in reversed(g.stack):
+        if isinstance(fr, TurnFrame) and fr.seat == seat:
+            if phase not in fr.skip:
+                fr.skip.append(phase)
+            return
+
+
+class DelayedSpec(CardSpec):
+    """A delayed trick: using it places it; its owner's judgement phase resolves it."""
+
+    kind = "delayed"
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
+        return t != user and self.name not in judge_names(g, t)
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        use: UseCard = g.stack[use_idx]
+        place(g, use.vc, t)
+
+    def on_nullified(self, g: Game, f: Any) -> None:
+        """Nullified in the judgement phase: discarded (闪电 moves on instead)."""
+        move(g, [f.card], "processing", "discard", reason=self.name)
+
+    def on_judged(self, g: Game, f: Any, hit: bool) -> None:
+        """Apply the judgement: ``hit`` means the trick's effect happens."""
+        move(g, [f.card], "processing", "discard", reason=self.name)
+        if hit:
+            self.hit(g, f.seat)
+
+    def hit(self, g: Game, seat: int) -> None:
+        """The effect on the owner."""
+
+
+def place(g: Game, vc: VCard, t: int) -> None:
+    """Put a used delayed trick (one physical card) into ``t``'s judgement area."""
+    cid = vc.cards[0]
+    move(g, [cid], "processing", "judge", -1, t, reason=vc.name)
+    if g.cards[cid].name != vc.name:
+        g.as_name[cid] = vc.name
+
+
+@register_card
+class Indulgence(DelayedSpec):
+    """乐不思蜀: judge; not ♥ → skip this turn's play phase."""
+
+    name = "乐不思蜀"
+
+    def hit(self, g: Game, seat: int) -> None:
+        skip_phase(g, seat, "play")
+
+
+@register_card
+class SupplyShortage(DelayedSpec):
+    """兵粮寸断 (distance ≤ 1): judge; not ♣ → skip this turn's draw phase."""
+
+    name = "兵粮寸断"
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
+        return super().target_ok(g, user, vc, t, data) and distance(g, user, t) <= 1
+
+    def hit(self, g: Game, seat: int) -> None:
+        skip_phase(g, seat, "draw")
+
+
+@register_card
+class Lightning(DelayedSpec):
+    """闪电 (on yourself): judge; ♠2–9 → 3 thunder damage with no source; else it moves on."""
+
+    name = "闪电"
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return [] if self.name in judge_names(g, user) else [user]
+
+    def on_nullified(self, g: Game, f: Any) -> None:
+        pass_on(g, f.card, f.seat)
+
+    def on_judged(self, g: Game, f: Any, hit: bool) -> None:
+        if hit:
+            move(g, [f.card], "processing", "discard", reason=self.name)
+            damage(g, -1, f.seat, 3, "thunder", card="闪电")
+        else:
+            pass_on(g, f.card, f.seat)
+
+
+def pass_on(g: Game, cid: int, owner: int, src: str = "processing") -> None:
+    """Move 闪电 to the next alive seat that can hold it; back to ``owner`` if none can."""
+    s = owner
+    for _ in range(len(g.players)):
+        s = next_alive(g, s)
+        if s == owner:
+            break
+        if "闪电" not in judge_names(g, s) and not prohibited(g, s, s, "闪电"):
+            break
+    dest = s if g.players[s].alive else owner
+    if not g.players[dest].alive:
+        move(g, [cid], src, "discard", reason="闪电")
+        return
+    move(g, [cid], src, "judge", owner if src == "judge" else -1, dest, reason="闪电")
+    if g.cards[cid].name != "闪电":
+        g.as_name[cid] = "闪电"

@@ -1,0 +1,467 @@
+"""Equipment (§2.4–2.6): using one puts it in its slot (the old one is discarded); effects are
+skills named after the card, active while it is equipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.damage import recover
+from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.events import SkillInvoked
+from ..core.judge import Judge
+from ..core.pick import PickCard
+from ..core.query import RANGE_OF_WEAPON, card_count
+from ..core.respond import AskCard
+from ..core.skills import Skill, register
+from ..core.state import Frame, Game
+from ..core.triggers import Trigger, ctx_frame
+from ..core.use import IGNORE_ARMOR, CardSpec, UseCard, register_card, use_card
+from ..core.vcard import VCard, converted, is_slash
+from ..core.zones import LEAVE_HOOKS, discard_from, draw, move
+from .basic import UNLIMITED
+
+
+
+RANGE_OF_WEAPON.update({
+    "诸葛连弩": 1, "青釭剑": 2, "雌雄双股剑": 2, "寒冰剑": 2, "古锭刀": 2, "贯石斧": 3,
+    "青龙偃月刀": 3, "丈八蛇矛": 3, "方天画戟": 4, "朱雀羽扇": 4, "麒麟弓": 5,
+})
+
+
+class EquipSpec(CardSpec):
+    """Any equipment card: target yourself; it goes into its slot."""
+
+    kind = "equip"
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return [user]
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        use: UseCard = g.stack[use_idx]
+        cid = use.vc.cards[0]
+        slot = slot_of(g, cid)
+        old = g.players[t].equip.get(slot, -1)
+        if old >= 0:
+            move(g, [old], "equip", "discard", t, reason="replaced")
+        move(g, [cid], "processing", "equip", -1, t, reason="equip", slot=slot)
+
+
+def slot_of(g: Game, cid: int) -> str:
+    """The equipment slot a card goes into (a ruleset may map slots differently)."""
+    from ..core.ruleset import ruleset_of
+
+    return ruleset_of(g).equip_slot(g.cards[cid].subtype)
+
+
+for _name in ("诸葛连弩", "青釭剑", "雌雄双股剑", "寒冰剑", "古锭刀", "贯石斧", "青龙偃月刀",
+              "丈八蛇矛", "方天画戟", "朱雀羽扇", "麒麟弓", "八卦阵", "仁王盾", "藤甲",
+              "白银狮子", "的卢", "绝影", "爪黄飞电", "骅骝", "赤兔", "大宛", "紫骍"):
+    register_card(type(f"Equip_{_name}", (EquipSpec,), {"name": _name,
+                                                        "__doc__": f"{_name}: equipment."}))
+
+
+def _use(trig: Trigger, g: Game) -> UseCard | None:
+    fr = ctx_frame(g, trig)
+    return fr if isinstance(fr, UseCard) else None
+
+
+@register
+class Crossbow(Skill):
+    """诸葛连弩: 锁定技, no limit on the 杀 you use in your play phase."""
+
+    name = "诸葛连弩"
+    optional = False
+
+    def slash_limit(self, g: Game, seat: int) -> int:
+        return UNLIMITED
+
+
+@register
+class QinggangSword(Skill):
+    """青釭剑: 锁定技, your 杀 ignores the target's armor."""
+
+    name = "青釭剑"
+    events = ("targeted",)
+    optional = False
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        use = _use(trig, g)
+        return use is not None and use.user == seat and is_slash(use.vc.name)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        use = ctx_frame(g, trig)
+        use.tflags[trig.data["i"]] |= IGNORE_ARMOR
+
+
+@register
+class DoubleSwords(Skill):
+    """雌雄双股剑: after your 杀 targets the opposite gender, it discards a hand card or you draw 1."""
+
+    name = "雌雄双股剑"
+    events = ("targeted",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        use = _use(trig, g)
+        if use is None or use.user != seat or not is_slash(use.vc.name):
+            return False
+        t = (use.targets or [])[trig.data["i"]]
+        return g.players[t].gender != g.players[seat].gender
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        use = ctx_frame(g, trig)
+        push(g, DoubleSwordsChoice(user=seat, target=(use.targets or [])[trig.data["i"]]))
+
+
+class DoubleSwordsChoice(Frame, tag="double_swords"):
+    """The 雌雄双股剑 target discards a hand card, or lets the user draw one."""
+
+    user: int
+    target: int
+
+
+@handler(DoubleSwordsChoice)
+def _double_swords(g: Game, f: DoubleSwordsChoice) -> None:
+    hand = g.players[f.target].hand
+    if f.pc == 0:
+        f.pc = 1
+        ask(g, f.target, "discard", [f"card:{c}" for c in hand],
+            info={"count": 1, "reason": "雌雄双股剑"})
+        return
+    picks = answer(g)
+    pop(g)
+    if picks:
+        discard_from(g, f.target, [int(picks[0][5:])], reason="雌雄双股剑")
+    else:
+        draw(g, f.user, 1, reason="雌雄双股剑")
+
+
+def _slash_damage(g: Game, seat: int, trig: Trigger) -> Any:
+    fr = ctx_frame(g, trig)
+    return fr if getattr(fr, "slash", False) and fr.source == seat else None
+
+
+@register
+class IceSword(Skill):
+    """寒冰剑: when your 杀 would damage a target with cards, you may prevent it and discard two of
+    its cards, one at a time (hand or equipment, never the judgement area)."""
+
+    name = "寒冰剑"
+    events = ("damage_causing",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _slash_damage(g, seat, trig)
+        return d is not None and card_count(g, d.target) > 0
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        d = ctx_frame(g, trig)
+        d.prevented = True
+        push(g, IceSwordDiscard(user=seat, target=d.target))
+
+
+class IceSwordDiscard(Frame, tag="ice_sword"):
+    """Discard up to two of the target's cards, one after another."""
+
+    user: int
+    target: int
+    n: int = 0
+
+
+@handler(IceSwordDiscard)
+def _ice(g: Game, f: IceSwordDiscard) -> None:
+    if f.pc == 1:
+        cid = g.ret
+        if cid >= 0:
+            p = g.players[f.target]
+            move(g, [cid], "hand" if cid in p.hand else "equip", "discard", f.target,
+                 reason="寒冰剑")
+        f.n += 1
+    if f.n >= 2 or card_count(g, f.target) == 0:
+        pop(g)
+        return
+    f.pc = 1
+    push(g, PickCard(chooser=f.user, owner=f.target, reason="寒冰剑"))
+
+
+@register
+class GudingBlade(Skill):
+    """古锭刀: 锁定技, your 杀 deals +1 damage to a target with no hand cards."""
+
+    name = "古锭刀"
+    events = ("damage_causing",)
+    optional = False
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _slash_damage(g, seat, trig)
+        return d is not None and not g.players[d.target].hand
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        ctx_frame(g, trig).amount += 1
+
+
+@register
+class KylinBow(Skill):
+    """麒麟弓: when your 杀 deals damage, you may discard one horse of the target."""
+
+    name = "麒麟弓"
+    events = ("damage_causing",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _slash_damage(g, seat, trig)
+        eq = g.players[d.target].equip if d is not None else {}
+        return d is not None and ("plus" in eq or "minus" in eq)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        d = ctx_frame(g, trig)
+        push(g, KylinChoice(user=seat, target=d.target))
+
+
+class KylinChoice(Frame, tag="kylin_bow"):
+    """Pick which horse 麒麟弓 discards."""
+
+    user: int
+    target: int
+
+
+@handler(KylinChoice)
+def _kylin(g: Game, f: KylinChoice) -> None:
+    eq = g.players[f.target].equip
+    if f.pc == 0:
+        f.pc = 1
+        opts = [f"card:{eq[s]}" for s in ("plus", "minus") if s in eq]
+        ask(g, f.user, "choose", opts, declinable=False, info={"about": "麒麟弓"})
+        return
+    picks = answer(g)
+    pop(g)
+    if picks:
+        move(g, [int(picks[0][5:])], "equip", "discard", f.target, reason="麒麟弓")
+
+
+@register
+class Axe(Skill):
+    """贯石斧: after your 杀 is dodged, you may discard two cards (not the axe) so it still hits."""
+
+    name = "贯石斧"
+    events = ("slash_dodged",)
+    asks_itself = True
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        return card_count(g, seat) - 1 >= 2
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        push(g, AxeDiscard(user=seat, effect=trig.ctx))
+
+
+class AxeDiscard(Frame, tag="axe"):
+    """Choose the two cards for 贯石斧 (declining = not using it)."""
+
+    user: int
+    effect: int
+
+
+@handler(AxeDiscard)
+def _axe(g: Game, f: AxeDiscard) -> None:
+    p = g.players[f.user]
+    if f.pc == 0:
+        f.pc = 1
+        axe = p.equip.get("weapon", -1)
+        opts = [f"card:{c}" for c in p.hand] + [f"card:{c}" for c in p.equip.values() if c != axe]
+        ask(g, f.user, "cards", opts, 2, 2, info={"skill": "贯石斧"})
+        return
+    picks = answer(g)
+    pop(g)
+    if picks:
+        emit(g, SkillInvoked(seat=f.user, skill="贯石斧"))
+        discard_from(g, f.user, [int(x[5:]) for x in picks], reason="贯石斧")
+        g.stack[f.effect].forced = True
+
+
+@register
+class Blade(Skill):
+    """青龙偃月刀: after your 杀 is dodged, you may use another 杀 on the same target (not
+    counted, no distance limit) — repeatable."""
+
+    name = "青龙偃月刀"
+    events = ("slash_dodged",)
+    asks_itself = True
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        eff = ctx_frame(g, trig)
+        push(g, BladeFollow(user=seat, target=eff.target))
+
+
+class BladeFollow(Frame, tag="blade"):
+    """Offer the follow-up 杀 of 青龙偃月刀."""
+
+    user: int
+    target: int
+
+
+@handler(BladeFollow)
+def _blade(g: Game, f: BladeFollow) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        if not g.players[f.target].alive:
+            pop(g)
+            return
+        push(g, AskCard(user=f.user, need="杀", mode="select", target=f.target,
+                        reason="青龙偃月刀"))
+        return
+    vc = g.ret
+    pop(g)
+    if vc is not None:
+        emit(g, SkillInvoked(seat=f.user, skill="青龙偃月刀", targets=[f.target]))
+        use_card(g, f.user, vc, [f.target], counted=False, data={"no_distance": True})
+
+
+@register
+class Spear(Skill):
+    """丈八蛇矛: you may use or play two hand cards as one 杀."""
+
+    name = "丈八蛇矛"
+
+    def provides(self, g: Game, seat: int, ask: Any) -> bool:
+        return ask.need == "杀" and len(g.players[seat].hand) >= 2
+
+    def provide(self, g: Game, seat: int, ask: Any) -> None:
+        push(g, SpearCards(user=seat))
+
+    def can_activate(self, g: Game, seat: int) -> bool:
+        from ..core.use import CARD_SPECS
+
+        if len(g.players[seat].hand) < 2:
+            return False
+        return CARD_SPECS["杀"].can_use(g, seat, VCard(name="杀", cards=list(g.players[seat].hand)))
+
+    def activate(self, g: Game, seat: int) -> None:
+        push(g, SpearCards(user=seat, use=True))
+
+
+class SpearCards(Frame, tag="spear"):
+    """Pick the two hand cards for 丈八蛇矛; then use the 杀 (play phase) or hand it back."""
+
+    user: int
+    use: bool = False
+
+
+@handler(SpearCards)
+def _spear(g: Game, f: SpearCards) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        ask(g, f.user, "cards", [f"card:{c}" for c in g.players[f.user].hand], 2, 2,
+            info={"skill": "丈八蛇矛", "as": "杀"})
+        return
+    picks = answer(g)
+    pop(g, None)
+    if not picks:
+        return
+    vc = converted(g, "杀", [int(x[5:]) for x in picks], "丈八蛇矛")
+    if f.use:
+        use_card(g, f.user, vc)
+    else:
+        g.ret = vc
+
+
+@register
+class Halberd(Skill):
+    """方天画戟: if your 杀 is your last hand card(s), up to two more targets (in 杀's spec)."""
+
+    name = "方天画戟"
+    optional = False
+
+
+@register
+class Fan(Skill):
+    """朱雀羽扇: when you use a normal 杀, you may make it a 火杀."""
+
+    name = "朱雀羽扇"
+    events = ("card_using",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        use = _use(trig, g)
+        return use is not None and use.user == seat and use.vc.name == "杀"
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        ctx_frame(g, trig).vc.name = "火杀"
+
+
+@register
+class EightDiagram(Skill):
+    """八卦阵: when you need to use or play a 闪, you may judge: red → as if you did."""
+
+    name = "八卦阵"
+
+    def provides(self, g: Game, seat: int, ask: Any) -> bool:
+        return ask.need == "闪" and not ask.ignore_armor
+
+    def provide(self, g: Game, seat: int, ask: Any) -> None:
+        push(g, EightDiagramJudge(seat=seat))
+
+
+class EightDiagramJudge(Frame, tag="eight_diagram"):
+    """Judge for 八卦阵; pops a virtual 闪 on red."""
+
+    seat: int
+
+
+@handler(EightDiagramJudge)
+def _eight(g: Game, f: EightDiagramJudge) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        emit(g, SkillInvoked(seat=f.seat, skill="八卦阵"))
+        push(g, Judge(seat=f.seat, reason="八卦阵"))
+        return
+    pop(g, VCard(name="闪", skill="八卦阵") if g.ret else None)
+
+
+@register
+class NiohShield(Skill):
+    """仁王盾: 锁定技, black 杀 are ineffective against you (checked in 杀's spec)."""
+
+    name = "仁王盾"
+    optional = False
+
+
+def _armor_damage(g: Game, seat: int, trig: Trigger) -> Any:
+    d = ctx_frame(g, trig)
+    return None if d.ignore_armor or d.target != seat else d
+
+
+@register
+class Vine(Skill):
+    """藤甲: 锁定技, normal 杀, 南蛮入侵 and 万箭齐发 are ineffective; fire damage to you is +1."""
+
+    name = "藤甲"
+    events = ("damage_taking",)
+    optional = False
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _armor_damage(g, seat, trig)
+        return d is not None and d.nature == "fire"
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        ctx_frame(g, trig).amount += 1
+
+
+@register
+class SilverLion(Skill):
+    """白银狮子: 锁定技, damage greater than 1 to you becomes 1; when it leaves your equipment
+    area you recover 1 HP."""
+
+    name = "白银狮子"
+    events = ("damage_taking",)
+    optional = False
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _armor_damage(g, seat, trig)
+        return d is not None and d.amount > 1
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        ctx_frame(g, trig).amount = 1
+
+
+def _silver_lion_left(g: Game, seat: int, cid: int) -> None:
+    if seat >= 0 and g.players[seat].alive:
+        recover(g, seat, 1)
+
+
+LEAVE_HOOKS["白银狮子"] = _silver_lion_left

@@ -1,0 +1,395 @@
+"""Ordinary tricks (§2.2): every one is answered by 无懈可击 per target before it takes effect."""
+
+from __future__ import annotations
+
+from ..core.damage import damage, recover
+from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.events import CardShown, ChainToggled
+from ..core.pick import PickCard
+from ..core.query import card_count, distance, in_range, order_from, prohibited, skill_objs
+from ..core.respond import AskCard
+from ..core.state import Frame, Game
+from ..core.use import CardSpec, UseCard, register_card, use_card
+from ..core.vcard import VCard
+from ..core.zones import discard_from, draw, move, take_top
+from .basic import armor_name
+
+
+class TrickSpec(CardSpec):
+    """A non-delayed trick."""
+
+    kind = "trick"
+
+
+@register_card
+class Dismantlement(TrickSpec):
+    """过河拆桥: discard one card (hand blindly, equipment or judgement face up) of another."""
+
+    name = "过河拆桥"
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
+        return t != user and card_count(g, t, judge=True) > 0
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=False))
+
+
+@register_card
+class Snatch(TrickSpec):
+    """顺手牵羊: take one card of another character at distance ≤ 1."""
+
+    name = "顺手牵羊"
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
+        return t != user and distance(g, user, t) <= 1 and card_count(g, t, judge=True) > 0
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))
+
+
+class TakeEffect(Frame, tag="take_effect"):
+    """过河拆桥 / 顺手牵羊 on one target: pick a card, then discard it or take it."""
+
+    user: int
+    target: int
+    keep: bool
+
+
+@handler(TakeEffect)
+def _take(g: Game, f: TakeEffect) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        push(g, PickCard(chooser=f.user, owner=f.target, judge=True,
+                         reason="顺手牵羊" if f.keep else "过河拆桥"))
+        return
+    cid = g.ret
+    pop(g)
+    if cid < 0:
+        return
+    take_card(g, f.user, f.target, cid, keep=f.keep)
+
+
+def take_card(g: Game, user: int, owner: int, cid: int, keep: bool, reason: str = "") -> None:
+    """Discard ``owner``'s card ``cid`` or move it into ``user``'s hand (a hand card stays
+    hidden from everyone but the two seats)."""
+    p = g.players[owner]
+    zone = "hand" if cid in p.hand else "equip" if cid in p.equip.values() else "judge"
+    if keep:
+        seen = [user, owner] if zone == "hand" else None
+        move(g, [cid], zone, "hand", owner, user, reason=reason or "take", seen_by=seen)
+    else:
+        move(g, [cid], zone, "discard", owner, reason=reason or "dismantle")
+
+
+@register_card
+class ExNihilo(TrickSpec):
+    """无中生有: draw two cards."""
+
+    name = "无中生有"
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return [user]
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        draw(g, t, 2, reason="无中生有")
+
+
+@register_card
+class Duel(TrickSpec):
+    """决斗: starting with the target, you and it alternately play 杀; the first who does not
+    takes 1 damage from the other."""
+
+    name = "决斗"
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, DuelEffect(user=g.stack[use_idx].user, target=t, turn=t))
+
+
+def slashes_needed(g: Game, opponent: int) -> int:
+    """杀 a 决斗 side must play each time: two if the opponent has 无双-type skills."""
+    return 2 if any(getattr(s, "double_duel", False) for s in skill_objs(g, opponent)) else 1
+
+
+class DuelEffect(Frame, tag="duel_effect"):
+    """The 决斗 exchange; ``turn`` is the seat that must play next."""
+
+    user: int
+    target: int
+    turn: int
+    got: int = 0
+
+
+@handler(DuelEffect)
+def _duel(g: Game, f: DuelEffect) -> None:
+    other = f.user if f.turn == f.target else f.target
+    if f.pc == 1:
+        if g.ret is None:  # lost the duel
+            f.pc = 2
+            if g.players[f.turn].alive:
+                damage(g, other if g.players[other].alive else -1, f.turn, 1, card="决斗",
+                       duel=True)
+            return
+        f.got += 1
+        if f.got >= slashes_needed(g, other):
+            f.turn, f.got = other, 0
+    if f.pc == 2:
+        pop(g)
+        return
+    f.pc = 1
+    push(g, AskCard(user=f.turn, need="杀", mode="play", source=other, reason="决斗"))
+
+
+@register_card
+class Collateral(TrickSpec):
+    """借刀杀人: a character A with a weapon uses a 杀 on B in its range, or gives you the weapon."""
+
+    name = "借刀杀人"
+    min_targets = 1
+    max_targets = 1
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
+        return t != user and "weapon" in g.players[t].equip and bool(victims(g, t))
+
+    def second_targets(self, g: Game, use: UseCard) -> list[int]:
+        return victims(g, (use.targets or [])[0])
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        use: UseCard = g.stack[use_idx]
+        push(g, CollateralEffect(user=use.user, wielder=t, victim=int(use.data["victim"])))
+
+
+def victims(g: Game, wielder: int) -> list[int]:
+    """Seats ``wielder`` could legally 杀 (the 借刀杀人 second target)."""
+    return [s for s in order_from(g, wielder, include_start=False)
+            if in_range(g, wielder, s) and not prohibited(g, s, wielder, "杀")]
+
+
+class CollateralEffect(Frame, tag="collateral_effect"):
+    """The wielder uses a 杀 on the victim, or hands its weapon to the user."""
+
+    user: int
+    wielder: int
+    victim: int
+
+
+@handler(CollateralEffect)
+def _collateral(g: Game, f: CollateralEffect) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        if not g.players[f.victim].alive:
+            g.ret = None
+            return
+        push(g, AskCard(user=f.wielder, need="杀", mode="select", source=f.user,
+                        target=f.victim, reason="借刀杀人"))
+        return
+    if f.pc == 1:
+        vc = g.ret
+        f.pc = 2
+        if vc is not None:
+            use_card(g, f.wielder, vc, [f.victim], counted=False, data={"no_distance": True})
+            return
+        w = g.players[f.wielder].equip.get("weapon", -1)
+        if w >= 0 and g.players[f.user].alive:
+            move(g, [w], "equip", "hand", f.wielder, f.user, reason="借刀杀人")
+        return
+    pop(g)
+
+
+class AOESpec(TrickSpec):
+    """All other alive characters, from the user's next seat."""
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return order_from(g, user, include_start=False)
+
+    def ineffective(self, g: Game, use: UseCard, t: int) -> str:
+        return "藤甲" if armor_name(g, t) == "藤甲" else ""
+
+
+@register_card
+class SavageAssault(AOESpec):
+    """南蛮入侵: every other character plays a 杀 or takes 1 damage from you."""
+
+    name = "南蛮入侵"
+    need = "杀"
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, DemandEffect(user=g.stack[use_idx].user, target=t, need=self.need, card=self.name))
+
+
+@register_card
+class ArcheryAttack(SavageAssault):
+    """万箭齐发: every other character plays a 闪 or takes 1 damage from you."""
+
+    name = "万箭齐发"
+    need = "闪"
+
+
+class DemandEffect(Frame, tag="demand_effect"):
+    """One target of 南蛮入侵/万箭齐发: play the card or take 1 damage."""
+
+    user: int
+    target: int
+    need: str
+    card: str
+
+
+@handler(DemandEffect)
+def _demand(g: Game, f: DemandEffect) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        push(g, AskCard(user=f.target, need=f.need, mode="play", source=f.user, reason=f.card))
+        return
+    if f.pc == 1:
+        f.pc = 2
+        if g.ret is None:
+            damage(g, f.user, f.target, 1, card=f.card)
+        return
+    pop(g)
+
+
+@register_card
+class GodSalvation(TrickSpec):
+    """桃园结义: every character recovers 1 HP."""
+
+    name = "桃园结义"
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return order_from(g, user)
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        recover(g, t, 1)
+
+
+@register_card
+class AmazingGrace(TrickSpec):
+    """五谷丰登: reveal one card per character; each in turn takes one."""
+
+    name = "五谷丰登"
+
+    def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
+        return order_from(g, user)
+
+    def before_effects(self, g: Game, use: UseCard) -> None:
+        cards = take_top(g, len(use.targets or []))
+        g.processing.extend(cards)
+        use.data["revealed"] = cards
+        from ..core.events import CardsMoved
+
+        emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="processing",
+                           reason="五谷丰登"))
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, GraceEffect(use=use_idx, target=t))
+
+    def after_effects(self, g: Game, use: UseCard) -> None:
+        left = [c for c in use.data.get("revealed", []) if c in g.processing]
+        if left:
+            move(g, left, "processing", "discard", reason="五谷丰登")
+
+
+class GraceEffect(Frame, tag="grace_effect"):
+    """One 五谷丰登 target takes one of the revealed cards."""
+
+    use: int
+    target: int
+
+
+@handler(GraceEffect)
+def _grace(g: Game, f: GraceEffect) -> None:
+    use: UseCard = g.stack[f.use]
+    left = [c for c in use.data.get("revealed", []) if c in g.processing]
+    if f.pc == 0:
+        f.pc = 1
+        ask(g, f.target, "choose", [f"card:{c}" for c in left], declinable=False,
+            info={"about": "五谷丰登"})
+        return
+    picks = answer(g)
+    pop(g)
+    if picks:
+        move(g, [int(picks[0][5:])], "processing", "hand", -1, f.target, reason="五谷丰登")
+
+
+@register_card
+class Nullification(TrickSpec):
+    """无懈可击: only in response (§1.13)."""
+
+    name = "无懈可击"
+
+    def can_use(self, g: Game, user: int, vc: VCard) -> bool:
+        return False
+
+
+@register_card
+class IronChain(TrickSpec):
+    """铁索连环: one or two characters toggle their chain state; or recast it (draw 1)."""
+
+    name = "铁索连环"
+    min_targets = 1
+    max_targets = 2
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
+        return True
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        p = g.players[t]
+        p.chained = not p.chained
+        emit(g, ChainToggled(seat=t, chained=p.chained))
+
+
+def recast(g: Game, seat: int, cid: int) -> None:
+    """重铸: put the card into the discard pile and draw one (not a use)."""
+    move(g, [cid], "hand", "discard", seat, reason="recast")
+    draw(g, seat, 1, reason="recast")
+
+
+@register_card
+class FireAttack(TrickSpec):
+    """火攻: the target shows a hand card; you may discard a hand card of that suit to deal it
+    1 fire damage."""
+
+    name = "火攻"
+
+    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
+        hand = g.players[t].hand
+        return bool(hand) and (t != user or any(c not in vc.cards for c in hand))
+
+    def effect(self, g: Game, use_idx: int, t: int) -> None:
+        push(g, FireAttackEffect(user=g.stack[use_idx].user, target=t))
+
+
+class FireAttackEffect(Frame, tag="fire_attack_effect"):
+    """火攻 on one target."""
+
+    user: int
+    target: int
+    shown: int = -1
+
+
+@handler(FireAttackEffect)
+def _fire_attack(g: Game, f: FireAttackEffect) -> None:
+    t = g.players[f.target]
+    if f.pc == 0:
+        if not t.hand:
+            pop(g)
+            return
+        f.pc = 1
+        ask(g, f.target, "choose", [f"card:{c}" for c in t.hand], declinable=False,
+            info={"about": "火攻_show"})
+        return
+    if f.pc == 1:
+        f.shown = int(answer(g)[0][5:])
+        emit(g, CardShown(seat=f.target, card=f.shown))
+        suit = g.cards[f.shown].suit
+        u = g.players[f.user]
+        f.pc = 2
+        ask(g, f.user, "discard", [f"card:{c}" for c in u.hand if g.cards[c].suit == suit],
+            info={"count": 1, "reason": "火攻", "suit": suit})
+        return
+    if f.pc == 2:
+        picks = answer(g)
+        f.pc = 3
+        if picks:
+            discard_from(g, f.user, [int(picks[0][5:])], reason="火攻")
+            damage(g, f.user, f.target, 1, "fire", card="火攻")
+        return
+    pop(g)

@@ -1,0 +1,1 @@
+"""Engine core: state, cards, decisions, events, views and the step loop."""

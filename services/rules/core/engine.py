@@ -1,0 +1,203 @@
+"""The step loop: run the frame on top of the stack until a decision is pending or the game ends.
+
+A handler is a plain function ``(game, frame) -> None`` registered for one frame class. It does one
+step: it may emit events, push child frames, pop itself (optionally leaving a value in
+``game.ret`` for its parent) or ask a decision. Nothing is held in Python locals across steps, so
+the state is complete plain data whenever the loop stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from . import rng
+from .events import Event
+from .state import Answer, Decision, Frame, Game
+
+F = TypeVar("F", bound=Frame)
+Handler = Callable[[Game, Any], None]
+HANDLERS: dict[type, Handler] = {}
+FRAME_TYPES: dict[str, type[Frame]] = {}
+
+
+class IllegalAnswer(Exception):
+    """An answer the pending decision does not admit; the game is unchanged."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class GameOver(Exception):
+    """Raised internally to unwind the loop when the game has ended."""
+
+
+def handler(cls: type[F]) -> Callable[[Callable[[Game, F], None]], Callable[[Game, F], None]]:
+    """Register ``fn`` as the step function of frame class ``cls``."""
+
+    def wrap(fn: Callable[[Game, F], None]) -> Callable[[Game, F], None]:
+        HANDLERS[cls] = fn
+        tag = cls.__struct_config__.tag
+        assert isinstance(tag, str), cls
+        FRAME_TYPES[tag] = cls
+        return fn
+
+    return wrap
+
+
+def emit(g: Game, ev: Event) -> None:
+    """Record an event produced by the running step."""
+    g.out.append(ev)
+
+
+def push(g: Game, frame: Frame) -> None:
+    """Start a child procedure; it runs before the current frame resumes."""
+    g.stack.append(frame)
+
+
+def pop(g: Game, ret: Any = None) -> None:
+    """Finish the current frame, handing ``ret`` to its parent."""
+    g.stack.pop()
+    g.ret = ret
+
+
+def ask(
+    g: Game,
+    seat: int,
+    kind: str,
+    options: list[str],
+    lo: int = 1,
+    hi: int = 1,
+    declinable: bool = True,
+    info: dict[str, Any] | None = None,
+) -> None:
+    """Ask ``seat`` a decision; the asking frame reads the picks with :func:`answer` next step.
+
+    A seat with no legal option is never asked (the answer is a decline), and a forced decision
+    with exactly one possible answer is answered at once.
+    """
+    if not options or (declinable and hi == 0):
+        g.answer = []
+        return
+    if not declinable and lo >= len(options):
+        g.answer = list(options)
+        return
+    g.pending = Decision(
+        id=g.next_decision,
+        seat=seat,
+        kind=kind,
+        options=options,
+        min=lo,
+        max=hi,
+        declinable=declinable,
+        info=info or {},
+    )
+    g.next_decision += 1
+
+
+def answer(g: Game) -> list[str]:
+    """The picks given to the last decision this frame asked (empty = declined)."""
+    picks = g.answer
+    g.answer = None
+    return picks or []
+
+
+def validate(d: Decision, a: Answer) -> None:
+    """Raise IllegalAnswer unless ``a`` is an admissible answer to ``d``."""
+    if a.decision != d.id:
+        raise IllegalAnswer(f"decision {a.decision} is not pending (pending: {d.id})")
+    if a.seat != d.seat:
+        raise IllegalAnswer(f"seat {a.seat} may not answer decision {d.id} (it is seat {d.seat}'s)")
+    picks = a.picks
+    if not picks:
+        if d.declinable:
+            return
+        raise IllegalAnswer(f"decision {d.id} ({d.kind}) may not be declined")
+    if len(set(picks)) != len(picks):
+        raise IllegalAnswer("an option was picked twice")
+    if len(picks) < d.min or len(picks) > d.max:
+        raise IllegalAnswer(f"pick between {d.min} and {d.max} options, not {len(picks)}")
+    legal = set(d.options)
+    for p in picks:
+        if p not in legal:
+            raise IllegalAnswer(f"{p!r} is not a legal option for {d.kind}")
+
+
+def submit(g: Game, a: Answer) -> list[Event]:
+    """Apply an answer to the pending decision and run on; illegal answers change nothing."""
+    d = g.pending
+    if d is None:
+        raise IllegalAnswer("no decision is pending" if not g.over else "the game has ended")
+    validate(d, a)
+    g.pending = None
+    g.answer = list(a.picks)
+    return advance(g)
+
+
+def advance(g: Game) -> list[Event]:
+    """Run until a decision is pending or the game is over; return the events produced."""
+    stack = g.stack
+    handlers = HANDLERS
+    try:
+        while g.pending is None and not g.over and stack:
+            top = stack[-1]
+            handlers[top.__class__](g, top)
+            if g.abort_turn:
+                _unwind_turn(g)
+    except GameOver:
+        g.pending = None
+    out = g.out
+    g.out = []
+    g.events_emitted += len(out)
+    return out
+
+
+def _unwind_turn(g: Game) -> None:
+    """The current seat died: drop everything above its turn frame (the turn then ends)."""
+    from .flow import TurnFrame  # the turn frame owns the end of turn
+
+    g.abort_turn = False
+    while g.stack and not isinstance(g.stack[-1], TurnFrame):
+        g.stack.pop()
+    g.pending = None
+    g.answer = None
+    if g.processing:
+        from .zones import move
+
+        move(g, list(g.processing), "processing", "discard", reason="turn_aborted")
+    if g.stack:
+        g.stack[-1].aborted = True
+
+
+def rand_below(g: Game, n: int) -> int:
+    """A seeded random number in ``range(n)`` from the game's generator."""
+    v = rng.below(g.seed, g.rng, n)
+    g.rng += 1
+    return v
+
+
+def shuffle(g: Game, items: list[int]) -> list[int]:
+    """A seeded permutation of ``items``."""
+    perm, g.rng = rng.shuffle_indices(g.seed, g.rng, len(items))
+    return [items[i] for i in perm]
+
+
+def end_game(g: Game, winners: list[int], draw: bool = False) -> None:
+    """Mark the game over; the loop stops after the current step."""
+    from .events import GameEnded
+
+    g.over = True
+    g.draw_game = draw
+    g.winners = sorted(winners)
+    roles = [p.role for p in g.players]
+    emit(
+        g,
+        GameEnded(
+            winners=sorted({roles[s] for s in winners}),
+            winner_seats=g.winners,
+            draw=draw,
+            roles=roles,
+        ),
+    )
+    raise GameOver

@@ -1,0 +1,136 @@
+"""Read-only questions about the state: seats, order, distance, range, a seat's skills."""
+
+from __future__ import annotations
+
+from .cards import CardDef, color_of
+from .skills import SKILLS, Skill
+from .state import Game, Player
+
+RANGE_OF_WEAPON: dict[str, int] = {}  # filled by the card modules: weapon name -> range
+
+
+def alive_seats(g: Game) -> list[int]:
+    """Alive seats in seat order."""
+    return [p.seat for p in g.players if p.alive]
+
+
+def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
+    """Alive seats in turn order starting from ``start`` (or from its next seat)."""
+    n = len(g.players)
+    first = 0 if include_start else 1
+    return [(start + k) % n for k in range(first, n) if g.players[(start + k) % n].alive]
+
+
+def next_alive(g: Game, seat: int) -> int:
+    """The next alive seat after ``seat`` (``seat`` itself if it is alone)."""
+    n = len(g.players)
+    for k in range(1, n + 1):
+        s = (seat + k) % n
+        if g.players[s].alive:
+            return s
+    return seat
+
+
+def skills_of(g: Game, p: Player) -> list[str]:
+    """The skills a seat has now: its general's (lord skills only as lord) and its equipment's."""
+    out = [s for s in p.skills if not SKILLS[s].lord or p.role == "lord"] if p.skills else []
+    for cid in p.equip.values():
+        name = g.cards[cid].name
+        if name in SKILLS:
+            out.append(name)
+    return out
+
+
+def has_skill(g: Game, seat: int, name: str) -> bool:
+    """Whether ``seat`` has the skill ``name`` now."""
+    return name in skills_of(g, g.players[seat])
+
+
+def skill_objs(g: Game, seat: int) -> list[Skill]:
+    """The skill objects of ``seat``."""
+    return [SKILLS[s] for s in skills_of(g, g.players[seat])]
+
+
+def seat_distance(g: Game, a: int, b: int) -> int:
+    """Steps between two alive seats the short way round, counting alive seats only."""
+    if a == b:
+        return 0
+    alive = alive_seats(g)
+    n = len(alive)
+    i, j = alive.index(a), alive.index(b)
+    d = abs(i - j)
+    return min(d, n - d)
+
+
+def distance(g: Game, a: int, b: int) -> int:
+    """Distance(a → b): seat distance, +1 horse of b, −1 horse of a, skills; at least 1."""
+    if a == b:
+        return 0
+    d = seat_distance(g, a, b)
+    pa, pb = g.players[a], g.players[b]
+    if "minus" in pa.equip:
+        d -= 1
+    if "plus" in pb.equip:
+        d += 1
+    for s in skill_objs(g, a):
+        d += s.distance_from(g, a, b)
+    for s in skill_objs(g, b):
+        d += s.distance_to(g, b, a)
+    return max(d, 1)
+
+
+def attack_range(g: Game, seat: int, without: int = -1) -> int:
+    """Attack range: the weapon's range (replacing 1), plus skills; ``without`` ignores a card."""
+    p = g.players[seat]
+    w = p.equip.get("weapon", -1)
+    r = RANGE_OF_WEAPON.get(g.cards[w].name, 1) if w >= 0 and w != without else 1
+    for s in skill_objs(g, seat):
+        r += s.attack_range(g, seat)
+    return max(r, 1)
+
+
+def in_range(g: Game, a: int, b: int, without: int = -1) -> bool:
+    """Whether b is within a's attack range."""
+    return a != b and distance_without(g, a, b, without) <= attack_range(g, a, without)
+
+
+def distance_without(g: Game, a: int, b: int, without: int) -> int:
+    """Distance a → b as if card ``without`` (a horse about to be discarded) were gone."""
+    if without < 0 or without not in g.players[a].equip.values():
+        return distance(g, a, b)
+    p = g.players[a]
+    slot = next(k for k, v in p.equip.items() if v == without)
+    del p.equip[slot]
+    try:
+        return distance(g, a, b)
+    finally:
+        p.equip[slot] = without
+
+
+def hand_limit(g: Game, seat: int) -> int:
+    """Hand limit: current HP (at least 0) plus skill modifiers."""
+    lim = max(g.players[seat].hp, 0)
+    for s in skill_objs(g, seat):
+        lim += s.hand_limit(g, seat)
+    return lim
+
+
+def card(g: Game, cid: int) -> CardDef:
+    """The printed card with id ``cid``."""
+    return g.cards[cid]
+
+
+def color(g: Game, cid: int) -> str:
+    """Colour of a physical card."""
+    return color_of(g.cards[cid].suit)
+
+
+def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
+    """Whether ``target`` cannot be chosen as a target of ``card_name`` by ``user``."""
+    return any(s.prohibits(g, target, user, card_name) for s in skill_objs(g, target))
+
+
+def card_count(g: Game, seat: int, judge: bool = False) -> int:
+    """Cards in hand and equipment (and judgement area if ``judge``)."""
+    p = g.players[seat]
+    return len(p.hand) + len(p.equip) + (len(p.judge) if judge else 0)

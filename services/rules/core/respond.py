@@ -1,0 +1,119 @@
+"""Demanding a card: 闪 against 杀, 杀 in 决斗/南蛮入侵, 闪 for 万箭齐发, 桃 while dying, 无懈可击.
+
+The seat is offered its matching hand cards and the skills that can provide one (八卦阵, 倾国,
+护驾 …). A used or played card is announced and goes to the discard pile; the frame pops with the
+virtual card, or ``None`` if the seat gave nothing.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from .engine import answer, ask, emit, handler, pop
+from .events import CardPlayed, CardUsed
+from .query import skill_objs
+from .skills import SKILLS
+from .state import Frame, Game
+from .triggers import fire
+from .vcard import VCard, matches, physical
+from .zones import move, zone_of
+
+
+class AskCard(Frame, tag="ask_card"):
+    """Ask ``user`` for one ``need`` card (``mode`` use or play)."""
+
+    user: int
+    need: str
+    mode: str = "use"  # use, play, or select (the caller then uses it through the pipeline)
+    target: int = -1  # 桃: the dying seat
+    source: int = -1  # who demands it
+    reason: str = ""
+    tried: list[str] = msgspec.field(default_factory=list)
+    vc: VCard | None = None
+    trying: str = ""
+    ignore_armor: bool = False  # 青釭剑: 八卦阵 cannot help
+
+
+def hand_options(g: Game, f: AskCard) -> list[str]:
+    """Hand cards of ``f.user`` that answer the demand."""
+    p = g.players[f.user]
+    cards = g.cards
+    need = f.need
+    self_wine = need == "桃" and f.target == f.user and f.mode == "use"
+    out = []
+    for cid in p.hand:
+        name = cards[cid].name
+        if matches(need, name) or (self_wine and name == "酒"):
+            out.append(f"card:{cid}")
+    return out
+
+
+def options_for(g: Game, f: AskCard) -> list[str]:
+    """Every legal option of the demand: hand cards and providing skills."""
+    opts = hand_options(g, f)
+    for s in skill_objs(g, f.user):
+        if s.name not in f.tried and s.provides(g, f.user, f):
+            opts.append(f"skill:{s.name}")
+    if f.need == "闪" and g.turn_marks.get(f"no_dodge:{f.user}", 0):
+        return []
+    return opts
+
+
+def announce(g: Game, f: AskCard, vc: VCard) -> None:
+    """Emit the use/play of ``vc`` and put its physical cards into the discard pile."""
+    if f.mode == "use":
+        emit(g, CardUsed(user=f.user, name=vc.name, suit=vc.suit, rank=vc.rank, cards=vc.cards,
+                         targets=[f.target] if f.target >= 0 else [], skill=vc.skill))
+    else:
+        emit(g, CardPlayed(seat=f.user, name=vc.name, suit=vc.suit, rank=vc.rank, cards=vc.cards,
+                           skill=vc.skill))
+    for cid in vc.cards:
+        zone = zone_of(g, f.user, cid)
+        if zone:
+            move(g, [cid], zone, "discard", f.user, reason=f.mode)
+
+
+@handler(AskCard)
+def _ask_card(g: Game, f: AskCard) -> None:
+    if f.pc == 3:
+        pop(g, f.vc)
+        return
+    if not g.players[f.user].alive:
+        pop(g, None)
+        return
+    if f.pc == 0:
+        f.pc = 1
+        info = {"need": f.need, "mode": f.mode, "reason": f.reason, "source": f.source,
+                "target": f.target}
+        ask(g, f.user, "respond", options_for(g, f), info=info)
+        return
+    if f.pc == 1:
+        picks = answer(g)
+        if not picks:
+            pop(g, None)
+            return
+        pick = picks[0]
+        if pick.startswith("card:"):
+            _finish(g, f, physical(g, int(pick[5:])))
+            return
+        f.trying = pick[6:]
+        f.pc = 2
+        SKILLS[f.trying].provide(g, f.user, f)
+        return
+    # pc 2: a providing skill finished
+    vc = g.ret
+    if vc is None:
+        f.tried.append(f.trying)
+        f.pc = 0
+        return
+    _finish(g, f, vc)
+
+
+def _finish(g: Game, f: AskCard, vc: VCard) -> None:
+    f.vc = vc
+    f.pc = 3
+    if f.mode == "select":  # the caller uses the card itself (借刀杀人, 青龙偃月刀)
+        return
+    announce(g, f, vc)
+    if f.mode == "use":
+        fire(g, "card_using", len(g.stack) - 1)

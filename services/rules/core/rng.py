@@ -1,0 +1,35 @@
+"""A counter-based random generator whose state is two integers in the game state.
+
+Every random number is SHA-256(seed || counter), so a game's randomness is a pure function of its
+seed and how many numbers it has drawn; Python's ``random`` module is never used (its algorithm is
+not a contract across versions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+_PACK = struct.Struct(">QQ")
+_MASK = (1 << 64) - 1
+
+
+def random_u64(seed: int, counter: int) -> int:
+    """The 64-bit number at position ``counter`` of the stream for ``seed``."""
+    digest = hashlib.sha256(_PACK.pack(seed & _MASK, counter)).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def below(seed: int, counter: int, n: int) -> int:
+    """A number in ``range(n)`` from position ``counter`` (bias below 2**-50 for n < 2**14)."""
+    return random_u64(seed, counter) % n
+
+
+def shuffle_indices(seed: int, counter: int, n: int) -> tuple[list[int], int]:
+    """A Fisher-Yates permutation of ``range(n)``; returns it and the counter after the draws."""
+    perm = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = below(seed, counter, i + 1)
+        counter += 1
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm, counter

@@ -1,0 +1,124 @@
+"""The ruleset interface: data (deck, roles, generals, options) plus the few rules that vary."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from .cards import CardDef
+from .engine import end_game
+from .state import Game, Player
+
+
+class General:
+    """A general (or seed character): name, faction, gender, HP and skill names."""
+
+    def __init__(self, name: str, faction: str, gender: str, hp: int, skills: tuple[str, ...] = (),
+                 lord: bool = False) -> None:
+        self.name = name
+        self.faction = faction
+        self.gender = gender
+        self.hp = hp
+        self.skills = skills
+        self.lord = lord  # offered to the lord in the draft
+
+
+VANILLA = General("vanilla", "", "male", 4)
+
+
+class Ruleset:
+    """Base ruleset: standard identity rules (REFERENCE §1). Subclasses override what differs."""
+
+    name: ClassVar[str] = ""
+    min_players: ClassVar[int] = 4
+    max_players: ClassVar[int] = 10
+    defaults: ClassVar[dict[str, Any]] = {}
+    aliases: ClassVar[dict[str, str]] = {}  # printed name -> engine name (e.g. 药 -> 桃)
+
+    def option_defaults(self) -> dict[str, Any]:
+        """Every named option with its default."""
+        return dict(self.defaults)
+
+    def deck(self, options: dict[str, Any]) -> list[CardDef]:
+        """The physical cards of a game."""
+        raise NotImplementedError  # pragma: no cover - every ruleset defines its deck
+
+    def roles(self, players: int, options: dict[str, Any]) -> list[str]:
+        """The role cards for ``players`` (seat 0 gets the lord)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def generals(self) -> dict[str, General]:
+        """Generals by name (``vanilla`` always exists)."""
+        return {"vanilla": VANILLA}
+
+    def lord_bonus(self, g: Game) -> int:
+        """Extra max HP of the lord (A-STD-01)."""
+        if g.options.get("lord_bonus_min_players", 0) > len(g.players):
+            return 0
+        return 1
+
+    def setup(self, g: Game) -> None:
+        """Deal roles and generals, push the first frames (called once for a new game)."""
+        raise NotImplementedError  # pragma: no cover
+
+    def equip_slot(self, subtype: str) -> str:
+        """The equipment slot of a card subtype (weapon, armor, plus, minus)."""
+        return {"weapon": "weapon", "armor": "armor", "defensive_horse": "plus",
+                "offensive_horse": "minus"}[subtype]
+
+    def display_name(self, name: str) -> str:
+        """A card or role name as this ruleset prints it."""
+        return name
+
+    # --- rules that vary -------------------------------------------------------------------------
+    def absorb_damage(self, g: Game, seat: int, amount: int) -> int:
+        """Damage left after shields (护甲, 玉佩) absorb; standard has none."""
+        return amount
+
+    def check_winner(self, g: Game) -> None:
+        """Game-over check after a death (§1.3); ends the game if decided."""
+        ps = g.players
+        lord_alive = any(p.alive and p.role == "lord" for p in ps)
+        if not lord_alive:
+            alive = [p for p in ps if p.alive]
+            if len(alive) == 1 and alive[0].role == "renegade":
+                end_game(g, [alive[0].seat])
+            end_game(g, [p.seat for p in ps if p.role == "rebel"])
+        if not any(p.alive and p.role in ("rebel", "renegade") for p in ps):
+            end_game(g, [p.seat for p in ps if p.role in ("lord", "loyalist")])
+
+    def death_penalty(self, g: Game, dead: int, killer: int) -> None:
+        """Rewards and penalties (§1.11): a rebel's killer draws 3; a lord who kills a loyalist
+        discards all hand and equipment cards."""
+        from .zones import draw, move
+
+        if killer < 0 or not g.players[killer].alive:
+            return
+        victim = g.players[dead]
+        k = g.players[killer]
+        if victim.role == "rebel":
+            draw(g, killer, 3, reason="reward")
+        elif victim.role == "loyalist" and k.role == "lord":
+            if k.hand:
+                move(g, list(k.hand), "hand", "discard", killer, reason="penalty")
+            if k.equip:
+                move(g, list(k.equip.values()), "equip", "discard", killer, reason="penalty")
+
+    def make_player(self, seat: int, general: General, role: str) -> Player:
+        """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
+        return Player(seat=seat, general=general.name, gender=general.gender,
+                      faction=general.faction, role=role, hp=general.hp, max_hp=general.hp,
+                      skills=list(general.skills))
+
+
+RULESETS: dict[str, Ruleset] = {}
+
+
+def register_ruleset(cls: type[Ruleset]) -> type[Ruleset]:
+    """Class decorator registering a ruleset."""
+    RULESETS[cls.name] = cls()
+    return cls
+
+
+def ruleset_of(g: Game) -> Ruleset:
+    """The ruleset object of a game."""
+    return RULESETS[g.ruleset]

@@ -1,0 +1,98 @@
+"""The whole game state as plain data: players, piles, the frame stack and the pending decision.
+
+Everything here encodes to msgpack and back (``snapshot``/``restore``), so a game can be stored,
+forked for look-ahead, or handed to another worker at any decision point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .cards import CardDef
+
+SLOTS = ("weapon", "armor", "plus", "minus")
+PHASES = ("start", "judge", "draw", "play", "discard", "finish")
+
+
+class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
+    """One step of a nested procedure on the explicit stack; ``pc`` is where it resumes."""
+
+    pc: int = 0
+
+
+class Player(msgspec.Struct, kw_only=True):
+    """One seat: its general, role, HP and the three areas."""
+
+    seat: int
+    general: str = "vanilla"
+    gender: str = "male"
+    faction: str = ""
+    role: str = ""
+    role_revealed: bool = False
+    hp: int = 4
+    max_hp: int = 4
+    alive: bool = True
+    hand: list[int] = msgspec.field(default_factory=list)
+    equip: dict[str, int] = msgspec.field(default_factory=dict)
+    judge: list[int] = msgspec.field(default_factory=list)  # bottom (first placed) first
+    chained: bool = False
+    skills: list[str] = msgspec.field(default_factory=list)
+    # per-turn and per-game counters and marks (e.g. "slash_used", "wine", "limited:NAME")
+    marks: dict[str, int] = msgspec.field(default_factory=dict)
+    armor: int = 0  # 护甲 (seed 002)
+    jade: int = 0  # 玉佩 (seed 002)
+    rage: int = 0  # 怒气 (seed 002 谋攻)
+
+
+class Decision(msgspec.Struct, kw_only=True):
+    """The one pending choice: who, what kind, the legal option keys and how many to pick."""
+
+    id: int
+    seat: int
+    kind: str
+    options: list[str]
+    min: int = 1
+    max: int = 1
+    declinable: bool = True
+    info: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+class Answer(msgspec.Struct, frozen=True, kw_only=True):
+    """An answer to decision ``decision`` by ``seat``: the picked option keys (empty = decline)."""
+
+    decision: int
+    seat: int
+    picks: list[str] = msgspec.field(default_factory=list)
+
+
+class Game(msgspec.Struct, kw_only=True):
+    """The complete state of one game."""
+
+    ruleset: str
+    options: dict[str, Any]
+    seed: int
+    rng: int = 0  # counter of the seeded generator
+    cards: list[CardDef] = msgspec.field(default_factory=list)
+    players: list[Player] = msgspec.field(default_factory=list)
+    draw: list[int] = msgspec.field(default_factory=list)  # top is the END of the list
+    discard: list[int] = msgspec.field(default_factory=list)  # top is the end
+    processing: list[int] = msgspec.field(default_factory=list)
+    as_name: dict[int, str] = msgspec.field(default_factory=dict)  # judge-area card -> trick it is
+    current: int = 0
+    phase: str = ""
+    round: int = 0
+    turn_marks: dict[str, int] = msgspec.field(default_factory=dict)
+    stack: list[Any] = msgspec.field(default_factory=list)
+    pending: Decision | None = None
+    answer: list[str] | None = None
+    ret: Any = None
+    next_decision: int = 1
+    over: bool = False
+    draw_game: bool = False
+    winners: list[int] = msgspec.field(default_factory=list)
+    abort_turn: bool = False
+    reshuffles: int = 0
+    events_emitted: int = 0
+    out: list[Any] = msgspec.field(default_factory=list)  # events of the running advance()

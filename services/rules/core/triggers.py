@@ -1,0 +1,91 @@
+"""Timing points: ``fire`` pushes a Trigger frame that offers each listening skill in turn order.
+
+Simultaneous triggers resolve in turn order starting from the current-turn seat (REFERENCE §1.15);
+a seat's own skills in the order it holds them. Each skill triggers at most once per point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .engine import answer, ask, emit, handler, pop, push
+from .events import SkillInvoked
+from .query import order_from, skills_of
+from .skills import LISTENERS, SKILLS
+from .state import Frame, Game
+
+
+class Trigger(Frame, tag="trigger"):
+    """Offer the skills listening at ``point``; ``ctx`` is the stack index of the frame they read."""
+
+    point: str
+    ctx: int = -1
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
+    seats: list[int] = msgspec.field(default_factory=list)
+    i: int = 0
+    done: list[str] = msgspec.field(default_factory=list)
+    cand: str = ""
+
+
+def fire(g: Game, point: str, ctx: int = -1, data: dict[str, Any] | None = None,
+         seats: list[int] | None = None) -> bool:
+    """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
+    names = LISTENERS.get(point)
+    if not names:
+        return False
+    order = seats if seats is not None else order_from(g, g.current)
+    for s in order:
+        p = g.players[s]
+        if not p.alive and point != "death":
+            continue
+        if not names.isdisjoint(skills_of(g, p)):
+            break
+    else:
+        return False
+    push(g, Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order)))
+    return True
+
+
+def ctx_frame(g: Game, trig: Trigger) -> Any:
+    """The frame a trigger's skills read (the one that fired it)."""
+    return g.stack[trig.ctx]
+
+
+@handler(Trigger)
+def _run_trigger(g: Game, f: Trigger) -> None:
+    if f.pc == 1:
+        f.pc = 0
+        picked = answer(g)
+        name = f.cand
+        f.done.append(name)
+        if picked:
+            emit(g, SkillInvoked(seat=f.seats[f.i], skill=name))
+            SKILLS[name].run(g, f.seats[f.i], f)
+        return
+    names = LISTENERS[f.point]
+    while f.i < len(f.seats):
+        seat = f.seats[f.i]
+        p = g.players[seat]
+        if p.alive or f.point == "death":
+            for name in skills_of(g, p):
+                if name in names and name not in f.done:
+                    sk = SKILLS[name]
+                    if not sk.can(g, seat, f):
+                        continue
+                    if sk.asks_itself:
+                        f.done.append(name)
+                        sk.run(g, seat, f)
+                    elif sk.optional:
+                        f.cand = name
+                        f.pc = 1
+                        ask(g, seat, "confirm", ["yes"], info={"skill": name, "point": f.point})
+                    else:
+                        f.done.append(name)
+                        emit(g, SkillInvoked(seat=seat, skill=name))
+                        sk.run(g, seat, f)
+                    return
+        f.i += 1
+        f.done = []
+    pop(g)

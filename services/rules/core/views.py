@@ -1,0 +1,161 @@
+"""The one place that owns secrecy: ``redact(event, viewer)`` and the view fold ``apply``.
+
+A viewer is a seat number, ``SPECTATOR`` or ``GOD`` (everything; for finished games and for
+tables whose spectator delay allows it). Seats, spectators, bots and the web viewer all consume
+views built by folding redacted events, never the game state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from . import events as ev
+
+SPECTATOR = -1
+GOD = -2
+
+
+def visible(seen_by: list[int] | None, viewer: int) -> bool:
+    """Whether a guarded field is visible to ``viewer``."""
+    return seen_by is None or viewer == GOD or viewer in seen_by
+
+
+def redact(e: ev.Event, viewer: int) -> ev.Event:
+    """``e`` as ``viewer`` may see it: secret card faces, roles and generals removed."""
+    seen_by = getattr(e, "seen_by", None)
+    if seen_by is None or viewer == GOD or viewer in seen_by:
+        return e
+    if isinstance(e, ev.CardsMoved):
+        return msgspec.structs.replace(e, cards=[])
+    if isinstance(e, ev.RoleAssigned):
+        return msgspec.structs.replace(e, role="")
+    if isinstance(e, ev.GeneralChosen):
+        return msgspec.structs.replace(e, general="", gender="", faction="", max_hp=0, hp=0)
+    if isinstance(e, ev.DraftOffered):
+        return msgspec.structs.replace(e, generals=[])
+    raise TypeError(f"no redaction rule for guarded event {type(e).__name__}")
+
+
+class SeatView(msgspec.Struct, kw_only=True):
+    """What a viewer knows of one seat."""
+
+    seat: int
+    general: str = ""
+    role: str = ""
+    hp: int = 0
+    max_hp: int = 0
+    alive: bool = True
+    hand_count: int = 0
+    hand: list[int] = msgspec.field(default_factory=list)  # the faces this viewer has seen
+    equip: list[int] = msgspec.field(default_factory=list)
+    judge: list[int] = msgspec.field(default_factory=list)
+    chained: bool = False
+    counters: dict[str, int] = msgspec.field(default_factory=dict)
+
+
+class View(msgspec.Struct, kw_only=True):
+    """A viewer's picture of the table, built only from redacted events."""
+
+    viewer: int
+    ruleset: str = ""
+    seats: list[SeatView] = msgspec.field(default_factory=list)
+    draw_count: int = 0
+    discard: list[int] = msgspec.field(default_factory=list)
+    current: int = -1
+    phase: str = ""
+    round: int = 0
+    over: bool = False
+    winners: list[int] = msgspec.field(default_factory=list)
+    seq: int = 0
+
+
+def new_view(viewer: int) -> View:
+    """An empty view for ``viewer``."""
+    return View(viewer=viewer)
+
+
+def _zone_remove(v: View, zone: str, seat: int, cards: list[int], count: int) -> None:
+    if zone == "draw":
+        v.draw_count -= count
+    elif zone == "discard":
+        v.discard = [c for c in v.discard if c not in cards]
+    elif seat >= 0 and zone == "hand":
+        s = v.seats[seat]
+        s.hand_count -= count
+        s.hand = [c for c in s.hand if c not in cards]
+    elif seat >= 0 and zone == "equip":
+        v.seats[seat].equip = [c for c in v.seats[seat].equip if c not in cards]
+    elif seat >= 0 and zone == "judge":
+        v.seats[seat].judge = [c for c in v.seats[seat].judge if c not in cards]
+
+
+def _zone_add(v: View, zone: str, seat: int, cards: list[int], count: int) -> None:
+    if zone == "draw":
+        v.draw_count += count
+    elif zone == "discard":
+        v.discard.extend(cards)
+    elif seat >= 0 and zone == "hand":
+        v.seats[seat].hand_count += count
+        v.seats[seat].hand.extend(cards)
+    elif seat >= 0 and zone == "equip":
+        v.seats[seat].equip.extend(cards)
+    elif seat >= 0 and zone == "judge":
+        v.seats[seat].judge.extend(cards)
+
+
+def apply(v: View, e: ev.Event) -> View:
+    """Fold one (already redacted) event into the view."""
+    v.seq += 1
+    if isinstance(e, ev.CardsMoved):
+        _zone_remove(v, e.src, e.src_seat, e.cards, e.count)
+        _zone_add(v, e.dst, e.dst_seat, e.cards, e.count)
+    elif isinstance(e, ev.Damaged):
+        v.seats[e.target].hp = e.hp
+    elif isinstance(e, ev.HpLost | ev.Recovered):
+        v.seats[e.seat].hp = e.hp
+    elif isinstance(e, ev.MaxHpChanged):
+        v.seats[e.seat].max_hp, v.seats[e.seat].hp = e.max_hp, e.hp
+    elif isinstance(e, ev.TurnStarted):
+        v.current, v.round = e.seat, e.round
+    elif isinstance(e, ev.PhaseStarted):
+        v.phase = e.phase
+    elif isinstance(e, ev.Died):
+        v.seats[e.seat].alive = False
+        v.seats[e.seat].role = e.role
+    elif isinstance(e, ev.ChainToggled):
+        v.seats[e.seat].chained = e.chained
+    elif isinstance(e, ev.RoleAssigned):
+        v.seats[e.seat].role = e.role
+    elif isinstance(e, ev.GeneralChosen):
+        s = v.seats[e.seat]
+        if e.general:
+            s.general, s.hp, s.max_hp = e.general, e.hp, e.max_hp
+    elif isinstance(e, ev.CounterChanged):
+        v.seats[e.seat].counters[e.counter] = e.value
+    elif isinstance(e, ev.DeckReshuffled):
+        v.draw_count += e.count
+        v.discard = []
+    elif isinstance(e, ev.GameStarted):
+        v.ruleset = e.ruleset
+        v.seats = [SeatView(seat=i) for i in range(e.players)]
+    elif isinstance(e, ev.GameEnded):
+        v.over = True
+        v.winners = list(e.winner_seats)
+        for s, role in zip(v.seats, e.roles, strict=False):
+            s.role = role
+    return v
+
+
+def fold(events: list[ev.Event], viewer: int, v: View | None = None) -> View:
+    """Redact and fold a list of events for ``viewer``."""
+    v = v or new_view(viewer)
+    for e in events:
+        apply(v, redact(e, viewer))
+    return v
+
+
+def to_builtins(v: View) -> Any:
+    """A view as plain JSON-able data."""
+    return msgspec.to_builtins(v)

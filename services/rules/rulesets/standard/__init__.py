@@ -1,0 +1,91 @@
+"""Ruleset ``standard``: standard identity mode (REFERENCE §1) with vanilla generals.
+
+Options (REFERENCE Appendix A):
+
+* ``double_renegade`` (False): the alternative 6- and 8-player role lines with two renegades.
+* ``maneuvering`` (True): add the 52 军争 cards to the 108 standard + EX cards.
+* ``lord_bonus_min_players`` (0): A-STD-01; 5 gives FreeKill's "no +1 HP in a 4-player game".
+* ``max_reshuffles`` (0 = unlimited): QSanguosha's optional cap; past it the game is a draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.cards import CardDef, standard_deck
+from ...core.engine import emit, push, shuffle
+from ...core.events import CardsMoved, GameStarted, GeneralChosen, RoleAssigned
+from ...core.flow import GameFrame
+from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
+from ...core.state import Game
+
+ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels, renegades
+    4: (1, 1, 1), 5: (1, 2, 1), 6: (1, 3, 1), 7: (2, 3, 1), 8: (2, 4, 1), 9: (3, 4, 1),
+    10: (3, 4, 2),
+}
+ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
+RULES_VERSION = "1"
+
+
+def role_cards(players: int, double_renegade: bool) -> list[str]:
+    """The role cards for a table (lord first)."""
+    loyal, rebel, rene = (ALT_TABLE if double_renegade and players in ALT_TABLE
+                          else ROLE_TABLE)[players]
+    return ["lord"] + ["loyalist"] * loyal + ["rebel"] * rebel + ["renegade"] * rene
+
+
+@register_ruleset
+class Standard(Ruleset):
+    """Standard identity mode, vanilla generals (4 HP; lord 5)."""
+
+    name = "standard"
+    defaults = {"double_renegade": False, "maneuvering": True, "lord_bonus_min_players": 0,
+                "max_reshuffles": 0}
+
+    def deck(self, options: dict[str, Any]) -> list[CardDef]:
+        full = standard_deck()
+        if options.get("maneuvering", True):
+            return list(full)
+        return [c for c in full if c.pack != "maneuvering"]
+
+    def roles(self, players: int, options: dict[str, Any]) -> list[str]:
+        return role_cards(players, bool(options.get("double_renegade")))
+
+    def pick_generals(self, g: Game) -> list[General]:
+        """Vanilla generals for every seat (rulesets with generals draft instead)."""
+        return [VANILLA] * len(g.players)
+
+    def setup(self, g: Game) -> None:
+        n = len(g.players)
+        roles = self.roles(n, g.options)
+        rest = shuffle(g, list(range(1, len(roles))))
+        dealt = ["lord"] + [roles[i] for i in rest]
+        emit(g, GameStarted(ruleset=g.ruleset, players=n, options=g.options,
+                            rules_version=RULES_VERSION))
+        for seat, role in enumerate(dealt):
+            g.players[seat].role = role
+            g.players[seat].role_revealed = role == "lord"
+            emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+        for seat, gen in enumerate(self.pick_generals(g)):
+            self.seat_general(g, seat, gen)
+        self.deal(g)
+        push(g, GameFrame(seat=0))
+
+    def seat_general(self, g: Game, seat: int, gen: General) -> None:
+        """Give ``seat`` its general, with the lord's extra max HP, and announce it."""
+        p = g.players[seat]
+        bonus = self.lord_bonus(g) if p.role == "lord" else 0
+        p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
+        p.max_hp = p.hp = gen.hp + bonus
+        p.skills = list(gen.skills)
+        emit(g, GeneralChosen(seat=seat, general=gen.name, gender=gen.gender, faction=gen.faction,
+                              max_hp=p.max_hp, hp=p.hp))
+
+    def deal(self, g: Game, per_seat: int = 4) -> None:
+        """Shuffle the deck into the draw pile and deal ``per_seat`` cards to everyone."""
+        g.draw = shuffle(g, list(range(len(g.cards))))
+        for p in g.players:
+            cards = [g.draw.pop() for _ in range(per_seat)]
+            p.hand.extend(cards)
+            emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
+                               dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
