@@ -13,6 +13,7 @@ with, and no msgpack canonical form is needed for the chain to be reproducible.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
@@ -52,13 +53,21 @@ _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Entry)
 
 
+_FIXED = struct.Struct(">QHB")  # seq, v, len(kind)
+_kinds: dict[str, bytes] = {}
+
+
 def chain_hash(prev: bytes, seq: int, v: int, kind: str, payload: bytes) -> bytes:
     """The hash of entry `seq` given the previous entry's hash."""
-    k = kind.encode()
-    h = hashlib.sha256(prev)
-    h.update(seq.to_bytes(8, "big") + v.to_bytes(2, "big") + len(k).to_bytes(1, "big") + k)
-    h.update(payload)
-    return h.digest()
+    # One join and one sha256 call: this runs for every entry on every load, so it is kept tight.
+    k = _kinds.get(kind)
+    if k is None:
+        k = kind.encode()
+        if len(k) > 255:
+            raise ValueError(f"entry kind longer than 255 bytes: {kind[:40]!r}…")
+        if len(_kinds) < 64:  # kinds are a handful; a hostile file must not grow the cache
+            _kinds[kind] = k
+    return hashlib.sha256(b"".join((prev, _FIXED.pack(seq, v, len(k)), k, payload))).digest()
 
 
 def encode_entry(entry: Entry) -> bytes:

@@ -14,10 +14,12 @@ return the actual version in the same reply.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.utils import HIREDIS_AVAILABLE
 
 from .store import Record, Snapshot, VersionConflict, check_game_id
 
@@ -55,6 +57,34 @@ return 1
 )
 
 
+# Without hiredis, redis-py parses replies in pure Python and builds nested lists per entry
+# (id, field, value): ~25 us an entry, which dominated loading a game. This script frames the
+# entries as one bulk string instead (per entry: u32be sequence number, u32be length, bytes),
+# ~5x faster. With hiredis installed a plain XRANGE is faster still, so that is used instead.
+READ_LUA = """
+local rows = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2])
+local parts = {}
+for i, row in ipairs(rows) do
+  local value = row[2][2]
+  parts[2 * i - 1] = struct.pack('>I4I4', tonumber(string.match(row[1], '^(%d+)-')), #value)
+  parts[2 * i] = value
+end
+return table.concat(parts)
+"""
+_FRAME = struct.Struct(">II")
+
+
+def _unframe(blob: bytes) -> list[Record]:
+    out: list[Record] = []
+    pos, end, unpack = 0, len(blob), _FRAME.unpack_from
+    while pos < end:
+        seq, size = unpack(blob, pos)
+        pos += 8
+        out.append((seq, blob[pos : pos + size]))
+        pos += size
+    return out
+
+
 def _seq(stream_id: bytes | str) -> int:
     raw = stream_id.decode() if isinstance(stream_id, bytes) else stream_id
     return int(raw.split("-", 1)[0])
@@ -63,13 +93,17 @@ def _seq(stream_id: bytes | str) -> int:
 class RedisEventStore:
     """EventStore on Redis streams (redis-py asyncio; the client must not decode responses)."""
 
-    def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
+    def __init__(
+        self, client: aioredis.Redis, namespace: str = "arena", framed_reads: bool | None = None
+    ) -> None:
         if client.connection_pool.connection_kwargs.get("decode_responses"):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self.client = client
         self.namespace = namespace
         self._append = client.register_script(APPEND_LUA)
         self._snapshot = client.register_script(SNAPSHOT_LUA)
+        self._read = client.register_script(READ_LUA)
+        self.framed_reads = not HIREDIS_AVAILABLE if framed_reads is None else framed_reads
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
@@ -99,7 +133,10 @@ class RedisEventStore:
         if upto is not None and upto <= after:
             return []
         end = "+" if upto is None else f"{upto}-0"
-        rows: Any = await self.client.xrange(self.log_key(game), f"{after + 1}-0", end)
+        start, key = f"{after + 1}-0", self.log_key(game)
+        if self.framed_reads:
+            return _unframe(bytes(await self._read(keys=[key], args=[start, end])))
+        rows: Any = await self.client.xrange(key, start, end)
         return [(_seq(sid), fields[b"e"]) for sid, fields in rows]
 
     async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:

@@ -116,7 +116,11 @@ def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] |
         except msgspec.MsgspecError as exc:
             _fail(report, seq, "?", f"entry does not decode: {exc}")
             return None
-        recomputed = chain_hash(prev, seq, e.v, e.kind, e.payload)
+        try:
+            recomputed = chain_hash(prev, seq, e.v, e.kind, e.payload)
+        except (ValueError, OverflowError) as exc:
+            _fail(report, seq, "?", f"entry malformed: {exc}")
+            return None
         if recomputed != e.hash:
             _fail(report, seq, e.kind, "hash chain broken", recomputed.hex(), e.hash.hex())
             return None

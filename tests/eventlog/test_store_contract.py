@@ -14,9 +14,9 @@ from services.eventlog.store import EventStore
 StoreFactory = Callable[[], Awaitable[EventStore]]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-framed"])
 async def new_store(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactory]:
-    """Makes stores that share one backing: separate clients for Redis, one dict for memory."""
+    """Makes stores sharing one backing: separate clients for Redis, one dict for memory."""
     if request.param == "memory":
         shared = InMemoryEventStore()
 
@@ -30,7 +30,9 @@ async def new_store(request: pytest.FixtureRequest) -> AsyncIterator[StoreFactor
     made: list[RedisEventStore] = []
 
     async def redis_store() -> EventStore:
-        made.append(RedisEventStore(aioredis.Redis.from_url(url), namespace))
+        # "redis-framed" forces the Lua-framed read path whether or not hiredis is installed.
+        framed = True if request.param == "redis-framed" else None
+        made.append(RedisEventStore(aioredis.Redis.from_url(url), namespace, framed))
         return made[-1]
 
     yield redis_store

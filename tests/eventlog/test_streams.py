@@ -64,10 +64,10 @@ async def test_killed_consumer_entry_is_claimed_by_another(
         (mid, "doomed")
     ]
 
-    rescuer = GroupConsumer(redis_client, stream, "engine", "w2", min_idle_ms=100)
+    rescuer = GroupConsumer(redis_client, stream, "engine", "w2", min_idle_ms=1000)
     assert await rescuer.read_new(block_ms=10) == []  # not new any more: only a claim finds it
     assert await rescuer.claim_stale() == []  # not idle long enough yet
-    await asyncio.sleep(0.15)
+    await asyncio.sleep(1.05)
     handled: list[Message] = []
 
     async def handler(m: Message) -> None:

@@ -1,0 +1,165 @@
+"""`arena bench eventlog`: append and rebuild throughput against raw redis-py and msgspec.
+
+Append: the same sealed entry bytes are written (a) through RedisEventStore.append in batches of
+1 and 20, one awaited call per batch, and (b) with a redis-py pipeline of plain XADDs per batch
+(no version check, no atomicity): the ceiling the adapter is measured against.
+
+Rebuild: GameLog.load (XRANGE, entry decode, hash-chain check) plus decoding every event and
+folding it into a view, against decoding the same bytes in memory with the same decoders. The
+fold is a per-type counter: `services.rules.api` exposes no view fold yet; when it offers
+`new_view(viewer)` and `apply_view(view, event)` this module uses them instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from .entry import EVENT, decode_entry, encode_entry, seal
+from .gamelog import GameLog
+from .memory import InMemoryEventStore
+from .redis_store import RedisEventStore
+from .server import LocalRedis, find_server_binary
+from .verify import Engine, default_engine
+
+
+async def _corpus(engine: Engine | None, size: int) -> list[bytes]:
+    """`size` stored entries: real games when the engine is there, else synthetic events."""
+    if engine is None:
+        items = [
+            (EVENT, msgspec.msgpack.encode({"type": "x", "seat": i % 5, "n": i}))
+            for i in range(size)
+        ]
+        return [encode_entry(e) for e in seal(bytes(32), 1, items)]
+    from .play import record_game
+
+    store, seed = InMemoryEventStore(), 0
+    out: list[bytes] = []
+    while len(out) < size:
+        await record_game(store, f"b{seed}", engine, "standard", 5, seed)
+        out += [d for _, d in await store.read(f"b{seed}")]
+        seed += 1
+    # Re-chain so the corpus is one valid log of exactly `size` entries.
+    entries = [decode_entry(d) for d in out[:size]]
+    return [encode_entry(e) for e in seal(bytes(32), 1, [(e.kind, e.payload) for e in entries])]
+
+
+async def _append_adapter(
+    store: RedisEventStore, game: str, records: list[bytes], batch: int
+) -> float:
+    t = time.perf_counter()
+    v = 0
+    for i in range(0, len(records), batch):
+        v = await store.append(game, v, records[i : i + batch])
+    return time.perf_counter() - t
+
+
+async def _append_raw(client: aioredis.Redis, key: str, records: list[bytes], batch: int) -> float:
+    t = time.perf_counter()
+    for i in range(0, len(records), batch):
+        async with client.pipeline(transaction=False) as pipe:
+            for r in records[i : i + batch]:
+                pipe.xadd(key, {"e": r})
+            await pipe.execute()
+    return time.perf_counter() - t
+
+
+def _folder(
+    engine: Engine | None,
+) -> tuple[Callable[[bytes], Any], Callable[[Any, Any], Any], Any, str]:
+    decode: Callable[[bytes], Any] = engine.decode_event if engine else msgspec.msgpack.decode
+    new_view = getattr(engine, "new_view", None)
+    apply_view = getattr(engine, "apply_view", None)
+    if new_view and apply_view:
+        return decode, apply_view, new_view(getattr(engine, "GOD", -2)), "engine view fold"
+
+    def count(view: Any, event: Any) -> Any:
+        view[type(event).__name__ if engine else "event"] += 1
+        return view
+
+    return decode, count, collections.Counter(), "per-type counter (no engine view fold yet)"
+
+
+async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
+    try:
+        engine: Engine | None = default_engine()
+    except ImportError:
+        engine = None
+    records = await _corpus(engine, size)
+    client = aioredis.Redis.from_url(url)
+    store = RedisEventStore(client, namespace="bench")
+    out: dict[str, Any] = {
+        "entries": len(records),
+        "entry_bytes_avg": round(sum(map(len, records)) / len(records), 1),
+        "corpus": "real standard games" if engine else "synthetic events",
+    }
+    try:
+        for batch in (1, 20):
+            best_a = best_r = float("inf")
+            for r in range(rounds):
+                game = f"append-{batch}-{r}"
+                await store.delete(game)
+                best_a = min(best_a, await _append_adapter(store, game, records, batch))
+                raw_key = f"bench:raw-{batch}-{r}"
+                await client.delete(raw_key)
+                best_r = min(best_r, await _append_raw(client, raw_key, records, batch))
+                await client.delete(raw_key, store.log_key(game))
+            out[f"append_batch{batch}"] = {
+                "adapter_events_per_s": round(len(records) / best_a),
+                "raw_xadd_pipeline_events_per_s": round(len(records) / best_r),
+                "ratio": round(best_r / best_a, 3),
+            }
+        await store.append("rebuild", 0, records)
+        decode, apply, view0, fold_name = _folder(engine)
+        best_rebuild = best_raw = float("inf")
+        entry_decoder = msgspec.msgpack.Decoder(type=list[Any])  # raw: untyped, no checks
+        for _ in range(rounds):
+            t = time.perf_counter()
+            loaded = await GameLog.load(store, "rebuild")
+            view = view0.copy() if hasattr(view0, "copy") else view0
+            for e in loaded.tail:
+                if e.kind == EVENT:
+                    view = apply(view, decode(e.payload))
+            best_rebuild = min(best_rebuild, time.perf_counter() - t)
+            t = time.perf_counter()
+            for data in records:
+                raw = entry_decoder.decode(data)
+                if raw[1] == EVENT:
+                    decode(raw[2])
+            best_raw = min(best_raw, time.perf_counter() - t)
+        out["rebuild"] = {
+            "fold": fold_name,
+            "rebuild_events_per_s": round(len(records) / best_rebuild),
+            "raw_decode_events_per_s": round(len(records) / best_raw),
+            "ratio": round(best_raw / best_rebuild, 3),
+        }
+        await store.delete("rebuild")
+    finally:
+        await client.aclose()
+    return out
+
+
+def bench_eventlog(
+    redis_url: str | None = None, size: int = 4000, rounds: int = 3
+) -> dict[str, Any]:
+    """Run the event-log benchmark; starts a throw-away redis-server if `redis_url` is None."""
+    if redis_url:
+        return asyncio.run(_bench(redis_url, size, rounds)) | {"redis": redis_url}
+    binary = find_server_binary()
+    if binary is None:
+        raise RuntimeError("no redis-server >= 6.2 found; set REDIS_URL or install one")
+    with LocalRedis(binary) as server:
+        return asyncio.run(_bench(server.url, size, rounds)) | {"redis": f"local {binary}"}
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+
+    print(json.dumps(bench_eventlog(sys.argv[1] if len(sys.argv) > 1 else None), indent=2))
