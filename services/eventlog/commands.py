@@ -10,8 +10,10 @@ import argparse
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TypeVar
 
 from . import archive
 from .catalog import NotArchivable, archive_game, rebuild_catalog
@@ -20,6 +22,7 @@ from .store import EventStore
 from .verify import Engine, VerifyReport, verify, verify_records
 
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
+T = TypeVar("T")
 
 
 async def export_game(store: EventStore, game: str, path: Path) -> int:
@@ -42,16 +45,15 @@ def _store_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--namespace", default="arena", help="key prefix (default: arena)")
 
 
-async def _with_store(url: str, namespace: str, game: str, what: str, path: Path | None) -> object:
-    store = RedisEventStore.from_url(url, namespace)
-    try:
-        if what == "export" and path is not None:
-            return await export_game(store, game, path)
-        if what == "archive" and path is not None:
-            return await archive_game(store, game, path)
-        return await verify_game(store, game)
-    finally:
-        await store.aclose()
+def _on_store(args: argparse.Namespace, action: Callable[[EventStore], Awaitable[T]]) -> T:
+    async def run() -> T:
+        store = RedisEventStore.from_url(args.redis_url, args.namespace)
+        try:
+            return await action(store)
+        finally:
+            await store.aclose()
+
+    return asyncio.run(run())
 
 
 def export_cli(argv: list[str]) -> int:
@@ -62,9 +64,7 @@ def export_cli(argv: list[str]) -> int:
     _store_args(p)
     args = p.parse_args(argv)
     try:
-        n = asyncio.run(
-            _with_store(args.redis_url, args.namespace, args.game, "export", args.output)
-        )
+        n = _on_store(args, lambda store: export_game(store, args.game, args.output))
     except LookupError as exc:
         print(f"error: {exc}")
         return 2
@@ -82,11 +82,7 @@ def verify_cli(argv: list[str]) -> int:
     if Path(args.source).is_file():
         report = verify(Path(args.source))
     else:
-        result = asyncio.run(
-            _with_store(args.redis_url, args.namespace, args.source, "verify", None)
-        )
-        assert isinstance(result, VerifyReport)
-        report = result
+        report = _on_store(args, lambda store: verify_game(store, args.source))
     print(json.dumps(asdict(report), indent=2) if args.json else report.summary())
     return 0 if report.ok else 1
 
@@ -99,13 +95,11 @@ def archive_cli(argv: list[str]) -> int:
     _store_args(p)
     args = p.parse_args(argv)
     try:
-        record = asyncio.run(
-            _with_store(args.redis_url, args.namespace, args.game, "archive", args.dir)
-        )
+        record = _on_store(args, lambda store: archive_game(store, args.game, args.dir))
     except NotArchivable as exc:
         print(f"error: {exc}")
         return 1
-    print(f"archived {args.game} -> {args.dir / getattr(record, 'file', '')}")
+    print(f"archived {args.game} -> {args.dir / record.file}")
     return 0
 
 
