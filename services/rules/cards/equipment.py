@@ -124,15 +124,21 @@ def _double_swords(g: Game, f: DoubleSwordsChoice) -> None:
     hand = g.players[f.target].hand
     if f.pc == 0:
         f.pc = 1
-        ask(g, f.target, "discard", [f"card:{c}" for c in hand],
-            info={"count": 1, "reason": "雌雄双股剑"})
+        ask(g, f.target, "choose", ["discard", "draw"] if hand else ["draw"], declinable=False,
+            info={"about": "雌雄双股剑"})
+        return
+    if f.pc == 1:
+        if answer(g) == ["discard"] and hand:
+            f.pc = 2
+            ask(g, f.target, "discard", [f"card:{c}" for c in hand], declinable=False,
+                info={"count": 1, "reason": "雌雄双股剑"})
+            return
+        pop(g)
+        draw(g, f.user, 1, reason="雌雄双股剑")
         return
     picks = answer(g)
     pop(g)
-    if picks:
-        discard_from(g, f.target, [int(picks[0][5:])], reason="雌雄双股剑")
-    else:
-        draw(g, f.user, 1, reason="雌雄双股剑")
+    discard_from(g, f.target, [int(picks[0][5:])], reason="雌雄双股剑")
 
 
 def _slash_damage(g: Game, seat: int, trig: Trigger) -> Any:

@@ -324,6 +324,7 @@ class IronChain(TrickSpec):
     """铁索连环: one or two characters toggle their chain state; or recast it (draw 1)."""
 
     name = "铁索连环"
+    recastable = True
     min_targets = 1
     max_targets = 2
 

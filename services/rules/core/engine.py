@@ -80,7 +80,7 @@ def ask(
     if not options or (declinable and hi == 0):
         g.answer = []
         return
-    if not declinable and lo >= len(options):
+    if not declinable and lo >= len(options) and g.auto_forced:
         g.answer = list(options)
         return
     g.pending = Decision(

@@ -185,6 +185,8 @@ def play_options(g: Game, seat: int) -> list[str]:
         spec = specs.get(cards[cid].name)
         if spec is not None and spec.can_use(g, seat, physical(g, cid)):
             out.append(f"card:{cid}")
+        if spec is not None and spec.recastable:
+            out.append(f"recast:{cid}")
     for s in skill_objs(g, seat):
         if s.can_activate(g, seat):
             out.append(f"skill:{s.name}")
@@ -205,6 +207,10 @@ def _play_phase(g: Game, f: PlayPhase) -> None:
     pick = picks[0]
     if pick.startswith("card:"):
         push(g, UseCard(user=f.seat, vc=physical(g, int(pick[5:]))))
+    elif pick.startswith("recast:"):
+        from ..cards.tricks import recast
+
+        recast(g, f.seat, int(pick[7:]))
     else:
         SKILLS[pick[6:]].activate(g, f.seat)
 

@@ -52,7 +52,11 @@ class Ruleset:
 
     def lord_bonus(self, g: Game) -> int:
         """Extra max HP of the lord (A-STD-01)."""
-        if g.options.get("lord_bonus_min_players", 0) > len(g.players):
+        return self.lord_bonus_for(g.options, len(g.players))
+
+    def lord_bonus_for(self, options: dict[str, Any], players: int) -> int:
+        """Extra max HP of the lord at a table of ``players`` with ``options``."""
+        if options.get("lord_bonus_min_players", 0) > players:
             return 0
         return 1
 

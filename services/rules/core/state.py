@@ -95,4 +95,5 @@ class Game(msgspec.Struct, kw_only=True):
     abort_turn: bool = False
     reshuffles: int = 0
     events_emitted: int = 0
+    auto_forced: bool = True  # answer forced one-answer decisions without asking
     out: list[Any] = msgspec.field(default_factory=list)  # events of the running advance()

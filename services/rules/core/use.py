@@ -32,6 +32,7 @@ class CardSpec:
     min_targets: ClassVar[int] = 1
     max_targets: ClassVar[int] = 1
     text: ClassVar[str] = ""
+    recastable: ClassVar[bool] = False  # 重铸: may be put into the discard pile to draw one
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         """Targets that are not chosen (self, all others …), or None if the user chooses."""
@@ -119,8 +120,10 @@ def choose_targets(g: Game, f: UseCard, spec: CardSpec) -> None:
     """Ask the user for targets (default: one decision picking min..max seats)."""
     legal = spec.legal_targets(g, f.user, f.vc, f.data)
     lo, hi = spec.target_range(g, f.user, f.vc)
-    ask(g, f.user, "targets", [f"seat:{t}" for t in legal], lo, min(hi, len(legal)),
-        info={"card": f.vc.name, "cards": f.vc.cards, "skill": f.vc.skill})
+    info: dict[str, Any] = {"card": f.vc.name, "cards": f.vc.cards, "skill": f.vc.skill}
+    if type(spec).second_targets is not CardSpec.second_targets:
+        info["two_step"] = True
+    ask(g, f.user, "targets", [f"seat:{t}" for t in legal], lo, min(hi, len(legal)), info=info)
 
 
 @handler(UseCard)
