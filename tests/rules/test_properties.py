@@ -48,10 +48,7 @@ class HpTracker:
         self.max_hp = [0] * players
 
     def apply(self, e: ev.Event) -> None:
-        if isinstance(e, ev.GeneralChosen):
-            self.max_hp[e.seat] = e.max_hp
-            assert e.hp <= e.max_hp, e
-        elif isinstance(e, ev.MaxHpChanged):
+        if isinstance(e, ev.GeneralChosen | ev.MaxHpChanged):
             self.max_hp[e.seat] = e.max_hp
             assert e.hp <= e.max_hp, e
         elif isinstance(e, ev.Damaged):
