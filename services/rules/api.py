@@ -118,6 +118,6 @@ def decode_event(data: bytes) -> Event:
     if _EVENT_DEC is None:
         from typing import Union
 
-        _EVENT_DEC = msgspec.msgpack.Decoder(Union[tuple(event_types().values())])  # type: ignore[arg-type]  # noqa: UP007
+        _EVENT_DEC = msgspec.msgpack.Decoder(Union[tuple(event_types().values())])  # noqa: UP007
     ev: Event = _EVENT_DEC.decode(data)
     return ev

@@ -20,8 +20,6 @@ from ..core.vcard import VCard, converted, is_slash
 from ..core.zones import LEAVE_HOOKS, discard_from, draw, move
 from .basic import UNLIMITED
 
-
-
 RANGE_OF_WEAPON.update({
     "诸葛连弩": 1, "青釭剑": 2, "雌雄双股剑": 2, "寒冰剑": 2, "古锭刀": 2, "贯石斧": 3,
     "青龙偃月刀": 3, "丈八蛇矛": 3, "方天画戟": 4, "朱雀羽扇": 4, "麒麟弓": 5,
@@ -104,8 +102,8 @@ class DoubleSwords(Skill):
         use = _use(trig, g)
         if use is None or use.user != seat or not is_slash(use.vc.name):
             return False
-        t = (use.targets or [])[trig.data["i"]]
-        return g.players[t].gender != g.players[seat].gender
+        t: int = (use.targets or [])[trig.data["i"]]
+        return bool(g.players[t].gender != g.players[seat].gender)
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         use = ctx_frame(g, trig)
@@ -174,13 +172,15 @@ class IceSwordDiscard(Frame, tag="ice_sword"):
 
 @handler(IceSwordDiscard)
 def _ice(g: Game, f: IceSwordDiscard) -> None:
-    if f.pc == 1:
+    if f.pc == 1:  # discard in one step, go on in the next (枭姬/连营 may fire in between)
+        f.pc = 2
         cid = g.ret
+        f.n += 1
         if cid >= 0:
             p = g.players[f.target]
             move(g, [cid], "hand" if cid in p.hand else "equip", "discard", f.target,
                  reason="寒冰剑")
-        f.n += 1
+        return
     if f.n >= 2 or card_count(g, f.target) == 0:
         pop(g)
         return

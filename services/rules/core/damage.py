@@ -102,6 +102,12 @@ def _damage(g: Game, f: Damage) -> None:
         if f.prevented or f.amount < 1 or not p.alive:
             pop(g, 0)
             return
+        f.pc = 6
+        # the damage is about to reduce HP (狂骨/噬血 measure distance here, before a death)
+        if f.source >= 0 and fire(g, "damage_hit", len(g.stack) - 1, seats=[f.source]):
+            return
+    if f.pc == 6:
+        p = g.players[f.target]
         f.pc = 3
         f.dealt = f.amount
         rest = absorb(g, f.target, f.amount)
@@ -153,8 +159,8 @@ def _dying(g: Game, f: DyingFrame) -> None:
         f.pc = 1
         vc = g.ret
         if vc is not None:
-            fire(g, "peach_saving", len(g.stack) - 1, data={"by": f.order[f.i]},
-                 seats=[f.seat])
+            # every seat may react (救援: the dying lord, or — literal reading — its holder)
+            fire(g, "peach_saving", len(g.stack) - 1, data={"by": f.order[f.i], "seat": f.seat})
             recover(g, f.seat, 1)
             return
         f.i += 1

@@ -15,20 +15,20 @@ class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_de
     """Base of all events; the ``type`` tag is the snake_case name."""
 
 
-class GameStarted(Event, tag="game_started"):
+class GameStarted(Event, frozen=True, tag="game_started"):
     ruleset: str
     players: int
     options: dict[str, Any]
     rules_version: str
 
 
-class RoleAssigned(Event, tag="role_assigned"):
+class RoleAssigned(Event, frozen=True, tag="role_assigned"):
     seat: int
     role: str
     seen_by: list[int] | None = None
 
 
-class GeneralChosen(Event, tag="general_chosen"):
+class GeneralChosen(Event, frozen=True, tag="general_chosen"):
     seat: int
     general: str
     gender: str
@@ -38,32 +38,32 @@ class GeneralChosen(Event, tag="general_chosen"):
     seen_by: list[int] | None = None
 
 
-class DraftOffered(Event, tag="draft_offered"):
+class DraftOffered(Event, frozen=True, tag="draft_offered"):
     seat: int
     generals: list[str]
     seen_by: list[int] | None = None
 
 
-class TurnStarted(Event, tag="turn_started"):
+class TurnStarted(Event, frozen=True, tag="turn_started"):
     seat: int
     round: int
 
 
-class PhaseStarted(Event, tag="phase_started"):
+class PhaseStarted(Event, frozen=True, tag="phase_started"):
     seat: int
     phase: str
 
 
-class PhaseSkipped(Event, tag="phase_skipped"):
+class PhaseSkipped(Event, frozen=True, tag="phase_skipped"):
     seat: int
     phase: str
 
 
-class TurnEnded(Event, tag="turn_ended"):
+class TurnEnded(Event, frozen=True, tag="turn_ended"):
     seat: int
 
 
-class CardsMoved(Event, tag="cards_moved"):
+class CardsMoved(Event, frozen=True, tag="cards_moved"):
     cards: list[int]
     count: int
     src: str
@@ -74,11 +74,11 @@ class CardsMoved(Event, tag="cards_moved"):
     seen_by: list[int] | None = None
 
 
-class DeckReshuffled(Event, tag="deck_reshuffled"):
+class DeckReshuffled(Event, frozen=True, tag="deck_reshuffled"):
     count: int
 
 
-class CardUsed(Event, tag="card_used"):
+class CardUsed(Event, frozen=True, tag="card_used"):
     user: int
     name: str
     suit: str
@@ -88,7 +88,7 @@ class CardUsed(Event, tag="card_used"):
     skill: str = ""
 
 
-class CardPlayed(Event, tag="card_played"):
+class CardPlayed(Event, frozen=True, tag="card_played"):
     seat: int
     name: str
     suit: str
@@ -97,30 +97,30 @@ class CardPlayed(Event, tag="card_played"):
     skill: str = ""
 
 
-class TargetChanged(Event, tag="target_changed"):
+class TargetChanged(Event, frozen=True, tag="target_changed"):
     card: str
     old: int
     new: int
     skill: str = ""
 
 
-class Nullified(Event, tag="nullified"):
+class Nullified(Event, frozen=True, tag="nullified"):
     target: int
     name: str
 
 
-class Ineffective(Event, tag="ineffective"):
+class Ineffective(Event, frozen=True, tag="ineffective"):
     target: int
     name: str
     reason: str
 
 
-class Dodged(Event, tag="dodged"):
+class Dodged(Event, frozen=True, tag="dodged"):
     target: int
     name: str
 
 
-class Damaged(Event, tag="damaged"):
+class Damaged(Event, frozen=True, tag="damaged"):
     source: int
     target: int
     amount: int
@@ -129,64 +129,64 @@ class Damaged(Event, tag="damaged"):
     hp: int
 
 
-class HpLost(Event, tag="hp_lost"):
+class HpLost(Event, frozen=True, tag="hp_lost"):
     seat: int
     amount: int
     hp: int
 
 
-class Recovered(Event, tag="recovered"):
+class Recovered(Event, frozen=True, tag="recovered"):
     seat: int
     amount: int
     hp: int
 
 
-class MaxHpChanged(Event, tag="max_hp_changed"):
+class MaxHpChanged(Event, frozen=True, tag="max_hp_changed"):
     seat: int
     max_hp: int
     hp: int
 
 
-class Dying(Event, tag="dying"):
+class Dying(Event, frozen=True, tag="dying"):
     seat: int
     hp: int
 
 
-class Died(Event, tag="died"):
+class Died(Event, frozen=True, tag="died"):
     seat: int
     killer: int
     role: str
 
 
-class Judged(Event, tag="judged"):
+class Judged(Event, frozen=True, tag="judged"):
     seat: int
     card: int
     reason: str
     result: bool
 
 
-class ChainToggled(Event, tag="chain_toggled"):
+class ChainToggled(Event, frozen=True, tag="chain_toggled"):
     seat: int
     chained: bool
 
 
-class SkillInvoked(Event, tag="skill_invoked"):
+class SkillInvoked(Event, frozen=True, tag="skill_invoked"):
     seat: int
     skill: str
     targets: list[int] = msgspec.field(default_factory=list)
 
 
-class SuitNamed(Event, tag="suit_named"):
+class SuitNamed(Event, frozen=True, tag="suit_named"):
     seat: int
     suit: str
 
 
-class CardShown(Event, tag="card_shown"):
+class CardShown(Event, frozen=True, tag="card_shown"):
     seat: int
     card: int
 
 
-class CounterChanged(Event, tag="counter_changed"):
+class CounterChanged(Event, frozen=True, tag="counter_changed"):
     """A variant counter (护甲 ``armor``, 玉佩 ``jade``, 怒气 ``rage``) changed."""
 
     seat: int
@@ -194,7 +194,7 @@ class CounterChanged(Event, tag="counter_changed"):
     value: int
 
 
-class GameEnded(Event, tag="game_ended"):
+class GameEnded(Event, frozen=True, tag="game_ended"):
     winners: list[str]
     winner_seats: list[int]
     draw: bool

@@ -136,11 +136,8 @@ def _turn(g: Game, f: TurnFrame) -> None:
     pop(g)
 
 
-_BODY = {
-    "judge": lambda s: JudgePhase(seat=s),
-    "draw": lambda s: DrawPhase(seat=s),
-    "play": lambda s: PlayPhase(seat=s),
-    "discard": lambda s: DiscardPhase(seat=s),
+_BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
+    "judge": JudgePhase, "draw": DrawPhase, "play": PlayPhase, "discard": DiscardPhase,
 }
 
 
@@ -156,7 +153,7 @@ def _phase(g: Game, f: PhaseFrame) -> None:
         f.pc = 2
         body = _BODY.get(f.phase)
         if body is not None:
-            push(g, body(f.seat))
+            push(g, body(seat=f.seat))
         return
     if f.pc == 2:
         f.pc = 3

@@ -115,5 +115,4 @@ def _finish(g: Game, f: AskCard, vc: VCard) -> None:
     if f.mode == "select":  # the caller uses the card itself (借刀杀人, 青龙偃月刀)
         return
     announce(g, f, vc)
-    if f.mode == "use":
-        fire(g, "card_using", len(g.stack) - 1)
+    fire(g, "card_using" if f.mode == "use" else "card_playing", len(g.stack) - 1)

@@ -34,6 +34,11 @@ class Skill:
     text: ClassVar[str] = ""
 
     # --- trigger hooks ---------------------------------------------------------------------
+    def is_optional(self, g: Game, seat: int, trig: Any) -> bool:
+        """Whether the owner is asked first at ``trig`` (default: the class's ``optional``); a
+        ruleset option can make a skill optional, or a skill locked at one point only."""
+        return self.optional
+
     def can(self, g: Game, seat: int, trig: Any) -> bool:
         """Whether this skill of ``seat`` applies at the trigger ``trig`` (a Trigger frame)."""
         return True

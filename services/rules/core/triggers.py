@@ -77,7 +77,7 @@ def _run_trigger(g: Game, f: Trigger) -> None:
                     if sk.asks_itself:
                         f.done.append(name)
                         sk.run(g, seat, f)
-                    elif sk.optional:
+                    elif sk.is_optional(g, seat, f):
                         f.cand = name
                         f.pc = 1
                         ask(g, seat, "confirm", ["yes"], info={"skill": name, "point": f.point})

@@ -68,9 +68,9 @@ def check_expect(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list
         _fail("deck_count", ex.deck_count, len(g.draw))
     if ex.waiting is not None:
         d = g.pending
-        actual = f"seat {d.seat} {d.kind}" if d else "nothing (the game ended)"
+        now = f"seat {d.seat} {d.kind}" if d else "nothing (the game ended)"
         if d is None or d.seat != ex.waiting.seat or d.kind != ex.waiting.kind:
-            _fail("waiting", f"seat {ex.waiting.seat} {ex.waiting.kind}", actual)
+            _fail("waiting", f"seat {ex.waiting.seat} {ex.waiting.kind}", now)
     if ex.turn is not None and (g.current, g.phase) != (ex.turn.seat, ex.turn.phase):
         _fail("turn", f"seat {ex.turn.seat} {ex.turn.phase}", f"seat {g.current} {g.phase}")
     if ex.winners is not None:

@@ -4,6 +4,7 @@ says, then check its expectations. ``python -m services.rules.scenario.runner PA
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -254,10 +255,8 @@ class Runner:
 
 def run_scenario(sc: Scenario) -> None:
     """Run one scenario; raise ScenarioFailed (or TableError) if it does not hold."""
-    try:
+    with contextlib.suppress(_Stop):
         Runner(sc).run()
-    except _Stop:
-        pass
 
 
 def run_paths(paths: Iterable[str | Path], out: Any = None) -> tuple[int, int]:
