@@ -110,8 +110,9 @@ def profile_engine(ruleset: str, players: int, games: int, seed: int = 1, top: i
 if __name__ == "__main__":  # python -m services.rules.bench [games] [players]
     import json
 
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    p = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    n = int(args[0]) if args else 200
+    p = int(args[1]) if len(args) > 1 else 8
     print(json.dumps(bench_engine("standard", p, n)))
     if "--profile" in sys.argv:
         print(profile_engine("standard", p, min(n, 50)))
