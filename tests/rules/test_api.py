@@ -1,0 +1,156 @@
+"""The public engine API (services/rules/README.md): its contract, call by call."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+import pytest
+
+from services.bots.random_policy import RandomPolicy
+from services.rules import api
+from services.rules.core import events as ev
+
+KINDS = {"play", "targets", "respond", "discard", "cards", "pick_card", "confirm", "choose",
+         "draft"}
+# option keys per decision kind, as the README's table lists them
+OPTION_KEYS = {
+    "play": re.compile(r"card:\d+|skill:\S+|recast:\d+|end"),  # recast: not in README yet
+    "targets": re.compile(r"seat:\d+"),
+    "respond": re.compile(r"card:\d+|skill:\S+"),
+    "discard": re.compile(r"card:\d+"),
+    "cards": re.compile(r"card:\d+"),
+    "pick_card": re.compile(r"hand|card:\d+"),
+    "confirm": re.compile(r"yes"),
+    "choose": re.compile(r"suit:[SHCD]|card:\d+|seat:\d+|discard|damage|give|slash|draw"),
+    "draft": re.compile(r"general:\S+"),
+}
+EVENT_TAGS = set(ev.event_types())
+
+
+def test_rulesets_and_unknown_options() -> None:
+    """Known rulesets are listed; unknown rulesets, options and table sizes are rejected."""
+    assert "standard" in api.rulesets()
+    with pytest.raises(api.UnknownOption):
+        api.new_game("no-such-ruleset", 5, 1)
+    with pytest.raises(api.UnknownOption):
+        api.new_game("standard", 5, 1, {"no_such_option": True})
+    for n in (1, 3, 11):
+        with pytest.raises(api.UnknownOption):
+            api.new_game("standard", n, 1)
+    g = api.new_game("standard", 6, 1, {"double_renegade": True})
+    api.advance(g)
+    assert sorted(p.role for p in g.players).count("renegade") == 2
+
+
+def test_new_game_waits_for_advance() -> None:
+    """``new_game`` deals; the first ``advance`` starts with game_started and stops at a
+    decision; a second ``advance`` at a pending decision produces nothing."""
+    g = api.new_game("standard", 8, 7)
+    assert api.pending(g) is None and not api.is_over(g)
+    first = api.advance(g)
+    assert isinstance(first[0], ev.GameStarted)
+    assert first[0].rules_version == api.RULES_VERSION and first[0].players == 8
+    assert sum(isinstance(e, ev.RoleAssigned) for e in first) == 8
+    d = api.pending(g)
+    assert d is not None and d.id == 1
+    before = api.snapshot(g)
+    assert api.advance(g) == []
+    assert api.snapshot(g) == before
+
+
+def test_decisions_follow_the_readme_table() -> None:
+    """Kinds, option keys, increasing ids, and the random policy's answers are always legal."""
+    for players, seed in [(4, 1), (8, 2), (10, 3)]:
+        g = api.new_game("standard", players, seed)
+        api.advance(g)
+        pol = [RandomPolicy(seed + i) for i in range(players)]
+        last_id = 0
+        while not api.is_over(g):
+            d = api.pending(g)
+            assert d is not None
+            assert d.kind in KINDS, d
+            assert d.id > last_id
+            last_id = d.id
+            for opt in d.options:
+                assert OPTION_KEYS[d.kind].fullmatch(opt), (d.kind, opt, d.info)
+            if d.kind == "respond":  # "select" (借刀杀人, 青龙偃月刀) is not in the README yet
+                assert d.info.get("need") and d.info.get("mode") in ("use", "play", "select"), d.info
+            if d.kind == "play":
+                assert "end" in d.options
+            api.submit(g, pol[d.seat].act(d))
+        assert api.pending(g) is None
+
+
+def test_default_answer_is_accepted() -> None:
+    """``default_answer`` declines when it may, else picks the forced minimum; always legal."""
+    g = api.new_game("standard", 5, 11)
+    api.advance(g)
+    pol = [RandomPolicy(i) for i in range(5)]
+    n = 0
+    while not api.is_over(g) and n < 3000:
+        d = api.pending(g)
+        assert d is not None
+        a = api.default_answer(d)
+        assert a.decision == d.id and a.seat == d.seat
+        assert a.picks == [] if d.declinable else len(a.picks) == d.min
+        # alternate silent and random answers so the game moves on
+        api.submit(g, a if n % 2 else pol[d.seat].act(d))
+        n += 1
+
+
+def test_illegal_answer_has_a_reason() -> None:
+    """``IllegalAnswer.reason`` says what was wrong."""
+    g = api.new_game("standard", 4, 2)
+    api.advance(g)
+    d = api.pending(g)
+    assert d is not None
+    with pytest.raises(api.IllegalAnswer, match="not pending") as info:
+        api.submit(g, api.Answer(decision=d.id + 5, seat=d.seat, picks=[]))
+    assert str(d.id) in info.value.reason
+    with pytest.raises(api.IllegalAnswer, match="may not answer"):
+        api.submit(g, api.Answer(decision=d.id, seat=(d.seat + 1) % 4, picks=[]))
+
+
+def test_events_round_trip_through_encode_decode() -> None:
+    """Every event of a game: decode(encode(e)) == e, with a known ``type`` tag."""
+    g = api.new_game("standard", 7, 5)
+    stream = api.advance(g)
+    pol = [RandomPolicy(i) for i in range(7)]
+    while not api.is_over(g):
+        d = api.pending(g)
+        assert d is not None
+        stream += api.submit(g, pol[d.seat].act(d))
+    assert isinstance(stream[-1], ev.GameEnded)
+    seen = set()
+    for e in stream:
+        data = api.encode_event(e)
+        tag = msgspec.msgpack.decode(data)["type"]
+        assert tag in EVENT_TAGS
+        seen.add(tag)
+        assert api.decode_event(data) == e
+    assert {"game_started", "cards_moved", "card_used", "turn_started", "game_ended"} <= seen
+    assert g.events_emitted == len(stream)
+
+
+def test_fork_and_restore_types() -> None:
+    """``fork`` and ``restore`` give ``Game`` objects whose snapshots match."""
+    g = api.new_game("standard", 6, 9)
+    api.advance(g)
+    f = api.fork(g)
+    assert isinstance(f, api.Game)
+    assert api.snapshot(f) == api.snapshot(g)
+    assert api.restore(api.snapshot(g)).pending == g.pending
+
+
+def test_redact_viewers() -> None:
+    """GOD sees everything; the spectator sees no hand faces of the deal."""
+    g = api.new_game("standard", 4, 1)
+    deal = [e for e in api.advance(g) if isinstance(e, ev.CardsMoved) and e.reason == "deal"]
+    assert len(deal) == 4
+    for e in deal:
+        assert api.redact(e, api.GOD).cards == e.cards
+        assert api.redact(e, e.dst_seat).cards == e.cards
+        hidden = api.redact(e, api.SPECTATOR)
+        assert isinstance(hidden, ev.CardsMoved)
+        assert hidden.cards == [] and hidden.count == 4
