@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.damage import damage, recover
 from ..core.engine import emit, handler, pop, push
 from ..core.events import Dodged
-from ..core.query import in_range, skill_objs
+from ..core.query import in_range, with_hook
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
 from ..core.triggers import fire
@@ -17,7 +17,7 @@ UNLIMITED = 1000
 
 def slash_limit(g: Game, seat: int) -> int:
     """How many 杀 ``seat`` may use in its play phase (§1.6)."""
-    return 1 + sum(s.slash_limit(g, seat) for s in skill_objs(g, seat))
+    return 1 + sum(s.slash_limit(g, seat) for s in with_hook(g, seat, "slash_limit"))
 
 
 def armor_name(g: Game, seat: int) -> str:
@@ -41,7 +41,7 @@ class Slash(CardSpec):
         return bool(self.legal_targets(g, user, vc, {}))
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
-        extra = sum(s.target_count(g, user, vc.name) for s in skill_objs(g, user))
+        extra = sum(s.target_count(g, user, vc.name) for s in with_hook(g, user, "target_count"))
         p = g.players[user]
         w = p.equip.get("weapon", -1)
         if w >= 0 and g.cards[w].name == "方天画戟" and p.hand and set(p.hand) <= set(vc.cards):

@@ -7,7 +7,7 @@ import msgspec
 from .engine import answer, ask, emit, handler, pop, push
 from .events import Nullified, PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .judge import Judge
-from .query import hand_limit, next_alive, skill_objs
+from .query import hand_limit, next_alive, with_hook
 from .skills import SKILLS
 from .state import PHASES, Frame, Game
 from .triggers import fire
@@ -178,13 +178,20 @@ def play_options(g: Game, seat: int) -> list[str]:
     out = []
     cards = g.cards
     specs = CARD_SPECS
+    usable: dict[str, bool] = {}  # by name: same-named cards are usable alike
     for cid in p.hand:
-        spec = specs.get(cards[cid].name)
-        if spec is not None and spec.can_use(g, seat, physical(g, cid)):
+        name = cards[cid].name
+        spec = specs.get(name)
+        if spec is None:
+            continue
+        ok = usable.get(name)
+        if ok is None:
+            ok = usable[name] = spec.can_use(g, seat, physical(g, cid))
+        if ok:
             out.append(f"card:{cid}")
-        if spec is not None and spec.recastable:
+        if spec.recastable:
             out.append(f"recast:{cid}")
-    for s in skill_objs(g, seat):
+    for s in with_hook(g, seat, "can_activate"):
         if s.can_activate(g, seat):
             out.append(f"skill:{s.name}")
     return out

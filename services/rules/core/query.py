@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cards import CardDef, color_of
-from .skills import SKILLS, Skill
+from .skills import HOOK_SETS, SKILLS, Skill
 from .state import Game, Player
 
 RANGE_OF_WEAPON: dict[str, int] = {}  # filled by the card modules: weapon name -> range
@@ -41,6 +41,20 @@ def skills_of(g: Game, p: Player) -> list[str]:
     return out
 
 
+def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
+    """The skills of ``seat`` that override ``hook`` (fast: most seats have none)."""
+    names = HOOK_SETS[hook]
+    if not names:
+        return []
+    p = g.players[seat]
+    out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or p.role == "lord")]
+    for cid in p.equip.values():
+        n = g.cards[cid].name
+        if n in names:
+            out.append(SKILLS[n])
+    return out
+
+
 def has_skill(g: Game, seat: int, name: str) -> bool:
     """Whether ``seat`` has the skill ``name`` now."""
     return name in skills_of(g, g.players[seat])
@@ -72,9 +86,9 @@ def distance(g: Game, a: int, b: int) -> int:
         d -= 1
     if "plus" in pb.equip:
         d += 1
-    for s in skill_objs(g, a):
+    for s in with_hook(g, a, "distance_from"):
         d += s.distance_from(g, a, b)
-    for s in skill_objs(g, b):
+    for s in with_hook(g, b, "distance_to"):
         d += s.distance_to(g, b, a)
     return max(d, 1)
 
@@ -84,7 +98,7 @@ def attack_range(g: Game, seat: int, without: int = -1) -> int:
     p = g.players[seat]
     w = p.equip.get("weapon", -1)
     r = RANGE_OF_WEAPON.get(g.cards[w].name, 1) if w >= 0 and w != without else 1
-    for s in skill_objs(g, seat):
+    for s in with_hook(g, seat, "attack_range"):
         r += s.attack_range(g, seat)
     return max(r, 1)
 
@@ -110,7 +124,7 @@ def distance_without(g: Game, a: int, b: int, without: int) -> int:
 def hand_limit(g: Game, seat: int) -> int:
     """Hand limit: current HP (at least 0) plus skill modifiers."""
     lim = max(g.players[seat].hp, 0)
-    for s in skill_objs(g, seat):
+    for s in with_hook(g, seat, "hand_limit"):
         lim += s.hand_limit(g, seat)
     return lim
 
@@ -127,7 +141,8 @@ def color(g: Game, cid: int) -> str:
 
 def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
     """Whether ``target`` cannot be chosen as a target of ``card_name`` by ``user``."""
-    return any(s.prohibits(g, target, user, card_name) for s in skill_objs(g, target))
+    return any(s.prohibits(g, target, user, card_name)
+               for s in with_hook(g, target, "prohibits"))
 
 
 def card_count(g: Game, seat: int, judge: bool = False) -> int:

@@ -11,7 +11,7 @@ import msgspec
 
 from .engine import answer, ask, emit, handler, pop
 from .events import CardPlayed, CardUsed
-from .query import skill_objs
+from .query import with_hook
 from .skills import SKILLS
 from .state import Frame, Game
 from .triggers import fire
@@ -51,7 +51,7 @@ def hand_options(g: Game, f: AskCard) -> list[str]:
 def options_for(g: Game, f: AskCard) -> list[str]:
     """Every legal option of the demand: hand cards and providing skills."""
     opts = hand_options(g, f)
-    for s in skill_objs(g, f.user):
+    for s in with_hook(g, f.user, "provides"):
         if s.name not in f.tried and s.provides(g, f.user, f):
             opts.append(f"skill:{s.name}")
     if f.need == "闪" and g.turn_marks.get(f"no_dodge:{f.user}", 0):

@@ -98,7 +98,10 @@ class Skill:
 
 SKILLS: dict[str, Skill] = {}
 LISTENERS: dict[str, set[str]] = {}
-MODIFIER_SKILLS: set[str] = set()
+# hook name -> names of the skills that override it (queries skip every other skill)
+HOOKS = ("distance_from", "distance_to", "attack_range", "slash_limit", "hand_limit",
+         "prohibits", "provides", "can_activate", "use_card_ok", "target_count")
+HOOK_SETS: dict[str, set[str]] = {h: set() for h in HOOKS}
 
 
 def register(cls: type[Skill]) -> type[Skill]:
@@ -107,4 +110,7 @@ def register(cls: type[Skill]) -> type[Skill]:
     SKILLS[cls.name] = inst
     for ev in cls.events:
         LISTENERS.setdefault(ev, set()).add(cls.name)
+    for hook in HOOKS:
+        if getattr(cls, hook) is not getattr(Skill, hook):
+            HOOK_SETS[hook].add(cls.name)
     return cls

@@ -56,7 +56,8 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
-        return bool(self.legal_targets(g, user, vc, {}))
+        return any(self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
+                   for t in order_from(g, user))
 
     def ineffective(self, g: Game, use: UseCard, t: int) -> str:
         """A reason the card has no effect on ``t`` (仁王盾, 藤甲 …), or ""."""
@@ -241,15 +242,18 @@ class NullifyWindow(Frame, tag="nullify"):
 
 def can_nullify(g: Game, seat: int) -> bool:
     """Whether ``seat`` holds 无懈可击 or a skill providing one."""
-    from .query import skill_objs
+    from .query import with_hook
     from .respond import AskCard
 
     p = g.players[seat]
     cards = g.cards
     if any(cards[c].name == "无懈可击" for c in p.hand):
         return True
+    providers = with_hook(g, seat, "provides")
+    if not providers:
+        return False
     probe = AskCard(user=seat, need="无懈可击")
-    return any(s.provides(g, seat, probe) for s in skill_objs(g, seat))
+    return any(s.provides(g, seat, probe) for s in providers)
 
 
 @handler(NullifyWindow)

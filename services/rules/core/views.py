@@ -84,7 +84,8 @@ def _zone_remove(v: View, zone: str, seat: int, cards: list[int], count: int) ->
     elif seat >= 0 and zone == "hand":
         s = v.seats[seat]
         s.hand_count -= count
-        s.hand = [c for c in s.hand if c not in cards]
+        # an unseen card left: any card we knew to be in that hand may be the one that went
+        s.hand = [c for c in s.hand if c not in cards] if cards or not count else []
     elif seat >= 0 and zone == "equip":
         v.seats[seat].equip = [c for c in v.seats[seat].equip if c not in cards]
     elif seat >= 0 and zone == "judge":

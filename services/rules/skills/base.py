@@ -1,0 +1,224 @@
+"""Shared machinery of the general skills: aliases, per-turn limits, the active-skill frame and
+card conversions (倾国, 奇袭, 国色, 急救, 龙胆 …).
+
+A ruleset that prints a skill under another name (seed 000's 好色 for 奸雄) registers an alias: a
+subclass that changes only ``name`` (and, where the seed's text differs, a class attribute such as
+the option key that switches it). The logic lives once, under the standard name.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import msgspec
+
+from ..core.engine import answer, ask, emit, handler, pop
+from ..core.events import SkillInvoked
+from ..core.judge import JUDGE_RULES
+from ..core.skills import SKILLS, Skill, register
+from ..core.state import Frame, Game
+from ..core.use import CARD_SPECS, use_card
+from ..core.vcard import VCard, converted
+
+
+def alias(new: str, old: str, text: str = "", **attrs: Any) -> type[Skill]:
+    """Register ``new`` as another name of the skill ``old`` (same logic; ``attrs`` override class
+    attributes, e.g. which ruleset option makes it optional)."""
+    base = type(SKILLS[old])
+    doc = f"{new} = {old}" + (f": {text}" if text else "")
+    cls = type(f"{base.__name__}_{new}", (base,), {"name": new, "text": text, "__doc__": doc,
+                                                    **attrs})
+    register(cls)
+    if old in JUDGE_RULES:
+        JUDGE_RULES[new] = JUDGE_RULES[old]
+    return cls
+
+
+def opt(g: Game, key: str, default: Any) -> Any:
+    """A ruleset option, or the standard behaviour's ``default`` when the ruleset lacks it."""
+    return g.options.get(key, default) if key else default
+
+
+def used(g: Game, seat: int, name: str) -> bool:
+    """Whether ``seat`` has used the once-per-turn skill ``name`` this turn."""
+    return bool(g.players[seat].marks.get(f"t:{name}", 0))
+
+
+def mark_used(g: Game, seat: int, name: str) -> None:
+    """Record a use of a once-per-turn skill (``t:`` marks expire at the end of the turn)."""
+    g.players[seat].marks[f"t:{name}"] = 1
+
+
+def own_cards(g: Game, seat: int, equip: bool = True) -> list[int]:
+    """``seat``'s hand cards, then (if ``equip``) its equipped cards."""
+    p = g.players[seat]
+    return list(p.hand) + (list(p.equip.values()) if equip else [])
+
+
+class Procedure(Skill):
+    """A skill run as: pick cards (its cost) → pick seats → ``apply``. Each step may be declined
+    (then nothing happens); the skill is marked used only when it is applied."""
+
+    once_per_turn: ClassVar[bool] = False
+
+    def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
+        """Card ids to choose from and how many (lo, hi); None = no card step."""
+        return None
+
+    def choices(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
+        """Seats to choose from and how many (lo, hi); None = no seat step."""
+        return None
+
+    def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
+        """The effect, after the frame has popped (push frames freely)."""
+
+    def start(self, g: Game, seat: int, ctx: int = -1, data: dict[str, Any] | None = None
+              ) -> None:
+        """Push the procedure's frame."""
+        from ..core.engine import push
+
+        push(g, SkillFrame(seat=seat, skill=self.name, ctx=ctx, data=data or {}))
+
+    def activate(self, g: Game, seat: int) -> None:
+        self.start(g, seat)
+
+
+class SkillFrame(Frame, tag="skill_proc"):
+    """Runs a :class:`Procedure`: card step, seat step, then the effect."""
+
+    seat: int
+    skill: str
+    ctx: int = -1
+    data: dict[str, Any] = msgspec.field(default_factory=dict)
+    cards: list[int] = msgspec.field(default_factory=list)
+    seats: list[int] = msgspec.field(default_factory=list)
+
+
+@handler(SkillFrame)
+def _skill_frame(g: Game, f: SkillFrame) -> None:
+    sk = SKILLS[f.skill]
+    assert isinstance(sk, Procedure)
+    if f.pc == 0:
+        f.pc = 1
+        c = sk.cost(g, f.seat, f)
+        if c is not None:
+            opts, lo, hi = c
+            ask(g, f.seat, "cards", [f"card:{x}" for x in opts], lo, min(hi, len(opts)),
+                info={"skill": f.skill})
+            if g.pending is None and not g.answer:
+                pop(g)
+            return
+        g.answer = None
+    if f.pc == 1:
+        if sk.cost(g, f.seat, f) is not None:
+            picks = answer(g)
+            if not picks:
+                pop(g)
+                return
+            f.cards = [int(x[5:]) for x in picks]
+        f.pc = 2
+        c = sk.choices(g, f.seat, f)
+        if c is not None:
+            opts, lo, hi = c
+            ask(g, f.seat, "targets", [f"seat:{x}" for x in opts], lo, min(hi, len(opts)),
+                info={"skill": f.skill, "cards": f.cards, "ordered": True})
+            if g.pending is None and not g.answer:
+                pop(g)
+            return
+        g.answer = None
+    if sk.choices(g, f.seat, f) is not None:
+        picks = answer(g)
+        if not picks:
+            pop(g)
+            return
+        f.seats = [int(x[5:]) for x in picks]
+    pop(g)
+    if sk.once_per_turn:
+        mark_used(g, f.seat, sk.name)
+    emit(g, SkillInvoked(seat=f.seat, skill=f.skill, targets=list(f.seats)))
+    sk.apply(g, f.seat, f)
+
+
+class Conversion(Skill):
+    """Use or play one own card as another (``converts``): offered in ``respond`` decisions for
+    that card and, if ``in_play``, as ``skill:NAME`` in the play phase."""
+
+    converts: ClassVar[str] = ""
+    equip_too: ClassVar[bool] = False
+    in_play: ClassVar[bool] = False
+    in_respond: ClassVar[bool] = True
+
+    def card_ok(self, g: Game, seat: int, cid: int, as_name: str) -> bool:
+        """Whether card ``cid`` may be turned into ``as_name``."""
+        return False
+
+    def names(self, need: str) -> list[str]:
+        """The card names this skill can produce for a demand of ``need``."""
+        return [need] if need == self.converts else []
+
+    def usable_now(self, g: Game, seat: int) -> bool:
+        """Extra condition on the holder (急救: not in its own turn)."""
+        return True
+
+    def eligible(self, g: Game, seat: int, as_name: str) -> list[int]:
+        """Own cards that may become ``as_name``."""
+        return [c for c in own_cards(g, seat, self.equip_too) if self.card_ok(g, seat, c, as_name)]
+
+    def provides(self, g: Game, seat: int, ask: Any) -> bool:
+        if not self.in_respond or not self.usable_now(g, seat):
+            return False
+        return any(self.eligible(g, seat, n) for n in self.names(ask.need))
+
+    def provide(self, g: Game, seat: int, ask: Any) -> None:
+        from ..core.engine import push
+
+        push(g, ConvertPick(seat=seat, skill=self.name, as_name=self.names(ask.need)[0]))
+
+    def can_activate(self, g: Game, seat: int) -> bool:
+        if not self.in_play or not self.usable_now(g, seat):
+            return False
+        spec = CARD_SPECS[self.converts]
+        for c in self.eligible(g, seat, self.converts):
+            if spec.can_use(g, seat, converted(g, self.converts, [c], self.name)):
+                return True
+        return False
+
+    def activate(self, g: Game, seat: int) -> None:
+        from ..core.engine import push
+
+        push(g, ConvertPick(seat=seat, skill=self.name, as_name=self.converts, use=True))
+
+
+class ConvertPick(Frame, tag="convert_pick"):
+    """Pick the card a :class:`Conversion` turns into ``as_name``; then use it (play phase) or
+    hand the virtual card back to the demand (pops it, or None if declined)."""
+
+    seat: int
+    skill: str
+    as_name: str
+    use: bool = False
+
+
+@handler(ConvertPick)
+def _convert_pick(g: Game, f: ConvertPick) -> None:
+    sk = SKILLS[f.skill]
+    assert isinstance(sk, Conversion)
+    if f.pc == 0:
+        f.pc = 1
+        cands = sk.eligible(g, f.seat, f.as_name)
+        if f.use:
+            spec = CARD_SPECS[f.as_name]
+            cands = [c for c in cands
+                     if spec.can_use(g, f.seat, converted(g, f.as_name, [c], f.skill))]
+        ask(g, f.seat, "cards", [f"card:{c}" for c in cands], info={"skill": f.skill,
+                                                                   "as": f.as_name})
+        return
+    picks = answer(g)
+    pop(g, None)
+    if not picks:
+        return
+    vc: VCard = converted(g, f.as_name, [int(picks[0][5:])], f.skill)
+    if f.use:
+        use_card(g, f.seat, vc)
+    else:
+        g.ret = vc
