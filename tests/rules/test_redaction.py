@@ -181,8 +181,6 @@ HIDDEN_TAKE_REPRO = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="views._zone_remove keeps a known face when a hidden "
-                   "move takes an unknown card from that hand (bug reported to the lead)")
 def test_view_forgets_a_known_face_that_left_by_a_hidden_move() -> None:
     """Seat 0 saw card 39 go public into seat 1's hand; after seat 2 takes one card blindly,
     seat 0 can no longer claim seat 1 holds card 39 (it may not know, and in fact it does not)."""
@@ -191,7 +189,6 @@ def test_view_forgets_a_known_face_that_left_by_a_hidden_move() -> None:
     assert 39 not in view.seats[1].hand
 
 
-@pytest.mark.xfail(strict=True, reason="same view-fold bug, seen in a random 9-player game")
 def test_views_never_claim_a_card_a_seat_does_not_hold() -> None:
     """Over whole random games, a view's known faces are really in that hand."""
     for players, seed in [(9, 5), (7, 99), (5, 3)]:
