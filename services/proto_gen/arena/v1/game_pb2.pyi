@@ -1,0 +1,108 @@
+from services.proto_gen.arena.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateGameRequest(_message.Message):
+    __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    ruleset: str
+    seats: _containers.RepeatedCompositeFieldContainer[_common_pb2.Seat]
+    options_json: str
+    time_limit_ms: int
+    def __init__(self, match_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_common_pb2.Seat, _Mapping]]] = ..., options_json: _Optional[str] = ..., time_limit_ms: _Optional[int] = ...) -> None: ...
+
+class CreateGameResponse(_message.Message):
+    __slots__ = ("game_id", "created", "version")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    created: bool
+    version: int
+    def __init__(self, game_id: _Optional[str] = ..., created: _Optional[bool] = ..., version: _Optional[int] = ...) -> None: ...
+
+class SubmitActionRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token", "decision_id", "picks")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    PICKS_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    decision_id: int
+    picks: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., decision_id: _Optional[int] = ..., picks: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class SubmitActionResponse(_message.Message):
+    __slots__ = ("duplicate", "version", "answer", "next", "over")
+    DUPLICATE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    NEXT_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    duplicate: bool
+    version: int
+    answer: _common_pb2.Answer
+    next: _common_pb2.Decision
+    over: bool
+    def __init__(self, duplicate: _Optional[bool] = ..., version: _Optional[int] = ..., answer: _Optional[_Union[_common_pb2.Answer, _Mapping]] = ..., next: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., over: _Optional[bool] = ...) -> None: ...
+
+class GetViewRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class GetViewResponse(_message.Message):
+    __slots__ = ("version", "viewer", "events", "pending", "over")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEWER_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    viewer: int
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.EventEnvelope]
+    pending: _common_pb2.Decision
+    over: bool
+    def __init__(self, version: _Optional[int] = ..., viewer: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., pending: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., over: _Optional[bool] = ...) -> None: ...
+
+class StreamViewRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token", "from_seq")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    from_seq: int
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
+
+class GetDecisionRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class GetDecisionResponse(_message.Message):
+    __slots__ = ("over", "decision", "version")
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    over: bool
+    decision: _common_pb2.Decision
+    version: int
+    def __init__(self, over: _Optional[bool] = ..., decision: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., version: _Optional[int] = ...) -> None: ...
