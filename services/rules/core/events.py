@@ -20,6 +20,7 @@ class GameStarted(Event, frozen=True, tag="game_started"):
     players: int
     options: dict[str, Any]
     rules_version: str
+    deck: int = 0  # cards in the game (the draw pile before dealing)
 
 
 class RoleAssigned(Event, frozen=True, tag="role_assigned"):

@@ -141,6 +141,7 @@ def apply(v: View, e: ev.Event) -> View:
     elif isinstance(e, ev.GameStarted):
         v.ruleset = e.ruleset
         v.seats = [SeatView(seat=i) for i in range(e.players)]
+        v.draw_count = e.deck
     elif isinstance(e, ev.GameEnded):
         v.over = True
         v.winners = list(e.winner_seats)

@@ -61,7 +61,7 @@ class Standard(Ruleset):
         rest = shuffle(g, list(range(1, len(roles))))
         dealt = ["lord"] + [roles[i] for i in rest]
         emit(g, GameStarted(ruleset=g.ruleset, players=n, options=g.options,
-                            rules_version=RULES_VERSION))
+                            rules_version=RULES_VERSION, deck=len(g.cards)))
         for seat, role in enumerate(dealt):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"

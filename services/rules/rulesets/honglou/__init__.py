@@ -1,0 +1,165 @@
+"""Ruleset ``honglou``: seed 000, the 红楼梦 reskin of standard identity mode (REFERENCE §3).
+
+Standard rules (§1), the 108 standard + EX cards without 军争 (A-000-01), standard weapon ranges.
+The engine keeps the standard card and role names; the seed's names are printed and parsed:
+药 = 桃, 护官符 = 八卦阵, 鸳鸯剑 = 雌雄双股剑, 连弩 = 诸葛连弩, 青龙刀 = 青龙偃月刀,
+画戟 = 方天画戟, 主人 = lord, 仆人 = loyalist, 主人技 = 主公技. The 20 characters of the seed
+(宁国府, 薛府, 群) carry the seed's skill names, registered as aliases of the standard skills in
+``services.rules.skills``. Roles for 10 players: 1 主人, 3 仆人, 4 反贼, 2 内奸; 4–9 players use
+the standard table. The lord gets +1 max HP; 护主 and 救援 work only while their holder is lord.
+
+Draft (A-000-10), as ``draft`` decisions with options ``general:NAME``: the lord is offered 贾珍,
+薛姨妈 and ``draft_lord_random`` random characters and picks first, publicly; every other seat is
+offered k = min(``draft_max_offer``, floor(remaining / (N − 1))) of the rest and picks in secret
+(``draft_offered`` and ``general_chosen`` events seen by that seat only); then all are revealed.
+
+Options (REFERENCE Appendix A; default first):
+
+* ``genders`` ("novel"): A-000-02, the characters' genders from the novel; "source" takes the
+  gender of the standard general each copies.
+* ``huzhu_others_only`` (True): A-000-03, 护主 asks the *other* alive 宁国府 characters, in turn
+  order from the lord's next seat; False appends the lord itself (the literal "所有").
+* ``ganglie_short_hand_discards`` (False): A-000-04, a 刚烈 source with fewer than two hand cards
+  must take the damage; True lets it discard what it has instead.
+* ``zuima_optional`` (False): A-000-05, 醉骂 is compulsory (the seed has no "可以").
+* ``tiandu_any_judgement`` (False): A-000-06, 天妒 takes only its holder's own judgement cards.
+* ``jiuyuan_literal`` (False): A-000-07, 救援 heals +1 when another 薛府 character's 药 saves the
+  dying 主人; True: other 薛府 characters who use 药 on themselves while dying recover +1.
+* ``fanjian_damage_first`` (True): A-000-08, 反间 deals its damage before the target obtains
+  the card (the seed's order; the card waits in the processing area, discarded if it dies).
+* ``zanghua_wounded_only`` (True): A-000-09, 葬花 needs a wounded target.
+* ``shixue_self`` (False): A-000-11, damage to yourself (distance 0) does not count for 噬血.
+* ``luoyi_play_phase_only`` (True): D-000-04, 裸衣's +1 lasts for that turn's play phase only.
+* ``draft_lord_random`` (2), ``draft_max_offer`` (3): A-000-10's numbers.
+* ``lord_bonus_min_players`` (0): A-STD-01; 5 = no +1 max HP in a 4-player game.
+* ``double_renegade`` (False), ``max_reshuffles`` (0 = unlimited): as in ``standard``.
+* ``maneuvering`` (False): A-000-01; True adds the 军争 cards (not seed 000).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ... import skills as _skills  # noqa: F401  (registers the standard skills)
+from ...core.engine import answer, ask, emit, handler, pop, push, shuffle
+from ...core.events import DraftOffered, GameStarted, GeneralChosen, RoleAssigned
+from ...core.flow import GameFrame
+from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.state import Frame, Game
+from ..standard import RULES_VERSION, Standard
+from .data import LORD_CANDIDATES, NAMES, PRINTED, characters
+
+
+@register_ruleset
+class HongLou(Standard):
+    """Seed 000: 红楼梦 characters on standard identity rules."""
+
+    name = "honglou"
+    defaults = {
+        "genders": "novel", "huzhu_others_only": True, "ganglie_short_hand_discards": False,
+        "zuima_optional": False, "tiandu_any_judgement": False, "jiuyuan_literal": False,
+        "fanjian_damage_first": True, "zanghua_wounded_only": True, "shixue_self": False,
+        "luoyi_play_phase_only": True, "draft_lord_random": 2, "draft_max_offer": 3,
+        "lord_bonus_min_players": 0, "double_renegade": False, "max_reshuffles": 0,
+        "maneuvering": False,
+    }
+    aliases = dict(NAMES)
+
+    def generals(self) -> dict[str, General]:
+        return {"vanilla": VANILLA, **characters()}
+
+    def display_name(self, name: str) -> str:
+        return PRINTED.get(name, name)
+
+    def roster(self, g: Game) -> dict[str, General]:
+        """The draftable characters with this game's gender option applied."""
+        return characters(source_genders=g.options.get("genders") == "source")
+
+    def setup(self, g: Game) -> None:
+        n = len(g.players)
+        roles = self.roles(n, g.options)
+        rest = shuffle(g, list(range(1, len(roles))))
+        dealt = ["lord"] + [roles[i] for i in rest]
+        emit(g, GameStarted(ruleset=g.ruleset, players=n, options=g.options,
+                            rules_version=RULES_VERSION))
+        for seat, role in enumerate(dealt):
+            g.players[seat].role = role
+            g.players[seat].role_revealed = role == "lord"
+            emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+        push(g, GameFrame(seat=0))
+        push(g, Draft())
+
+
+class Draft(Frame, tag="honglou_draft"):
+    """A-000-10: the lord picks publicly from 贾珍 + 薛姨妈 + random; the others secretly."""
+
+    offers: list[list[str]] = msgspec.field(default_factory=list)
+    picks: list[str] = msgspec.field(default_factory=list)
+    i: int = 0
+
+
+def _offer(g: Game, f: Draft, seat: int) -> None:
+    ask(g, seat, "draft", [f"general:{x}" for x in f.offers[seat]], declinable=False,
+        info={"offer": list(f.offers[seat])})
+
+
+@handler(Draft)
+def _draft(g: Game, f: Draft) -> None:
+    rs = HongLou.instance(g)
+    roster = rs.roster(g)
+    n = len(g.players)
+    if f.pc == 0:
+        f.pc = 1
+        others = [x for x in roster if x not in LORD_CANDIDATES]
+        extra = int(g.options.get("draft_lord_random", 2))
+        offer = list(LORD_CANDIDATES) + shuffle(g, others)[:extra]
+        f.offers = [offer] + [[] for _ in range(n - 1)]
+        f.picks = [""] * n
+        emit(g, DraftOffered(seat=0, generals=offer, seen_by=[0]))
+        _offer(g, f, 0)
+        return
+    if f.pc == 1:
+        f.picks[0] = answer(g)[0][8:]
+        rs.seat_general(g, 0, roster[f.picks[0]])
+        pool = shuffle(g, [x for x in roster if x != f.picks[0]])
+        k = min(int(g.options.get("draft_max_offer", 3)), len(pool) // max(n - 1, 1))
+        for s in range(1, n):
+            f.offers[s] = pool[(s - 1) * k: s * k]
+            emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
+        f.pc = 2
+        f.i = 1
+        if f.i < n:
+            _offer(g, f, f.i)
+        return
+    if f.pc == 2 and f.i < n:
+        s = f.i
+        f.picks[s] = answer(g)[0][8:]
+        gen = roster[f.picks[s]]
+        emit(g, GeneralChosen(seat=s, general=gen.name, gender=gen.gender, faction=gen.faction,
+                              max_hp=gen.hp, hp=gen.hp, seen_by=[s]))
+        f.i += 1
+        if f.i < n:
+            _offer(g, f, f.i)
+            return
+    for s in range(1, n):  # all secret picks are revealed together
+        rs.seat_general(g, s, roster[f.picks[s]])
+    rs.deal(g)
+    pop(g)
+
+
+def _instance(g: Game) -> HongLou:
+    from ...core.ruleset import RULESETS
+
+    rs = RULESETS[g.ruleset]
+    assert isinstance(rs, HongLou)
+    return rs
+
+
+HongLou.instance = staticmethod(_instance)  # type: ignore[attr-defined]
+
+
+def option_defaults() -> dict[str, Any]:
+    """The ruleset's named options with their defaults."""
+    return dict(HongLou.defaults)

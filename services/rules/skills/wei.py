@@ -1,0 +1,403 @@
+"""魏 generals' skills (standard edition): 曹操, 司马懿, 夏侯惇, 许褚, 郭嘉, 甄姬."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from ..core.cards import color_of
+from ..core.damage import Damage, damage
+from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.events import CardPlayed, SkillInvoked
+from ..core.flow import DrawPhase
+from ..core.judge import JUDGE_RULES, Judge
+from ..core.pick import PickCard
+from ..core.query import card_count, order_from
+from ..core.respond import AskCard
+from ..core.skills import Skill, register
+from ..core.state import Frame, Game
+from ..core.triggers import Trigger, ctx_frame
+from ..core.vcard import VCard
+from ..core.zones import discard_from, draw, move
+from .base import Conversion, Procedure, SkillFrame, opt
+
+JUDGE_RULES["刚烈"] = lambda c: c.suit != "H"
+JUDGE_RULES["洛神"] = lambda c: color_of(c.suit) == "black"
+
+
+def _damage_to(g: Game, seat: int, trig: Trigger) -> Damage | None:
+    d = ctx_frame(g, trig)
+    return d if isinstance(d, Damage) and d.target == seat else None
+
+
+@register
+class JianXiong(Skill):
+    """奸雄: 在你受到伤害后，你可以获得对你造成伤害的牌。"""
+
+    name = "奸雄"
+    events = ("damaged",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _damage_to(g, seat, trig)
+        return d is not None and any(c in g.processing for c in d.cards)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        d = ctx_frame(g, trig)
+        move(g, [c for c in d.cards if c in g.processing], "processing", "hand", -1, seat,
+             reason=self.name)
+
+
+@register
+class HuJia(Skill):
+    """护驾: 主公技，当你需要使用或打出【闪】时，你可以令其他魏势力角色选择是否打出一张【闪】
+    （视为由你使用或打出）。 Helpers: the holder's faction, in turn order from its next seat."""
+
+    name = "护驾"
+    lord = True
+    others_key = ""  # option: True = other characters only (A-000-03); else the holder too
+
+    def helpers(self, g: Game, seat: int) -> list[int]:
+        """The seats asked, in order."""
+        fac = g.players[seat].faction
+        out = [s for s in order_from(g, seat, include_start=False)
+               if g.players[s].faction == fac]
+        if not opt(g, self.others_key, True):
+            out.append(seat)
+        return out
+
+    def provides(self, g: Game, seat: int, ask: Any) -> bool:
+        return ask.need == "闪" and bool(self.helpers(g, seat))
+
+    def provide(self, g: Game, seat: int, ask: Any) -> None:
+        emit(g, SkillInvoked(seat=seat, skill=self.name))
+        push(g, HelpersAsk(seat=seat, skill=self.name, need="闪", order=self.helpers(g, seat)))
+
+
+class HelpersAsk(Frame, tag="helpers_ask"):
+    """Ask ``order`` one by one to play ``need`` for ``seat``; pops a virtual card or None."""
+
+    seat: int
+    skill: str
+    need: str
+    order: list[int] = msgspec.field(default_factory=list)
+    i: int = 0
+
+
+@handler(HelpersAsk)
+def _helpers(g: Game, f: HelpersAsk) -> None:
+    if f.pc == 1:
+        vc = g.ret
+        if vc is not None:
+            pop(g, VCard(name=f.need, suit=vc.suit, color=vc.color, rank=vc.rank, skill=f.skill))
+            return
+        f.i += 1
+    while f.i < len(f.order) and not g.players[f.order[f.i]].alive:
+        f.i += 1
+    if f.i >= len(f.order):
+        pop(g, None)
+        return
+    f.pc = 1
+    push(g, AskCard(user=f.order[f.i], need=f.need, mode="play", source=f.seat,
+                    target=f.seat, reason=f.skill))
+
+
+@register
+class FanKui(Skill):
+    """反馈: 在你受到伤害后，你可以获得伤害来源的一张牌（手牌随机，装备任选）。"""
+
+    name = "反馈"
+    events = ("damaged",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _damage_to(g, seat, trig)
+        return (d is not None and d.source >= 0 and d.source != seat
+                and g.players[d.source].alive and card_count(g, d.source) > 0)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        push(g, Obtain(seat=seat, owner=ctx_frame(g, trig).source, reason=self.name))
+
+
+class Obtain(Frame, tag="obtain"):
+    """``seat`` picks one card of ``owner`` (hand blindly, equipment face up) and takes it."""
+
+    seat: int
+    owner: int
+    reason: str
+
+
+@handler(Obtain)
+def _obtain(g: Game, f: Obtain) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        push(g, PickCard(chooser=f.seat, owner=f.owner, reason=f.reason))
+        return
+    cid = g.ret
+    pop(g)
+    if cid is not None and cid >= 0:
+        from ..cards.tricks import take_card
+
+        take_card(g, f.seat, f.owner, cid, keep=True, reason=f.reason)
+
+
+@register
+class GuiCai(Procedure):
+    """鬼才: 在任意角色的判定牌生效前，你可以打出一张手牌代替之。"""
+
+    name = "鬼才"
+    events = ("judge_modify",)
+    asks_itself = True
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        return bool(g.players[seat].hand)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        self.start(g, seat, ctx=trig.ctx)
+
+    def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
+        return list(g.players[seat].hand), 1, 1
+
+    def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
+        j = g.stack[f.ctx]
+        assert isinstance(j, Judge)
+        new = f.cards[0]
+        c = g.cards[new]
+        emit(g, CardPlayed(seat=seat, name=c.name, suit=c.suit, rank=c.rank, cards=[new],
+                           skill=self.name))
+        move(g, [new], "hand", "processing", seat, reason=self.name)
+        old, j.card = j.card, new
+        if old in g.processing:
+            move(g, [old], "processing", "discard", reason=self.name)
+
+
+@register
+class GangLie(Skill):
+    """刚烈: 每当你受到一次伤害后，你可以进行判定：若结果不为♥，伤害来源选择一项：弃置两张手牌，
+    或受到你造成的1点伤害。"""
+
+    name = "刚烈"
+    events = ("damaged",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = _damage_to(g, seat, trig)
+        return d is not None and d.source >= 0 and g.players[d.source].alive
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        push(g, GangLieFrame(seat=seat, source=ctx_frame(g, trig).source, skill=self.name))
+
+
+class GangLieFrame(Frame, tag="ganglie"):
+    """Judge; not ♥ → the source discards two hand cards or takes 1 damage."""
+
+    seat: int
+    source: int
+    skill: str
+
+
+@handler(GangLieFrame)
+def _ganglie(g: Game, f: GangLieFrame) -> None:
+    src = g.players[f.source]
+    if f.pc == 0:
+        f.pc = 1
+        push(g, Judge(seat=f.seat, reason=f.skill))
+        return
+    if f.pc == 1:
+        if not g.ret or not src.alive:
+            pop(g)
+            return
+        f.pc = 2
+        # A-000-04: with fewer than two hand cards the source must take the damage
+        short_ok = opt(g, "ganglie_short_hand_discards", False)
+        opts = ["discard", "damage"] if len(src.hand) >= 2 or (short_ok and src.hand) else []
+        if not opts:
+            g.answer = ["damage"]
+            return
+        ask(g, f.source, "choose", opts, declinable=False, info={"about": f.skill})
+        return
+    if f.pc == 2:
+        if answer(g) == ["discard"]:
+            f.pc = 3
+            n = min(2, len(src.hand))
+            ask(g, f.source, "discard", [f"card:{c}" for c in src.hand], n, n,
+                declinable=False, info={"count": n, "reason": f.skill})
+            return
+        pop(g)
+        damage(g, f.seat, f.source, 1, card=f.skill)
+        return
+    picks = answer(g)
+    pop(g)
+    discard_from(g, f.source, [int(x[5:]) for x in picks], reason=f.skill)
+
+
+@register
+class LuoYi(Skill):
+    """裸衣: 摸牌阶段，你可以少摸一张牌；若如此做，你为伤害来源的【杀】或【决斗】造成的伤害+1
+    （本回合；旧版/红楼梦：该回合的出牌阶段，选项 ``luoyi_play_phase_only``）。"""
+
+    name = "裸衣"
+    events = ("draw_count", "damage_causing")
+
+    def is_optional(self, g: Game, seat: int, trig: Any) -> bool:
+        return bool(trig.point == "draw_count")
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        fr = ctx_frame(g, trig)
+        if trig.point == "draw_count":
+            return isinstance(fr, DrawPhase) and fr.seat == seat and fr.n >= 1
+        if not g.players[seat].marks.get("t:裸衣") or not isinstance(fr, Damage):
+            return False
+        if fr.source != seat or not (fr.slash or fr.duel):
+            return False
+        return not opt(g, "luoyi_play_phase_only", False) or (
+            g.current == seat and g.phase == "play")
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        fr = ctx_frame(g, trig)
+        if trig.point == "draw_count":
+            fr.n -= 1
+            g.players[seat].marks["t:裸衣"] = 1
+        else:
+            fr.amount += 1
+
+
+@register
+class TianDu(Skill):
+    """天妒: 在你的判定牌生效后，你可以获得此牌（选项 ``tiandu_any_judgement``：任何判定牌）。"""
+
+    name = "天妒"
+    events = ("judge_done",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        j = ctx_frame(g, trig)
+        if not isinstance(j, Judge) or j.card not in g.processing:
+            return False
+        return j.seat == seat or bool(opt(g, "tiandu_any_judgement", False))
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        j = ctx_frame(g, trig)
+        move(g, [j.card], "processing", "hand", -1, seat, reason=self.name)
+
+
+@register
+class YiJi(Skill):
+    """遗计: 每当你受到1点伤害后，你可以摸两张牌，然后将其中一张交给任意一名角色，再将另一张
+    交给任意一名角色。"""
+
+    name = "遗计"
+    events = ("damaged",)
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        return _damage_to(g, seat, trig) is not None
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        d = ctx_frame(g, trig)
+        push(g, YiJiFrame(seat=seat, left=d.dealt, skill=self.name))
+
+
+class YiJiFrame(Frame, tag="yiji"):
+    """Per point: draw two, give each to a seat of your choice; later points are offered again."""
+
+    seat: int
+    left: int
+    skill: str
+    drawn: list[int] = msgspec.field(default_factory=list)
+
+
+@handler(YiJiFrame)
+def _yiji(g: Game, f: YiJiFrame) -> None:
+    p = g.players[f.seat]
+    if f.pc == 0:  # a point: draw two
+        f.left -= 1
+        f.drawn = draw(g, f.seat, 2, reason=f.skill)
+        f.pc = 1
+    if f.pc == 2:
+        picks = answer(g)
+        cid = f.drawn.pop(0)
+        to = int(picks[0][5:])
+        if to != f.seat and cid in p.hand:
+            move(g, [cid], "hand", "hand", f.seat, to, reason=f.skill, seen_by=[f.seat, to])
+        f.pc = 1
+        return
+    if f.pc == 1:
+        f.drawn = [c for c in f.drawn if c in p.hand]
+        if f.drawn and p.alive:
+            f.pc = 2
+            ask(g, f.seat, "choose", [f"seat:{s}" for s in order_from(g, f.seat)],
+                declinable=False, info={"about": f.skill, "card": f.drawn[0]})
+            return
+        if f.left <= 0 or not p.alive:
+            pop(g)
+            return
+        f.pc = 3
+        ask(g, f.seat, "confirm", ["yes"], info={"skill": f.skill, "point": "damaged"})
+        return
+    if answer(g):
+        emit(g, SkillInvoked(seat=f.seat, skill=f.skill))
+        f.pc = 0
+    else:
+        pop(g)
+
+
+@register
+class QingGuo(Conversion):
+    """倾国: 你可以将一张黑色手牌当【闪】使用或打出。"""
+
+    name = "倾国"
+    converts = "闪"
+
+    def card_ok(self, g: Game, seat: int, cid: int, as_name: str) -> bool:
+        return color_of(g.cards[cid].suit) == "black"
+
+
+@register
+class LuoShen(Skill):
+    """洛神: 准备阶段，你可以进行判定：若结果为黑色，判定牌生效后你获得之，然后你可以再次发动
+    「洛神」。"""
+
+    name = "洛神"
+    events = ("phase_start", "judge_done")
+
+    def is_optional(self, g: Game, seat: int, trig: Any) -> bool:
+        return bool(trig.point == "phase_start")
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        if trig.point == "phase_start":
+            return bool(trig.data.get("phase") == "start" and g.current == seat)
+        j = ctx_frame(g, trig)
+        return (isinstance(j, Judge) and j.reason == self.name and j.seat == seat and j.result
+                and j.card in g.processing)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        if trig.point == "phase_start":
+            push(g, LuoShenFrame(seat=seat, skill=self.name))
+            return
+        j = ctx_frame(g, trig)
+        move(g, [j.card], "processing", "hand", -1, seat, reason=self.name)
+
+
+class LuoShenFrame(Frame, tag="luoshen"):
+    """Judge; black → (the card is taken at judge_done) and you may judge again."""
+
+    seat: int
+    skill: str
+
+
+@handler(LuoShenFrame)
+def _luoshen(g: Game, f: LuoShenFrame) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        push(g, Judge(seat=f.seat, reason=f.skill))
+        return
+    if f.pc == 1:
+        if not g.ret or not g.players[f.seat].alive:
+            pop(g)
+            return
+        f.pc = 2
+        ask(g, f.seat, "confirm", ["yes"], info={"skill": f.skill, "point": "again"})
+        return
+    if answer(g):
+        emit(g, SkillInvoked(seat=f.seat, skill=f.skill))
+        f.pc = 1
+        push(g, Judge(seat=f.seat, reason=f.skill))
+    else:
+        pop(g)
