@@ -38,15 +38,13 @@ Options (REFERENCE Appendix A; default first):
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.engine import answer, ask, emit, handler, pop, push, shuffle
-from ...core.events import DraftOffered, GameStarted, GeneralChosen, RoleAssigned
+from ...core.events import CardsMoved, DraftOffered, GameStarted, GeneralChosen, RoleAssigned
 from ...core.flow import GameFrame
-from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.ruleset import VANILLA, General, register_ruleset, ruleset_of
 from ...core.state import Frame, Game
 from ..standard import RULES_VERSION, Standard
 from .data import LORD_CANDIDATES, NAMES, PRINTED, characters
@@ -88,8 +86,17 @@ class HongLou(Standard):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"
             emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+        g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
         push(g, GameFrame(seat=0))
         push(g, Draft())
+
+    def deal_hands(self, g: Game, per_seat: int = 4) -> None:
+        """Deal ``per_seat`` cards to everyone from the shuffled draw pile."""
+        for p in g.players:
+            cards = [g.draw.pop() for _ in range(per_seat)]
+            p.hand.extend(cards)
+            emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
+                               dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
 
 
 class Draft(Frame, tag="honglou_draft"):
@@ -100,6 +107,10 @@ class Draft(Frame, tag="honglou_draft"):
     i: int = 0
 
 
+def _shuffled(g: Game, names: list[str]) -> list[str]:
+    return [names[i] for i in shuffle(g, list(range(len(names))))]
+
+
 def _offer(g: Game, f: Draft, seat: int) -> None:
     ask(g, seat, "draft", [f"general:{x}" for x in f.offers[seat]], declinable=False,
         info={"offer": list(f.offers[seat])})
@@ -107,14 +118,15 @@ def _offer(g: Game, f: Draft, seat: int) -> None:
 
 @handler(Draft)
 def _draft(g: Game, f: Draft) -> None:
-    rs = HongLou.instance(g)
+    rs = ruleset_of(g)
+    assert isinstance(rs, HongLou)
     roster = rs.roster(g)
     n = len(g.players)
     if f.pc == 0:
         f.pc = 1
         others = [x for x in roster if x not in LORD_CANDIDATES]
         extra = int(g.options.get("draft_lord_random", 2))
-        offer = list(LORD_CANDIDATES) + shuffle(g, others)[:extra]
+        offer = list(LORD_CANDIDATES) + _shuffled(g, others)[:extra]
         f.offers = [offer] + [[] for _ in range(n - 1)]
         f.picks = [""] * n
         emit(g, DraftOffered(seat=0, generals=offer, seen_by=[0]))
@@ -123,7 +135,7 @@ def _draft(g: Game, f: Draft) -> None:
     if f.pc == 1:
         f.picks[0] = answer(g)[0][8:]
         rs.seat_general(g, 0, roster[f.picks[0]])
-        pool = shuffle(g, [x for x in roster if x != f.picks[0]])
+        pool = _shuffled(g, [x for x in roster if x != f.picks[0]])
         k = min(int(g.options.get("draft_max_offer", 3)), len(pool) // max(n - 1, 1))
         for s in range(1, n):
             f.offers[s] = pool[(s - 1) * k: s * k]
@@ -145,21 +157,6 @@ def _draft(g: Game, f: Draft) -> None:
             return
     for s in range(1, n):  # all secret picks are revealed together
         rs.seat_general(g, s, roster[f.picks[s]])
-    rs.deal(g)
+    rs.deal_hands(g)
     pop(g)
 
-
-def _instance(g: Game) -> HongLou:
-    from ...core.ruleset import RULESETS
-
-    rs = RULESETS[g.ruleset]
-    assert isinstance(rs, HongLou)
-    return rs
-
-
-HongLou.instance = staticmethod(_instance)  # type: ignore[attr-defined]
-
-
-def option_defaults() -> dict[str, Any]:
-    """The ruleset's named options with their defaults."""
-    return dict(HongLou.defaults)
