@@ -17,7 +17,7 @@ class Seat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., bot: _Optional[bool] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("game_id", "id", "seat", "kind", "options", "min", "max", "declinable", "info_json", "version", "deadline_ms")
+    __slots__ = ("game_id", "id", "seat", "kind", "options", "min", "max", "declinable", "info_json", "version")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -28,7 +28,6 @@ class Decision(_message.Message):
     DECLINABLE_FIELD_NUMBER: _ClassVar[int]
     INFO_JSON_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
-    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     id: int
     seat: int
@@ -39,8 +38,7 @@ class Decision(_message.Message):
     declinable: bool
     info_json: str
     version: int
-    deadline_ms: int
-    def __init__(self, game_id: _Optional[str] = ..., id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., declinable: _Optional[bool] = ..., info_json: _Optional[str] = ..., version: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., declinable: _Optional[bool] = ..., info_json: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("decision_id", "seat", "picks", "auto")

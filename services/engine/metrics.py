@@ -1,0 +1,27 @@
+"""The worker's Prometheus metrics, on their own registry (several workers may share a process
+in tests)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+
+class Metrics:
+    """Games active, actions by result, action latency, append conflicts, pending, cache hits."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.games_active = Gauge("arena_engine_games_active", "games in this worker's cache "
+                                  "that have not ended", registry=r)
+        self.actions = Counter("arena_engine_actions", "SubmitAction calls by result",
+                               ["result"], registry=r)
+        self.latency = Histogram("arena_engine_action_latency_seconds", "SubmitAction latency",
+                                 buckets=(.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1,
+                                          2.5), registry=r)
+        self.conflicts = Counter("arena_engine_append_conflicts", "appends refused for a stale "
+                                 "expected version", registry=r)
+        self.decisions_pending = Gauge("arena_engine_decisions_pending", "decisions waiting for "
+                                       "an answer (all workers)", registry=r)
+        self.cache = Counter("arena_engine_cache_lookups", "hot-game cache lookups", ["hit"],
+                             registry=r)

@@ -1,0 +1,377 @@
+"""The engine worker's logic as plain async functions over an EventStore and a Side.
+
+No gRPC here (the servicer in grpc_server.py is a shim): every method either returns a result or
+raises `Refused(code, reason)`, where `code` names the gRPC status the transport sends.
+
+A worker holds no state that exists only in its memory. The hot-game cache is a copy of what
+the log says at some version; every write names that version, and a `VersionConflict` means
+another worker moved the game on, so the entry is dropped, the game reloaded, and the request
+decided again against the new state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets as _secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from ..eventlog.catalog import archive_game
+from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, decode_entry
+from ..eventlog.gamelog import GameLog, snapshot_due
+from ..eventlog.records import (
+    AnswerRecord,
+    Header,
+    Seat,
+    SeedReveal,
+    commit_seed,
+    decode_payload,
+    encode_payload,
+    new_salt,
+)
+from ..eventlog.store import EventStore, VersionConflict, check_game_id
+from ..rules import api
+from . import tokens
+from .metrics import Metrics
+from .side import Secret, Side
+
+MAX_SEATS = 16
+MAX_PICKS = 64
+MAX_PICK_LEN = 64
+MAX_RETRIES = 8
+
+
+class Refused(Exception):
+    """A request the worker will not carry out; `code` is a grpc.StatusCode name."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+class _Stale(Exception):
+    """The cached game was behind the log: reload and decide again."""
+
+
+class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
+    """A match to start (the `match` field of an arena:matches message, JSON)."""
+
+    match_id: str
+    ruleset: str
+    seats: list[Seat]
+    options: dict[str, Any] = {}
+    time_limit_ms: int = 0
+    seed: int | None = None
+
+
+@dataclass
+class Hot:
+    """A game as of `log.version`: engine state, header, and the answers seen so far."""
+
+    log: GameLog
+    game: api.Game
+    header: Header
+    answers: dict[int, tuple[AnswerRecord, int]] = field(default_factory=dict)
+    indexed_after: int = 0  # answers at or before this version are not in `answers`
+    finished: bool = False  # the seed reveal is in the log
+    time_limit_ms: int = 0
+
+
+@dataclass(frozen=True)
+class Result:
+    """What SubmitAction returns: the logged answer, the version after it, what is pending now."""
+
+    answer: AnswerRecord
+    version: int
+    duplicate: bool
+    next: api.Decision | None
+    over: bool
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Games:
+    """Creates games and applies answers; one instance per worker process."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        side: Side,
+        secret: bytes,
+        *,
+        cache_size: int = 512,
+        snapshot_every: int = 200,
+        default_time_limit_ms: int = 60_000,
+        bot_repost_ms: int = 5_000,
+        archive_dir: Path | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.store, self.side, self.secret = store, side, secret
+        self.cache: OrderedDict[str, Hot] = OrderedDict()
+        self.cache_size = cache_size
+        self.snapshot_every = snapshot_every
+        self.default_time_limit_ms = default_time_limit_ms
+        self.bot_repost_ms = bot_repost_ms
+        self.archive_dir = archive_dir
+        self.metrics = metrics or Metrics()
+
+    # ---- cache -------------------------------------------------------------------------------
+
+    def _put(self, game_id: str, hot: Hot) -> None:
+        self.cache[game_id] = hot
+        self.cache.move_to_end(game_id)
+        while len(self.cache) > self.cache_size:
+            self.cache.popitem(last=False)
+        self.metrics.games_active.set(sum(not h.game.over for h in self.cache.values()))
+
+    def evict(self, game_id: str) -> None:
+        """Drop a game from the cache (it is reloaded from the log when next needed)."""
+        self.cache.pop(game_id, None)
+
+    async def get(self, game_id: str) -> Hot:
+        """The game from the cache, else loaded from its log; NOT_FOUND if there is none."""
+        hot = self.cache.get(game_id)
+        self.metrics.cache.labels(hit=str(hot is not None).lower()).inc()
+        if hot is not None:
+            self.cache.move_to_end(game_id)
+            return hot
+        hot = await self._load(game_id)
+        self._put(game_id, hot)
+        return hot
+
+    async def _load(self, game_id: str) -> Hot:
+        loaded = await GameLog.load(self.store, game_id)
+        first = await self.store.read(game_id, 0, 1)
+        if not first:
+            raise Refused("NOT_FOUND", f"no game {game_id!r}")
+        header = decode_payload(decode_entry(first[0][1]).payload, Header)
+        secret = await self.side.get_secret(game_id)
+        reveal = next((decode_payload(e.payload, SeedReveal) for e in loaded.tail
+                       if e.kind == SEED_REVEAL), None)
+        seed = secret.seed if secret else reveal.seed if reveal else None
+        if loaded.snapshot is not None:
+            game = api.restore(loaded.snapshot.state)
+        elif seed is not None:
+            game = api.new_game(header.ruleset, header.players, seed, header.options)
+            api.advance(game)
+        else:
+            raise Refused("INTERNAL", f"game {game_id!r} has neither a snapshot nor a seed")
+        hot = Hot(loaded.log, game, header, finished=reveal is not None,
+                  indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
+                  time_limit_ms=(secret.time_limit_ms if secret else 0)
+                  or self.default_time_limit_ms)
+        base = hot.indexed_after
+        current: AnswerRecord | None = None
+        for i, entry in enumerate(loaded.tail):
+            seq = base + 1 + i
+            if entry.kind == ANSWER:
+                current = decode_payload(entry.payload, AnswerRecord)
+                api.submit(game, api.Answer(decision=current.decision, seat=current.seat,
+                                            picks=list(current.picks)))
+                hot.answers[current.decision] = (current, seq)
+            elif entry.kind == EVENT and current is not None:
+                hot.answers[current.decision] = (current, seq)
+        return hot
+
+    async def _answered(self, hot: Hot, decision: int) -> tuple[AnswerRecord, int] | None:
+        """The logged answer to `decision` and the version after its batch, if any."""
+        if decision in hot.answers or hot.indexed_after == 0:
+            return hot.answers.get(decision)
+        current: AnswerRecord | None = None
+        found: tuple[AnswerRecord, int] | None = None
+        for seq, data in await self.store.read(hot.log.game, 0, hot.indexed_after):
+            entry = decode_entry(data)
+            if entry.kind == ANSWER:
+                current = decode_payload(entry.payload, AnswerRecord)
+            if current is not None and current.decision == decision:
+                found = (current, seq)
+        return found
+
+    # ---- create ------------------------------------------------------------------------------
+
+    async def create_game(self, match: NewMatch) -> tuple[bool, int]:
+        """Start the match's game (game id = match id); (created, version). Idempotent."""
+        game_id = _game_id(match.match_id)
+        if not 1 <= len(match.seats) <= MAX_SEATS:
+            raise Refused("INVALID_ARGUMENT", f"a table has 1–{MAX_SEATS} seats")
+        if not 0 <= match.time_limit_ms <= 24 * 3600 * 1000:
+            raise Refused("INVALID_ARGUMENT", "time_limit_ms out of range")
+        seed = match.seed if match.seed is not None else _secrets.randbits(63)
+        if not 0 <= seed < 2**63:
+            raise Refused("INVALID_ARGUMENT", "seed out of range")
+        try:  # validate before anything is stored
+            api.new_game(match.ruleset, len(match.seats), seed, dict(match.options))
+        except (api.UnknownOption, ValueError, TypeError, msgspec.MsgspecError) as exc:
+            raise Refused("INVALID_ARGUMENT", str(exc)) from None
+        limit = match.time_limit_ms or self.default_time_limit_ms
+        secret = await self.side.put_secret(game_id, Secret(seed, new_salt(), limit))
+        game = api.new_game(match.ruleset, len(match.seats), secret.seed, dict(match.options))
+        events = api.advance(game)
+        header = Header(game_id=game_id, ruleset=match.ruleset, players=len(match.seats),
+                        rules_version=api.RULES_VERSION, seats=list(match.seats),
+                        seed_commitment=commit_seed(secret.seed, secret.salt),
+                        options=dict(match.options), started_at_ms=_now_ms())
+        log = GameLog(self.store, game_id)
+        try:
+            await log.append([(HEADER, encode_payload(header))]
+                             + [(EVENT, api.encode_event(e)) for e in events])
+        except VersionConflict:  # the match was seen before: make sure its game is moving
+            self.evict(game_id)
+            hot = await self.get(game_id)
+            await self._schedule(hot, only_new=True)
+            return False, hot.log.version
+        await log.save_snapshot(api.snapshot(game))
+        hot = Hot(log, game, header, indexed_after=log.version, time_limit_ms=secret.time_limit_ms)
+        self._put(game_id, hot)
+        await self._schedule(hot)
+        return True, log.version
+
+    # ---- answers -----------------------------------------------------------------------------
+
+    async def submit_action(self, game_id: str, token: str, decision: int, picks: list[str]
+                            ) -> Result:
+        """Answer `decision` for the token's seat (see the module docstring for the rules)."""
+        try:
+            claims = tokens.verify(self.secret, token)
+        except tokens.BadToken as exc:
+            raise Refused("UNAUTHENTICATED", str(exc)) from None
+        if claims.g != game_id:
+            raise Refused("PERMISSION_DENIED", "the seat token is for another game")
+        _game_id(game_id)
+        if len(picks) > MAX_PICKS or any(len(p) > MAX_PICK_LEN for p in picks):
+            raise Refused("INVALID_ARGUMENT", "too many or too long picks")
+        return await self._decide(game_id, claims.s, decision, list(picks), auto=False)
+
+    async def _decide(self, game_id: str, seat: int, decision: int, picks: list[str], *,
+                      auto: bool) -> Result:
+        for attempt in range(MAX_RETRIES):
+            cached = game_id in self.cache
+            hot = await self.get(game_id)
+            prior = await self._answered(hot, decision)
+            if prior is not None:
+                if prior[0].seat != seat:
+                    raise Refused("PERMISSION_DENIED", "that decision belonged to another seat")
+                return Result(prior[0], prior[1], True, api.pending(hot.game), hot.game.over)
+            d = api.pending(hot.game)
+            if d is None or hot.game.over:
+                raise Refused("FAILED_PRECONDITION", "the game is over")
+            if d.id != decision:
+                if cached and decision > d.id and attempt == 0:
+                    self.evict(game_id)  # maybe another worker moved on: look again
+                    continue
+                raise Refused("FAILED_PRECONDITION",
+                              f"decision {decision} is not pending (pending: {d.id})")
+            if d.seat != seat:
+                raise Refused("PERMISSION_DENIED", f"decision {d.id} is for another seat")
+            try:
+                return await self._apply(hot, AnswerRecord(d.id, d.seat, picks, auto))
+            except _Stale:
+                continue
+        raise Refused("ABORTED", "the game kept changing; try again")
+
+    async def _apply(self, hot: Hot, rec: AnswerRecord) -> Result:
+        trial = api.fork(hot.game)
+        try:
+            events = api.submit(trial, api.Answer(decision=rec.decision, seat=rec.seat,
+                                                  picks=list(rec.picks)))
+        except api.IllegalAnswer as exc:
+            raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
+        before = hot.log.version
+        try:
+            await hot.log.record_answer(rec, [api.encode_event(e) for e in events])
+        except VersionConflict:
+            self.metrics.conflicts.inc()
+            self.evict(hot.log.game)
+            raise _Stale from None
+        hot.game = trial
+        hot.answers[rec.decision] = (rec, hot.log.version)
+        if snapshot_due(before, hot.log.version, self.snapshot_every):
+            await hot.log.save_snapshot(api.snapshot(trial))
+        version = hot.log.version
+        await self._schedule(hot, answered=rec.decision)
+        return Result(rec, version, False, api.pending(trial), trial.over)
+
+    # ---- after an append ---------------------------------------------------------------------
+
+    async def _schedule(self, hot: Hot, *, answered: int | None = None, only_new: bool = False
+                        ) -> None:
+        """Give the new pending decision a deadline (and bots their message), or finish."""
+        game_id = hot.log.game
+        d = api.pending(hot.game)
+        if hot.game.over or d is None:
+            await self._finish(hot)
+        else:
+            bot = 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot
+            wait = self.bot_repost_ms if bot else hot.time_limit_ms
+            new = await self.side.set_deadline(game_id, d.id, _now_ms() + wait,
+                                               only_new=only_new)
+            if bot and (new or not only_new):
+                await self.side.publish("decisions", {
+                    "game": game_id, "decision": d.id, "seat": d.seat,
+                    "version": hot.log.version, "body": msgspec.json.encode(d)})
+        if answered is not None:
+            await self.side.clear_deadline(game_id, answered)
+
+    async def _finish(self, hot: Hot) -> None:
+        """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""
+        game_id = hot.log.game
+        if not hot.finished:
+            secret = await self.side.get_secret(game_id)
+            if secret is None:
+                raise Refused("INTERNAL", f"game {game_id!r} lost its seed")
+            reveal = SeedReveal(seed=secret.seed, salt=secret.salt, ended_at_ms=_now_ms(),
+                                winners=list(hot.game.winners))
+            try:
+                await hot.log.finish(reveal)
+            except VersionConflict:
+                self.metrics.conflicts.inc()
+                self.evict(game_id)
+                return  # whoever appended will finish it; a sweep retries otherwise
+            hot.finished = True
+        await self.side.publish("finished", {"game": game_id,
+                                             "winners": msgspec.json.encode(hot.game.winners)})
+        if self.archive_dir is not None:
+            self.archive_dir.mkdir(parents=True, exist_ok=True)
+            await archive_game(self.store, game_id, self.archive_dir)
+            await self.side.drop_secret(game_id)
+            self.evict(game_id)
+
+    async def sweep(self, limit: int = 50) -> int:
+        """Handle due deadlines: default answers for silent humans, bot decisions re-published,
+        games a dead worker left unfinished finished. Returns how many were handled."""
+        done = 0
+        for game_id, decision in await self.side.due(_now_ms(), limit):
+            self.evict(game_id)  # decide on the log as it is now
+            try:
+                hot = await self.get(game_id)
+            except Refused:
+                await self.side.clear_deadline(game_id, decision)
+                continue
+            d = api.pending(hot.game)
+            if d is None or hot.game.over or d.id != decision:
+                await self._schedule(hot, answered=decision, only_new=True)
+            elif 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot:
+                await self._schedule(hot)  # publish again, later deadline
+            else:
+                a = api.default_answer(d)
+                # Refused: answered meanwhile; the next sweep looks again if still due
+                with contextlib.suppress(Refused):
+                    await self._decide(game_id, d.seat, d.id, list(a.picks), auto=True)
+            done += 1
+        self.metrics.decisions_pending.set(await self.side.pending_count())
+        return done
+
+
+def _game_id(game_id: str) -> str:
+    try:
+        return check_game_id(game_id)
+    except ValueError as exc:
+        raise Refused("INVALID_ARGUMENT", str(exc)) from None

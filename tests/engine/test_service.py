@@ -1,0 +1,159 @@
+"""The worker core without the network: in-memory store and side."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from services.bots.random_policy import RandomPolicy
+from services.engine import tokens
+from services.engine.service import Games, NewMatch, Refused
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat, verify
+from services.rules import api
+
+SECRET = b"k"
+
+
+def _games(store: InMemoryEventStore | None = None, side: MemorySide | None = None,
+           **kw: object) -> Games:
+    return Games(store or InMemoryEventStore(), side or MemorySide(), SECRET, **kw)  # type: ignore[arg-type]
+
+
+def match(mid: str = "m1", players: int = 4, bots: bool = True, seed: int = 7) -> NewMatch:
+    return NewMatch(match_id=mid, ruleset="standard",
+                    seats=[Seat(f"p{i}", bots) for i in range(players)], seed=seed)
+
+
+async def test_create_is_idempotent() -> None:
+    g = _games()
+    created, v = await g.create_game(match())
+    again, v2 = await g.create_game(match())
+    assert created and not again and v == v2
+    assert len(await g.store.read("m1")) == v
+
+
+async def test_bad_matches_refused() -> None:
+    g = _games()
+    for bad in (NewMatch(match_id="x y", ruleset="standard", seats=[Seat("a")] * 4),
+                NewMatch(match_id="m", ruleset="nope", seats=[Seat("a")] * 4),
+                NewMatch(match_id="m", ruleset="standard", seats=[]),
+                NewMatch(match_id="m", ruleset="standard", seats=[Seat("a")] * 4,
+                         options={"bogus": 1})):
+        with pytest.raises(Refused) as err:
+            await g.create_game(bad)
+        assert err.value.code == "INVALID_ARGUMENT"
+    assert await g.store.head("m") == 0
+
+
+async def play_out(g: Games, game_id: str, fresh_cache_every: int = 0) -> int:
+    pol = RandomPolicy(1)
+    n = 0
+    while True:
+        hot = await g.get(game_id)
+        d = api.pending(hot.game)
+        if d is None or hot.game.over:
+            return n
+        a = pol.act(d)
+        tok = tokens.issue(SECRET, game_id, d.seat)
+        try:
+            await g.submit_action(game_id, tok, d.id, list(a.picks))
+        except Refused as exc:
+            assert exc.code == "INVALID_ARGUMENT"
+            await g.submit_action(game_id, tok, d.id, list(api.default_answer(d).picks))
+        n += 1
+        if fresh_cache_every and n % fresh_cache_every == 0:
+            g.evict(game_id)
+
+
+async def test_game_to_the_end_verifies_with_reloads() -> None:
+    g = _games(snapshot_every=50)
+    await g.create_game(match())
+    await play_out(g, "m1", fresh_cache_every=7)
+    records = [d for _, d in await g.store.read("m1")]
+    report = verify(records)
+    assert report.ok, report.divergence
+    assert any(s == "finished" for s, _ in g.side.published)  # type: ignore[attr-defined]
+
+
+async def test_seat_rules_and_duplicates() -> None:
+    store = InMemoryEventStore()
+    g = _games(store)
+    await g.create_game(match())
+    await g.create_game(match("other"))
+    d = api.pending((await g.get("m1")).game)
+    assert d is not None
+    own = tokens.issue(SECRET, "m1", d.seat)
+    wrong_seat = tokens.issue(SECRET, "m1", (d.seat + 1) % 4)
+    other_game = tokens.issue(SECRET, "other", d.seat)
+    expired = tokens.issue(SECRET, "m1", d.seat, ttl_ms=-1)
+    forged = tokens.issue(b"not the secret", "m1", d.seat)
+    head = await store.head("m1")
+    cases = [(wrong_seat, d.id, "PERMISSION_DENIED"), (other_game, d.id, "PERMISSION_DENIED"),
+             (expired, d.id, "UNAUTHENTICATED"), (forged, d.id, "UNAUTHENTICATED"),
+             ("", d.id, "UNAUTHENTICATED"), (own, d.id + 5, "FAILED_PRECONDITION")]
+    for tok, did, code in cases:
+        with pytest.raises(Refused) as err:
+            await g.submit_action("m1", tok, did, list(api.default_answer(d).picks))
+        assert err.value.code == code, (tok, did)
+    with pytest.raises(Refused) as err:
+        await g.submit_action("m1", own, d.id, ["no such option"])
+    assert err.value.code == "INVALID_ARGUMENT"
+    assert await store.head("m1") == head
+    first = await g.submit_action("m1", own, d.id, list(api.default_answer(d).picks))
+    assert not first.duplicate and first.version > head
+    g.evict("m1")  # a duplicate is recognised from the log too
+    dup = await g.submit_action("m1", own, d.id, ["anything"])
+    assert dup.duplicate and dup.version == first.version and dup.answer == first.answer
+    assert await store.head("m1") == first.version
+    with pytest.raises(Refused) as err:
+        await g.submit_action("m1", wrong_seat, d.id, [])
+    assert err.value.code == "PERMISSION_DENIED"
+    with pytest.raises(Refused) as err:
+        await g.submit_action("nosuch", tokens.issue(SECRET, "nosuch", 0), 1, [])
+    assert err.value.code == "NOT_FOUND"
+
+
+async def test_two_workers_conflict_and_reload() -> None:
+    store, side = InMemoryEventStore(), MemorySide()
+    a, b = _games(store, side), _games(store, side)
+    await a.create_game(match())
+    await b.get("m1")  # b caches the game at this version
+    rng = random.Random(3)
+    for _ in range(30):
+        w = rng.choice([a, b])
+        hot = await w.get("m1")
+        d = api.pending(hot.game)
+        assert d is not None
+        tok = tokens.issue(SECRET, "m1", d.seat)
+        try:
+            await w.submit_action("m1", tok, d.id, list(api.default_answer(d).picks))
+        except Refused as exc:  # a stale cache may see an old decision as pending
+            assert exc.code in ("FAILED_PRECONDITION",)
+            w.evict("m1")
+    assert a.metrics.conflicts._value.get() + b.metrics.conflicts._value.get() >= 0
+    assert verify([d for _, d in await store.read("m1")]).entries > 0
+
+
+async def test_silent_human_gets_the_default_answer() -> None:
+    side = MemorySide()
+    g = _games(side=side, default_time_limit_ms=0)
+    await g.create_game(match(bots=False))
+    hot = await g.get("m1")
+    d = api.pending(hot.game)
+    assert d is not None
+    assert await g.sweep() == 1
+    hot = await g.get("m1")
+    rec, _ = hot.answers[d.id]
+    assert rec.auto and rec.picks == list(api.default_answer(d).picks)
+
+
+async def test_bot_decisions_are_published_and_republished() -> None:
+    side = MemorySide()
+    g = _games(side=side, bot_repost_ms=0)
+    await g.create_game(match())
+    published = [f for s, f in side.published if s == "decisions"]
+    assert len(published) == 1
+    await g.sweep()
+    assert len([f for s, f in side.published if s == "decisions"]) == 2
