@@ -38,7 +38,7 @@ class Slash(CardSpec):
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         if g.players[user].marks.get("t:slash", 0) >= slash_limit(g, user):
             return False
-        return bool(self.legal_targets(g, user, vc, {}))
+        return super().can_use(g, user, vc)
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
         extra = sum(s.target_count(g, user, vc.name) for s in with_hook(g, user, "target_count"))

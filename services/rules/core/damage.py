@@ -188,6 +188,7 @@ def _death(g: Game, f: Death) -> None:
     if f.pc == 0:
         f.pc = 1
         p.alive = False
+        g.dead += 1
         p.role_revealed = True
         if f.killer >= 0 and not g.players[f.killer].alive:
             f.killer = -1

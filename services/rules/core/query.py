@@ -69,6 +69,9 @@ def seat_distance(g: Game, a: int, b: int) -> int:
     """Steps between two alive seats the short way round, counting alive seats only."""
     if a == b:
         return 0
+    if not g.dead:
+        d = abs(a - b)
+        return min(d, len(g.players) - d)
     alive = alive_seats(g)
     n = len(alive)
     i, j = alive.index(a), alive.index(b)
@@ -105,7 +108,11 @@ def attack_range(g: Game, seat: int, without: int = -1) -> int:
 
 def in_range(g: Game, a: int, b: int, without: int = -1) -> bool:
     """Whether b is within a's attack range."""
-    return a != b and distance_without(g, a, b, without) <= attack_range(g, a, without)
+    if a == b:
+        return False
+    if without < 0:
+        return distance(g, a, b) <= attack_range(g, a)
+    return distance_without(g, a, b, without) <= attack_range(g, a, without)
 
 
 def distance_without(g: Game, a: int, b: int, without: int) -> int:

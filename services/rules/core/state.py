@@ -81,6 +81,7 @@ class Game(msgspec.Struct, kw_only=True):
     processing: list[int] = msgspec.field(default_factory=list)
     as_name: dict[int, str] = msgspec.field(default_factory=dict)  # judge-area card -> trick it is
     current: int = 0
+    dead: int = 0  # how many seats are dead (0 lets distance skip counting)
     phase: str = ""
     round: int = 0
     turn_marks: dict[str, int] = msgspec.field(default_factory=dict)

@@ -35,15 +35,23 @@ def fire(g: Game, point: str, ctx: int = -1, data: dict[str, Any] | None = None,
     names = LISTENERS.get(point)
     if not names:
         return False
-    order = seats if seats is not None else order_from(g, g.current)
-    for s in order:
-        p = g.players[s]
-        if not p.alive and point != "death":
+    cards = g.cards
+    dead_too = point == "death"
+    for p in g.players if seats is None else [g.players[s] for s in seats]:
+        if not p.alive and not dead_too:
             continue
-        if not names.isdisjoint(skills_of(g, p)):
+        if p.skills and not names.isdisjoint(p.skills):
+            break
+        if p.equip:
+            for c in p.equip.values():
+                if cards[c].name in names:
+                    break
+            else:
+                continue
             break
     else:
         return False
+    order = seats if seats is not None else order_from(g, g.current)
     push(g, Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order)))
     return True
 

@@ -112,6 +112,7 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
             if g.cards[refmap[r]].name != name:
                 g.as_name[refmap[r]] = name
         g.players.append(p)
+    g.dead = sum(1 for p in g.players if not p.alive)
     rest = [ids[i] for i in extra]
     if rest:
         rest = shuffle(g, rest)
