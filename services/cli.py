@@ -112,6 +112,13 @@ def _eventlog(name: str) -> Command:
     return run
 
 
+def cmd_engine(argv: list[str]) -> int:
+    """arena engine — an engine worker: arena:matches consumer, GameService on gRPC."""
+    from .engine.worker import main
+
+    return main(argv)
+
+
 COMMANDS: dict[str, Command] = {
     "scenario": cmd_scenario,
     "selfplay": cmd_selfplay,
@@ -120,6 +127,7 @@ COMMANDS: dict[str, Command] = {
     "verify": _eventlog("verify"),
     "archive": _eventlog("archive"),
     "catalog": _eventlog("catalog"),
+    "engine": cmd_engine,
 }
 
 

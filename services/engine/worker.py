@@ -1,0 +1,107 @@
+"""`arena engine`: consume arena:matches, serve GameService, sweep deadlines, export metrics."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import msgspec
+import redis.asyncio as aioredis
+
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.streams import GroupConsumer, Message
+from . import tokens
+from .grpc_server import make_server, set_serving
+from .service import Games, NewMatch, Refused
+from .side import RedisSide
+
+GROUP = "engine"
+
+
+async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> None:
+    """Create the game of one arena:matches message (field `match`, JSON of NewMatch).
+
+    A match that can never start (bad JSON, unknown ruleset …) goes straight to the dead letters;
+    anything else that fails is retried by the group (and by another worker if this one dies).
+    """
+    try:
+        match = msgspec.json.decode(msg.fields.get(b"match", b""), type=NewMatch)
+        await games.create_game(match)
+    except (msgspec.MsgspecError, Refused) as exc:
+        if isinstance(exc, Refused) and exc.code not in ("INVALID_ARGUMENT",):
+            raise
+        await consumer.dead_letter(msg, f"bad match: {exc}")
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Run one worker until SIGTERM/SIGINT."""
+    client = aioredis.Redis.from_url(args.redis_url)
+    side = RedisSide(client, args.namespace)
+    games = Games(RedisEventStore(client, args.namespace), side, tokens.secret_from_env(),
+                  cache_size=args.cache_size, snapshot_every=args.snapshot_every,
+                  default_time_limit_ms=args.time_limit_ms, bot_repost_ms=args.bot_repost_ms,
+                  archive_dir=Path(args.archive_dir) if args.archive_dir else None)
+    server, port, checker = make_server(games, args.host, args.port)
+    await server.start()
+    await set_serving(checker)
+    if args.metrics_port is not None:
+        from prometheus_client import start_http_server
+
+        start_http_server(args.metrics_port, registry=games.metrics.registry)
+    consumer = GroupConsumer(client, side.stream("matches"), GROUP, args.consumer,
+                             min_idle_ms=args.claim_idle_ms)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    async def on_match(msg: Message) -> None:
+        await handle_match(games, consumer, msg)
+
+    async def sweeper() -> None:
+        while not stop.is_set():
+            try:
+                await games.sweep()
+            except Exception as exc:  # noqa: BLE001 - keep sweeping; report
+                print(f"arena engine: sweep failed: {exc!r}", file=sys.stderr)
+            await asyncio.sleep(args.sweep_ms / 1000)
+
+    print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
+    tasks = [asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
+             asyncio.create_task(sweeper())]
+    await stop.wait()
+    await set_serving(checker, False)
+    await server.stop(grace=2)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    await client.aclose()
+
+
+def main(argv: list[str]) -> int:
+    """Parse `arena engine` arguments and run the worker."""
+    p = argparse.ArgumentParser(prog="arena engine", description="run one engine worker")
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--namespace", default="arena", help="key and stream prefix")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")
+    p.add_argument("--consumer", default=f"{socket.gethostname()}-{os.getpid()}",
+                   help="consumer name in the arena:matches group")
+    p.add_argument("--archive-dir", default=None, help="archive finished games here")
+    p.add_argument("--claim-idle-ms", type=int, default=30_000,
+                   help="take over matches pending this long with a dead worker")
+    p.add_argument("--time-limit-ms", type=int, default=60_000, help="default per human decision")
+    p.add_argument("--bot-repost-ms", type=int, default=5_000,
+                   help="publish an unanswered bot decision again after this long")
+    p.add_argument("--sweep-ms", type=int, default=250)
+    p.add_argument("--cache-size", type=int, default=512)
+    p.add_argument("--snapshot-every", type=int, default=200)
+    asyncio.run(run(p.parse_args(argv)))
+    return 0
