@@ -1,0 +1,122 @@
+"""End to end: two `arena engine` processes, a bot loop over gRPC, one worker killed mid-game.
+
+Every game must still finish, be archived, and pass verify.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import msgspec
+import redis.asyncio as aioredis
+
+from services.bots.random_policy import RandomPolicy
+from services.engine import tokens
+from services.eventlog import verify
+from services.eventlog.streams import GroupConsumer, Message, publish
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.rules import api
+
+SECRET = "e2e-secret"
+GAMES = 10
+PLAYERS = 4
+
+
+def start_worker(url: str, ns: str, name: str, archive: Path) -> tuple[subprocess.Popen[str], int]:
+    env = dict(os.environ, ARENA_SECRET=SECRET)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "engine", "--redis-url", url, "--namespace", ns,
+         "--port", "0", "--consumer", name, "--archive-dir", str(archive),
+         "--claim-idle-ms", "1000", "--bot-repost-ms", "1000", "--sweep-ms", "100"],
+        stdout=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    return proc, int(json.loads(line)["port"])
+
+
+async def test_two_workers_one_killed(redis_url: str, redis_namespace: str,
+                                      redis_client: aioredis.Redis, tmp_path: Path) -> None:
+    ns, archive = redis_namespace, tmp_path / "archive"
+    workers = [start_worker(redis_url, ns, f"w{i}", archive) for i in range(2)]
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _, port in workers]
+    stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in channels]
+    alive = [True, True]
+    answered = 0
+    try:
+        for i in range(GAMES):
+            match = {"match_id": f"{ns}-g{i}", "ruleset": "standard",
+                     "seats": [{"player": f"bot{s}", "bot": True} for s in range(PLAYERS)],
+                     "seed": 1000 + i}
+            await publish(redis_client, f"{ns}:matches", {"match": json.dumps(match)})
+
+        async def answer(msg: Message) -> None:
+            nonlocal answered
+            game = msg.fields[b"game"].decode()
+            d = msgspec.json.decode(msg.fields[b"body"], type=api.Decision)
+            a = RandomPolicy(d.id * 31 + d.seat).act(d)
+            token = tokens.issue(SECRET.encode(), game, d.seat)
+            for picks in (list(a.picks), list(api.default_answer(d).picks)):
+                for k in range(4):
+                    w = (d.id + k) % 2
+                    if not alive[w]:
+                        continue
+                    try:
+                        await stubs[w].SubmitAction(game_pb2.SubmitActionRequest(
+                            game_id=game, seat_token=token, decision_id=d.id, picks=picks),
+                            timeout=5)
+                        answered += 1
+                        return
+                    except grpc.aio.AioRpcError as err:
+                        if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                            break  # try the default answer
+                        if err.code() in (grpc.StatusCode.FAILED_PRECONDITION,
+                                          grpc.StatusCode.NOT_FOUND):
+                            return  # stale message: the game moved on
+                        if err.code() == grpc.StatusCode.UNAVAILABLE:
+                            continue
+                        raise
+
+        stop = asyncio.Event()
+        bots = [GroupConsumer(redis_client, f"{ns}:decisions", "bots", f"b{i}",
+                              min_idle_ms=1000) for i in range(3)]
+        loops = [asyncio.create_task(b.run(answer, stop, block_ms=200)) for b in bots]
+        deadline = time.monotonic() + 50
+        while answered < 60 * GAMES // 10 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        workers[0][0].send_signal(signal.SIGKILL)  # kill -9 mid-game
+        alive[0] = False
+        files: list[Path] = []
+        while time.monotonic() < deadline:
+            files = sorted(archive.glob("*.arena")) if archive.exists() else []
+            if len(files) == GAMES:
+                break
+            await asyncio.sleep(0.2)
+        stop.set()
+        await asyncio.gather(*loops, return_exceptions=True)
+        assert workers[1][0].poll() is None, "the surviving worker died"
+        assert len(files) == GAMES, f"{len(files)} of {GAMES} games finished"
+        for f in files:
+            report = verify(f)
+            assert report.ok, (f.name, report.divergence)
+    finally:
+        for proc, _ in workers:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc, _ in workers:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        for ch in channels:
+            await ch.close()
+        keys = [k async for k in redis_client.scan_iter(match=f"{ns}*", count=1000)]
+        if keys:
+            await redis_client.delete(*keys)
