@@ -18,6 +18,7 @@ from ..core.respond import AskCard
 from ..core.skills import Skill, register
 from ..core.state import Frame, Game
 from ..core.triggers import Trigger, ctx_frame
+from ..core.use import UseCard
 from ..core.vcard import VCard
 from ..core.zones import discard_from, draw, move
 from .base import Conversion, Procedure, SkillFrame, opt
@@ -40,12 +41,23 @@ class JianXiong(Skill):
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         d = _damage_to(g, seat, trig)
-        return d is not None and any(c in g.processing for c in d.cards)
+        return d is not None and bool(damage_cards(g, d))
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        d = ctx_frame(g, trig)
-        move(g, [c for c in d.cards if c in g.processing], "processing", "hand", -1, seat,
+        move(g, damage_cards(g, ctx_frame(g, trig)), "processing", "hand", -1, seat,
              reason=self.name)
+
+
+def damage_cards(g: Game, d: Damage) -> list[int]:
+    """The physical cards of the damage still in the processing area: the damage's own, or
+    (决斗, 南蛮入侵 …) those of the card use being resolved."""
+    cards = d.cards
+    if not cards and d.card:
+        for fr in reversed(g.stack):
+            if isinstance(fr, UseCard) and fr.vc.name == d.card:
+                cards = fr.vc.cards
+                break
+    return [c for c in cards if c in g.processing]
 
 
 @register
