@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from services.proto_gen.arena.v1 import common_pb2 as arena_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/matchmaker.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"?\n\x0e\x45nqueueRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\"_\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x13\n\x0b\x65nqueued_ms\x18\x05 \x01(\x03\"\'\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"\xda\x01\n\x0cTicketUpdate\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.arena.v1.TicketUpdate.State\x12\x11\n\twaited_ms\x18\x02 \x01(\x03\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x1c\n\x04seat\x18\x04 \x01(\x0b\x32\x0e.arena.v1.Seat\x12\x12\n\nseat_token\x18\x05 \x01(\t\"G\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x0b\n\x07WAITING\x10\x01\x12\x0b\n\x07MATCHED\x10\x02\x12\r\n\tCANCELLED\x10\x03\"\"\n\rCancelRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"3\n\x12QueueStatusRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\">\n\x13QueueStatusResponse\x12\x0f\n\x07waiting\x18\x01 \x01(\x05\x12\x16\n\x0eoldest_wait_ms\x18\x02 \x01(\x03\"A\n\x12LeaderboardRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x05\"S\n\x06Rating\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"8\n\x13LeaderboardResponse\x12!\n\x07ratings\x18\x01 \x03(\x0b\x32\x10.arena.v1.Rating2\xdf\x02\n\nMatchmaker\x12\x35\n\x07\x45nqueue\x12\x18.arena.v1.EnqueueRequest\x1a\x10.arena.v1.Ticket\x12\x45\n\x0bWatchTicket\x12\x1c.arena.v1.WatchTicketRequest\x1a\x16.arena.v1.TicketUpdate0\x01\x12;\n\x06\x43\x61ncel\x12\x17.arena.v1.CancelRequest\x1a\x18.arena.v1.CancelResponse\x12J\n\x0bQueueStatus\x12\x1c.arena.v1.QueueStatusRequest\x1a\x1d.arena.v1.QueueStatusResponse\x12J\n\x0bLeaderboard\x12\x1c.arena.v1.LeaderboardRequest\x1a\x1d.arena.v1.LeaderboardResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/matchmaker.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"?\n\x0e\x45nqueueRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\"s\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x13\n\x0b\x65nqueued_ms\x18\x05 \x01(\x03\x12\x12\n\nexpires_ms\x18\x06 \x01(\x03\"7\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"\xe7\x01\n\x0cTicketUpdate\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.arena.v1.TicketUpdate.State\x12\x11\n\twaited_ms\x18\x02 \x01(\x03\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x1c\n\x04seat\x18\x04 \x01(\x0b\x32\x0e.arena.v1.Seat\x12\x12\n\nseat_token\x18\x05 \x01(\t\"T\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x0b\n\x07WAITING\x10\x01\x12\x0b\n\x07MATCHED\x10\x02\x12\r\n\tCANCELLED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\"2\n\rCancelRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"3\n\x12QueueStatusRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\">\n\x13QueueStatusResponse\x12\x0f\n\x07waiting\x18\x01 \x01(\x05\x12\x16\n\x0eoldest_wait_ms\x18\x02 \x01(\x03\"A\n\x12LeaderboardRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x05\"S\n\x06Rating\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"8\n\x13LeaderboardResponse\x12!\n\x07ratings\x18\x01 \x03(\x0b\x32\x10.arena.v1.Rating\"\x12\n\x10ListModesRequest\"t\n\x04Mode\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x14\n\x0coptions_json\x18\x04 \x01(\t\x12\x14\n\x0c\x62ot_after_ms\x18\x05 \x01(\x03\x12\x12\n\nmin_humans\x18\x06 \x01(\x05\"2\n\x11ListModesResponse\x12\x1d\n\x05modes\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Mode2\xa5\x03\n\nMatchmaker\x12\x35\n\x07\x45nqueue\x12\x18.arena.v1.EnqueueRequest\x1a\x10.arena.v1.Ticket\x12\x45\n\x0bWatchTicket\x12\x1c.arena.v1.WatchTicketRequest\x1a\x16.arena.v1.TicketUpdate0\x01\x12;\n\x06\x43\x61ncel\x12\x17.arena.v1.CancelRequest\x1a\x18.arena.v1.CancelResponse\x12J\n\x0bQueueStatus\x12\x1c.arena.v1.QueueStatusRequest\x1a\x1d.arena.v1.QueueStatusResponse\x12J\n\x0bLeaderboard\x12\x1c.arena.v1.LeaderboardRequest\x1a\x1d.arena.v1.LeaderboardResponse\x12\x44\n\tListModes\x12\x1a.arena.v1.ListModesRequest\x1a\x1b.arena.v1.ListModesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,27 +35,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ENQUEUEREQUEST']._serialized_start=62
   _globals['_ENQUEUEREQUEST']._serialized_end=125
   _globals['_TICKET']._serialized_start=127
-  _globals['_TICKET']._serialized_end=222
-  _globals['_WATCHTICKETREQUEST']._serialized_start=224
-  _globals['_WATCHTICKETREQUEST']._serialized_end=263
-  _globals['_TICKETUPDATE']._serialized_start=266
-  _globals['_TICKETUPDATE']._serialized_end=484
-  _globals['_TICKETUPDATE_STATE']._serialized_start=413
-  _globals['_TICKETUPDATE_STATE']._serialized_end=484
-  _globals['_CANCELREQUEST']._serialized_start=486
-  _globals['_CANCELREQUEST']._serialized_end=520
-  _globals['_CANCELRESPONSE']._serialized_start=522
-  _globals['_CANCELRESPONSE']._serialized_end=557
-  _globals['_QUEUESTATUSREQUEST']._serialized_start=559
-  _globals['_QUEUESTATUSREQUEST']._serialized_end=610
-  _globals['_QUEUESTATUSRESPONSE']._serialized_start=612
-  _globals['_QUEUESTATUSRESPONSE']._serialized_end=674
-  _globals['_LEADERBOARDREQUEST']._serialized_start=676
-  _globals['_LEADERBOARDREQUEST']._serialized_end=741
-  _globals['_RATING']._serialized_start=743
-  _globals['_RATING']._serialized_end=826
-  _globals['_LEADERBOARDRESPONSE']._serialized_start=828
-  _globals['_LEADERBOARDRESPONSE']._serialized_end=884
-  _globals['_MATCHMAKER']._serialized_start=887
-  _globals['_MATCHMAKER']._serialized_end=1238
+  _globals['_TICKET']._serialized_end=242
+  _globals['_WATCHTICKETREQUEST']._serialized_start=244
+  _globals['_WATCHTICKETREQUEST']._serialized_end=299
+  _globals['_TICKETUPDATE']._serialized_start=302
+  _globals['_TICKETUPDATE']._serialized_end=533
+  _globals['_TICKETUPDATE_STATE']._serialized_start=449
+  _globals['_TICKETUPDATE_STATE']._serialized_end=533
+  _globals['_CANCELREQUEST']._serialized_start=535
+  _globals['_CANCELREQUEST']._serialized_end=585
+  _globals['_CANCELRESPONSE']._serialized_start=587
+  _globals['_CANCELRESPONSE']._serialized_end=622
+  _globals['_QUEUESTATUSREQUEST']._serialized_start=624
+  _globals['_QUEUESTATUSREQUEST']._serialized_end=675
+  _globals['_QUEUESTATUSRESPONSE']._serialized_start=677
+  _globals['_QUEUESTATUSRESPONSE']._serialized_end=739
+  _globals['_LEADERBOARDREQUEST']._serialized_start=741
+  _globals['_LEADERBOARDREQUEST']._serialized_end=806
+  _globals['_RATING']._serialized_start=808
+  _globals['_RATING']._serialized_end=891
+  _globals['_LEADERBOARDRESPONSE']._serialized_start=893
+  _globals['_LEADERBOARDRESPONSE']._serialized_end=949
+  _globals['_LISTMODESREQUEST']._serialized_start=951
+  _globals['_LISTMODESREQUEST']._serialized_end=969
+  _globals['_MODE']._serialized_start=971
+  _globals['_MODE']._serialized_end=1087
+  _globals['_LISTMODESRESPONSE']._serialized_start=1089
+  _globals['_LISTMODESRESPONSE']._serialized_end=1139
+  _globals['_MATCHMAKER']._serialized_start=1142
+  _globals['_MATCHMAKER']._serialized_end=1563
 # @@protoc_insertion_point(module_scope)

@@ -19,24 +19,28 @@ class EnqueueRequest(_message.Message):
     def __init__(self, player: _Optional[str] = ..., mode: _Optional[str] = ..., players: _Optional[int] = ...) -> None: ...
 
 class Ticket(_message.Message):
-    __slots__ = ("ticket_id", "player", "mode", "players", "enqueued_ms")
+    __slots__ = ("ticket_id", "player", "mode", "players", "enqueued_ms", "expires_ms")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     ENQUEUED_MS_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_MS_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
     player: str
     mode: str
     players: int
     enqueued_ms: int
-    def __init__(self, ticket_id: _Optional[str] = ..., player: _Optional[str] = ..., mode: _Optional[str] = ..., players: _Optional[int] = ..., enqueued_ms: _Optional[int] = ...) -> None: ...
+    expires_ms: int
+    def __init__(self, ticket_id: _Optional[str] = ..., player: _Optional[str] = ..., mode: _Optional[str] = ..., players: _Optional[int] = ..., enqueued_ms: _Optional[int] = ..., expires_ms: _Optional[int] = ...) -> None: ...
 
 class WatchTicketRequest(_message.Message):
-    __slots__ = ("ticket_id",)
+    __slots__ = ("ticket_id", "player")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
-    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+    player: str
+    def __init__(self, ticket_id: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
 
 class TicketUpdate(_message.Message):
     __slots__ = ("state", "waited_ms", "game_id", "seat", "seat_token")
@@ -46,10 +50,12 @@ class TicketUpdate(_message.Message):
         WAITING: _ClassVar[TicketUpdate.State]
         MATCHED: _ClassVar[TicketUpdate.State]
         CANCELLED: _ClassVar[TicketUpdate.State]
+        EXPIRED: _ClassVar[TicketUpdate.State]
     STATE_UNSPECIFIED: TicketUpdate.State
     WAITING: TicketUpdate.State
     MATCHED: TicketUpdate.State
     CANCELLED: TicketUpdate.State
+    EXPIRED: TicketUpdate.State
     STATE_FIELD_NUMBER: _ClassVar[int]
     WAITED_MS_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
@@ -63,10 +69,12 @@ class TicketUpdate(_message.Message):
     def __init__(self, state: _Optional[_Union[TicketUpdate.State, str]] = ..., waited_ms: _Optional[int] = ..., game_id: _Optional[str] = ..., seat: _Optional[_Union[_common_pb2.Seat, _Mapping]] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class CancelRequest(_message.Message):
-    __slots__ = ("ticket_id",)
+    __slots__ = ("ticket_id", "player")
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
     ticket_id: str
-    def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
+    player: str
+    def __init__(self, ticket_id: _Optional[str] = ..., player: _Optional[str] = ...) -> None: ...
 
 class CancelResponse(_message.Message):
     __slots__ = ("cancelled",)
@@ -119,3 +127,29 @@ class LeaderboardResponse(_message.Message):
     RATINGS_FIELD_NUMBER: _ClassVar[int]
     ratings: _containers.RepeatedCompositeFieldContainer[Rating]
     def __init__(self, ratings: _Optional[_Iterable[_Union[Rating, _Mapping]]] = ...) -> None: ...
+
+class ListModesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class Mode(_message.Message):
+    __slots__ = ("id", "ruleset", "players", "options_json", "bot_after_ms", "min_humans")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
+    BOT_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    MIN_HUMANS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    ruleset: str
+    players: int
+    options_json: str
+    bot_after_ms: int
+    min_humans: int
+    def __init__(self, id: _Optional[str] = ..., ruleset: _Optional[str] = ..., players: _Optional[int] = ..., options_json: _Optional[str] = ..., bot_after_ms: _Optional[int] = ..., min_humans: _Optional[int] = ...) -> None: ...
+
+class ListModesResponse(_message.Message):
+    __slots__ = ("modes",)
+    MODES_FIELD_NUMBER: _ClassVar[int]
+    modes: _containers.RepeatedCompositeFieldContainer[Mode]
+    def __init__(self, modes: _Optional[_Iterable[_Union[Mode, _Mapping]]] = ...) -> None: ...

@@ -60,6 +60,11 @@ class MatchmakerStub:
                 request_serializer=arena_dot_v1_dot_matchmaker__pb2.LeaderboardRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_matchmaker__pb2.LeaderboardResponse.FromString,
                 _registered_method=True)
+        self.ListModes = channel.unary_unary(
+                '/arena.v1.Matchmaker/ListModes',
+                request_serializer=arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakerServicer:
@@ -72,7 +77,8 @@ class MatchmakerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTicket(self, request, context):
-        """Ticket updates until it is matched (with the seat token) or cancelled.
+        """Ticket updates until it is matched (with the seat token), expired or cancelled. While the
+        stream is open the ticket's time-to-live is refreshed: a ticket nobody watches expires.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -92,6 +98,13 @@ class MatchmakerServicer:
 
     def Leaderboard(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListModes(self, request, context):
+        """The modes a ticket may name (generated from the registered rulesets).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -123,6 +136,11 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.Leaderboard,
                     request_deserializer=arena_dot_v1_dot_matchmaker__pb2.LeaderboardRequest.FromString,
                     response_serializer=arena_dot_v1_dot_matchmaker__pb2.LeaderboardResponse.SerializeToString,
+            ),
+            'ListModes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListModes,
+                    request_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -260,6 +278,33 @@ class Matchmaker:
             '/arena.v1.Matchmaker/Leaderboard',
             arena_dot_v1_dot_matchmaker__pb2.LeaderboardRequest.SerializeToString,
             arena_dot_v1_dot_matchmaker__pb2.LeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListModes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Matchmaker/ListModes',
+            arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.SerializeToString,
+            arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.FromString,
             options,
             channel_credentials,
             insecure,
