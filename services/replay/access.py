@@ -1,0 +1,107 @@
+"""Who may watch what: viewers, table policies, seat tokens and the grant a request gets.
+
+The rules (issue 8, ARCHITECTURE "Replay and spectating"):
+
+* once a game is over (``game_ended`` or the seed reveal is in the log) every viewer is allowed,
+  with no delay: nothing secret is left to protect;
+* a spectator of a live game is held at least the table's spectator delay behind it;
+* the god view (every hand) of a live game only when the table allows it, and then at least its
+  god delay behind; otherwise it opens when the game ends;
+* a seat's own view of a live game only with a seat token for that game and seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..rules.api import GOD, SPECTATOR
+
+
+class Forbidden(Exception):
+    """The viewer may not see this (HTTP 403, gRPC PERMISSION_DENIED)."""
+
+
+class NotFound(Exception):
+    """No such game (HTTP 404, gRPC NOT_FOUND)."""
+
+
+class BadRequest(ValueError):
+    """A malformed parameter (HTTP 400, gRPC INVALID_ARGUMENT)."""
+
+
+@dataclass(frozen=True)
+class TablePolicy:
+    """A table's spectating rules. ``god_delay_ms`` None: the god view opens only at the end."""
+
+    spectator_delay_ms: int = 0
+    god_delay_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What a request may receive: entries redacted for ``viewer``, ``delay_ms`` behind."""
+
+    viewer: int
+    delay_ms: int
+
+
+SeatCheck = Callable[[str, int, str], bool]
+"""(game, seat, token) -> whether the token lets its holder see that seat of that game."""
+
+
+def hmac_seat_check(secret: bytes) -> SeatCheck:
+    """A SeatCheck backed by the engine's HMAC seat tokens (services/engine/tokens.py)."""
+    from ..engine import tokens
+
+    def check(game: str, seat: int, token: str) -> bool:
+        try:
+            claims = tokens.verify(secret, token)
+        except tokens.BadToken:
+            return False
+        return claims.g == game and claims.s == seat
+
+    return check
+
+
+def parse_viewer(text: str | None) -> int:
+    """``spectator`` (default), ``god`` or a seat number; -1 and -2 as in views.py."""
+    if text is None or text in ("", "spectator"):
+        return SPECTATOR
+    if text == "god":
+        return GOD
+    try:
+        viewer = int(text)
+    except ValueError:
+        raise BadRequest(f"viewer must be a seat number, 'spectator' or 'god', not {text!r}") from None
+    if viewer < GOD:
+        raise BadRequest(f"no viewer {viewer}")
+    return viewer
+
+
+def authorize(
+    game: str,
+    policy: TablePolicy,
+    over: bool,
+    players: int,
+    viewer: int,
+    token: str | None,
+    delay_ms: int,
+    seat_check: SeatCheck,
+) -> Grant:
+    """The grant for ``viewer`` asking for ``game`` ``delay_ms`` behind; raises Forbidden."""
+    if delay_ms < 0:
+        raise BadRequest("delay must not be negative")
+    if viewer >= players:
+        raise BadRequest(f"no seat {viewer} in a {players}-player game")
+    if over:
+        return Grant(viewer, delay_ms)
+    if viewer == SPECTATOR:
+        return Grant(viewer, max(delay_ms, policy.spectator_delay_ms))
+    if viewer == GOD:
+        if policy.god_delay_ms is None:
+            raise Forbidden("the god view opens when the game has ended")
+        return Grant(viewer, max(delay_ms, policy.god_delay_ms, policy.spectator_delay_ms))
+    if not token or not seat_check(game, viewer, token):
+        raise Forbidden(f"seat {viewer}'s view needs that seat's token")
+    return Grant(viewer, delay_ms)

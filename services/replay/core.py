@@ -1,0 +1,206 @@
+"""The replay core: list, get, read, watch and verify games, as plain async methods.
+
+Transports (HTTP/SSE in http.py, gRPC in grpc_service.py) parse a request, call one method here
+and encode what it returns. Every entry a caller receives passes through ``GameFeed.envelope``,
+which redacts events with ``services.rules`` views.redact for the granted viewer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..eventlog import archive
+from ..eventlog.entry import decode_entry
+from ..eventlog.records import Header, decode_payload
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.store import EventStore, check_game_id
+from ..eventlog.verify import VerifyReport, verify, verify_records
+from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authorize, hmac_seat_check
+from .clock import Clock, SystemClock
+from .envelope import card_table
+from .feed import GameFeed
+from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids
+
+__all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay"]
+MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
+
+
+@dataclass
+class EventsPage:
+    """Entries ``after < seq <= upto`` that the viewer may have; ``upto`` is how far it got."""
+
+    grant: Grant
+    entries: list[bytes]
+    upto: int
+    over: bool
+
+
+def _no_live_ids() -> LiveIds:
+    async def ids() -> list[str]:
+        return []
+
+    return ids
+
+
+class Replay:
+    """Replay and spectating over a live store and an archive folder."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        archive_dir: Path | None = None,
+        *,
+        clock: Clock | None = None,
+        policy: Callable[[Header], TablePolicy] | None = None,
+        seat_check: SeatCheck | None = None,
+        live_ids: LiveIds | None = None,
+        idle_ms: int = 60_000,
+    ) -> None:
+        self.store = store
+        self.archive_dir = archive_dir
+        self.clock = clock or SystemClock()
+        self.policy = policy or (lambda h: TablePolicy())
+        if seat_check is None:
+            from ..engine.tokens import secret_from_env
+
+            seat_check = hmac_seat_check(secret_from_env())
+        self.seat_check = seat_check
+        if live_ids is None:
+            live_ids = redis_live_ids(store) if isinstance(store, RedisEventStore) else _no_live_ids()
+        self.live_ids = live_ids
+        self.idle_ms = idle_ms
+        self._feeds: dict[str, GameFeed] = {}
+        self._loading: dict[str, asyncio.Future[GameFeed]] = {}
+
+    async def list_games(self, f: GameFilter | None = None) -> list[GameSummary]:
+        """Live and archived games, newest first."""
+        return await list_games(self.store, self.live_ids, self.archive_dir, f or GameFilter())
+
+    async def header(self, game: str) -> Header:
+        """The game's header (its first entry)."""
+        feed = await self.feed(game)
+        return decode_payload(decode_entry(feed.records[0]).payload, Header)
+
+    async def cards(self, game: str) -> bytes:
+        """The game's card table as JSON (see envelope.card_table)."""
+        return card_table(await self.header(game))
+
+    async def grant(
+        self, game: str, viewer: int, token: str | None = None, delay_ms: int = 0
+    ) -> tuple[GameFeed, Grant]:
+        """The feed of ``game`` and what ``viewer`` may receive of it; raises Forbidden."""
+        feed = await self.feed(game)
+        header = decode_payload(decode_entry(feed.records[0]).payload, Header)
+        grant = authorize(game, self.policy(header), feed.over, header.players, viewer, token,
+                          delay_ms, self.seat_check)
+        return feed, grant
+
+    async def get_events(
+        self, game: str, viewer: int, token: str | None = None,
+        after: int = 0, upto: int | None = None, delay_ms: int = 0,
+    ) -> EventsPage:
+        """Entries of ``game`` after ``after`` (up to ``upto``), redacted, delay applied."""
+        feed, grant = await self.grant(game, viewer, token, delay_ms)
+        end = feed.released(grant.delay_ms, self.clock.now_ms())
+        end = end if upto is None or upto <= 0 else min(end, upto)
+        after = max(0, after)
+        out = [e for seq in range(after + 1, end + 1) if (e := feed.envelope(seq, grant.viewer))]
+        return EventsPage(grant, out, max(end, after), feed.over)
+
+    async def stream(
+        self, game: str, viewer: int, token: str | None = None, after: int = 0,
+        delay_ms: int = 0,
+    ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
+        """Batches of (seq, entry JSON) after ``after``, each released no earlier than the grant's
+        delay after this server first saw it; ends after the log's last entry."""
+        feed, grant = await self.grant(game, viewer, token, delay_ms)
+        return self._watch(feed, grant, max(0, after))
+
+    async def _watch(
+        self, feed: GameFeed, grant: Grant, after: int
+    ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
+        feed.watchers += 1
+        try:
+            while True:
+                end = feed.released(grant.delay_ms, self.clock.now_ms())
+                if end > after:
+                    batch = [(s, e) for s in range(after + 1, end + 1)
+                             if (e := feed.envelope(s, grant.viewer)) is not None]
+                    after = end
+                    if batch:
+                        yield batch
+                elif feed.closed and after >= feed.version:
+                    return
+                elif feed.version > after:  # held back by the delay
+                    await self.clock.sleep_until(feed.seen_ms[after] + grant.delay_ms)
+                else:
+                    feed.tail(self.store, self.idle_ms, lambda: None)  # restart if it idled out
+                    await feed.wait_beyond(after)
+        finally:
+            feed.watchers -= 1
+            feed.last_used = self.clock.now_ms()
+
+    async def verify(self, game: str) -> VerifyReport:
+        """Verify the game: chain, seed commitment and a full re-run (in a worker thread)."""
+        records = await self.store.read(check_game_id(game))
+        if records:
+            return await asyncio.to_thread(verify_records, [d for _, d in records], None, game)
+        path = self._archive_path(game)
+        if path is None:
+            raise NotFound(f"no game {game!r}")
+        return await asyncio.to_thread(verify, path)
+
+    def _archive_path(self, game: str) -> Path | None:
+        if self.archive_dir is None:
+            return None
+        path = self.archive_dir / f"{game}{archive.SUFFIX}"
+        return path if path.is_file() else None
+
+    async def feed(self, game: str) -> GameFeed:
+        """The (shared) feed of ``game``, loaded on first use; raises NotFound, BadRequest."""
+        try:
+            check_game_id(game)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        feed = self._feeds.get(game)
+        if feed is None:
+            loading = self._loading.get(game)
+            if loading is None:
+                loading = self._loading[game] = asyncio.ensure_future(self._load(game))
+                loading.add_done_callback(lambda _: self._loading.pop(game, None))
+            feed = await asyncio.shield(loading)
+        feed.last_used = self.clock.now_ms()
+        if not feed.closed:
+            feed.tail(self.store, self.idle_ms, lambda: None)
+        return feed
+
+    async def _load(self, game: str) -> GameFeed:
+        feed = GameFeed(game, self.clock)
+        records = await self.store.read(game)
+        if records:
+            feed.add(records, self.clock.now_ms())
+        else:
+            path = self._archive_path(game)
+            if path is None:
+                raise NotFound(f"no game {game!r}")
+            unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
+            if unpacked.damage is not None or not unpacked.records:
+                raise NotFound(f"game {game!r}: archive damaged ({unpacked.damage})")
+            feed.add(list(enumerate(unpacked.records, 1)), 0)
+        self._evict()
+        self._feeds[game] = feed
+        return feed
+
+    def _evict(self) -> None:
+        closed = [f for f in self._feeds.values() if f.closed and not f.watchers]
+        closed.sort(key=lambda f: f.last_used)
+        for f in closed[: max(0, len(closed) - MAX_CLOSED_FEEDS + 1)]:
+            del self._feeds[f.game]
+
+    async def close(self) -> None:
+        """Stop every tail task."""
+        for feed in list(self._feeds.values()):
+            await feed.stop()

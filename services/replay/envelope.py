@@ -1,0 +1,98 @@
+"""One log entry as one viewer may receive it: JSON bytes, or None when the viewer gets nothing.
+
+    {"seq":N,"kind":"header","header":{...}}           public (seed commitment in hex)
+    {"seq":N,"kind":"event","event":{...}}             redacted by services.rules views.redact
+    {"seq":N,"kind":"answer","answer":{...}}           only to GOD and to the seat that answered
+    {"seq":N,"kind":"seed_reveal","reveal":{...}}      public (it is the last entry)
+    {"seq":N,"kind":"other","type":KIND}               an entry kind this code does not know
+
+Answers are withheld from everyone else, not just emptied: that a seat was asked at all is a
+secret (the engine never asks a seat that has no legal answer, so a 无懈可击 prompt tells that the
+seat holds one). The event JSON is msgspec's encoding of the redacted event, so the byte searches
+of tests/rules/test_redaction.py apply unchanged to what a browser receives.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import msgspec
+
+from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, decode_entry, upgrade
+from ..eventlog.records import AnswerRecord, Header, SeedReveal, decode_payload
+from ..rules import api
+
+_json = msgspec.json.Encoder()
+
+
+def header_json(h: Header) -> dict[str, Any]:
+    """A header as plain JSON data (bytes as hex)."""
+    return {
+        "game_id": h.game_id,
+        "ruleset": h.ruleset,
+        "players": h.players,
+        "rules_version": h.rules_version,
+        "seats": [{"player": s.player, "bot": s.bot} for s in h.seats],
+        "seed_commitment": h.seed_commitment.hex(),
+        "commitment_scheme": h.commitment_scheme,
+        "options": h.options,
+        "started_at_ms": h.started_at_ms,
+    }
+
+
+def reveal_json(r: SeedReveal) -> dict[str, Any]:
+    """A seed reveal as plain JSON data."""
+    return {"seed": r.seed, "salt": r.salt.hex(), "ended_at_ms": r.ended_at_ms,
+            "winners": list(r.winners)}
+
+
+def _wrap(seq: int, kind: str, key: str, body: bytes) -> bytes:
+    return b'{"seq":%d,"kind":"%s","%s":%s}' % (seq, kind.encode(), key.encode(), body)
+
+
+def envelope(seq: int, data: bytes, viewer: int) -> bytes | None:
+    """The JSON ``viewer`` receives for stored entry ``seq`` (None: nothing)."""
+    entry = upgrade(decode_entry(data))
+    if entry.kind == EVENT:
+        event = api.redact(api.decode_event(entry.payload), viewer)
+        return _wrap(seq, "event", "event", _json.encode(event))
+    if entry.kind == ANSWER:
+        answer = decode_payload(entry.payload, AnswerRecord)
+        if viewer not in (api.GOD, answer.seat):
+            return None
+        return _wrap(seq, "answer", "answer", _json.encode(answer))
+    if entry.kind == HEADER:
+        body = _json.encode(header_json(decode_payload(entry.payload, Header)))
+        return _wrap(seq, "header", "header", body)
+    if entry.kind == SEED_REVEAL:
+        body = _json.encode(reveal_json(decode_payload(entry.payload, SeedReveal)))
+        return _wrap(seq, "seed_reveal", "reveal", body)
+    return b'{"seq":%d,"kind":"other","type":%s}' % (seq, _json.encode(entry.kind))
+
+
+def is_terminal(data: bytes) -> tuple[bool, bool]:
+    """(over, closed) for one stored entry: the game has ended / the log is complete."""
+    entry = decode_entry(data)
+    if entry.kind == SEED_REVEAL:
+        return True, True
+    if entry.kind == EVENT and b"game_ended" in entry.payload:  # skip decoding most events
+        event = api.decode_event(entry.payload)
+        return type(event).__struct_config__.tag == "game_ended", False
+    return False, False
+
+
+@lru_cache(maxsize=64)
+def _card_table(ruleset: str, players: int, options_json: str) -> bytes:
+    options = json.loads(options_json) or None
+    game = api.new_game(ruleset, players, 0, options)
+    rows = [[c.name, c.suit, c.rank, c.type, c.subtype] for c in game.cards]
+    return _json.encode(rows)
+
+
+def card_table(h: Header) -> bytes:
+    """The game's physical card table as JSON ``[[name, suit, rank, type, subtype], …]``, indexed
+    by card id. Public: it depends only on the ruleset and options (the shuffle is what is secret).
+    """
+    return _card_table(h.ruleset, h.players, json.dumps(h.options, sort_keys=True))

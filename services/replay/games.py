@@ -1,0 +1,122 @@
+"""The lobby's list of games: live ones from Redis, finished ones from the archive catalog."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from ..eventlog.catalog import CatalogRecord, load_catalog
+from ..eventlog.entry import HEADER, SEED_REVEAL, decode_entry, upgrade
+from ..eventlog.records import Header, SeedReveal, decode_payload
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.store import EventStore
+
+LiveIds = Callable[[], Awaitable[list[str]]]
+"""Lists the games that have a log in the live store."""
+
+
+class GameSummary(msgspec.Struct, kw_only=True):
+    """One game as the lobby lists it (times in ms since the epoch; ``end`` 0 while live)."""
+
+    id: str
+    ruleset: str
+    players: list[str]
+    bots: list[bool]
+    start: int
+    end: int = 0
+    winners: list[int] = msgspec.field(default_factory=list)
+    rules_version: str = ""
+    finished: bool = False
+    archived: bool = False
+    version: int = 0
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """ListGames filters; empty or None means any. ``status`` is ``live`` or ``finished``."""
+
+    ruleset: str = ""
+    player: str = ""
+    status: str = ""
+    since_ms: int = 0
+    until_ms: int = 0
+    limit: int = 100
+
+    def admits(self, g: GameSummary) -> bool:
+        """Whether ``g`` passes every filter."""
+        return (
+            (not self.ruleset or g.ruleset == self.ruleset)
+            and (not self.player or self.player in g.players)
+            and (not self.status or (self.status == "finished") == g.finished)
+            and (not self.since_ms or g.start >= self.since_ms)
+            and (not self.until_ms or g.start < self.until_ms)
+        )
+
+
+def redis_live_ids(store: RedisEventStore) -> LiveIds:
+    """LiveIds by SCAN over the store's ``NS:{GAME}:log`` keys."""
+
+    async def ids() -> list[str]:
+        out = []
+        async for key in store.client.scan_iter(match=f"{store.namespace}:{{*}}:log", count=1000):
+            k = key.decode() if isinstance(key, bytes) else str(key)
+            out.append(k[k.index("{") + 1 : k.rindex("}")])
+        return out
+
+    return ids
+
+
+def summary_of(header: Header, reveal: SeedReveal | None, version: int) -> GameSummary:
+    """A live game's summary from its header and, once it has finished, its seed reveal."""
+    return GameSummary(
+        id=header.game_id, ruleset=header.ruleset, players=[s.player for s in header.seats],
+        bots=[s.bot for s in header.seats], start=header.started_at_ms,
+        end=reveal.ended_at_ms if reveal else 0, winners=list(reveal.winners) if reveal else [],
+        rules_version=header.rules_version, finished=reveal is not None, version=version,
+    )
+
+
+def archived_summary(r: CatalogRecord) -> GameSummary:
+    """An archived game's summary from its catalog record."""
+    return GameSummary(
+        id=r.id, ruleset=r.ruleset, players=list(r.players), bots=list(r.bots), start=r.start,
+        end=r.end, winners=list(r.winners), rules_version=r.rules_version, finished=True,
+        archived=True,
+    )
+
+
+async def live_summary(store: EventStore, game: str) -> GameSummary | None:
+    """Summary of a game in the live store (None if it has vanished or has no header yet)."""
+    first = await store.read(game, 0, 1)
+    if not first:
+        return None
+    head = upgrade(decode_entry(first[0][1]))
+    if head.kind != HEADER:
+        return None
+    version = await store.head(game)
+    tail = await store.read(game, version - 1, version)
+    if not tail:  # archived and deleted between the two reads
+        return None
+    last = upgrade(decode_entry(tail[-1][1]))
+    reveal = decode_payload(last.payload, SeedReveal) if last.kind == SEED_REVEAL else None
+    return summary_of(decode_payload(head.payload, Header), reveal, version)
+
+
+async def list_games(
+    store: EventStore, live_ids: LiveIds, folder: Path | None, f: GameFilter
+) -> list[GameSummary]:
+    """Live and archived games passing ``f``, newest first."""
+    ids = await live_ids()
+    live = [s for s in await asyncio.gather(*(live_summary(store, g) for g in ids)) if s]
+    seen = {s.id for s in live}
+    archived: list[GameSummary] = []
+    if folder is not None and folder.is_dir():
+        catalog = await asyncio.to_thread(load_catalog, folder)
+        archived = [archived_summary(r) for r in catalog if r.id not in seen]
+    games = [g for g in live + archived if f.admits(g)]
+    games.sort(key=lambda g: (g.start, g.id), reverse=True)
+    return games[: max(0, f.limit)] if f.limit else games

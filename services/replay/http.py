@@ -1,0 +1,249 @@
+"""HTTP/1.1 and Server-Sent Events for browsers, on plain asyncio (no web framework).
+
+    GET /                                   the web viewer (lobby, live table, replay)
+    GET /static/NAME                        the viewer's files (services/replay/web/)
+    GET /api/games?ruleset=&player=&status=live|finished&since=&until=&limit=
+    GET /api/games/ID                       summary fields, header and card table
+    GET /api/games/ID/events?viewer=&token=&from=&to=&delay=
+    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's seq
+    GET /api/games/ID/verify
+
+``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs ``token``
+(query, or ``Authorization: Bearer``). ``from`` is the last seq already held; an SSE reconnect's
+``Last-Event-ID`` takes its place. A small server of our own instead of aiohttp: five GET routes
+and one streaming response do not justify a framework dependency, and this keeps the one place
+that writes SSE bytes short enough to audit for leaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import mimetypes
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import msgspec
+
+from .access import BadRequest, Forbidden, NotFound, parse_viewer
+from .core import GameFilter, Replay
+
+log = logging.getLogger(__name__)
+MAX_HEAD = 16 * 1024
+KEEPALIVE_S = 15.0
+WEB = resources.files(__package__).joinpath("web")
+_STATUS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
+           405: "Method Not Allowed", 500: "Internal Server Error"}
+
+
+@dataclass
+class Request:
+    """A parsed request head."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def int_arg(self, name: str, default: int = 0) -> int:
+        """An integer query parameter."""
+        raw = self.query.get(name, "")
+        try:
+            return int(raw) if raw else default
+        except ValueError:
+            raise BadRequest(f"{name} must be an integer") from None
+
+
+def _head(status: int, ctype: str, extra: str = "", length: int | None = None) -> bytes:
+    lines = [f"HTTP/1.1 {status} {_STATUS.get(status, 'OK')}", f"Content-Type: {ctype}",
+             "Cache-Control: no-store", "X-Content-Type-Options: nosniff"]
+    if length is not None:
+        lines += [f"Content-Length: {length}", "Connection: close"]
+    return ("\r\n".join(lines) + "\r\n" + extra + "\r\n").encode()
+
+
+async def _read_request(reader: asyncio.StreamReader) -> Request | None:
+    try:
+        raw = await reader.readuntil(b"\r\n\r\n")
+    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+        return None
+    lines = raw.decode("latin-1").split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3:
+        return None
+    url = urlsplit(parts[1])
+    query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            k, v = line.split(":", 1)
+            headers[k.strip().lower()] = v.strip()
+    return Request(parts[0], unquote(url.path), query, headers)
+
+
+class HttpServer:
+    """Routes HTTP requests to a Replay."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+        self.server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
+        """Listen; returns the bound port."""
+        self.server = await asyncio.start_server(self._serve, host, port, limit=MAX_HEAD,
+                                                 backlog=2048)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        """Stop listening and drop open connections."""
+        if self.server is not None:
+            self.server.close()
+            for w in list(self._writers):  # open SSE streams would keep wait_closed waiting
+                w.close()
+            with contextlib.suppress(Exception):
+                await self.server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            req = await _read_request(reader)
+            if req is not None:
+                await self._dispatch(req, writer)
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        except Exception:
+            log.exception("serving a request")
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _dispatch(self, req: Request, w: asyncio.StreamWriter) -> None:
+        if req.method not in ("GET", "HEAD"):
+            return await self._send(w, 405, {"error": "only GET"})
+        try:
+            route = self._route(req)
+            if route is None:
+                return await self._send(w, 404, {"error": f"no route {req.path}"})
+            await route(req, w)
+        except BadRequest as exc:
+            await self._send(w, 400, {"error": str(exc)})
+        except Forbidden as exc:
+            await self._send(w, 403, {"error": str(exc)})
+        except NotFound as exc:
+            await self._send(w, 404, {"error": str(exc)})
+
+    def _route(self, req: Request) -> Callable[[Request, asyncio.StreamWriter], Awaitable[None]] | None:
+        p = req.path.strip("/").split("/")
+        if req.path == "/":
+            return lambda r, w: self._static("index.html", w)
+        if len(p) == 2 and p[0] == "static":
+            return lambda r, w: self._static(p[1], w)
+        if p[:2] == ["api", "games"]:
+            if len(p) == 2:
+                return self._games
+            if len(p) == 3:
+                return lambda r, w: self._game(p[2], w)
+            if len(p) == 4 and p[3] == "events":
+                return lambda r, w: self._events(p[2], r, w)
+            if len(p) == 4 and p[3] == "stream":
+                return lambda r, w: self._stream(p[2], r, w)
+            if len(p) == 4 and p[3] == "verify":
+                return lambda r, w: self._verify(p[2], w)
+        return None
+
+    async def _send(self, w: asyncio.StreamWriter, status: int, body: object,
+                    ctype: str = "application/json; charset=utf-8") -> None:
+        data = body if isinstance(body, bytes) else msgspec.json.encode(body)
+        w.write(_head(status, ctype, length=len(data)) + data)
+        await w.drain()
+
+    async def _static(self, name: str, w: asyncio.StreamWriter) -> None:
+        f = WEB.joinpath(name)
+        if name.startswith(".") or "/" in name or "\\" in name or not f.is_file():
+            raise NotFound(f"no file {name}")
+        ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype.endswith("javascript"):
+            ctype += "; charset=utf-8"
+        await self._send(w, 200, f.read_bytes(), ctype)
+
+    async def _games(self, req: Request, w: asyncio.StreamWriter) -> None:
+        f = GameFilter(ruleset=req.query.get("ruleset", ""), player=req.query.get("player", ""),
+                       status=req.query.get("status", ""), since_ms=req.int_arg("since"),
+                       until_ms=req.int_arg("until"), limit=req.int_arg("limit", 100))
+        if f.status not in ("", "live", "finished"):
+            raise BadRequest("status must be live or finished")
+        await self._send(w, 200, {"games": await self.replay.list_games(f)})
+
+    async def _game(self, game: str, w: asyncio.StreamWriter) -> None:
+        feed = await self.replay.feed(game)
+        header = await self.replay.header(game)
+        from .envelope import header_json
+
+        body = b'{"header":%s,"over":%s,"version":%d,"cards":%s}' % (
+            msgspec.json.encode(header_json(header)), b"true" if feed.over else b"false",
+            feed.version, await self.replay.cards(game))
+        await self._send(w, 200, body)
+
+    def _viewer_args(self, req: Request) -> tuple[int, str | None, int]:
+        token = req.query.get("token") or None
+        auth = req.headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            token = auth[7:].strip()
+        return parse_viewer(req.query.get("viewer")), token, req.int_arg("delay")
+
+    async def _events(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
+        viewer, token, delay = self._viewer_args(req)
+        page = await self.replay.get_events(game, viewer, token, req.int_arg("from"),
+                                            req.int_arg("to") or None, delay)
+        body = b'{"game":%s,"viewer":%d,"delay_ms":%d,"upto":%d,"over":%s,"entries":[%s]}' % (
+            json.dumps(game).encode(), page.grant.viewer, page.grant.delay_ms, page.upto,
+            b"true" if page.over else b"false", b",".join(page.entries))
+        await self._send(w, 200, body)
+
+    async def _stream(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
+        viewer, token, delay = self._viewer_args(req)
+        after = req.int_arg("from")
+        last_id = req.headers.get("last-event-id", "")
+        if last_id.isdigit():
+            after = int(last_id)
+        batches = await self.replay.stream(game, viewer, token, after, delay)
+        w.write(_head(200, "text/event-stream; charset=utf-8",
+                      "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n"))
+        w.write(b"retry: 2000\n\n")
+        await w.drain()
+        it = aiter(batches)
+        pending: asyncio.Task[list[tuple[int, bytes]]] | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(it))
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_S)
+                if not done:
+                    w.write(b": keep-alive\n\n")  # proxies and browsers drop silent streams
+                    await w.drain()
+                    continue
+                try:
+                    batch = pending.result()
+                except StopAsyncIteration:
+                    break
+                pending = None
+                w.write(b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch))
+                await w.drain()
+            w.write(b"event: end\ndata: {}\n\n")
+            await w.drain()
+        finally:
+            if pending is not None:
+                pending.cancel()
+            with contextlib.suppress(Exception):
+                await batches.aclose()
+
+    async def _verify(self, game: str, w: asyncio.StreamWriter) -> None:
+        report = await self.replay.verify(game)
+        await self._send(w, 200, msgspec.to_builtins(report))

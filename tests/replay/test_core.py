@@ -1,0 +1,205 @@
+"""The replay core without a network: redaction, access, delay, resume, listing, verify."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from services.eventlog import InMemoryEventStore, archive_game
+from services.replay import ManualClock, Replay, TablePolicy
+from services.replay.access import BadRequest, Forbidden, NotFound
+from services.replay.demo import play_live
+from services.replay.games import GameFilter
+from services.rules import api
+from services.rules.api import GOD, SPECTATOR
+from services.rules.core.views import fold
+
+from .leaks import Truth, n_cards, seq_of
+from .live import LiveGame, settle
+
+
+def token_check(game: str, seat: int, token: str) -> bool:
+    return token == f"seat-{seat}"
+
+
+def replay_of(store: InMemoryEventStore, **kw: object) -> Replay:
+    return Replay(store, seat_check=token_check, **kw)  # type: ignore[arg-type]
+
+
+async def records(store: InMemoryEventStore, game: str) -> list[bytes]:
+    return [d for _, d in await store.read(game)]
+
+
+async def test_finished_game_every_viewer_and_no_leaks() -> None:
+    store = InMemoryEventStore()
+    await play_live(store, "g", players=6, seed=11)
+    r = replay_of(store)
+    truth = Truth(await records(store, "g"), n_cards(await records(store, "g")))
+    for viewer in (SPECTATOR, 0, 3, GOD):
+        page = await r.get_events("g", viewer, f"seat-{viewer}")
+        assert page.over and page.upto == await store.head("g")
+        if viewer != GOD:
+            found = [x for e in page.entries for x in truth.leaks(seq_of(e), e, viewer)]
+            # A finished game hides nothing, but the redaction is per event, not per end:
+            assert not found, found[:5]
+    god = await r.get_events("g", GOD)
+    spectator = await r.get_events("g", SPECTATOR)
+    assert len(god.entries) > len(spectator.entries)  # answers are GOD-only
+    await r.close()
+
+
+async def test_live_spectator_never_gets_a_hidden_card_and_god_waits_for_the_end() -> None:
+    store = InMemoryEventStore()
+    game = LiveGame(store, "live", players=5, seed=4)
+    r = replay_of(store)
+    await settle()
+    received: list[bytes] = []
+    seat_view: list[bytes] = []
+    spec = await r.stream("live", SPECTATOR)
+    seat = await r.stream("live", 2, "seat-2")
+
+    async def drain(it: object, out: list[bytes]) -> None:
+        async for batch in it:  # type: ignore[attr-defined]
+            out += [e for _, e in batch]
+
+    tasks = [asyncio.create_task(drain(spec, received)),
+             asyncio.create_task(drain(seat, seat_view))]
+    for _ in range(30):
+        game.step(5)
+        await settle()
+        with pytest.raises(Forbidden):
+            await r.get_events("live", GOD)
+        with pytest.raises(Forbidden):
+            await r.get_events("live", 2, "seat-3")
+    await game.finish()
+    await asyncio.wait_for(asyncio.gather(*tasks), 5)
+    recs = await records(store, "live")
+    truth = Truth(recs, n_cards(recs))
+    leaks = [x for e in received for x in truth.leaks(seq_of(e), e, SPECTATOR)]
+    leaks += [x for e in seat_view for x in truth.leaks(seq_of(e), e, 2)]
+    assert not leaks, leaks[:5]
+    assert received == (await r.get_events("live", SPECTATOR)).entries
+    assert (await r.get_events("live", GOD)).entries  # open now that the game is over
+    await r.close()
+
+
+async def test_the_leak_search_bites() -> None:
+    """The same search over unredacted (GOD) bytes of a live game finds hand cards."""
+    store = InMemoryEventStore()
+    await play_live(store, "g", players=5, seed=2)
+    r = replay_of(store)
+    recs = await records(store, "g")
+    truth = Truth(recs, n_cards(recs))
+    page = await r.get_events("g", GOD)
+    found = [x for e in page.entries for x in truth.leaks(seq_of(e), e, SPECTATOR)]
+    assert any("sees card" in x for x in found) and any("answer" in x for x in found)
+    assert any("role" in x for x in found)
+
+
+async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
+    store = InMemoryEventStore()
+    clock = ManualClock()
+    delay = 10_000
+    r = replay_of(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=delay))
+    game = LiveGame(store, "d", players=4, seed=9)
+    await settle()
+    got: list[tuple[int, int]] = []  # (seq, clock at receipt)
+
+    async def watch() -> None:
+        async for batch in await r.stream("d", SPECTATOR, delay_ms=1000):  # asks for less
+            got.extend((seq, clock.now_ms()) for seq, _ in batch)
+
+    task = asyncio.create_task(watch())
+    await settle()
+    feed = await r.feed("d")
+    for tick in range(60):
+        if tick < 40:
+            game.step(3)
+        await settle()
+        page = await r.get_events("d", SPECTATOR)
+        assert page.grant.delay_ms == delay
+        assert all(feed.seen_ms[seq_of(e) - 1] + delay <= clock.now_ms() for e in page.entries)
+        clock.advance(500)
+        await settle()
+    await game.finish()
+    await settle()
+    clock.advance(delay)
+    await asyncio.wait_for(task, 5)
+    assert got, "nothing delivered"
+    for seq, at in got:
+        assert at >= feed.seen_ms[seq - 1] + delay, (seq, at, feed.seen_ms[seq - 1])
+    # and not later than needed: each entry went out at the first tick at or past its release
+    assert all(at - (feed.seen_ms[seq - 1] + delay) < 500 or at == got[-1][1]
+               for seq, at in got)
+    assert [s for s, _ in got] == [seq_of(e) for e in (await r.get_events("d", SPECTATOR)).entries]
+    await r.close()
+
+
+async def test_resume_after_a_sequence_number_is_exact() -> None:
+    store = InMemoryEventStore()
+    await play_live(store, "g", players=5, seed=5)
+    r = replay_of(store)
+    full = [s for batch in [b async for b in await r.stream("g", SPECTATOR)] for s, _ in batch]
+    cut = full[len(full) // 2]
+    rest = [s for batch in [b async for b in await r.stream("g", SPECTATOR, after=cut)]
+            for s, _ in batch]
+    assert full[: len(full) // 2 + 1] + rest == full
+
+
+async def test_list_games_live_and_archived(tmp_path: Path) -> None:
+    store = InMemoryEventStore()
+    await play_live(store, "done", players=4, seed=1)
+    await play_live(store, "old", players=5, seed=2, ruleset="honglou")
+    await archive_game(store, "old", tmp_path)
+    live = LiveGame(store, "now", players=6, seed=3)
+    await settle()
+    ids = ["done", "now"]
+
+    async def live_ids() -> list[str]:
+        return [g for g in ids if await store.head(g)]
+
+    r = replay_of(store, archive_dir=tmp_path, live_ids=live_ids)
+    games = {g.id: g for g in await r.list_games()}
+    assert set(games) == {"done", "now", "old"}
+    assert games["old"].archived and games["old"].finished and games["done"].finished
+    assert not games["now"].finished and games["now"].version > 1
+    assert [g.id for g in await r.list_games(GameFilter(status="live"))] == ["now"]
+    assert [g.id for g in await r.list_games(GameFilter(ruleset="honglou"))] == ["old"]
+    assert len(await r.list_games(GameFilter(player="bot5"))) == 1
+    assert await r.list_games(GameFilter(since_ms=games["now"].start + 10**7)) == []
+    assert len(await r.list_games(GameFilter(limit=2))) == 2
+    old = await r.get_events("old", SPECTATOR)  # read back from the archive file
+    assert old.over and old.entries
+    assert (await r.verify("old")).ok and (await r.verify("done")).ok
+    assert not (await r.verify("now")).ok
+    await live.finish()
+    await r.close()
+
+
+async def test_page_fold_matches_views() -> None:
+    """What a spectator receives folds to the same view as views.fold over the log."""
+    store = InMemoryEventStore()
+    await play_live(store, "g", players=5, seed=8)
+    r = replay_of(store)
+    from services.eventlog.entry import EVENT, decode_entry
+
+    events = [api.decode_event(e.payload) for e in map(decode_entry, await records(store, "g"))
+              if e.kind == EVENT]
+    import msgspec
+
+    received = [msgspec.json.decode(e) for e in (await r.get_events("g", SPECTATOR)).entries]
+    redacted = [api.decode_event(msgspec.msgpack.encode(x["event"]))
+                for x in received if x["kind"] == "event"]
+    assert fold(redacted, SPECTATOR) == fold(events, SPECTATOR)
+
+
+async def test_unknown_and_malformed_games() -> None:
+    r = replay_of(InMemoryEventStore())
+    with pytest.raises(NotFound):
+        await r.get_events("nope", SPECTATOR)
+    with pytest.raises(BadRequest):
+        await r.get_events("bad{id}", SPECTATOR)
+    with pytest.raises(NotFound):
+        await r.verify("nope")
