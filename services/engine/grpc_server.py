@@ -131,8 +131,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):  # type: ignore[misc]
         """See game.proto."""
         try:
             viewer = _viewer(self.games, request.game_id, request.seat_token)
-            self.games.evict(request.game_id)  # a poll should see the newest state
             hot = await self.games.get(request.game_id)
+            if await self.games.store.head(request.game_id) != hot.log.version:
+                self.games.evict(request.game_id)  # another worker moved on: a poll sees it
+                hot = await self.games.get(request.game_id)
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
