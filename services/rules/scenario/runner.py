@@ -15,6 +15,8 @@ import msgspec
 from .. import api
 from ..core.engine import IllegalAnswer
 from ..core.events import CardUsed, Event
+from ..core.ruleset import RULESETS
+from ..core.ruleset import RULESETS
 from ..core.skills import SKILLS
 from ..core.state import Answer, Decision, Game
 from .checks import check_expect
@@ -76,6 +78,13 @@ class Runner:
                 return o
         return skills[0] if len(skills) == 1 else None
 
+    def skill_name(self, it: Intent) -> str | None:
+        """The engine's name of the intent's skill (an equipment effect may be printed under the
+        ruleset's card name, e.g. seed 000's 护官符 for 八卦阵)."""
+        if it.skill is None:
+            return None
+        return RULESETS[self.sc.ruleset].aliases.get(it.skill, it.skill)
+
     def answer_for(self, st: Step, d: Decision) -> list[str] | None:
         """The picks that step ``st`` gives decision ``d``, or None if it does not answer it."""
         it, pr = st.parsed, self.progress
@@ -95,9 +104,10 @@ class Runner:
         if d.kind == "cards" and pr.started and not pr.cards_done:
             pr.cards_done = True
             return self.card_opts(it.cards, d)
-        if d.kind == "confirm" and k == "skill" and d.info.get("skill") == it.skill:
+        skill = self.skill_name(it)
+        if d.kind == "confirm" and k == "skill" and d.info.get("skill") == skill:
             return ["yes"]
-        if d.kind == "cards" and k == "skill" and d.info.get("skill") == it.skill:
+        if d.kind == "cards" and k == "skill" and d.info.get("skill") == skill:
             pr.cards_done = True
             return self.card_opts(it.cards, d)
         if d.kind in ("play", "respond") and not pr.started:
@@ -105,7 +115,7 @@ class Runner:
                 rk = f"recast:{self.cid(it.cards[0])}"
                 return [rk] if rk in d.options else None
             if k == "skill":
-                key = f"skill:{it.skill}"
+                key = f"skill:{skill}"
                 return [key] if key in d.options else None
             if it.as_name is None and len(it.cards) == 1:
                 ck = f"card:{self.cid(it.cards[0])}"
@@ -118,6 +128,12 @@ class Runner:
         if d.kind in ("choose", "pick_card") and pr.started and it.targets:
             return self.targets(it, d)
         return None
+
+    def skill_names(self, name: str | None) -> set[str]:
+        """A skill as the script names it and as the engine does (seed names are aliases)."""
+        if name is None:
+            return set()
+        return {name, RULESETS[self.sc.ruleset].aliases.get(name, name)}
 
     def targets(self, it: Intent, d: Decision) -> list[str] | None:
         pr = self.progress
