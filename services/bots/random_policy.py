@@ -21,6 +21,9 @@ class RandomPolicy:
         self.counter += 1
         return v
 
+    def observe(self, e: object) -> None:
+        """Random play needs no memory."""
+
     def act(self, d: Decision, view: object = None) -> Answer:
         """Answer decision ``d`` (the view is not needed to play at random)."""
         opts = list(d.options)

@@ -1,4 +1,10 @@
-"""In-process self-play: run seeded games with policies per seat and summarise them."""
+"""In-process self-play: seeded games with a policy per seat, each fed only its seat's view.
+
+Every policy gets its own :class:`View`, maintained incrementally: each new event is redacted for
+the seat and folded (``apply(view, redact(event, seat))``) and also handed to the policy's
+``observe``. Policies rotate over seats (game ``i`` gives seat ``s`` policy ``(s + i) mod k``), so
+with the dealt roles every policy meets every seat and role under fixed seeds.
+"""
 
 from __future__ import annotations
 
@@ -6,38 +12,113 @@ import time
 from typing import Any, Protocol
 
 from ..rules import api
+from ..rules.core.events import Event, TurnStarted
 from ..rules.core.state import Answer, Decision, Game
+from ..rules.core.views import View, apply, new_view, redact
+from .heuristic import HeuristicPolicy
+from .oracle import OraclePolicy
 from .random_policy import RandomPolicy
+from .summary import GameRecord, summarise
+
+POLICIES = ("random", "heuristic", "oracle")
+ACCURACY_ROUNDS = (5, 10)
 
 
 class Policy(Protocol):
-    """Anything that answers a decision."""
+    """Anything that answers a decision from its seat's view and observed events."""
 
     name: str
 
-    def act(self, d: Decision, view: Any = None) -> Answer: ...
+    def observe(self, e: Event) -> None: ...
+
+    def act(self, d: Decision, view: View | None = None) -> Answer: ...
 
 
-def make_policy(name: str, seed: int) -> Policy:
-    """A policy by name."""
+def make_policy(name: str, seed: int, seat: int = -1, true_roles: list[str] | None = None,
+                strict: bool = False) -> Policy:
+    """A policy by name; only ``oracle`` is given ``true_roles``."""
     if name == "random":
         return RandomPolicy(seed)
-    raise ValueError(f"unknown policy {name!r} (known: random)")
+    if name == "heuristic":
+        return HeuristicPolicy(seed, seat, strict=strict)
+    if name == "oracle":
+        return OraclePolicy(seed, seat, list(true_roles or []), strict=strict)
+    raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
+
+
+def rotation(names: list[str], players: int, game: int) -> list[str]:
+    """Policy names by seat for game number ``game``."""
+    return [names[(s + game) % len(names)] for s in range(players)]
+
+
+class Table:
+    """The seats of one game: a policy and a view each, fed every new event redacted."""
+
+    def __init__(self, g: Game, names: list[str], seed: int, strict: bool = False) -> None:
+        roles = [p.role for p in g.players]
+        self.views = [new_view(s) for s in range(len(g.players))]
+        self.policies = [make_policy(n, seed * 1000 + s, s, roles, strict)
+                         for s, n in enumerate(names)]
+        self.names = names
+        self.roles = roles
+        self.times: dict[str, list[float]] = {}
+        self.accuracy: list[tuple[int, float, float]] = []  # round, belief, prior
+
+    def feed(self, events: list[Event]) -> None:
+        """Fold ``events`` into every seat's view and memory."""
+        for e in events:
+            for s, (v, p) in enumerate(zip(self.views, self.policies, strict=True)):
+                re = redact(e, s)
+                apply(v, re)
+                p.observe(re)
+            if isinstance(e, TurnStarted) and e.round in ACCURACY_ROUNDS and e.seat == 0:
+                self._guess(e.round)
+
+    def act(self, d: Decision) -> Answer:
+        """Ask the deciding seat's policy, timing it."""
+        p = self.policies[d.seat]
+        t0 = time.perf_counter()
+        a = p.act(d, self.views[d.seat])
+        self.times.setdefault(p.name, []).append((time.perf_counter() - t0) * 1000)
+        return a
+
+    def _guess(self, rnd: int) -> None:
+        """Role-guess accuracy of the heuristic seats: P(true role) of each still-hidden seat."""
+        for s, p in enumerate(self.policies):
+            if not isinstance(p, HeuristicPolicy) or isinstance(p, OraclePolicy):
+                continue
+            b = p.mem.belief
+            if b is None or not self.views[s].seats[s].alive:
+                continue
+            hidden = [t for t in b.hidden if t not in b.known]
+            if not hidden:
+                continue
+            marg = b.marginals()
+            pool = [self.roles[t] for t in hidden]
+            got = sum(marg[t].get(self.roles[t], 0.0) for t in hidden) / len(hidden)
+            prior = sum(pool.count(self.roles[t]) / len(pool) for t in hidden) / len(hidden)
+            self.accuracy.append((rnd, got, prior))
 
 
 def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None = None,
               options: dict[str, Any] | None = None, max_decisions: int = 200_000,
+              strict: bool = False, table_out: list[Table] | None = None,
               ) -> tuple[Game, dict[str, int]]:
-    """Play one game to its end; returns the final state and counts."""
+    """Play one game to its end (``policies`` by seat, cycled); returns the state and counts."""
     g = api.new_game(ruleset, players, seed, options)
     names = policies or ["random"]
-    seats = [make_policy(names[i % len(names)], seed * 1000 + i) for i in range(players)]
-    events = len(api.advance(g))
-    decisions = 0
+    t = Table(g, [names[i % len(names)] for i in range(players)], seed, strict)
+    if table_out is not None:
+        table_out.append(t)
+    first = api.advance(g)
+    t.feed(first)
+    events, decisions = len(first), 0
     while not g.over:
         d = g.pending
         assert d is not None, "engine stopped without a decision or an end"
-        events += len(api.submit(g, seats[d.seat].act(d)))
+        new = api.submit(g, t.act(d))
+        t.feed(new)
+        events += len(new)
         decisions += 1
         if decisions >= max_decisions:
             raise RuntimeError(f"game {seed} did not end within {max_decisions} decisions")
@@ -47,25 +128,34 @@ def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None 
 def selfplay(ruleset: str, players: int, games: int, seed: int,
              policies: list[str] | None = None, options: dict[str, Any] | None = None
              ) -> dict[str, Any]:
-    """Play ``games`` seeded games and return the JSON summary."""
-    wins: dict[str, int] = {}
-    draws = decisions = events = turns = 0
+    """Play ``games`` seeded games, policies rotated over seats, and return the JSON summary."""
+    names = policies or ["random"]
+    for n in names:
+        make_policy(n, 0)  # unknown names fail before any game is played
+    records: list[GameRecord] = []
+    times: dict[str, list[float]] = {}
+    accuracy: list[tuple[int, float, float]] = []
+    decisions = events = turns = 0
     t0 = time.perf_counter()
     for i in range(games):
-        g, c = play_game(ruleset, players, seed + i, policies, options)
+        tables: list[Table] = []
+        g, c = play_game(ruleset, players, seed + i, rotation(names, players, i), options,
+                         table_out=tables)
+        tab = tables[0]
+        records.append(GameRecord(seats=tab.names, roles=tab.roles, winners=list(g.winners),
+                                  draw=g.draw_game))
+        for k, v in tab.times.items():
+            times.setdefault(k, []).extend(v)
+        accuracy.extend(tab.accuracy)
         decisions += c["decisions"]
         events += c["events"]
         turns += c["turns"]
-        if g.draw_game:
-            draws += 1
-        else:
-            camp = camp_of(g)
-            wins[camp] = wins.get(camp, 0) + 1
     secs = time.perf_counter() - t0
-    return {"ruleset": ruleset, "players": players, "games": games, "seed": seed,
-            "wins": wins, "draws": draws, "mean_turns": turns / max(games, 1),
-            "mean_rounds": turns / max(games, 1), "decisions": decisions, "events": events,
-            "seconds": round(secs, 3)}
+    out = {"ruleset": ruleset, "players": players, "games": games, "seed": seed,
+           "policies": names, "mean_rounds": turns / max(games, 1), "decisions": decisions,
+           "events": events, "seconds": round(secs, 3)}
+    out.update(summarise(records, times, accuracy))
+    return out
 
 
 def camp_of(g: Game) -> str:

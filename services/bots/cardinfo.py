@@ -1,0 +1,73 @@
+"""Public card knowledge a policy may use: the printed card table of a ruleset (the id → face map is
+the same for every game with the same ruleset and options; secrecy lies in which ids a seat sees),
+weapon ranges, and how much a policy values keeping a card."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from ..rules import api as _api  # noqa: F401  (registers rulesets and cards)
+from ..rules.core.cards import CardDef
+from ..rules.core.query import RANGE_OF_WEAPON
+from ..rules.core.ruleset import RULESETS
+from ..rules.core.skills import SKILLS
+
+SLASHES = ("杀", "火杀", "雷杀")
+HOSTILE_CARDS = frozenset(SLASHES + ("决斗", "过河拆桥", "顺手牵羊", "火攻", "乐不思蜀", "兵粮寸断"))
+HARMFUL_TRICKS = frozenset(("决斗", "过河拆桥", "顺手牵羊", "火攻", "乐不思蜀", "兵粮寸断",
+                            "南蛮入侵", "万箭齐发", "借刀杀人", "闪电", "铁索连环"))
+HELPFUL_TRICKS = frozenset(("无中生有", "桃园结义", "五谷丰登"))
+SLOT_OF = {"weapon": "weapon", "armor": "armor", "defensive_horse": "plus",
+           "offensive_horse": "minus"}
+ARMOR_VALUE = {"八卦阵": 6.0, "仁王盾": 5.5, "藤甲": 4.0, "白银狮子": 5.0}
+BASE_VALUE = {
+    "桃": 10.0, "无懈可击": 8.0, "无中生有": 9.0, "闪": 7.0, "酒": 4.0, "杀": 5.0, "火杀": 5.2,
+    "雷杀": 5.2, "决斗": 6.0, "顺手牵羊": 7.0, "过河拆桥": 6.5, "南蛮入侵": 5.5, "万箭齐发": 5.5,
+    "乐不思蜀": 7.0, "兵粮寸断": 5.0, "借刀杀人": 3.5, "火攻": 3.0, "铁索连环": 2.5, "五谷丰登": 3.0,
+    "桃园结义": 4.0, "闪电": 1.0,
+}
+
+
+@cache
+def _table(ruleset: str, options_json: str) -> tuple[CardDef, ...]:
+    return tuple(RULESETS[ruleset].deck(json.loads(options_json)))
+
+
+def card_table(ruleset: str, options: dict[str, Any]) -> tuple[CardDef, ...]:
+    """The printed cards of a game of ``ruleset`` with ``options`` (public data)."""
+    return _table(ruleset, json.dumps(options, sort_keys=True, default=str))
+
+
+def weapon_range(name: str) -> int:
+    """A weapon's attack range (1 for unknown names)."""
+    return RANGE_OF_WEAPON.get(name, 1)
+
+
+def equip_value(c: CardDef) -> float:
+    """How much an equipment card is worth in its slot."""
+    if c.subtype == "weapon":
+        return 2.0 + weapon_range(c.name) * 0.6 + (2.0 if c.name == "诸葛连弩" else 0.0)
+    if c.subtype == "armor":
+        return ARMOR_VALUE.get(c.name, 4.0)
+    return 4.0 if c.subtype == "defensive_horse" else 3.5
+
+
+def keep_value(c: CardDef, dup: int = 0) -> float:
+    """How much a hand card is worth keeping; ``dup`` = same-named cards already counted."""
+    if c.type == "equip":
+        return equip_value(c) * 0.8
+    v = BASE_VALUE.get(c.name, 3.0)
+    if dup and c.name in ("闪", "杀", "火杀", "雷杀", "酒"):
+        v -= 2.5 * min(dup, 2)
+    return v
+
+
+def std_skill(name: str) -> str:
+    """The standard name of a skill printed under another name (葬花 → 青囊), else ``name``."""
+    sk = SKILLS.get(name)
+    if sk is None:
+        return name
+    base = type(sk).__mro__[1].__dict__.get("name", "")
+    return base if isinstance(base, str) and base in SKILLS else name

@@ -1,0 +1,116 @@
+"""The ``heuristic`` policy: plays from its seat's view and its own redacted event stream only.
+
+It keeps a probability over the hidden role assignments (:mod:`.roles`), reads friendship, defence
+and reach from the view (:mod:`.threat`), scores its play-phase options and targets (:mod:`.play`)
+and answers every other decision kind with a small rule (:mod:`.tactics`). Kinds it does not know
+get a safe default: decline if it may, else the first legal minimum.
+
+No look-ahead: the engine's ``fork`` needs the whole state, which a policy must not see, and a
+view cannot be turned back into a state (hidden hands and the draw pile are unknown).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..rules.core import events as ev
+from ..rules.core import rng
+from ..rules.core.state import Answer, Decision
+from ..rules.core.views import View
+from . import play, tactics
+from .memory import Memory
+from .threat import Reading
+
+Handler = Callable[[Reading, Decision], list[str]]
+HANDLERS: dict[str, Handler] = {
+    "respond": tactics.respond, "confirm": tactics.confirm, "choose": tactics.choose,
+    "pick_card": tactics.pick_card, "discard": tactics.discard, "cards": tactics.pick_cards,
+    "draft": tactics.draft, "targets": play.choose_targets,
+}
+MAX_PLAYS = 60  # play-phase decisions per phase before the policy just ends the phase
+
+
+def legal(d: Decision, picks: list[str]) -> bool:
+    """Whether ``picks`` is a well-formed answer to ``d`` (a subset of the options, right size)."""
+    if not picks:
+        return d.declinable
+    return (len(set(picks)) == len(picks) and set(picks) <= set(d.options)
+            and d.min <= len(picks) <= d.max)
+
+
+def safe_default(d: Decision) -> list[str]:
+    """Decline if declinable, else the first ``min`` options (``end`` in the play phase)."""
+    if d.kind == "play":
+        return ["end"] if "end" in d.options else d.options[:1]
+    return [] if d.declinable else list(d.options[: max(d.min, 1)])
+
+
+class HeuristicPolicy:
+    """Seeded, view-only heuristic. ``budget_ms``: past it, the answer is the safe default."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int, seat: int = -1, true_roles: list[str] | None = None,
+                 budget_ms: float = 50.0, strict: bool = False) -> None:
+        self.seed, self.counter = seed, 0
+        self.seat = seat
+        self.mem = Memory(seat, true_roles)
+        self.budget_ms = budget_ms
+        self.strict = strict  # raise on a bug instead of falling back (tests)
+        self.plays = 0
+        self.overruns = 0
+
+    def observe(self, e: ev.Event) -> None:
+        """Fold one event as redacted for this seat."""
+        self.mem.observe(e)
+        if isinstance(e, ev.PhaseStarted | ev.TurnStarted):
+            self.plays = 0
+
+    def _below(self, n: int) -> int:
+        v = rng.below(self.seed, self.counter, n)
+        self.counter += 1
+        return v
+
+    def act(self, d: Decision, view: View | None = None) -> Answer:
+        """Answer ``d`` from ``view`` (this seat's view) and what this seat has observed."""
+        t0 = time.perf_counter()
+        if self.mem.seat < 0:
+            self.mem.seat = d.seat
+        picks = safe_default(d)
+        if view is not None and view.seats and self.mem.cards:
+            try:
+                picks = self._decide(d, view)
+            except Exception:
+                if self.strict:
+                    raise
+                picks = safe_default(d)
+        if not legal(d, picks):
+            if self.strict:
+                raise AssertionError(f"illegal picks {picks} for {d}")
+            picks = safe_default(d)
+        if (time.perf_counter() - t0) * 1000 > self.budget_ms:
+            self.overruns += 1
+        return Answer(decision=d.id, seat=d.seat, picks=picks)
+
+    def _decide(self, d: Decision, view: View) -> list[str]:
+        r = Reading(self.mem, view, d.seat)
+        if d.kind == "play":
+            self.plays += 1
+            pick = play.choose_play(r, d) if self.plays <= MAX_PLAYS else "end"
+            self.mem.last_play = pick
+            return [pick]
+        handler = HANDLERS.get(d.kind)
+        if handler is None:
+            return self._fallback(d)
+        picks = handler(r, d)
+        if not picks and d.kind in ("targets", "cards") and self.mem.last_play:
+            self.mem.cancelled.add(self.mem.last_play)  # do not offer the same dud again
+        return picks
+
+    def _fallback(self, d: Decision) -> list[str]:
+        """A kind this policy does not know: decline, else a seeded pick of the minimum."""
+        if d.declinable:
+            return []
+        opts = list(d.options)
+        return [opts.pop(self._below(len(opts))) for _ in range(max(d.min, 1))]

@@ -1,0 +1,125 @@
+"""What a seat remembers from its redacted event stream beyond the view: the public card table,
+the role belief, the trick being resolved and the 无懈可击 chain, and its own cancelled moves."""
+
+from __future__ import annotations
+
+from ..rules.core import events as ev
+from ..rules.core.cards import CardDef
+from ..rules.core.ruleset import RULESETS
+from .cardinfo import HARMFUL_TRICKS, HOSTILE_CARDS, card_table
+from .roles import RoleBelief
+
+HEALS = frozenset(("青囊", "葬花", "结姻"))
+TRICKS = HARMFUL_TRICKS | frozenset(("无中生有", "桃园结义", "五谷丰登"))
+
+
+class Memory:
+    """Folded from one seat's redacted events (the same stream its view is folded from)."""
+
+    def __init__(self, seat: int, true_roles: list[str] | None = None) -> None:
+        self.seat = seat
+        self.cards: tuple[CardDef, ...] = ()
+        self.ruleset = ""
+        self.role = ""
+        self.belief: RoleBelief | None = None
+        self.true_roles = true_roles  # the oracle's privilege; None for honest policies
+        self.trick: tuple[int, str, list[int]] = (-1, "", [])  # user, name, targets
+        self.wuxie = 0  # 无懈可击 used in the current window
+        self.last_slash: tuple[int, list[int]] = (-1, [])
+        self.judge_as: dict[int, str] = {}  # judge-area card -> the delayed trick it is
+        self.cancelled: set[str] = set()  # play options that came to nothing this phase
+        self.last_play = ""
+        self.turns = 0
+        self.skills: dict[int, tuple[str, ...]] = {}
+        self._n = 0
+        self._options: dict[str, object] = {}
+
+    def observe(self, e: ev.Event) -> None:
+        """Fold one redacted event."""
+        if isinstance(e, ev.CardUsed):
+            self._used(e)
+        elif isinstance(e, ev.CardsMoved):
+            if e.reason == "use":
+                return
+            self.wuxie = 0
+        elif isinstance(e, ev.Damaged):
+            self.wuxie = 0
+            if self.belief and e.card == "" and e.source >= 0:
+                self.belief.act(e.source, e.target, True, 0.5)
+        elif isinstance(e, ev.SkillInvoked):
+            self.wuxie = 0
+            if self.belief and e.skill in HEALS:
+                for t in e.targets:
+                    self.belief.act(e.seat, t, False)
+            elif self.belief and e.skill in ("反间", "离间") and e.targets:
+                self.belief.act(e.seat, e.targets[-1], True, 0.7)
+        elif isinstance(e, ev.TargetChanged):
+            if self.belief:
+                self.belief.act(e.old, e.new, True, 0.7)
+        elif isinstance(e, ev.Died):
+            if self.belief:
+                self.belief.reveal(e.seat, e.role)
+        elif isinstance(e, ev.TurnStarted):
+            self.turns += 1
+            self.cancelled.clear()
+        elif isinstance(e, ev.PhaseStarted):
+            self.cancelled.clear()
+        elif isinstance(e, ev.RoleAssigned):
+            self._role(e)
+        elif isinstance(e, ev.GeneralChosen):
+            if e.general:
+                gen = RULESETS[self.ruleset].generals().get(e.general)
+                self.skills[e.seat] = gen.skills if gen else ()
+        elif isinstance(e, ev.GameStarted):
+            self.ruleset, self._n = e.ruleset, e.players
+            self._options = dict(e.options)
+            self.cards = card_table(e.ruleset, e.options)
+        else:
+            self.wuxie = 0 if isinstance(e, ev.Nullified | ev.Dodged | ev.CardPlayed) else self.wuxie
+
+    def _role(self, e: ev.RoleAssigned) -> None:
+        if e.seat == self.seat:
+            self.role = e.role
+        if e.seat != self._n - 1:
+            return
+        # every role is dealt: start the belief from the role table and what is known
+        cards = RULESETS[self.ruleset].roles(self._n, self._options)
+        known = {0: "lord", self.seat: self.role}
+        if self.true_roles is not None:
+            known = dict(enumerate(self.true_roles))
+        self.belief = RoleBelief(cards, known)
+
+    def _used(self, e: ev.CardUsed) -> None:
+        if e.name == "无懈可击":
+            self.wuxie += 1
+            if self.belief and self.wuxie % 2 == 1 and e.targets:
+                user, name, _ = self.trick
+                if name in HARMFUL_TRICKS and user != e.targets[0]:
+                    self.belief.act(e.user, e.targets[0], False, 0.6)
+            return
+        self.wuxie = 0
+        if e.name in ("杀", "火杀", "雷杀"):
+            self.last_slash = (e.user, list(e.targets))
+        if e.name in TRICKS:
+            self.trick = (e.user, e.name, list(e.targets))
+        if e.name in ("乐不思蜀", "兵粮寸断", "闪电"):
+            for c in e.cards:
+                self.judge_as[c] = e.name
+        if not self.belief:
+            return
+        if e.name in HOSTILE_CARDS:
+            for t in e.targets:
+                self.belief.act(e.user, t, True)
+        elif e.name == "借刀杀人" and e.targets:
+            self.belief.act(e.user, e.targets[0], True, 0.4)
+        elif e.name == "桃":
+            for t in e.targets:
+                self.belief.act(e.user, t, False, 1.5)
+
+    def card(self, cid: int) -> CardDef:
+        """The printed face of card ``cid``."""
+        return self.cards[cid]
+
+    def name(self, cid: int) -> str:
+        """The name of card ``cid`` (a judge-area card by the trick it stands for)."""
+        return self.judge_as.get(cid) or self.cards[cid].name

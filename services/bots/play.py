@@ -1,0 +1,196 @@
+"""The heuristic's active choices: which play-phase option to take and whom to target."""
+
+from __future__ import annotations
+
+from ..rules.core.cards import CardDef
+from ..rules.core.skills import SKILLS
+from ..rules.core.state import Decision
+from .cardinfo import SLASHES, SLOT_OF, equip_value, keep_value, std_skill
+from .threat import Reading
+
+BAD_JUDGE = ("乐不思蜀", "兵粮寸断")
+HEAL_SKILLS = ("青囊",)
+
+
+def slash_value(r: Reading, t: int, c: CardDef | None = None) -> float:
+    """What a 杀 on ``t`` is worth to me."""
+    nature = {"火杀": "fire", "雷杀": "thunder"}.get(c.name, "normal") if c else "normal"
+    return r.harm_value(t) * (1.0 - r.dodge(t, c, nature))
+
+
+def duel_value(r: Reading, t: int) -> float:
+    """What a 决斗 against ``t`` is worth (it may backfire on me)."""
+    mine = sum(1 for n in r.hand_names() if n in SLASHES)
+    theirs = r.expected(t, "杀") * (1 + 0.3 * (r.seats[t].hand_count > 3))
+    p_win = 0.85 if mine >= 2 else (0.6 - 0.4 * theirs if mine == 1 else 1.0 - theirs)
+    return r.harm_value(t) * p_win - (1 - p_win) * 0.6
+
+
+def strip_value(r: Reading, t: int, reach: int = 99) -> float:
+    """What taking or discarding one of ``t``'s cards is worth (过河拆桥/顺手牵羊)."""
+    s = r.seats[t]
+    if t == r.me or not s.alive or r.distance(r.me, t) > reach:
+        return -9.0
+    if r.friend[t] > 0.2:
+        bad = any(r.mem.name(c) in BAD_JUDGE for c in s.judge)
+        return r.friend[t] * 1.2 if bad else -9.0
+    gear = max((equip_value(c) for c in r.equip(t).values()), default=0.0)
+    if not gear and not s.hand_count:
+        return -9.0
+    return -r.friend[t] * (0.5 + 0.08 * gear + 0.05 * min(s.hand_count, 4))
+
+
+def aoe_value(r: Reading, need: str) -> float:
+    """南蛮入侵 (need 杀) / 万箭齐发 (need 闪) over everyone else."""
+    return sum(r.harm_value(t) * (1 - r.expected(t, need)) for t in r.alive if t != r.me)
+
+
+def _best(r: Reading, seats: list[int], score: dict[int, float]) -> tuple[int, float]:
+    best = max(seats, key=lambda t: score[t], default=-1)
+    return best, score.get(best, -9.0)
+
+
+def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
+    """How good using ``c`` now is (≤ 0: not now)."""
+    me = r.seats[r.me]
+    others = [t for t in r.alive if t != r.me]
+    n = c.name
+    if c.type == "equip":
+        cur = r.equip(r.me).get(SLOT_OF.get(c.subtype, ""))
+        if cur is None:
+            return 8.0
+        return 5.0 if equip_value(c) > equip_value(cur) + 0.4 else 0.0
+    if n == "无中生有":
+        return 9.0
+    if n == "桃":
+        return 7.0 if me.hp < me.max_hp else 0.0
+    if n in SLASHES:
+        reach = [t for t in others if r.distance(r.me, t) <= r.attack_range(r.me)]
+        v = max((slash_value(r, t, c) for t in reach), default=0.0)
+        return 4.0 + 3.0 * v if v > 0.25 else 0.0
+    if n == "酒":
+        slashes = [o for o in opts if o.startswith("card:") and
+                   r.card(int(o[5:])).name in SLASHES]
+        reach = [t for t in others if r.distance(r.me, t) <= r.attack_range(r.me)]
+        v = max((slash_value(r, t) for t in reach), default=0.0)
+        return 7.5 if slashes and v > 0.6 else 0.0
+    if n == "决斗":
+        v = max((duel_value(r, t) for t in others), default=0.0)
+        return 5.0 + 2.0 * v if v > 0.3 else 0.0
+    if n in ("过河拆桥", "顺手牵羊"):
+        dist = 1 if n == "顺手牵羊" else 99
+        v = max((strip_value(r, t, dist) for t in others), default=0.0)
+        return 5.0 + 2.0 * v if v > 0.3 else 0.0
+    if n in ("南蛮入侵", "万箭齐发"):
+        v = aoe_value(r, "杀" if n == "南蛮入侵" else "闪")
+        return 4.0 + v if v > 0.3 else 0.0
+    if n == "桃园结义":
+        v = sum(r.friend[t] for t in r.alive if r.seats[t].hp < r.seats[t].max_hp)
+        return 3.0 + v if v > 0.5 else 0.0
+    if n == "五谷丰登":
+        return 3.0 if sum(r.friend[t] for t in r.alive) > 0 else 0.0
+    if n in BAD_JUDGE:
+        dist = 1 if n == "兵粮寸断" else 99
+        v = max((-r.friend[t] for t in others if r.distance(r.me, t) <= dist
+                 and not any(r.mem.name(j) == n for j in r.seats[t].judge)), default=0.0)
+        return 6.0 + v if v > 0.4 else 0.0
+    if n == "借刀杀人":
+        v = max((-r.friend[t] for t in others if "weapon" in r.equip(t)), default=0.0)
+        return 3.5 if v > 0.4 else 0.0
+    if n == "火攻":
+        v = max((r.harm_value(t) for t in others if r.seats[t].hand_count), default=0.0)
+        return 2.0 + v if v > 0.5 and me.hand_count >= 4 else 0.0
+    return 0.0  # 闪电, 铁索连环 (recast instead), anything unknown
+
+
+def low_cards(r: Reading, below: float = 4.5) -> list[int]:
+    """My hand cards worth less than ``below``, cheapest first."""
+    hand = sorted(r.seats[r.me].hand, key=lambda c: keep_value(r.card(c)))
+    return [c for c in hand if keep_value(r.card(c)) < below]
+
+
+def skill_score(r: Reading, name: str, opts: set[str]) -> float:
+    """How good activating skill ``name`` in the play phase is."""
+    sk = SKILLS.get(name)
+    converts = getattr(sk, "converts", "") if sk else ""
+    cheap = low_cards(r, 5.5)
+    if converts:
+        if not cheap and r.seats[r.me].hand_count <= r.seats[r.me].hp:
+            return 0.0
+        proxy = next((c for c in r.mem.cards if c.name == converts), None)
+        return card_score(r, proxy, opts) - 0.5 if proxy else 0.0
+    wounded = [t for t in r.alive if r.seats[t].hp < r.seats[t].max_hp and r.friend[t] > 0.3]
+    name = std_skill(name)
+    if name in HEAL_SKILLS:
+        return 6.0 if wounded and r.seats[r.me].hand_count else 0.0
+    if name == "结姻":
+        return 5.0 if wounded and len(cheap) >= 2 else 0.0
+    if name == "制衡":
+        return 3.0 if len(low_cards(r, 4.0)) >= 2 else 0.0
+    if name in ("离间", "反间"):
+        return 4.5 if any(r.is_enemy(t, 0.4) for t in r.alive) and cheap else 0.0
+    return 1.0
+
+
+def choose_play(r: Reading, d: Decision) -> str:
+    """The best play-phase option, or ``end``."""
+    opts = set(d.options)
+    best, score = "end", 0.0
+    for o in d.options:
+        if o in r.mem.cancelled:
+            continue
+        if o.startswith("card:"):
+            s = card_score(r, r.card(int(o[5:])), opts)
+        elif o.startswith("skill:"):
+            s = skill_score(r, o[6:], opts)
+        elif o.startswith("recast:"):
+            s = 1.5
+        else:
+            continue
+        if s > score:
+            best, score = o, s
+    return best
+
+
+def choose_targets(r: Reading, d: Decision) -> list[str]:
+    """Targets for a card or skill (``[]`` declines when nothing is worth it)."""
+    seats = [int(o[5:]) for o in d.options]
+    card = str(d.info.get("card", "") or "")
+    skill = str(d.info.get("skill", "") or "")
+    if d.info.get("second"):
+        score = {t: r.harm_value(t) for t in seats}
+    elif card in SLASHES:
+        c = r.card(d.info["cards"][0]) if d.info.get("cards") else None
+        score = {t: slash_value(r, t, c) for t in seats}
+    elif card == "决斗":
+        score = {t: duel_value(r, t) for t in seats}
+    elif card in ("过河拆桥", "顺手牵羊"):
+        score = {t: strip_value(r, t) for t in seats}
+    elif card == "借刀杀人":
+        score = {t: -r.friend[t] for t in seats}
+    elif card == "铁索连环":
+        score = {t: (r.friend[t] if r.seats[t].chained else -r.friend[t]) for t in seats}
+    elif std_skill(skill) in HEAL_SKILLS or skill == "结姻" or card in ("桃", "酒"):
+        score = {t: r.friend[t] * (1 + r.seats[t].max_hp - r.seats[t].hp)
+                 for t in seats if r.seats[t].hp < r.seats[t].max_hp}
+        score.update({t: -9.0 for t in seats if t not in score})
+    elif std_skill(skill) == "离间":
+        return _lijian(r, d, seats)
+    else:
+        score = {t: r.harm_value(t) for t in seats}
+    ranked = sorted(seats, key=lambda t: (-score[t], t))
+    good = [t for t in ranked if score[t] > 0.1][: d.max]
+    if len(good) < d.min:
+        if d.declinable:
+            return []
+        good = ranked[: d.min]
+    return [f"seat:{t}" for t in good]
+
+
+def _lijian(r: Reading, d: Decision, seats: list[int]) -> list[str]:
+    """离间: the 决斗's user first, then its target — the target the worst enemy."""
+    ranked = sorted(seats, key=lambda t: (-r.harm_value(t), t))
+    if len(ranked) < 2 or r.harm_value(ranked[0]) <= 0.2:
+        return [] if d.declinable else [f"seat:{t}" for t in ranked[:2]]
+    target, user = ranked[0], ranked[1]
+    return [f"seat:{user}", f"seat:{target}"]

@@ -1,0 +1,81 @@
+"""Summaries of self-play: win rates per policy and per role with 95% intervals, the margin
+between two policies per role, role-guess accuracy and decision times.
+
+Seats of one game are not independent (teammates share a result), so rates are counted per game:
+"policy P as role R" is one Bernoulli outcome per game in which P held R (Wilson interval); the
+per-policy rate is the mean over games of the share of P's seats that won (normal interval).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from .stats import mean_ci, newcombe, percentile, wilson
+
+ROLES = ("lord", "loyalist", "rebel", "renegade")
+
+
+class GameRecord(msgspec.Struct, frozen=True):
+    """One finished game: policy and role by seat, the winning seats."""
+
+    seats: list[str]
+    roles: list[str]
+    winners: list[int]
+    draw: bool
+
+
+def _r(x: float) -> float:
+    return round(x, 4)
+
+
+def summarise(records: list[GameRecord], times: dict[str, list[float]],
+              accuracy: list[tuple[int, float, float]]) -> dict[str, Any]:
+    """The JSON summary of ``records``."""
+    names = sorted({n for r in records for n in r.seats})
+    share: dict[str, list[float]] = {n: [] for n in names}
+    by_role: dict[tuple[str, str], list[int]] = {}
+    camp: dict[str, int] = {}
+    for rec in records:
+        won = set(rec.winners)
+        for n in names:
+            mine = [s for s, p in enumerate(rec.seats) if p == n]
+            if mine:
+                share[n].append(sum(s in won for s in mine) / len(mine))
+            for role in ROLES:
+                held = [s for s in mine if rec.roles[s] == role]
+                if held:
+                    by_role.setdefault((n, role), []).append(int(any(s in won for s in held)))
+        if rec.draw:
+            camp["draw"] = camp.get("draw", 0) + 1
+        elif won:
+            w = "lord" if rec.roles[min(won)] in ("lord", "loyalist") else rec.roles[min(won)]
+            camp[w] = camp.get(w, 0) + 1
+    out: dict[str, Any] = {"wins_by_camp": camp, "per_policy": {}, "per_role": {}}
+    for n in names:
+        m, lo, hi = mean_ci(share[n])
+        out["per_policy"][n] = {"win_rate": _r(m), "ci95": [_r(lo), _r(hi)],
+                                "games": len(share[n])}
+    for (n, role), xs in sorted(by_role.items()):
+        lo, hi = wilson(sum(xs), len(xs))
+        out["per_role"].setdefault(n, {})[role] = {
+            "win_rate": _r(sum(xs) / len(xs)), "ci95": [_r(lo), _r(hi)], "games": len(xs)}
+    if len(names) == 2:
+        a, b = names
+        out["margin"] = {"of": f"{a} - {b}"}
+        for role in ROLES:
+            xa, xb = by_role.get((a, role), []), by_role.get((b, role), [])
+            d, lo, hi = newcombe(sum(xa), len(xa), sum(xb), len(xb))
+            out["margin"][role] = {"diff": _r(d), "ci95": [_r(lo), _r(hi)]}
+    out["role_guess"] = {}
+    for rnd in sorted({a[0] for a in accuracy}):
+        got = [a[1] for a in accuracy if a[0] == rnd]
+        prior = [a[2] for a in accuracy if a[0] == rnd]
+        m, lo, hi = mean_ci(got)
+        out["role_guess"][f"round_{rnd}"] = {
+            "mean_p_true": _r(m), "ci95": [_r(lo), _r(hi)], "prior": _r(sum(prior) / len(prior)),
+            "samples": len(got)}
+    out["decision_ms"] = {n: {"p50": _r(percentile(t, 0.5)), "p99": _r(percentile(t, 0.99)),
+                              "n": len(t)} for n, t in sorted(times.items())}
+    return out

@@ -1,0 +1,135 @@
+"""A policy's reading of the table for one decision: who is a friend, how well a seat defends,
+distances and ranges — computed from the seat's view and memory only."""
+
+from __future__ import annotations
+
+from ..rules.core.cards import CardDef, color_of
+from ..rules.core.views import SeatView, View
+from .cardinfo import SLOT_OF, weapon_range
+from .memory import Memory
+
+PUNISHERS = frozenset(("刚烈", "反馈", "遗计", "奸雄", "好色", "枭姬"))
+DODGE_SKILLS = {"龙胆": 0.2, "优伶": 0.2, "倾国": 0.45}
+
+
+def _relations(my_role: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
+    """How much I want each role to prosper, in [-1.5, 1.5]."""
+    if my_role in ("lord", "loyalist"):
+        rene = -0.6 if rebels else -1.0
+        return {"lord": 1.5, "loyalist": 1.0, "rebel": -1.0, "renegade": rene}
+    if my_role == "rebel":
+        return {"lord": -1.5, "loyalist": -1.0, "rebel": 1.0, "renegade": -0.3}
+    # renegade: prop up the lord while the rebels are strong, then turn on everyone, lord last
+    if rebels and rebels >= loyal:
+        return {"lord": 0.9, "loyalist": 0.2, "rebel": -1.0, "renegade": -0.5}
+    if rebels:
+        return {"lord": 0.4, "loyalist": -0.6, "rebel": -0.9, "renegade": -0.6}
+    last = loyal <= 1 and renegades_alive <= 1
+    return {"lord": -1.5 if last else 0.3, "loyalist": -1.0, "rebel": -1.0, "renegade": -1.0}
+
+
+class Reading:
+    """Friendship, defence and reach of every seat as ``me`` sees them now."""
+
+    def __init__(self, mem: Memory, view: View, me: int) -> None:
+        self.mem, self.view, self.me = mem, view, me
+        self.seats = view.seats
+        self.alive = [s.seat for s in view.seats if s.alive]
+        marg = mem.belief.marginals() if mem.belief else [{} for _ in view.seats]
+        rebels = sum(marg[s].get("rebel", 0.0) for s in self.alive)
+        loyal = sum(marg[s].get("lord", 0.0) + marg[s].get("loyalist", 0.0) for s in self.alive)
+        renes = sum(marg[s].get("renegade", 0.0) for s in self.alive)
+        self.rel = _relations(mem.role, round(rebels), round(loyal), round(renes))
+        self.marg = marg
+        self.friend = [1.0 if s.seat == me else
+                       sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
+                       for s in view.seats]
+        cards = mem.cards
+        n = max(len(cards), 1)
+        self.q_dodge = sum(1 for c in cards if c.name == "闪") / n
+        self.q_slash = sum(1 for c in cards if c.name in ("杀", "火杀", "雷杀")) / n
+        self.q_peach = sum(1 for c in cards if c.name == "桃") / n
+        self.q_wuxie = sum(1 for c in cards if c.name == "无懈可击") / n
+
+    # --- cards and equipment ---------------------------------------------------------------
+    def card(self, cid: int) -> CardDef:
+        """The face of card ``cid``."""
+        return self.mem.cards[cid]
+
+    def equip(self, seat: int) -> dict[str, CardDef]:
+        """``seat``'s equipment by slot."""
+        out = {}
+        for cid in self.seats[seat].equip:
+            c = self.mem.cards[cid]
+            out[SLOT_OF.get(c.subtype, c.subtype)] = c
+        return out
+
+    def hand_names(self, seat: int | None = None) -> list[str]:
+        """Names of the hand cards I know ``seat`` (default me) holds."""
+        return [self.mem.cards[c].name for c in self.seats[self.me if seat is None else seat].hand]
+
+    def role_of(self, seat: int) -> str:
+        """The most likely role of ``seat``."""
+        m = self.marg[seat]
+        return max(m, key=lambda r: m[r]) if m else ""
+
+    def is_enemy(self, seat: int, margin: float = 0.2) -> bool:
+        """Whether I would like ``seat`` to suffer."""
+        return seat != self.me and self.friend[seat] < -margin
+
+    # --- distance and reach (REFERENCE §1.7) -----------------------------------------------
+    def distance(self, a: int, b: int) -> int:
+        """Distance a → b from the view."""
+        if a == b:
+            return 0
+        ring = self.alive
+        if a not in ring or b not in ring:
+            return 99
+        i, j = ring.index(a), ring.index(b)
+        d = min((i - j) % len(ring), (j - i) % len(ring))
+        if "minus" in self.equip(a):
+            d -= 1
+        if "plus" in self.equip(b):
+            d += 1
+        return max(d, 1)
+
+    def attack_range(self, seat: int) -> int:
+        """``seat``'s attack range."""
+        w = self.equip(seat).get("weapon")
+        return weapon_range(w.name) if w else 1
+
+    # --- defence ----------------------------------------------------------------------------
+    def dodge(self, t: int, slash: CardDef | None = None, nature: str = "normal") -> float:
+        """P(``t`` cancels or shrugs off a 杀 from me)."""
+        s: SeatView = self.seats[t]
+        known = self.hand_names(t)
+        q = self.q_dodge + sum(DODGE_SKILLS.get(k, 0.0) for k in self.mem.skills.get(t, ()))
+        p = 1.0 if "闪" in known else 1.0 - (1.0 - min(q, 0.9)) ** max(s.hand_count - len(known), 0)
+        armor = self.equip(t).get("armor")
+        mine = self.equip(self.me).get("weapon")
+        if armor and not (mine and mine.name == "青釭剑"):
+            color = color_of(slash.suit) if slash else "none"
+            if armor.name == "八卦阵":
+                p += (1 - p) * 0.5
+            elif (armor.name, color) == ("仁王盾", "black") or (armor.name, nature) == ("藤甲",
+                                                                                    "normal"):
+                p = 1.0
+        return min(p, 1.0)
+
+    def harm_value(self, t: int, amount: int = 1) -> float:
+        """How much I gain when ``t`` loses ``amount`` HP (negative for friends)."""
+        s = self.seats[t]
+        w = 1.0 + (1.2 if s.hp <= amount else 0.0) + 0.15 * max(s.max_hp - s.hp, 0)
+        if any(k in PUNISHERS for k in self.mem.skills.get(t, ())):
+            w *= 0.75
+        return -self.friend[t] * w
+
+    def expected(self, t: int, need: str) -> float:
+        """P(``t`` holds at least one ``need`` card), from its hand count."""
+        s = self.seats[t]
+        q = {"闪": self.q_dodge, "杀": self.q_slash, "桃": self.q_peach,
+             "无懈可击": self.q_wuxie}.get(need, 0.1)
+        known = self.hand_names(t)
+        if need in known:
+            return 1.0
+        return 1.0 - (1.0 - q) ** max(s.hand_count - len(known), 0)
