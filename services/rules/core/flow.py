@@ -97,43 +97,48 @@ def _game(g: Game, f: GameFrame) -> None:
 
 @handler(TurnFrame)
 def _turn(g: Game, f: TurnFrame) -> None:
+    # Runs on through steps whose triggers had no listener, returning only when a child frame
+    # was pushed (most turns fire nothing, so this saves a loop round per step).
     p = g.players[f.seat]
-    if f.pc == 0:
-        f.pc = 1
-        g.current = f.seat
-        g.turn_marks = {}
-        if f.begin:
-            emit(g, TurnStarted(seat=f.seat, round=g.round))
-            fire(g, "turn_start", len(g.stack) - 1)
-        return
-    if f.pc == 1:
-        if f.aborted or not p.alive or f.pi >= len(PHASES):
-            f.pc = 3
-        else:
+    me = len(g.stack) - 1
+    while True:
+        if f.pc == 0:
+            f.pc = 1
+            g.current = f.seat
+            g.turn_marks = {}
+            if f.begin:
+                emit(g, TurnStarted(seat=f.seat, round=g.round))
+                if fire(g, "turn_start", me):
+                    return
+        elif f.pc == 1:
+            if f.aborted or not p.alive or f.pi >= len(PHASES):
+                f.pc = 3
+                continue
             f.pc = 2
-            fire(g, "before_phase", len(g.stack) - 1, data={"phase": PHASES[f.pi]})
-            return
-    if f.pc == 2:
-        f.pc = 1
-        phase = PHASES[f.pi]
-        f.pi += 1
-        if phase in f.skip:
-            emit(g, PhaseSkipped(seat=f.seat, phase=phase))
-        else:
+            if fire(g, "before_phase", me, data={"phase": PHASES[f.pi]}):
+                return
+        elif f.pc == 2:
+            f.pc = 1
+            phase = PHASES[f.pi]
+            f.pi += 1
+            if phase in f.skip:
+                emit(g, PhaseSkipped(seat=f.seat, phase=phase))
+                continue
             push(g, PhaseFrame(seat=f.seat, phase=phase))
-        return
-    if f.pc == 3:
-        f.pc = 4
-        g.phase = ""
-        emit(g, TurnEnded(seat=f.seat))
-        if p.alive:
-            fire(g, "turn_end", len(g.stack) - 1)
-        return
-    for q in g.players:
-        if q.marks:
-            q.marks = {k: v for k, v in q.marks.items() if not k.startswith("t:")}
-    g.turn_marks = {}
-    pop(g)
+            return
+        elif f.pc == 3:
+            f.pc = 4
+            g.phase = ""
+            emit(g, TurnEnded(seat=f.seat))
+            if p.alive and fire(g, "turn_end", me):
+                return
+        else:
+            for q in g.players:
+                if q.marks:
+                    q.marks = {k: v for k, v in q.marks.items() if not k.startswith("t:")}
+            g.turn_marks = {}
+            pop(g)
+            return
 
 
 _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
@@ -143,22 +148,23 @@ _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
 
 @handler(PhaseFrame)
 def _phase(g: Game, f: PhaseFrame) -> None:
+    me = len(g.stack) - 1
     if f.pc == 0:
         f.pc = 1
         g.phase = f.phase
         emit(g, PhaseStarted(seat=f.seat, phase=f.phase))
-        fire(g, "phase_start", len(g.stack) - 1, data={"phase": f.phase}, seats=[f.seat])
-        return
+        if fire(g, "phase_start", me, data={"phase": f.phase}, seats=[f.seat]):
+            return
     if f.pc == 1:
         f.pc = 2
         body = _BODY.get(f.phase)
         if body is not None:
             push(g, body(seat=f.seat))
-        return
+            return
     if f.pc == 2:
         f.pc = 3
-        fire(g, "phase_end", len(g.stack) - 1, data={"phase": f.phase}, seats=[f.seat])
-        return
+        if fire(g, "phase_end", me, data={"phase": f.phase}, seats=[f.seat]):
+            return
     pop(g)
 
 

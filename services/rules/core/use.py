@@ -12,7 +12,8 @@ import msgspec
 
 from .engine import answer, ask, emit, handler, pop, push
 from .events import CardUsed, Ineffective, Nullified
-from .query import order_from, prohibited
+from .query import order_from, prohibited, with_hook
+from .respond import AskCard
 from .state import Frame, Game
 from .triggers import fire
 from .vcard import VCard
@@ -242,9 +243,6 @@ class NullifyWindow(Frame, tag="nullify"):
 
 def can_nullify(g: Game, seat: int) -> bool:
     """Whether ``seat`` holds 无懈可击 or a skill providing one."""
-    from .query import with_hook
-    from .respond import AskCard
-
     p = g.players[seat]
     cards = g.cards
     if any(cards[c].name == "无懈可击" for c in p.hand):
@@ -258,8 +256,6 @@ def can_nullify(g: Game, seat: int) -> bool:
 
 @handler(NullifyWindow)
 def _nullify(g: Game, f: NullifyWindow) -> None:
-    from .respond import AskCard
-
     if f.pc == 1:
         f.pc = 0
         if g.ret is not None:
