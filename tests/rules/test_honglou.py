@@ -154,3 +154,30 @@ def test_aliases_share_the_implementation() -> None:
         assert own <= {"optional", "optional_key", "others_key", "self_key"}, (new, own)
     for gen in RULESETS["honglou"].generals().values():
         assert all(s in SKILLS for s in gen.skills)
+
+
+SHIXUE = """
+name: 噬血 per point
+ruleset: honglou
+seats:
+  - {general: 薛蟠, role: lord, hp: 1}
+  - {general: vanilla, role: rebel}
+  - {general: vanilla, role: loyalist}
+  - {general: vanilla, role: renegade}
+turn: {seat: 0, phase: play}
+"""
+
+
+@pytest.mark.parametrize("target,healed", [(1, 2), (2, 0), (0, 0)])
+def test_shixue_heals_per_point_at_distance_one(target: int, healed: int) -> None:
+    """噬血/狂骨: 2 damage to a seat at distance 1 heals 2; at distance 2 nothing; to yourself
+    nothing by default (A-000-11). No seed card deals 2 from 薛蟠, so the damage is pushed."""
+    from services.rules.core.damage import Damage
+    from services.rules.scenario.loader import load_text
+    from services.rules.scenario.table import build
+
+    g, _ = build(load_text(SHIXUE, "shixue"))
+    g.players[0].hp = 3
+    g.stack.append(Damage(source=0, target=target, amount=2))
+    api.advance(g)
+    assert g.players[0].hp == (1 if target == 0 else 3) + healed

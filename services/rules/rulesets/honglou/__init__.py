@@ -66,7 +66,7 @@ class HongLou(Standard):
     aliases = dict(NAMES)
 
     def generals(self) -> dict[str, General]:
-        return {"vanilla": VANILLA, **characters()}
+        return {"vanilla": VANILLA, **characters()}  # a copy: callers may not touch the cache
 
     def display_name(self, name: str) -> str:
         return PRINTED.get(name, name)

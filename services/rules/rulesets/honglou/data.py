@@ -3,6 +3,8 @@ standard skills (§3.3), and the printed names of cards and roles."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from ...core.ruleset import General
 from ...skills.base import alias
 
@@ -67,6 +69,7 @@ CHARACTERS: tuple[tuple[str, str, str, int, tuple[str, ...], bool, str], ...] = 
 LORD_CANDIDATES = ("贾珍", "薛姨妈")
 
 
+@cache
 def characters(source_genders: bool = False) -> dict[str, General]:
     """The 20 characters by name (genders from the novel, or from the copied general)."""
     return {name: General(name, fac, src if source_genders else gender, hp, skills, lord)
