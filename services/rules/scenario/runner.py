@@ -16,7 +16,6 @@ from .. import api
 from ..core.engine import IllegalAnswer
 from ..core.events import CardUsed, Event
 from ..core.ruleset import RULESETS
-from ..core.ruleset import RULESETS
 from ..core.skills import SKILLS
 from ..core.state import Answer, Decision, Game
 from .checks import check_expect
