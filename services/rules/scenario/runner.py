@@ -128,12 +128,6 @@ class Runner:
             return self.targets(it, d)
         return None
 
-    def skill_names(self, name: str | None) -> set[str]:
-        """A skill as the script names it and as the engine does (seed names are aliases)."""
-        if name is None:
-            return set()
-        return {name, RULESETS[self.sc.ruleset].aliases.get(name, name)}
-
     def targets(self, it: Intent, d: Decision) -> list[str] | None:
         pr = self.progress
         rest = list(it.targets[pr.targets_done:])
