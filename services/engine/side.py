@@ -106,7 +106,7 @@ class RedisSide:
     async def get_secret(self, game: str) -> Secret | None:
         """See Side.get_secret."""
         data = await self.client.get(self._secret_key(game))
-        return None if data is None else msgspec.msgpack.decode(data, type=Secret)
+        return None if data is None else msgspec.msgpack.decode(_raw(data), type=Secret)
 
     async def drop_secret(self, game: str) -> None:
         """See Side.drop_secret."""
@@ -126,7 +126,7 @@ class RedisSide:
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
         """See Side.due."""
         rows = await self.client.zrangebyscore(self.deadlines, "-inf", now_ms, start=0, num=limit)
-        return [_parse(m) for m in rows]
+        return [_parse(_raw(m)) for m in rows]
 
     async def pending_count(self) -> int:
         """See Side.pending_count."""
@@ -183,3 +183,12 @@ class MemorySide:
     async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
         """See Side.publish."""
         self.published.append((stream, dict(fields)))
+
+
+def _raw(value: object) -> bytes:
+    """A Redis reply as bytes (the client is created without decode_responses)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    raise TypeError(f"unexpected Redis reply {value!r}")
