@@ -101,6 +101,13 @@ def cmd_bench(argv: list[str]) -> int:
     return 0
 
 
+def cmd_replay_server(argv: list[str]) -> int:
+    """arena replay-server — web viewer, HTTP/SSE and gRPC replay and live spectating."""
+    from .replay.server import main
+
+    return main(argv)
+
+
 def _eventlog(name: str) -> Command:
     def run(argv: list[str]) -> int:
         from .eventlog import commands
@@ -128,6 +135,7 @@ COMMANDS: dict[str, Command] = {
     "archive": _eventlog("archive"),
     "catalog": _eventlog("catalog"),
     "engine": cmd_engine,
+    "replay-server": cmd_replay_server,
 }
 
 
