@@ -1,0 +1,284 @@
+"""The matchmaker: tickets in Redis, tables formed atomically, matches published once.
+
+Redis layout (hash tag `{mm}`; see scripts.py for the transitions):
+- `{ns}:{mm}:t:TICKET` — hash: player, mode, rating, enq, exp, state (queued, matched, cancelled,
+  expired), done, and when matched: game, seat, token. Kept a while after it ends (`gc_ms`).
+- `{ns}:{mm}:p:PLAYER` — the player's live ticket: at most one.
+- `{ns}:{mm}:q:MODE` / `{ns}:{mm}:w:MODE` — the mode's queued tickets by rating / by enqueue time.
+- `{ns}:{mm}:exp` — queued tickets (`MODE|TICKET`) by expiry time; WatchTicket pushes it back.
+- channel `{ns}:{mm}:updates` — ticket ids whose state changed, so watchers need not poll.
+
+Every time comes from the injected clock, including expiry: Redis key expiry only collects
+garbage long after a ticket ended, so tests can move time without sleeping.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from ..engine import tokens
+from ..engine.service import NewMatch
+from ..eventlog.records import Seat
+from . import scripts
+from .clock import Clock
+from .matcher import Table, Waiting, form_tables
+from .modes import Mode, UnknownMode, resolve
+from .rating_store import RatingStore
+from .ratings import PRIOR
+
+PLAYER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+TICKET_ID = re.compile(r"^[0-9a-f]{32}$")
+TERMINAL = frozenset({"matched", "cancelled", "expired"})
+BOT_PREFIX = "bot:"
+
+
+class Refused(Exception):
+    """A request refused without changing anything; `code` is a grpc.StatusCode name."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class TicketInfo:
+    """A ticket as stored."""
+
+    ticket: str
+    player: str
+    mode: str
+    state: str
+    rating: float
+    enqueued_ms: int
+    expires_ms: int
+    done_ms: int = 0
+    game: str = ""
+    seat: int = -1
+    token: str = ""
+
+
+@dataclass(frozen=True)
+class Formed:
+    """A table that was formed and published: its game, seats, and which ticket got which seat."""
+
+    game: str
+    mode: str
+    seats: list[Seat]
+    tickets: dict[str, int]
+    stream_id: str
+
+
+def _s(v: Any) -> str:
+    return "" if v is None else v.decode()
+
+
+class Matchmaker:
+    """Enqueue, watch, cancel and match tickets; any number of processes may share a Redis."""
+
+    def __init__(self, client: aioredis.Redis, modes: Mapping[str, Mode], secret: bytes,
+                 clock: Clock, *, ratings: RatingStore | None = None, namespace: str = "arena",
+                 ticket_ttl_ms: int = 30_000, token_ttl_ms: int = 24 * 3600 * 1000,
+                 time_limit_ms: int = 0, rng: random.Random | None = None) -> None:
+        self.client = client
+        self.modes = dict(modes)
+        self.secret = secret
+        self.clock = clock
+        self.ratings = ratings
+        self.ticket_ttl_ms = ticket_ttl_ms
+        self.token_ttl_ms = token_ttl_ms
+        self.time_limit_ms = time_limit_ms
+        self.gc_ms = max(10 * ticket_ttl_ms, 3600_000)
+        self.rng = rng or random.SystemRandom()
+        self.prefix = f"{namespace}:{{mm}}"
+        self.matches = f"{namespace}:matches"
+        self.channel = f"{self.prefix}:updates"
+        self.expiry = f"{self.prefix}:exp"
+        self._enqueue = client.register_script(scripts.ENQUEUE)
+        self._refresh = client.register_script(scripts.REFRESH)
+        self._retire = client.register_script(scripts.RETIRE)
+        self._form = client.register_script(scripts.FORM)
+
+    # ---- keys ---------------------------------------------------------------------------------
+    def _t(self, ticket: str) -> str:
+        return f"{self.prefix}:t:{ticket}"
+
+    def _p(self, player: str) -> str:
+        return f"{self.prefix}:p:{player}"
+
+    def _q(self, mode: str) -> str:
+        return f"{self.prefix}:q:{mode}"
+
+    def _w(self, mode: str) -> str:
+        return f"{self.prefix}:w:{mode}"
+
+    # ---- requests -----------------------------------------------------------------------------
+    def mode(self, mode: str, players: int = 0) -> Mode:
+        """The mode a request names; INVALID_ARGUMENT if none."""
+        try:
+            return resolve(self.modes, mode, players)
+        except UnknownMode as exc:
+            raise Refused("INVALID_ARGUMENT", str(exc)) from None
+
+    async def enqueue(self, player: str, mode: str, players: int = 0) -> TicketInfo:
+        """A new ticket for `player`; ALREADY_EXISTS while the player has a live one."""
+        if not PLAYER_ID.match(player):
+            raise Refused("INVALID_ARGUMENT", "player ids are 1-64 of A-Z a-z 0-9 _ . @ -")
+        m = self.mode(mode, players)
+        rating = PRIOR
+        if self.ratings is not None:
+            rating = await self.ratings.get(m.id, player) or PRIOR
+        ticket, now = uuid.uuid4().hex, self.clock.now_ms()
+        exp = now + self.ticket_ttl_ms
+        ok, tid = await self._enqueue(
+            keys=[self._p(player), self._t(ticket), self._q(m.id), self._w(m.id), self.expiry],
+            args=[ticket, player, m.id, repr(rating.mu), now, exp, self.gc_ms, f"{m.id}|{ticket}"])
+        if not ok:
+            raise Refused("ALREADY_EXISTS",
+                          f"player {player!r} already has a live ticket {_s(tid)}")
+        return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp)
+
+    async def ticket(self, ticket: str) -> TicketInfo | None:
+        """A ticket, or None if unknown (or long gone)."""
+        if not TICKET_ID.match(ticket):
+            return None
+        raw: Any = await self.client.hgetall(self._t(ticket))
+        if not raw or b"state" not in raw:
+            return None
+        f = {k.decode(): v.decode() for k, v in raw.items()}
+        return TicketInfo(ticket, f["player"], f["mode"], f["state"], float(f["rating"]),
+                          int(f["enq"]), int(f["exp"]), int(f.get("done", 0)), f.get("game", ""),
+                          int(f.get("seat", -1)), f.get("token", ""))
+
+    async def owned(self, ticket: str, player: str) -> TicketInfo:
+        """The ticket if `player` owns it: NOT_FOUND or PERMISSION_DENIED otherwise."""
+        info = await self.ticket(ticket)
+        if info is None:
+            raise Refused("NOT_FOUND", f"no ticket {ticket!r}")
+        if info.player != player:
+            raise Refused("PERMISSION_DENIED", "the ticket belongs to another player")
+        return info
+
+    async def refresh(self, ticket: str) -> TicketInfo | None:
+        """Push a queued ticket's expiry back by the time-to-live (its watcher is alive)."""
+        info = await self.ticket(ticket)
+        if info is None or info.state != "queued":
+            return info
+        exp = self.clock.now_ms() + self.ticket_ttl_ms
+        await self._refresh(keys=[self._t(ticket), self.expiry, self._p(info.player)],
+                            args=[exp, self.gc_ms, f"{info.mode}|{ticket}", ticket])
+        return await self.ticket(ticket)
+
+    async def _retire_one(self, info: TicketInfo, state: str) -> str:
+        keys = [self._t(info.ticket), self._q(info.mode), self._w(info.mode), self.expiry,
+                self._p(info.player)]
+        args: list[Any] = [info.ticket, info.player, info.mode, state, self.clock.now_ms(), self.gc_ms,
+                f"{info.mode}|{info.ticket}", self.channel]
+        return _s(await self._retire(keys=keys, args=args))
+
+    async def cancel(self, ticket: str, player: str) -> bool:
+        """Cancel the player's queued ticket (again: no-op); a matched or expired one cannot be."""
+        info = await self.owned(ticket, player)
+        result = await self._retire_one(info, "cancelled")
+        if result == "cancelled":
+            return True
+        if result == "missing":
+            raise Refused("NOT_FOUND", f"no ticket {ticket!r}")
+        if result == "forbidden":
+            raise Refused("PERMISSION_DENIED", "the ticket belongs to another player")
+        raise Refused("FAILED_PRECONDITION", f"the ticket is already {result}")
+
+    async def status(self, mode: str, players: int = 0) -> tuple[int, int]:
+        """(tickets waiting, longest wait in ms) of a mode."""
+        m = self.mode(mode, players)
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zcard(self._w(m.id))
+            pipe.zrange(self._w(m.id), 0, 0, withscores=True)
+            count, oldest = await pipe.execute()
+        wait = self.clock.now_ms() - int(oldest[0][1]) if oldest else 0
+        return int(count), max(0, wait)
+
+    # ---- the matching loop ----------------------------------------------------------------------
+    async def expire_due(self, limit: int = 500) -> int:
+        """Expire queued tickets whose time-to-live ran out; returns how many."""
+        members: Any = await self.client.zrangebyscore(self.expiry, "-inf", self.clock.now_ms(),
+                                                  start=0, num=limit)
+        done = 0
+        for member in members:
+            mode, _, ticket = member.decode().partition("|")
+            found: Any = await self.client.hget(self._t(ticket), "player")
+            player = _s(found)
+            info = TicketInfo(ticket, player, mode, "queued", 0.0, 0, 0)
+            done += await self._retire_one(info, "expired") == "expired"
+        return done
+
+    async def waiting(self) -> dict[str, list[Waiting]]:
+        """The queued tickets of every mode (one round trip)."""
+        names = list(self.modes)
+        async with self.client.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.zrange(self._q(name), 0, -1, withscores=True)
+                pipe.zrange(self._w(name), 0, -1, withscores=True)
+            rows: list[Any] = await pipe.execute()
+        out: dict[str, list[Waiting]] = {}
+        for i, name in enumerate(names):
+            enq = {t.decode(): int(s) for t, s in rows[2 * i + 1]}
+            found = [Waiting(t.decode(), float(r), enq[t.decode()])
+                     for t, r in rows[2 * i] if t.decode() in enq]
+            if found:
+                out[name] = found
+        return out
+
+    async def tick(self) -> list[Formed]:
+        """One round: expire what is due, then form every table that can be formed now."""
+        await self.expire_due()
+        formed: list[Formed] = []
+        now = self.clock.now_ms()
+        for name, queued in (await self.waiting()).items():
+            mode = self.modes[name]
+            for table in form_tables(queued, mode.players, mode.policy, now):
+                done = await self.form(mode, table)
+                if done is not None:
+                    formed.append(done)
+        return formed
+
+    async def form(self, mode: Mode, table: Table) -> Formed | None:
+        """Seat `table` and publish it, atomically; None if a ticket was taken meanwhile."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for t in table.tickets:
+                pipe.hget(self._t(t), "player")
+            players = [_s(p) for p in await pipe.execute()]
+        if not all(players):
+            return None
+        game, now = f"m-{uuid.uuid4().hex}", self.clock.now_ms()
+        order = list(range(mode.players))
+        self.rng.shuffle(order)
+        seats = [Seat(f"{BOT_PREFIX}{mode.policy.bot_policy}", True)] * mode.players
+        seat_of: dict[str, int] = {}
+        for ticket, player, seat in zip(table.tickets, players, order, strict=False):
+            seats[seat] = Seat(player, False)
+            seat_of[ticket] = seat
+        toks = {seat: tokens.issue(self.secret, game, seat, self.token_ttl_ms, now_ms=now)
+                for seat in seat_of.values()}
+        match = NewMatch(match_id=game, ruleset=mode.ruleset, seats=seats,
+                         options=dict(mode.options), time_limit_ms=self.time_limit_ms)
+        args: list[Any] = [mode.id, now, len(table.tickets), game,
+                           msgspec.json.encode(match), json.dumps(toks), self.gc_ms,
+                           self.channel]
+        for ticket, player in zip(table.tickets, players, strict=True):
+            args += [ticket, player, seat_of[ticket], toks[seat_of[ticket]]]
+        keys = [self._q(mode.id), self._w(mode.id), self.expiry, self.matches,
+                *(self._t(t) for t in table.tickets), *(self._p(p) for p in players)]
+        ok, ref = await self._form(keys=keys, args=args)
+        if not ok:
+            return None
+        return Formed(game, mode.id, seats, seat_of, _s(ref))
