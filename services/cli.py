@@ -48,14 +48,18 @@ def cmd_selfplay(argv: list[str]) -> int:
     """arena selfplay — play seeded games in-process and summarise them."""
     p = argparse.ArgumentParser(prog="arena selfplay", description=cmd_selfplay.__doc__)
     _game_args(p, 100)
-    p.add_argument("--policies", default="random", help="comma-separated, rotated over seats")
+    p.add_argument("--policies", default="random",
+                   help="comma-separated: random, heuristic, oracle")
+    p.add_argument("--assign", default="seat", choices=["seat", "camp"],
+                   help="rotate the policies over seats (game i: seat s plays policy (s+i) mod k)"
+                        " or over whole camps (lord's side, rebels, renegades)")
     args = p.parse_args(argv)
     from .bots.selfplay import selfplay
     from .rules.api import UnknownOption
 
     try:
         out = selfplay(args.ruleset, args.players, args.games, args.seed,
-                       args.policies.split(","), args.options)
+                       args.policies.split(","), args.options, args.assign)
     except (UnknownOption, ValueError) as err:
         print(f"arena selfplay: {err}", file=sys.stderr)
         return 2
@@ -99,6 +103,13 @@ def cmd_bench(argv: list[str]) -> int:
         return 2
     print(json.dumps(out))
     return 0
+
+
+def cmd_replay_server(argv: list[str]) -> int:
+    """arena replay-server — web viewer, HTTP/SSE and gRPC replay and live spectating."""
+    from .replay.server import main
+
+    return main(argv)
 
 
 def cmd_replay_server(argv: list[str]) -> int:

@@ -15,11 +15,17 @@ class RandomPolicy:
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self.counter = 0
+        self._block = -1  # the digest (four numbers) cached in ``_cache``
+        self._cache: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def _below(self, n: int) -> int:
-        v = rng.below(self.seed, self.counter, n)
-        self.counter += 1
-        return v
+        """The same numbers as ``rng.below(seed, counter, n)``, one digest per four."""
+        c = self.counter
+        if c >> 2 != self._block:
+            self._block = c >> 2
+            self._cache = rng.block4(self.seed, self._block)
+        self.counter = c + 1
+        return self._cache[c & 3] % n
 
     def observe(self, e: object) -> None:
         """Random play needs no memory."""

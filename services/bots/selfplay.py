@@ -46,9 +46,20 @@ def make_policy(name: str, seed: int, seat: int = -1, true_roles: list[str] | No
     raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
 
 
+CAMPS = {"lord": 0, "loyalist": 0, "rebel": 1, "renegade": 2}
+
+
 def rotation(names: list[str], players: int, game: int) -> list[str]:
     """Policy names by seat for game number ``game``."""
     return [names[(s + game) % len(names)] for s in range(players)]
+
+
+def camp_rotation(names: list[str], roles: list[str], game: int) -> list[str]:
+    """Policy names by seat when whole camps share a policy: the lord's side, the rebels and the
+    renegades each take a digit of ``game`` in base k, so k**3 consecutive games cover every
+    pairing of camps and policies."""
+    k = len(names)
+    return [names[(game // k ** CAMPS.get(r, 0)) % k] for r in roles]
 
 
 class Table:
@@ -103,11 +114,14 @@ class Table:
 def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None = None,
               options: dict[str, Any] | None = None, max_decisions: int = 200_000,
               strict: bool = False, table_out: list[Table] | None = None,
-              ) -> tuple[Game, dict[str, int]]:
-    """Play one game to its end (``policies`` by seat, cycled); returns the state and counts."""
+              camp_game: int = -1) -> tuple[Game, dict[str, int]]:
+    """Play one game to its end (``policies`` by seat, cycled; or by camp for game number
+    ``camp_game`` ≥ 0); returns the final state and counts."""
     g = api.new_game(ruleset, players, seed, options)
     names = policies or ["random"]
-    t = Table(g, [names[i % len(names)] for i in range(players)], seed, strict)
+    by_seat = ([names[i % len(names)] for i in range(players)] if camp_game < 0 else
+               camp_rotation(names, [p.role for p in g.players], camp_game))
+    t = Table(g, by_seat, seed, strict)
     if table_out is not None:
         table_out.append(t)
     first = api.advance(g)
@@ -126,9 +140,13 @@ def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None 
 
 
 def selfplay(ruleset: str, players: int, games: int, seed: int,
-             policies: list[str] | None = None, options: dict[str, Any] | None = None
-             ) -> dict[str, Any]:
-    """Play ``games`` seeded games, policies rotated over seats, and return the JSON summary."""
+             policies: list[str] | None = None, options: dict[str, Any] | None = None,
+             assign: str = "seat") -> dict[str, Any]:
+    """Play ``games`` seeded games and return the JSON summary. ``assign`` ``seat`` rotates the
+    policies over seats; ``camp`` gives each camp (lord's side, rebels, renegades) one policy and
+    rotates those, so per-role rates compare whole teams."""
+    if assign not in ("seat", "camp"):
+        raise ValueError(f"unknown assignment {assign!r} (seat or camp)")
     names = policies or ["random"]
     for n in names:
         make_policy(n, 0)  # unknown names fail before any game is played
@@ -139,8 +157,12 @@ def selfplay(ruleset: str, players: int, games: int, seed: int,
     t0 = time.perf_counter()
     for i in range(games):
         tables: list[Table] = []
-        g, c = play_game(ruleset, players, seed + i, rotation(names, players, i), options,
-                         table_out=tables)
+        if assign == "camp":
+            g, c = play_game(ruleset, players, seed + i, names, options, table_out=tables,
+                             camp_game=i)
+        else:
+            g, c = play_game(ruleset, players, seed + i, rotation(names, players, i), options,
+                             table_out=tables)
         tab = tables[0]
         records.append(GameRecord(seats=tab.names, roles=tab.roles, winners=list(g.winners),
                                   draw=g.draw_game))
@@ -152,7 +174,7 @@ def selfplay(ruleset: str, players: int, games: int, seed: int,
         turns += c["turns"]
     secs = time.perf_counter() - t0
     out = {"ruleset": ruleset, "players": players, "games": games, "seed": seed,
-           "policies": names, "mean_rounds": turns / max(games, 1), "decisions": decisions,
+           "policies": names, "assign": assign, "mean_rounds": turns / max(games, 1), "decisions": decisions,
            "events": events, "seconds": round(secs, 3)}
     out.update(summarise(records, times, accuracy))
     return out
