@@ -112,13 +112,6 @@ def cmd_replay_server(argv: list[str]) -> int:
     return main(argv)
 
 
-def cmd_replay_server(argv: list[str]) -> int:
-    """arena replay-server — web viewer, HTTP/SSE and gRPC replay and live spectating."""
-    from .replay.server import main
-
-    return main(argv)
-
-
 def _eventlog(name: str) -> Command:
     def run(argv: list[str]) -> int:
         from .eventlog import commands
