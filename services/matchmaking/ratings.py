@@ -1,10 +1,14 @@
 """Ratings: openskill (Plackett-Luce), one rating per player and mode, teams by camp. Pure.
 
-A game is scored camp against camp: the lord with the loyalists is one team, the rebels another,
-each renegade plays alone (so does any role no camp table names — a variant ruleset registers
-its camps in `VARIANT_CAMPS`). Camps holding a winning seat share rank 1, the rest rank 2; a
-draw ranks every camp equal. Bots play at the model's prior and are never rated themselves, so
-a bot seat neither gains nor gives away rating over time.
+Seats are grouped into camps: the lord with the loyalists, the rebels, each renegade alone (so
+is any role no camp table names — a variant ruleset registers its camps in `VARIANT_CAMPS`).
+The camps holding a winning seat form the winning team (rank 1); the other camps together form
+the losing team (rank 2). Why not one openskill team per losing camp, tied at rank 2: the game
+says nothing about the order among losers, and openskill sums a team's ratings, so a lone
+renegade "tied" with the four-strong rebel camp reads as the renegade outperforming and raises
+its rating although it lost. A draw (a reshuffle cap) is counted but moves nobody. Bots play at
+the model's prior and are never rated themselves, so a bot seat neither gains nor gives away
+rating over time.
 
 Order matters in any incremental rating system, so the ratings of a mode are defined as the
 fold of its games sorted by (end time, game id): the live consumer and `arena ratings rebuild`
@@ -67,12 +71,14 @@ def camps(result: GameResult) -> list[list[int]]:
     return sorted(teams.values(), key=lambda seats: seats[0])
 
 
-def ranks(result: GameResult, teams: list[list[int]]) -> list[int]:
-    """1 for a team holding a winning seat, 2 otherwise; all 1 on a draw."""
+def sides(result: GameResult) -> tuple[list[int], list[int]]:
+    """(seats of the winning camps, seats of the losing camps)."""
     won = set(result.winners)
-    if result.draw or not won:
-        return [1] * len(teams)
-    return [1 if won.intersection(seats) else 2 for seats in teams]
+    win: list[int] = []
+    lose: list[int] = []
+    for seats in camps(result):
+        (win if won.intersection(seats) else lose).extend(seats)
+    return sorted(win), sorted(lose)
 
 
 def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, PlayerRating]:
@@ -82,9 +88,12 @@ def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, 
     """
     if not len(result.roles) == len(result.players) == len(result.bots):
         raise ValueError(f"game {result.game_id}: roles, players and bots differ in length")
-    teams = camps(result)
-    if len(teams) < 2:
-        return {}
+    win, lose = sides(result)
+    if result.draw or not win or not lose:
+        return {p: PlayerRating(r.mu, r.sigma, r.games + 1) for p, r in
+                ((p, current.get(p, PRIOR)) for p, b in zip(result.players, result.bots,
+                                                            strict=True) if not b)}
+    teams = [win, lose]
     model_teams = []
     for seats in teams:
         team = []
@@ -92,7 +101,7 @@ def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, 
             r = PRIOR if result.bots[s] else current.get(result.players[s], PRIOR)
             team.append(MODEL.rating(mu=r.mu, sigma=r.sigma, name=str(s)))
         model_teams.append(team)
-    rated = MODEL.rate(model_teams, ranks=[float(r) for r in ranks(result, teams)])
+    rated = MODEL.rate(model_teams, ranks=[1.0, 2.0])
     out: dict[str, PlayerRating] = {}
     for seats, team in zip(teams, rated, strict=True):
         for s, new in zip(seats, team, strict=True):

@@ -1,0 +1,54 @@
+"""The `arena:finished` consumer: each finished game counts once in its players' ratings.
+
+Delivery is at-least-once (consumer group from id 0, XAUTOCLAIM takeover, dead letters: see
+services/eventlog/streams.py); exactly-once counting comes from the per-game record in
+`RatingStore.record`, so a redelivered or republished announcement changes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..eventlog.store import EventStore, check_game_id
+from ..eventlog.streams import GroupConsumer, Message
+from .rating_store import RatingStore
+from .ratings import fold
+from .results import load_result, scan_archive
+
+GROUP = "ratings"
+
+
+class Ratings:
+    """Rates finished games from their logs (or archive files) into a RatingStore."""
+
+    def __init__(self, store: EventStore, ratings: RatingStore, archive_dir: Path | None) -> None:
+        self.store = store
+        self.ratings = ratings
+        self.archive_dir = archive_dir
+
+    async def rate(self, game: str) -> bool:
+        """Count one finished game; False if it already counted."""
+        result = await load_result(self.store, check_game_id(game), self.archive_dir)
+        return await self.ratings.record(result)
+
+    async def on_finished(self, consumer: GroupConsumer, msg: Message) -> None:
+        """Handle one arena:finished message; a message naming no valid game is dead-lettered
+        at once, a game not readable yet is retried (then dead-lettered by the group)."""
+        game = msg.fields.get(b"game", b"").decode(errors="replace")
+        try:
+            check_game_id(game)
+        except ValueError as exc:
+            await consumer.dead_letter(msg, f"bad finished message: {exc}")
+            return
+        await self.rate(game)
+
+
+async def rebuild(folder: Path, ratings: RatingStore | None = None
+                  ) -> tuple[dict[str, dict[str, tuple[float, float, int]]], dict[str, str]]:
+    """Ratings recomputed from the archive folder alone; with `ratings`, stored in place of the
+    live ones. Returns ({mode: {player: (mu, sigma, games)}}, {file: why skipped})."""
+    results, skipped = scan_archive(folder)
+    tables = await ratings.replace(results) if ratings is not None else fold(results)
+    out = {mode: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())}
+           for mode, t in sorted(tables.items())}
+    return out, skipped

@@ -1,0 +1,139 @@
+"""Ratings: camps, direction of moves, exactly-once from arena:finished, rebuild == live."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import redis.asyncio as aioredis
+
+from services.eventlog import Seat
+from services.eventlog.catalog import archive_game
+from services.eventlog.play import record_game
+from services.eventlog.redis_store import RedisEventStore
+from services.eventlog.streams import GroupConsumer, ensure_group, publish
+from services.matchmaking.consumer import GROUP, Ratings, rebuild
+from services.matchmaking.rating_store import RatingStore
+from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
+from services.matchmaking.results import load_result
+from services.rules import api
+
+
+def result(game: str, roles: list[str], winners: list[int], *, ended: int = 1,
+           bots: list[bool] | None = None, players: list[str] | None = None) -> GameResult:
+    n = len(roles)
+    return GameResult(game_id=game, mode=f"standard-{n}", ruleset="standard", ended_ms=ended,
+                      players=players or [f"p{i}" for i in range(n)],
+                      bots=bots or [False] * n, roles=roles, winners=winners)
+
+
+ROLES5 = ["lord", "rebel", "loyalist", "rebel", "renegade"]
+
+
+def test_camps_lord_with_loyalists_rebels_together_renegades_alone() -> None:
+    r = result("g", ["lord", "rebel", "loyalist", "renegade", "rebel", "renegade"], [1, 4])
+    assert camps(r) == [[0, 2], [1, 4], [3], [5]]
+
+
+def test_winners_rise_losers_fall() -> None:
+    lord_wins = apply({}, result("g1", ROLES5, [0, 2]))
+    assert lord_wins["p0"].mu > PRIOR.mu and lord_wins["p2"].mu > PRIOR.mu
+    assert all(lord_wins[p].mu < PRIOR.mu for p in ("p1", "p3", "p4"))
+    assert all(r.sigma < PRIOR.sigma and r.games == 1 for r in lord_wins.values())
+    renegade_wins = apply(lord_wins, result("g2", ROLES5, [4]))
+    assert renegade_wins["p4"].mu > lord_wins["p4"].mu
+    assert all(renegade_wins[p].mu < lord_wins[p].mu for p in ("p0", "p1", "p2", "p3"))
+    assert renegade_wins["p0"].games == 2
+
+
+def test_bots_are_not_rated() -> None:
+    out = apply({}, result("g", ROLES5, [1, 3], bots=[False, True, False, True, True]))
+    assert set(out) == {"p0", "p2"} and out["p0"].mu < PRIOR.mu
+
+
+def test_draw_counts_but_moves_nobody() -> None:
+    r = GameResult(game_id="d", mode="standard-5", ruleset="standard", ended_ms=1,
+                   players=[f"p{i}" for i in range(5)], bots=[False] * 5, roles=ROLES5,
+                   winners=[], draw=True)
+    out = apply({}, r)
+    assert all((v.mu, v.sigma, v.games) == (PRIOR.mu, PRIOR.sigma, 1) for v in out.values())
+
+
+def test_fold_is_order_of_end_time_not_of_arrival() -> None:
+    rng = random.Random(3)
+    games = [result(f"g{i}", ROLES5, rng.choice([[0, 2], [1, 3], [4]]), ended=rng.randint(0, 9),
+                    players=rng.sample([f"p{j}" for j in range(8)], 5)) for i in range(30)]
+    shuffled = games[:]
+    rng.shuffle(shuffled)
+    assert fold(games) == fold(shuffled) == fold(games + shuffled)
+
+
+async def test_late_arrival_refolds(redis_client: aioredis.Redis, redis_namespace: str) -> None:
+    rng = random.Random(5)
+    games = [result(f"g{i}", ROLES5, rng.choice([[0, 2], [1, 3], [4]]), ended=100 + i,
+                    players=rng.sample([f"p{j}" for j in range(8)], 5)) for i in range(12)]
+    store = RatingStore(redis_client, redis_namespace)
+    order = games[:]
+    rng.shuffle(order)
+    for g in order:
+        assert await store.record(g) is True
+    assert await store.record(games[0]) is False
+    assert await store.table("standard-5") == fold(games)["standard-5"]
+    board = await store.leaderboard("standard-5", 0, 3)
+    assert [r.ordinal for _, r in board] == sorted((r.ordinal for r in fold(games)[
+        "standard-5"].values()), reverse=True)[:3]
+
+
+async def play(store: RedisEventStore, game: str, seed: int, players: list[str],
+               bots: list[bool]) -> None:
+    seats = [Seat(p, b) for p, b in zip(players, bots, strict=True)]
+    await record_game(store, game, api, "standard", len(seats), seed, seats=seats)
+
+
+async def test_finished_stream_to_ratings_and_rebuild(redis_client: aioredis.Redis,
+                                                      redis_namespace: str,
+                                                      tmp_path: Path) -> None:
+    ns = redis_namespace
+    store = RedisEventStore(redis_client, ns)
+    ratings = RatingStore(redis_client, ns)
+    finished = f"{ns}:finished"
+    rng = random.Random(7)
+    pool = [f"u{i}" for i in range(7)]
+    games = []
+    for i in range(8):
+        n = rng.choice([5, 6])
+        players = rng.sample(pool, n)
+        bots = [False] * (n - 1) + [i % 2 == 0]
+        await play(store, f"game-{i}", 100 + i, players, bots)
+        games.append(f"game-{i}")
+    # half the games are archived (and dropped from Redis) before the ratings see them
+    for g in games[::2]:
+        await archive_game(store, g, tmp_path)
+    for g in [*games, games[1], games[2]]:  # two announcements repeated
+        await publish(redis_client, finished, {"game": g, "winners": b"[]"})
+    await publish(redis_client, finished, {"game": "bad id!"})
+    await ensure_group(redis_client, finished, GROUP)
+    worker = Ratings(store, ratings, tmp_path)
+    consumer = GroupConsumer(redis_client, finished, GROUP, "c1", dead_stream=f"{ns}:dead")
+
+    async def handler(msg: object) -> None:
+        await worker.on_finished(consumer, msg)  # type: ignore[arg-type]
+
+    while await consumer.poll(handler, count=5, block_ms=50):
+        pass
+    assert await redis_client.xlen(f"{ns}:dead") == 1
+    live = {m: await ratings.table(m) for m in ("standard-5", "standard-6")}
+    counted = {m: len(await redis_client.hkeys(f"{ns}:{{rt}}:res:{m}")) for m in live}
+    assert sum(counted.values()) == len(games)  # each game once, duplicates ignored
+    for g in games:  # direction: each player moved with their camp's result
+        r = await load_result(store, g, tmp_path)
+        assert r.players and len(r.roles) == len(r.players)
+    for g in games[1::2]:
+        await archive_game(store, g, tmp_path)
+    rebuilt, skipped = await rebuild(tmp_path)
+    assert skipped == {}
+    assert {m: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())}
+            for m, t in live.items() if t} == rebuilt
+    stored, _ = await rebuild(tmp_path, ratings)  # write the rebuild back: same numbers
+    assert stored == rebuilt
+    assert {m: await ratings.table(m) for m in live} == live
