@@ -130,6 +130,20 @@ def cmd_engine(argv: list[str]) -> int:
     return main(argv)
 
 
+def cmd_matchmaker(argv: list[str]) -> int:
+    """arena matchmaker — Matchmaker on gRPC: tickets, tables, bot backfill, ratings consumer."""
+    from .matchmaking.service import main
+
+    return main(argv)
+
+
+def cmd_ratings(argv: list[str]) -> int:
+    """arena ratings rebuild|show — recompute ratings from the archive, or print a leaderboard."""
+    from .matchmaking.service import ratings_main
+
+    return ratings_main(argv)
+
+
 COMMANDS: dict[str, Command] = {
     "scenario": cmd_scenario,
     "selfplay": cmd_selfplay,

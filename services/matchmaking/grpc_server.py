@@ -1,0 +1,184 @@
+"""The Matchmaker gRPC service: each method decodes, calls the core, encodes.
+
+A `Refused` maps to its status; anything unexpected is INTERNAL, so a client never sees UNKNOWN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import redis.asyncio as aioredis
+
+from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+from .core import TERMINAL, Matchmaker, Refused, TicketInfo
+from .rating_store import RatingStore
+
+pb = matchmaker_pb2
+STATES = {"queued": pb.TicketUpdate.WAITING, "matched": pb.TicketUpdate.MATCHED,
+          "cancelled": pb.TicketUpdate.CANCELLED, "expired": pb.TicketUpdate.EXPIRED}
+MAX_LEADERBOARD = 500
+
+
+class Notifier:
+    """Wakes WatchTicket streams when the core publishes their ticket ids (one subscription per
+    process). A lost message only delays an update until the next heartbeat poll."""
+
+    def __init__(self, client: aioredis.Redis, channel: str) -> None:
+        self.client = client
+        self.channel = channel
+        self.waiters: dict[str, set[asyncio.Event]] = {}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Listen until `stop` is set."""
+        pubsub = self.client.pubsub()
+        await pubsub.subscribe(self.channel)
+        try:
+            while not stop.is_set():
+                msg: Any = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
+                if msg and msg.get("type") == "message":
+                    for ticket in msg["data"].decode().split():
+                        for event in self.waiters.get(ticket, ()):
+                            event.set()
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def wait(self, ticket: str, timeout_s: float) -> None:
+        """Until `ticket` changes or `timeout_s` passes."""
+        event = asyncio.Event()
+        self.waiters.setdefault(ticket, set()).add(event)
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), timeout_s)
+        finally:
+            waiting = self.waiters.get(ticket)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del self.waiters[ticket]
+
+
+def ticket_pb(info: TicketInfo, players: int) -> matchmaker_pb2.Ticket:
+    """A ticket as the client sees it."""
+    return pb.Ticket(ticket_id=info.ticket, player=info.player, mode=info.mode, players=players,
+                     enqueued_ms=info.enqueued_ms, expires_ms=info.expires_ms)
+
+
+def update_pb(info: TicketInfo, now_ms: int) -> matchmaker_pb2.TicketUpdate:
+    """A ticket's state as a stream update (game, seat and token once matched)."""
+    end = info.done_ms if info.state in TERMINAL and info.done_ms else now_ms
+    out = pb.TicketUpdate(state=STATES[info.state], waited_ms=max(0, end - info.enqueued_ms))
+    if info.state == "matched":
+        out.game_id = info.game
+        out.seat.CopyFrom(common_pb2.Seat(seat=info.seat, player=info.player, bot=False))
+        out.seat_token = info.token
+    return out
+
+
+async def _refuse(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> None:
+    if isinstance(exc, Refused):
+        await context.abort(grpc.StatusCode[exc.code], exc.reason)
+    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+
+
+class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
+    """The transport shim over `Matchmaker`."""
+
+    def __init__(self, mm: Matchmaker, notifier: Notifier, ratings: RatingStore,
+                 heartbeat_s: float = 1.0) -> None:
+        self.mm = mm
+        self.notifier = notifier
+        self.ratings = ratings
+        self.heartbeat_s = heartbeat_s
+
+    async def Enqueue(self, request: Any, context: Any) -> matchmaker_pb2.Ticket:
+        """See matchmaker.proto."""
+        try:
+            info = await self.mm.enqueue(request.player, request.mode, request.players)
+        except Exception as exc:  # noqa: BLE001 - mapped to a status, never UNKNOWN
+            await _refuse(context, exc)
+            raise
+        return ticket_pb(info, self.mm.modes[info.mode].players)
+
+    async def WatchTicket(self, request: Any, context: Any
+                          ) -> AsyncIterator[matchmaker_pb2.TicketUpdate]:
+        """See matchmaker.proto: an update on every change and every heartbeat while queued;
+        the stream ends with the final state. Watching keeps the ticket alive."""
+        try:
+            info: TicketInfo | None = await self.mm.owned(request.ticket_id, request.player)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        while info is not None:
+            info = await self.mm.refresh(info.ticket) or info
+            yield update_pb(info, self.mm.clock.now_ms())
+            if info.state in TERMINAL:
+                return
+            await self.notifier.wait(info.ticket, self.heartbeat_s)
+
+    async def Cancel(self, request: Any, context: Any) -> matchmaker_pb2.CancelResponse:
+        """See matchmaker.proto."""
+        try:
+            done = await self.mm.cancel(request.ticket_id, request.player)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        return pb.CancelResponse(cancelled=done)
+
+    async def QueueStatus(self, request: Any, context: Any) -> matchmaker_pb2.QueueStatusResponse:
+        """See matchmaker.proto."""
+        try:
+            waiting, oldest = await self.mm.status(request.mode, request.players)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        return pb.QueueStatusResponse(waiting=waiting, oldest_wait_ms=oldest)
+
+    async def Leaderboard(self, request: Any, context: Any) -> matchmaker_pb2.LeaderboardResponse:
+        """See matchmaker.proto (limit 1-500, default 50)."""
+        try:
+            mode = self.mm.mode(request.mode)
+            if request.offset < 0 or request.limit < 0 or request.limit > MAX_LEADERBOARD:
+                raise Refused("INVALID_ARGUMENT", f"offset >= 0, 0 <= limit <= {MAX_LEADERBOARD}")
+            rows = await self.ratings.leaderboard(mode.id, request.offset, request.limit or 50)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        return pb.LeaderboardResponse(ratings=[
+            pb.Rating(player=p, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games)
+            for p, r in rows])
+
+    async def ListModes(self, request: Any, context: Any) -> matchmaker_pb2.ListModesResponse:
+        """See matchmaker.proto."""
+        return pb.ListModesResponse(modes=[
+            pb.Mode(id=m.id, ruleset=m.ruleset, players=m.players,
+                    options_json=json.dumps(m.options), bot_after_ms=m.policy.bot_after_ms,
+                    min_humans=m.policy.min_humans) for m in self.mm.modes.values()])
+
+
+def make_server(servicer: MatchmakerServicer, host: str = "127.0.0.1", port: int = 0
+                ) -> tuple[grpc.aio.Server, int, Any]:
+    """A grpc.aio server with the Matchmaker and health checking (create it inside the running
+    loop); returns (server, bound port, health servicer)."""
+    from grpc_health.v1 import health, health_pb2_grpc
+
+    server = grpc.aio.server()
+    matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
+    checker = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checker, server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    return server, bound, checker
+
+
+async def set_serving(checker: Any, serving: bool = True) -> None:
+    """Report the process (and the Matchmaker service) to health checks."""
+    from grpc_health.v1 import health_pb2
+
+    status = (health_pb2.HealthCheckResponse.SERVING if serving
+              else health_pb2.HealthCheckResponse.NOT_SERVING)
+    for name in ("", "arena.v1.Matchmaker"):
+        await checker.set(name, status)
