@@ -154,6 +154,8 @@ COMMANDS: dict[str, Command] = {
     "catalog": _eventlog("catalog"),
     "engine": cmd_engine,
     "replay-server": cmd_replay_server,
+    "matchmaker": cmd_matchmaker,
+    "ratings": cmd_ratings,
 }
 
 
