@@ -1,0 +1,84 @@
+"""Two real `arena matchmaker` processes on one Redis, 200 tickets across modes: every ticket ends
+in exactly one published match or expires; no table is published twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+import redis.asyncio as aioredis
+
+from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
+from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+
+SIZES = {"standard-4": 33, "standard-5": 52, "standard-8": 41, "honglou-10": 43, "standard-6": 31}
+
+
+@pytest.fixture
+def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "matchmaker", "--redis-url", redis_url,
+         "--namespace", redis_namespace, "--port", "0", "--tick-ms", "20",
+         "--ticket-ttl-ms", "3000", "--bot-after-ms", "0", "--consumer", f"mm{i}"],
+        stdout=subprocess.PIPE, text=True, env={**os.environ, "ARENA_SECRET": "two-procs"})
+        for i in range(2)]
+    try:
+        ports = [json.loads(p.stdout.readline())["port"] for p in procs]  # type: ignore[union-attr]
+        yield ports
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            p.wait(10)
+
+
+async def test_two_processes_200_tickets(matchmakers: list[int], redis_url: str,
+                                         redis_namespace: str,
+                                         redis_client: aioredis.Redis) -> None:
+    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in matchmakers]
+    stubs = [matchmaker_pb2_grpc.MatchmakerStub(c) for c in channels]
+    plan = [(mode, i) for mode, n in SIZES.items() for i in range(n)]
+    tickets: dict[str, pb.Ticket] = {}
+
+    async def enqueue(k: int, mode: str, i: int) -> None:
+        t = await stubs[k % 2].Enqueue(pb.EnqueueRequest(player=f"{mode}.{i}", mode=mode))
+        tickets[t.ticket_id] = t
+
+    await asyncio.gather(*(enqueue(k, m, i) for k, (m, i) in enumerate(plan)))
+    assert len(tickets) == 200
+    prefix = f"{redis_namespace}:{{mm}}:t:"
+    deadline = time.monotonic() + 20
+    while True:
+        states = {t: (await redis_client.hget(prefix + t, "state") or b"").decode()
+                  for t in tickets}
+        if all(s in ("matched", "expired") for s in states.values()) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.2)
+    assert set(states.values()) <= {"matched", "expired"}, states
+    games: dict[str, list[str]] = {}
+    for _, fields in await redis_client.xrange(f"{redis_namespace}:matches"):
+        match = json.loads(fields[b"match"])
+        assert match["match_id"] not in games, "a table was published twice"
+        games[match["match_id"]] = [s["player"] for s in match["seats"] if not s["bot"]]
+    seated = [p for players in games.values() for p in players]
+    assert len(seated) == len(set(seated)), "a player sits in two games"
+    for tid, t in tickets.items():
+        game = (await redis_client.hget(prefix + tid, "game") or b"").decode()
+        if states[tid] == "matched":
+            assert t.player in games[game]
+        else:
+            assert t.player not in seated
+    assert len(seated) == sum(states[t] == "matched" for t in tickets)
+    for mode, n in SIZES.items():  # with one rating, every full table forms
+        players = int(mode.rsplit("-", 1)[1])
+        assert sum(states[t] == "matched" for t, tk in tickets.items() if tk.mode == mode) \
+            == n - n % players
+    for c in channels:
+        await c.close()
