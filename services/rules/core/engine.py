@@ -56,10 +56,24 @@ def push(g: Game, frame: Frame) -> None:
     g.stack.append(frame)
 
 
-def pop(g: Game, ret: Any = None) -> None:
-    """Finish the current frame, handing ``ret`` to its parent."""
-    g.stack.pop()
-    g.ret = ret
+_KEEP: Any = object()
+
+
+def pop(g: Game, ret: Any = _KEEP) -> None:
+    """Finish the running frame, handing ``ret`` (if given) to its parent.
+
+    The running frame is removed even when its step pushed frames above it (a card move fires
+    ``hand_emptied``/``equip_lost`` triggers): those run first, then the parent resumes. A frame
+    that pops without a value leaves ``game.ret`` alone, so such triggers cannot clobber a
+    value handed down before them.
+    """
+    stack = g.stack
+    if 0 <= g.top < len(stack) - 1:
+        del stack[g.top]
+    else:
+        stack.pop()
+    if ret is not _KEEP:
+        g.ret = ret
 
 
 def ask(
@@ -142,6 +156,7 @@ def advance(g: Game) -> list[Event]:
     try:
         while g.pending is None and not g.over and stack:
             top = stack[-1]
+            g.top = len(stack) - 1
             handlers[top.__class__](g, top)
             if g.abort_turn:
                 _unwind_turn(g)

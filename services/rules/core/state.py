@@ -89,6 +89,7 @@ class Game(msgspec.Struct, kw_only=True):
     pending: Decision | None = None
     answer: list[str] | None = None
     ret: Any = None
+    top: int = -1  # stack index of the frame whose step is running (what pop removes)
     next_decision: int = 1
     over: bool = False
     draw_game: bool = False

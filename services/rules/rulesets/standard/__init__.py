@@ -24,7 +24,7 @@ ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels,
     10: (3, 4, 2),
 }
 ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
-RULES_VERSION = "1"
+RULES_VERSION = "2"  # bump when a rule change alters the events a given input produces
 
 
 def role_cards(players: int, double_renegade: bool) -> list[str]:
