@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import grpc
@@ -47,19 +47,26 @@ class Notifier:
         finally:
             await pubsub.aclose()  # type: ignore[no-untyped-call]
 
-    async def wait(self, ticket: str, timeout_s: float) -> None:
-        """Until `ticket` changes or `timeout_s` passes."""
+    @contextlib.contextmanager
+    def watching(self, ticket: str) -> Iterator[asyncio.Event]:
+        """An event set whenever `ticket` changes, registered for the `with` block. Register
+        before reading the ticket, so a change between the read and the wait is not missed."""
         event = asyncio.Event()
         self.waiters.setdefault(ticket, set()).add(event)
         try:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), timeout_s)
+            yield event
         finally:
             waiting = self.waiters.get(ticket)
             if waiting is not None:
                 waiting.discard(event)
                 if not waiting:
                     del self.waiters[ticket]
+
+
+async def _wait(event: asyncio.Event, timeout_s: float) -> None:
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout_s)
+    event.clear()
 
 
 def ticket_pb(info: TicketInfo, players: int) -> matchmaker_pb2.Ticket:
@@ -113,12 +120,13 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
-        while info is not None:
-            info = await self.mm.refresh(info.ticket) or info
-            yield update_pb(info, self.mm.clock.now_ms())
-            if info.state in TERMINAL:
-                return
-            await self.notifier.wait(info.ticket, self.heartbeat_s)
+        with self.notifier.watching(request.ticket_id) as changed:
+            while info is not None:
+                info = await self.mm.refresh(info.ticket) or info
+                yield update_pb(info, self.mm.clock.now_ms())
+                if info.state in TERMINAL:
+                    return
+                await _wait(changed, self.heartbeat_s)
 
     async def Cancel(self, request: Any, context: Any) -> matchmaker_pb2.CancelResponse:
         """See matchmaker.proto."""

@@ -1,0 +1,134 @@
+"""Matchmaking benchmark (report only, JSON out): `python -m services.matchmaking.bench`.
+
+- `matched_per_s`: 1,000 queued tickets over five modes with spread ratings; one matchmaker
+  ticks until nothing more forms; tickets placed in published tables per second of ticking.
+- `notify_ms`: Enqueue -> MATCHED update on WatchTicket over real gRPC, one server with its
+  ticker (`tick_ms`), clients arriving every 2 ms on `standard-4`; p50 / p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import time
+import uuid
+from typing import Any
+
+import grpc
+import redis.asyncio as aioredis
+
+from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
+from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
+from .clock import ManualClock, SystemClock
+from .core import Matchmaker
+from .grpc_server import MatchmakerServicer, Notifier, make_server
+from .modes import Policy, build_modes
+from .rating_store import RatingStore
+
+MODES = ("standard-4", "standard-5", "standard-6", "standard-8", "honglou-10")
+
+
+async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, Any]:
+    """Tickets matched per second with `tickets` queued."""
+    ns = f"bench-{uuid.uuid4().hex[:8]}"
+    clock = ManualClock(0)
+    mm = Matchmaker(client, build_modes(default=Policy(bot_after_ms=0)), b"bench", clock,
+                    namespace=ns, ticket_ttl_ms=3_600_000)
+    rng = random.Random(1)
+    for i in range(tickets):
+        t = await mm.enqueue(f"p{i}", MODES[i % len(MODES)])
+        await client.zadd(mm._q(t.mode), {t.ticket: rng.gauss(25, 4)})
+    clock.advance(10_000)  # ratings windows of 8 mu
+    start, matched, ticks = time.perf_counter(), 0, 0
+    while True:
+        formed = await mm.tick()
+        ticks += 1
+        if not formed:
+            break
+        matched += sum(len(f.tickets) for f in formed)
+    elapsed = time.perf_counter() - start
+    await _drop(client, ns)
+    return {"queued": tickets, "matched": matched, "ticks": ticks, "seconds": round(elapsed, 3),
+            "matched_per_s": round(matched / elapsed, 1)}
+
+
+async def latency(client: aioredis.Redis, tickets: int = 400, tick_ms: int = 20,
+                  gap_ms: float = 2.0) -> dict[str, Any]:
+    """Enqueue -> MATCHED notification latency over gRPC (server, ticker and clients share one
+    event loop, so at high arrival rates this measures that loop's queueing as well)."""
+    ns = f"bench-{uuid.uuid4().hex[:8]}"
+    ratings = RatingStore(client, ns)
+    mm = Matchmaker(client, build_modes(default=Policy(bot_after_ms=0)), b"bench",
+                    SystemClock(), ratings=ratings, namespace=ns)
+    notifier = Notifier(client, mm.channel)
+    stop = asyncio.Event()
+    server, port, _ = make_server(MatchmakerServicer(mm, notifier, ratings, 1.0))
+    await server.start()
+
+    async def ticker() -> None:
+        while not stop.is_set():
+            await mm.tick()
+            await asyncio.sleep(tick_ms / 1000)
+
+    tasks = [asyncio.create_task(notifier.run(stop)), asyncio.create_task(ticker())]
+    out: list[float] = []
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(ch)  # type: ignore[no-untyped-call]
+        warm = await stub.Enqueue(pb.EnqueueRequest(player="warm", mode="standard-10"))
+        await stub.Cancel(pb.CancelRequest(ticket_id=warm.ticket_id, player="warm"))
+
+        async def one(i: int) -> None:
+            await asyncio.sleep(i * gap_ms / 1000)
+            t0 = time.perf_counter()
+            t = await stub.Enqueue(pb.EnqueueRequest(player=f"l{i}", mode="standard-4"))
+            async for u in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id,
+                                                                  player=t.player)):
+                if u.state == pb.TicketUpdate.MATCHED:
+                    out.append((time.perf_counter() - t0) * 1000)
+
+        await asyncio.gather(*(one(i) for i in range(tickets - tickets % 4)))
+    stop.set()
+    await asyncio.gather(*tasks)
+    await server.stop(None)
+    await _drop(client, ns)
+    q = statistics.quantiles(out, n=100)
+    return {"tickets": len(out), "tick_ms": tick_ms, "arrival_gap_ms": gap_ms, "p50_ms": round(q[49], 1),
+            "p99_ms": round(q[98], 1)}
+
+
+async def _drop(client: aioredis.Redis, ns: str) -> None:
+    keys = [k async for k in client.scan_iter(match=f"{ns}*", count=1000)]
+    if keys:
+        await client.delete(*keys)
+
+
+async def _main(url: str | None) -> dict[str, Any]:
+    if url is None:
+        from ..eventlog.server import LocalRedis, find_server_binary
+
+        binary = find_server_binary()
+        if binary is None:
+            raise RuntimeError("no redis-server: pass --redis-url")
+        with LocalRedis(binary) as server:
+            return await _main(server.url)
+    client = aioredis.Redis.from_url(url)
+    try:
+        return {"throughput": await throughput(client),
+                "notify": [await latency(client, 400, gap_ms=2.0),
+                           await latency(client, 200, gap_ms=10.0)]}
+    finally:
+        await client.aclose()
+
+
+def main() -> None:
+    """Run both benchmarks and print JSON."""
+    p = argparse.ArgumentParser(prog="python -m services.matchmaking.bench")
+    p.add_argument("--redis-url", default=None, help="default: a throw-away redis-server")
+    print(json.dumps(asyncio.run(_main(p.parse_args().redis_url))))
+
+
+if __name__ == "__main__":
+    main()
