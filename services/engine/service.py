@@ -314,8 +314,11 @@ class Games:
             new = await self.side.set_deadline(game_id, d.id, _now_ms() + wait,
                                                only_new=only_new)
             if bot and (new or not only_new):
+                # `player` names the bot (matchmaking seats bots as "bot:POLICY"), so the bot
+                # service can pick the seat's policy without reading the header first
                 await self.side.publish("decisions", {
                     "game": game_id, "decision": d.id, "seat": d.seat,
+                    "player": hot.header.seats[d.seat].player,
                     "version": hot.log.version, "body": msgspec.json.encode(d)})
         if answered is not None:
             await self.side.clear_deadline(game_id, answered)

@@ -155,5 +155,6 @@ async def test_bot_decisions_are_published_and_republished() -> None:
     await g.create_game(match())
     published = [f for s, f in side.published if s == "decisions"]
     assert len(published) == 1
+    assert published[0]["player"] == f"p{published[0]['seat']}"  # the seat's player id: the bot service reads a policy from it
     await g.sweep()
     assert len([f for s, f in side.published if s == "decisions"]) == 2
