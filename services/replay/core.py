@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..eventlog import archive
 from ..eventlog.entry import decode_entry
-from ..eventlog.records import Header, decode_payload
+from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore, check_game_id
 from ..eventlog.verify import VerifyReport, verify, verify_records
@@ -22,7 +22,7 @@ from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authori
 from .clock import Clock, SystemClock
 from .envelope import card_table
 from .feed import GameFeed
-from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids
+from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids, summary_of
 
 __all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
@@ -78,6 +78,16 @@ class Replay:
     async def list_games(self, f: GameFilter | None = None) -> list[GameSummary]:
         """Live and archived games, newest first."""
         return await list_games(self.store, self.live_ids, self.archive_dir, f or GameFilter())
+
+    async def summary(self, game: str) -> GameSummary:
+        """One game's lobby summary."""
+        feed = await self.feed(game)
+        header = decode_payload(decode_entry(feed.records[0]).payload, Header)
+        last = decode_entry(feed.records[-1])
+        reveal = decode_payload(last.payload, SeedReveal) if feed.closed else None
+        out = summary_of(header, reveal, feed.version)
+        out.archived = not await self.store.head(game)
+        return out
 
     async def header(self, game: str) -> Header:
         """The game's header (its first entry)."""

@@ -1,0 +1,134 @@
+"""gRPC ReplayService (proto/arena/v1/replay.proto): a thin shim over the replay core.
+
+A seat's token travels in the ``authorization: Bearer TOKEN`` metadata. ``EventEnvelope.hash`` is
+sent only to viewers who may see everything (the god view, or any viewer once the game is
+over): an entry's chain hash covers its unredacted payload, and a hidden draw is a few card ids,
+so its hash would give the cards away to anyone who tries the few thousand possibilities.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc  # type: ignore[import-untyped,unused-ignore]
+import msgspec
+
+from ..eventlog.entry import decode_entry
+from ..proto_gen.arena.v1 import common_pb2, replay_pb2
+from .access import BadRequest, Forbidden, NotFound
+from .core import Replay
+from .feed import GameFeed
+from .games import GameFilter, GameSummary
+
+_CODES = {NotFound: "NOT_FOUND", Forbidden: "PERMISSION_DENIED", BadRequest: "INVALID_ARGUMENT"}
+
+
+def summary_pb(g: GameSummary) -> replay_pb2.GameSummary:
+    """A lobby summary as its proto message."""
+    return replay_pb2.GameSummary(
+        game_id=g.id, ruleset=g.ruleset, start_ms=g.start, end_ms=g.end, winners=g.winners,
+        rules_version=g.rules_version, finished=g.finished,
+        seats=[common_pb2.Seat(seat=i, player=p, bot=b)
+               for i, (p, b) in enumerate(zip(g.players, g.bots, strict=False))])
+
+
+def envelope_pb(feed: GameFeed, seq: int, data: bytes, with_hash: bool) -> common_pb2.EventEnvelope:
+    """One entry envelope (JSON from envelope.py) as an EventEnvelope."""
+    x = msgspec.json.decode(data)
+    kind = x["kind"]
+    body = x.get({"event": "event", "answer": "answer", "header": "header",
+                  "seed_reveal": "reveal"}.get(kind, ""), {})
+    return common_pb2.EventEnvelope(
+        seq=seq, type=body.get("type", kind) if kind == "event" else kind,
+        hash=decode_entry(feed.records[seq - 1]).hash if with_hash else b"",
+        payload_json=json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
+def _token(context: Any) -> str | None:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and str(value).lower().startswith("bearer "):
+            return str(value)[7:].strip()
+    return None
+
+
+class ReplayServicer:
+    """ReplayService methods; each decodes, calls one Replay method, encodes."""
+
+    def __init__(self, replay: Replay) -> None:
+        self.replay = replay
+
+    async def _fail(self, context: Any, exc: Exception) -> None:
+        code = next(c for t, c in _CODES.items() if isinstance(exc, t))
+        await context.abort(getattr(grpc.StatusCode, code), str(exc))
+
+    async def ListGames(self, request: Any, context: Any) -> replay_pb2.ListGamesResponse:
+        """Live and archived games; page_token is the offset of the next page."""
+        offset = int(request.page_token or 0)
+        limit = request.limit or 100
+        games = await self.replay.list_games(GameFilter(ruleset=request.ruleset,
+                                                        player=request.player, limit=0))
+        page = games[offset: offset + limit]
+        more = offset + limit < len(games)
+        return replay_pb2.ListGamesResponse(games=[summary_pb(g) for g in page],
+                                            next_page_token=str(offset + limit) if more else "")
+
+    async def GetGame(self, request: Any, context: Any) -> replay_pb2.GameSummary:
+        """One game's summary."""
+        try:
+            return summary_pb(await self.replay.summary(request.game_id))
+        except (NotFound, BadRequest) as exc:
+            await self._fail(context, exc)
+            raise
+
+    async def GetEvents(self, request: Any, context: Any) -> replay_pb2.GetEventsResponse:
+        """Entries from_seq < seq <= upto_seq, redacted for the viewer."""
+        try:
+            page = await self.replay.get_events(request.game_id, request.viewer, _token(context),
+                                                request.from_seq, request.upto_seq or None)
+            feed = await self.replay.feed(request.game_id)
+        except (NotFound, Forbidden, BadRequest) as exc:
+            await self._fail(context, exc)
+            raise
+        full = page.grant.viewer == -2 or page.over
+        return replay_pb2.GetEventsResponse(events=[
+            envelope_pb(feed, msgspec.json.decode(e)["seq"], e, full) for e in page.entries])
+
+    async def StreamGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
+        """Live tail, redacted, held ``delay_ms`` (at least the table's delay) behind."""
+        try:
+            batches = await self.replay.stream(request.game_id, request.viewer, _token(context),
+                                               request.from_seq, request.delay_ms)
+            feed = await self.replay.feed(request.game_id)
+        except (NotFound, Forbidden, BadRequest) as exc:
+            await self._fail(context, exc)
+            raise
+        full = request.viewer == -2
+        async for batch in batches:
+            for seq, data in batch:
+                yield envelope_pb(feed, seq, data, full or feed.over)
+
+    async def Verify(self, request: Any, context: Any) -> replay_pb2.VerifyResponse:
+        """Chain, seed commitment and re-run of a game."""
+        try:
+            r = await self.replay.verify(request.game_id)
+        except (NotFound, BadRequest) as exc:
+            await self._fail(context, exc)
+            raise
+        d = r.divergence
+        return replay_pb2.VerifyResponse(ok=r.ok, entries=r.entries,
+                                         divergence_seq=d.entry if d else 0,
+                                         divergence_kind=d.kind if d else "",
+                                         reason=d.reason if d else "")
+
+
+async def start_grpc(replay: Replay, address: str) -> tuple[Any, int]:
+    """Start a grpc.aio server with the ReplayService; returns (server, bound port)."""
+    stubs = importlib.import_module("services.proto_gen.arena.v1.replay_pb2_grpc")
+    server = grpc.aio.server()
+    stubs.add_ReplayServiceServicer_to_server(ReplayServicer(replay), server)
+    port = server.add_insecure_port(address)
+    await server.start()
+    return server, int(port)

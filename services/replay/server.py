@@ -1,0 +1,107 @@
+"""``arena replay-server``: the HTTP/SSE viewer (and the gRPC ReplayService) over one Redis."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from pathlib import Path
+
+from ..eventlog.redis_store import RedisEventStore
+from .access import TablePolicy
+from .core import Replay
+from .http import HttpServer
+
+log = logging.getLogger(__name__)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments."""
+    p = argparse.ArgumentParser(prog="arena replay-server", description=(
+        "Serve replays and live spectating: the web viewer and HTTP/SSE API, and gRPC "
+        "ReplayService."))
+    p.add_argument("--port", type=int, default=0, help="gRPC port (0: no gRPC)")
+    p.add_argument("--http-port", type=int, default=8080)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
+                   help="default: $REDIS_URL, else a throw-away redis-server")
+    p.add_argument("--namespace", default="arena", help="Redis key prefix")
+    p.add_argument("--archive", type=Path, default=Path("var/archive"),
+                   help="folder of finished games (GAME.arena + catalog.json)")
+    p.add_argument("--spectator-delay-ms", type=int, default=0,
+                   help="hold live spectators at least this far behind")
+    p.add_argument("--god-delay-ms", type=int, default=None,
+                   help="allow the god view of live games this far behind (default: only at the end)")
+    p.add_argument("--demo", type=int, default=0, metavar="N",
+                   help="also play N random-bot games, one after another, at a watchable pace")
+    return p
+
+
+async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
+    """Run until cancelled (or SIGINT/SIGTERM)."""
+    store = RedisEventStore.from_url(args.redis_url, args.namespace)
+    policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
+    replay = Replay(store, args.archive, policy=lambda h: policy)
+    http = HttpServer(replay)
+    http_port = await http.start(args.host, args.http_port)
+    print(f"replay-server: web viewer on http://{args.host}:{http_port}/", flush=True)
+    grpc_server = None
+    if args.port:
+        from .grpc_service import start_grpc
+
+        grpc_server, grpc_port = await start_grpc(replay, f"{args.host}:{args.port}")
+        print(f"replay-server: gRPC ReplayService on {args.host}:{grpc_port}", flush=True)
+    tasks: list[asyncio.Task[object]] = []
+    if args.demo:
+        tasks.append(asyncio.create_task(_demo(store, args.demo)))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    if ready is not None:
+        ready.set()
+    try:
+        await stop.wait()
+    finally:
+        for t in tasks:
+            t.cancel()
+        if grpc_server is not None:
+            await grpc_server.stop(1)
+        await http.close()
+        await replay.close()
+        await store.aclose()
+
+
+async def _demo(store: RedisEventStore, games: int) -> object:
+    import time
+
+    from .demo import play_live, sleeper
+
+    for i in range(games):
+        await play_live(store, f"demo-{int(time.time())}-{i}", players=6, seed=i + 1,
+                        pace=sleeper(300))
+    return None
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``arena replay-server``."""
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    if args.redis_url:
+        asyncio.run(serve(args))
+        return 0
+    from ..eventlog.server import LocalRedis, find_server_binary
+
+    binary = find_server_binary()
+    if binary is None:
+        print("arena replay-server: no REDIS_URL and no redis-server found", flush=True)
+        return 2
+    with LocalRedis(binary) as redis:
+        args.redis_url = redis.url
+        print(f"replay-server: started {redis.url} (throw-away)", flush=True)
+        asyncio.run(serve(args))
+    return 0
