@@ -16,14 +16,21 @@ from .core.engine import FRAME_TYPES, IllegalAnswer, advance, submit
 from .core.events import Event, event_types
 from .core.ruleset import RULESETS
 from .core.state import Answer, Decision, Game, Player
-from .core.views import GOD, SPECTATOR, redact
+from .core.views import GOD, SPECTATOR, View, new_view, redact
+from .core.views import apply as _apply
 from .rulesets.standard import RULES_VERSION
 
 __all__ = [
     "Answer", "Decision", "Event", "Game", "IllegalAnswer", "GOD", "SPECTATOR", "RULES_VERSION",
     "advance", "submit", "pending", "new_game", "snapshot", "restore", "fork", "redact",
     "encode_event", "decode_event", "default_answer", "is_over", "rulesets", "UnknownOption",
+    "View", "new_view", "apply_view",
 ]
+
+
+def apply_view(view: View, e: Event) -> View:
+    """Fold one event into ``view`` as its viewer may see it (redaction applied here)."""
+    return _apply(view, redact(e, view.viewer))
 
 
 class UnknownOption(ValueError):
