@@ -144,6 +144,13 @@ def cmd_ratings(argv: list[str]) -> int:
     return ratings_main(argv)
 
 
+def cmd_bots(argv: list[str]) -> int:
+    """arena bots — a bot worker: answers bot seats' decisions from arena:decisions."""
+    from .bots.worker import main
+
+    return main(argv)
+
+
 COMMANDS: dict[str, Command] = {
     "scenario": cmd_scenario,
     "selfplay": cmd_selfplay,
@@ -156,6 +163,7 @@ COMMANDS: dict[str, Command] = {
     "replay-server": cmd_replay_server,
     "matchmaker": cmd_matchmaker,
     "ratings": cmd_ratings,
+    "bots": cmd_bots,
 }
 
 

@@ -1,0 +1,146 @@
+"""Answer one arena:decisions message: catch the seat's view up, ask its policy, submit.
+
+The stream is at-least-once: the same decision can arrive twice (a repost after a slow answer, a
+message claimed from a worker that died after submitting but before acking). The engine makes a
+second answer to a decision a no-op (`duplicate`), so submitting again is always safe; a worker
+that knows it answered a decision skips it without a call. A decision the game has moved past
+(FAILED_PRECONDITION) or a game gone from the engine (NOT_FOUND) is simply dropped.
+
+Outcomes (returned, for metrics and tests) and failures:
+- `answered`, `fallback` (the policy's picks were refused, the default answer was taken),
+  `duplicate` (the engine had it already), `known` (this worker had answered it), `stale`;
+- `Poison`: the message can never succeed (malformed, or refused for good): dead-letter it;
+- `EngineError` with a transient code, after a few quick retries: leave it pending, so it is
+  delivered again (here or, if this worker dies, to whoever claims it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import msgspec
+
+from ..rules import api
+from ..rules.core.state import Decision
+from .engine_client import Engine, EngineError
+from .seats import Minds, SeatMind
+
+T = TypeVar("T")
+GONE = frozenset({"FAILED_PRECONDITION", "NOT_FOUND"})
+
+
+class Poison(Exception):
+    """A message that no retry can help."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A decisions message, decoded."""
+
+    game: str
+    decision: Decision
+    version: int
+    player: str
+
+
+def parse(fields: dict[bytes, bytes]) -> Request:
+    """Decode the engine's message (game, decision, seat, version, player, body); Poison if
+    malformed or inconsistent."""
+    try:
+        game = fields[b"game"].decode()
+        d = msgspec.json.decode(fields[b"body"], type=Decision)
+        decision, seat = int(fields[b"decision"]), int(fields[b"seat"])
+        version = int(fields.get(b"version", b"0"))
+        player = fields.get(b"player", b"").decode()
+    except (KeyError, ValueError, UnicodeError, msgspec.MsgspecError) as exc:
+        raise Poison(f"malformed decision message: {exc!r}") from None
+    if (d.id, d.seat) != (decision, seat) or not game:
+        raise Poison("decision message fields disagree with its body")
+    return Request(game, d, version, player)
+
+
+class Answerer:
+    """Handles decisions messages for one worker (see the module docstring)."""
+
+    def __init__(self, engine: Engine, minds: Minds, secret: bytes, *,
+                 token_ttl_ms: int = 3_600_000, retries: int = 3, backoff_s: float = 0.05
+                 ) -> None:
+        self.engine, self.minds, self.secret = engine, minds, secret
+        self.token_ttl_ms = token_ttl_ms
+        self.retries, self.backoff_s = retries, backoff_s
+
+    async def handle(self, fields: dict[bytes, bytes]) -> str:
+        """Answer one message; returns the outcome (see the module docstring)."""
+        req = parse(fields)
+        d = req.decision
+        mind = self.minds.get(req.game, d.seat, req.player)
+        async with mind.lock:
+            if d.id <= mind.answered:
+                return "known"
+            try:
+                return await self._answer(mind, req)
+            except Exception:
+                self.minds.drop(req.game, d.seat)  # rebuild from the log on the next delivery
+                raise
+
+    async def _answer(self, mind: SeatMind, req: Request) -> str:
+        token = self.minds.token(mind, self.secret, self.token_ttl_ms)
+        if mind.needs_view and mind.seq < req.version:
+            try:
+                await self._retry(lambda: self._catch_up(mind, token, req.version))
+            except EngineError as exc:
+                if exc.code in GONE:
+                    return "stale"
+                if not exc.transient:
+                    raise Poison(f"refused: {exc}") from None
+                raise
+        if mind.over:
+            self.minds.drop_game(mind.game)
+            return "stale"
+        d = req.decision
+        picks = list(mind.act(d).picks)
+        outcome = "answered"
+        for attempt in range(self.retries):
+            try:
+                r = await self.engine.submit(mind.game, token, d.id, picks)
+            except EngineError as exc:
+                if exc.code in GONE:
+                    return "stale"
+                default = list(api.default_answer(d).picks)
+                if exc.code == "INVALID_ARGUMENT" and outcome == "answered" and picks != default:
+                    picks, outcome = default, "fallback"  # a policy bug must not stall a game
+                    continue
+                if not exc.transient:
+                    raise Poison(f"refused: {exc}") from None
+                if attempt == self.retries - 1:
+                    raise
+                await asyncio.sleep(self.backoff_s * 2**attempt)
+                continue
+            mind.answered = max(mind.answered, d.id)
+            if r.over:
+                self.minds.drop_game(mind.game)
+            return "duplicate" if r.duplicate else outcome
+        raise EngineError("ABORTED", "no answer accepted")  # only after repeated fallbacks
+
+    async def _catch_up(self, mind: SeatMind, token: str, upto: int) -> None:
+        """Fold the seat's redacted entries after `mind.seq` up to `upto` (or the game's end)."""
+        async with contextlib.aclosing(self.engine.entries(mind.game, token, mind.seq)) as rows:
+            async for seq, kind, payload in rows:
+                mind.fold(seq, kind, payload)
+                if seq >= upto or mind.over:
+                    return
+
+    async def _retry(self, call: Callable[[], Awaitable[T]]) -> T:
+        """`call` again after transient engine errors (a reconnect, another worker)."""
+        for attempt in range(self.retries):
+            try:
+                return await call()
+            except EngineError as exc:
+                if not exc.transient or attempt == self.retries - 1:
+                    raise
+                await asyncio.sleep(self.backoff_s * 2**attempt)
+        raise AssertionError("unreachable")

@@ -1,0 +1,146 @@
+"""What a bot worker remembers of the bot seats it has answered for: policy, view, progress.
+
+A worker is stateless in the sense that matters: everything here can be rebuilt from the game's
+log, so any worker can answer any seat. A seat seen for the first time (or evicted, or last
+answered by another worker) starts from an empty view and folds the redacted log from the start.
+
+Policy per seat: a seat whose player id is `bot:NAME` with a servable NAME plays NAME (the
+matchmaker seats bots that way); any other seat plays the worker's default. `oracle` is not
+servable: it needs the true roles, and a bot in a live game sees only its seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from ..rules.core import events as ev
+from ..rules.core.state import Answer, Decision
+from ..rules.core.views import View, apply, new_view
+from .random_policy import RandomPolicy
+from .selfplay import Policy, make_policy
+
+SERVABLE = ("heuristic", "random")
+VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
+BOT_PREFIX = "bot:"
+NOT_EVENTS = frozenset({"header", "answer", "seed_reveal"})
+
+_decoder: msgspec.json.Decoder[Any] | None = None
+
+
+def decode_event(payload: bytes | str) -> ev.Event:
+    """A redacted event from its JSON (the payload of an EventEnvelope)."""
+    global _decoder
+    if _decoder is None:
+        from typing import Union
+
+        _decoder = msgspec.json.Decoder(Union[tuple(ev.event_types().values())])  # noqa: UP007
+    out: ev.Event = _decoder.decode(payload)
+    return out
+
+
+def policy_name(player: str, default: str) -> str:
+    """The policy a seat plays: `bot:NAME` names it, else the worker's default."""
+    if player.startswith(BOT_PREFIX):
+        name = player[len(BOT_PREFIX):]
+        if name in SERVABLE:
+            return name
+    return default
+
+
+def seat_seed(game: str, seat: int) -> int:
+    """A seed for one seat of one game, the same on every worker."""
+    digest = hashlib.sha256(f"arena-bot-v1|{game}|{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass
+class SeatMind:
+    """One bot seat: its policy, its view folded up to log sequence `seq`, and a lock so two
+    deliveries of its decisions are never handled at once."""
+
+    game: str
+    seat: int
+    policy_name: str
+    policy: Policy
+    view: View
+    seq: int = 0
+    answered: int = -1  # the highest decision id this worker saw accepted (or duplicate)
+    over: bool = False
+    token: str = ""
+    token_at: float = 0.0
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def needs_view(self) -> bool:
+        """Whether the policy reads the view (random does not)."""
+        return self.policy_name not in VIEWLESS
+
+    def fold(self, seq: int, kind: str, payload: bytes | str) -> None:
+        """Fold one log entry the seat may see (already redacted by the engine)."""
+        if seq <= self.seq:
+            return  # a repeat after a reconnect
+        self.seq = seq
+        if kind == "seed_reveal":
+            self.over = True
+        if kind in NOT_EVENTS:
+            return
+        e = decode_event(payload)
+        apply(self.view, e)
+        self.policy.observe(e)
+
+    def act(self, d: Decision) -> Answer:
+        """The policy's answer; random is seeded per decision, so any worker answers alike."""
+        if self.policy_name == "random":
+            return RandomPolicy(seat_seed(self.game, self.seat) ^ d.id).act(d)
+        return self.policy.act(d, self.view)
+
+
+class Minds:
+    """A bounded LRU of SeatMinds by (game, seat)."""
+
+    def __init__(self, default_policy: str, capacity: int = 4096) -> None:
+        if default_policy not in SERVABLE:
+            raise ValueError(f"unknown policy {default_policy!r} (servable: {SERVABLE})")
+        self.default = default_policy
+        self.capacity = capacity
+        self.minds: OrderedDict[tuple[str, int], SeatMind] = OrderedDict()
+
+    def get(self, game: str, seat: int, player: str) -> SeatMind:
+        """The seat's mind, created (empty view, fresh policy) if this worker has none."""
+        key = (game, seat)
+        mind = self.minds.get(key)
+        if mind is None:
+            name = policy_name(player, self.default)
+            mind = SeatMind(game, seat, name, make_policy(name, seat_seed(game, seat), seat),
+                            new_view(seat))
+            self.minds[key] = mind
+            while len(self.minds) > self.capacity:
+                self.minds.popitem(last=False)
+        self.minds.move_to_end(key)
+        return mind
+
+    def drop(self, game: str, seat: int) -> None:
+        """Forget a seat (its game ended)."""
+        self.minds.pop((game, seat), None)
+
+    def drop_game(self, game: str) -> None:
+        """Forget every seat of a game (it ended)."""
+        for key in [k for k in self.minds if k[0] == game]:
+            del self.minds[key]
+
+    def token(self, mind: SeatMind, secret: bytes, ttl_ms: int) -> str:
+        """A seat token for the mind's seat, reissued when half its lifetime has passed."""
+        from ..engine import tokens
+
+        now = time.monotonic()
+        if not mind.token or (now - mind.token_at) * 1000 > ttl_ms / 2:
+            mind.token = tokens.issue(secret, mind.game, mind.seat, ttl_ms)
+            mind.token_at = now
+        return mind.token

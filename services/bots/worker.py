@@ -1,0 +1,159 @@
+"""`arena bots`: answer the decisions of bot seats from arena:decisions, through GameService.
+
+Several workers share the load as consumers of one group (`bots`) on `{ns}:decisions`. Each
+message is handled by `answer.Answerer` (view catch-up, policy, SubmitAction) and acked after
+it: a worker killed mid-message leaves it pending, and a live worker takes it over with
+XAUTOCLAIM once it has been idle `--claim-idle-ms`; a message that keeps failing is parked in
+`{ns}:dead` after `--max-deliveries`. Messages are handled concurrently (up to
+`--max-inflight`), one at a time per seat.
+
+Seat tokens: matchmaking gives tokens to humans only; the bot worker shares the engine's
+signing secret (ARENA_SECRET) and issues a short-lived token for the seat a decision message
+names. Only the engine writes that stream, and only for seats its header marks as bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import sys
+import time
+
+import redis.asyncio as aioredis
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from redis.exceptions import RedisError
+
+from ..engine import tokens
+from ..eventlog.streams import GroupConsumer, Message
+from .answer import Answerer, Poison
+from .engine_client import GrpcEngine
+from .seats import SERVABLE, Minds
+
+GROUP = "bots"
+
+
+class Metrics:
+    """Prometheus metrics of one bot worker (own registry)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.outcomes = Counter("arena_bot_decisions", "decisions messages by outcome",
+                                ["outcome"], registry=self.registry)
+        self.latency = Histogram("arena_bot_answer_seconds", "message received to acked",
+                                 registry=self.registry)
+
+
+class BotWorker:
+    """The consume loop: stale messages first (now and then), else new ones; bounded fan-out."""
+
+    def __init__(self, consumer: GroupConsumer, answerer: Answerer, *, max_inflight: int = 32,
+                 claim_every_s: float = 1.0, metrics: Metrics | None = None) -> None:
+        self.consumer, self.answerer = consumer, answerer
+        self.max_inflight = max_inflight
+        self.claim_every_s = claim_every_s
+        self.metrics = metrics or Metrics()
+        self.outcomes: dict[str, int] = {}
+
+    def _count(self, outcome: str) -> None:
+        self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
+        self.metrics.outcomes.labels(outcome=outcome).inc()
+
+    async def on_message(self, msg: Message) -> None:
+        """Handle one message; Poison is dead-lettered, other failures leave it pending."""
+        start = time.perf_counter()
+        try:
+            outcome = await self.answerer.handle(msg.fields)
+        except Poison as exc:
+            await self.consumer.dead_letter(msg, str(exc))
+            outcome = "poison"
+        except Exception:
+            self._count("retry")
+            raise
+        self._count(outcome)
+        self.metrics.latency.observe(time.perf_counter() - start)
+
+    async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
+        """Consume until `stop` is set, then let the messages in hand finish."""
+        await self.consumer.start()
+        inflight: set[asyncio.Task[bool]] = set()
+        loop = asyncio.get_running_loop()
+        next_claim = 0.0
+        while not stop.is_set():
+            if len(inflight) >= self.max_inflight:
+                await asyncio.wait(inflight, return_when=asyncio.FIRST_COMPLETED)
+                continue
+            room = self.max_inflight - len(inflight)
+            try:
+                msgs: list[Message] = []
+                if loop.time() >= next_claim:
+                    msgs = await self.consumer.claim_stale(room)
+                    if len(msgs) < room:
+                        next_claim = loop.time() + self.claim_every_s
+                if not msgs:
+                    msgs = await self.consumer.read_new(room, block_ms)
+            except (RedisError, OSError) as exc:  # Redis restarting: wait and go on
+                print(f"arena bots: redis: {exc!r}", file=sys.stderr)
+                await asyncio.sleep(0.5)
+                continue
+            for m in msgs:
+                task = asyncio.create_task(self.consumer.handle(m, self.on_message))
+                inflight.add(task)
+                task.add_done_callback(inflight.discard)
+        if inflight:
+            await asyncio.wait(inflight, timeout=5)
+
+
+async def run(args: argparse.Namespace) -> None:
+    """Run one bot worker until SIGTERM/SIGINT."""
+    client = aioredis.Redis.from_url(args.redis_url)
+    engine = GrpcEngine([t for t in args.engine.split(",") if t], args.timeout_ms / 1000)
+    answerer = Answerer(engine, Minds(args.policy, args.cache_size), tokens.secret_from_env(),
+                        token_ttl_ms=args.token_ttl_ms)
+    consumer = GroupConsumer(client, f"{args.namespace}:decisions", GROUP, args.consumer,
+                             min_idle_ms=args.claim_idle_ms, max_deliveries=args.max_deliveries,
+                             dead_stream=f"{args.namespace}:dead")
+    worker = BotWorker(consumer, answerer, max_inflight=args.max_inflight,
+                       claim_every_s=min(1.0, args.claim_idle_ms / 2000))
+    if args.metrics_port is not None:
+        from prometheus_client import start_http_server
+
+        start_http_server(args.metrics_port, registry=worker.metrics.registry)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await consumer.start()
+    print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
+    try:
+        await worker.run(stop)
+    finally:
+        print(json.dumps({"consumer": args.consumer, "outcomes": worker.outcomes}), flush=True)
+        await engine.close()
+        await client.aclose()
+
+
+def main(argv: list[str]) -> int:
+    """Parse `arena bots` arguments and run the worker."""
+    p = argparse.ArgumentParser(prog="arena bots", description="run one bot worker")
+    p.add_argument("--policy", choices=SERVABLE, default="heuristic",
+                   help="for seats whose player id does not name one (bot:NAME)")
+    p.add_argument("--consumer", default=f"{socket.gethostname()}-{os.getpid()}",
+                   help="consumer name in the decisions group")
+    p.add_argument("--engine", default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
+                   help="GameService address(es), comma-separated")
+    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--namespace", default="arena", help="key and stream prefix")
+    p.add_argument("--claim-idle-ms", type=int, default=10_000,
+                   help="take over messages pending this long (their worker died)")
+    p.add_argument("--max-deliveries", type=int, default=5, help="then dead-letter")
+    p.add_argument("--max-inflight", type=int, default=32)
+    p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
+    p.add_argument("--token-ttl-ms", type=int, default=3_600_000)
+    p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")
+    asyncio.run(run(p.parse_args(argv)))
+    return 0

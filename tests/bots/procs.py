@@ -1,0 +1,86 @@
+"""Real `arena engine` and `arena bots` processes for the bot service tests and benchmark."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.eventlog import archive
+from services.eventlog.entry import ANSWER, decode_entry
+from services.eventlog.records import AnswerRecord, decode_payload
+from services.eventlog.streams import publish
+
+SECRET = "bots-e2e-secret"
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, ARENA_SECRET=SECRET)
+
+
+def start_engine(url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
+                 ) -> tuple[subprocess.Popen[str], int]:
+    """An engine worker on a free port; returns the process and its gRPC port."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "engine", "--redis-url", url, "--namespace", ns,
+         "--port", "0", "--consumer", name, "--archive-dir", str(archive_dir),
+         "--claim-idle-ms", "1000", "--bot-repost-ms", str(repost_ms), "--sweep-ms", "100"],
+        stdout=subprocess.PIPE, text=True, env=_env())
+    assert proc.stdout is not None
+    return proc, int(json.loads(proc.stdout.readline())["port"])
+
+
+def start_bots(url: str, ns: str, name: str, ports: list[int], policy: str = "random",
+               claim_idle_ms: int = 1000) -> subprocess.Popen[str]:
+    """A bot worker talking to the engines on `ports`; returns once it consumes."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "bots", "--redis-url", url, "--namespace", ns,
+         "--consumer", name, "--policy", policy, "--claim-idle-ms", str(claim_idle_ms),
+         "--engine", ",".join(f"127.0.0.1:{p}" for p in ports)],
+        stdout=subprocess.PIPE, text=True, env=_env())
+    assert proc.stdout is not None
+    json.loads(proc.stdout.readline())
+    return proc
+
+
+def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
+    """SIGTERM every live process, wait, and return the JSON lines each printed at exit."""
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    out: list[dict[str, Any]] = []
+    for p in procs:
+        try:
+            text, _ = p.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            text, _ = p.communicate()
+        out += [json.loads(line) for line in (text or "").splitlines() if line.startswith("{")]
+    return out
+
+
+async def publish_matches(client: aioredis.Redis, ns: str, games: int, players: int,
+                          policies: list[str], seed: int = 500) -> list[str]:
+    """Publish `games` all-bot matches; seat s of game i plays policies[(s + i) % k]."""
+    ids = []
+    for i in range(games):
+        seats = [{"player": f"bot:{policies[(s + i) % len(policies)]}", "bot": True}
+                 for s in range(players)]
+        match = {"match_id": f"{ns}-g{i}", "ruleset": "standard", "seats": seats,
+                 "seed": seed + i}
+        await publish(client, f"{ns}:matches", {"match": json.dumps(match)})
+        ids.append(f"{ns}-g{i}")
+    return ids
+
+
+def answers(path: Path) -> list[AnswerRecord]:
+    """The answers logged in an archived game, in order."""
+    records = archive.unpack(path.read_bytes()).records
+    return [decode_payload(e.payload, AnswerRecord)
+            for e in map(decode_entry, records) if e.kind == ANSWER]

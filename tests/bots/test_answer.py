@@ -1,0 +1,149 @@
+"""The bot worker's logic without the network: the engine core in process (memory store and
+side), decisions messages taken from what it published, answered by `Answerer`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+
+from services.bots.answer import Answerer, Poison
+from services.bots.engine_client import EngineError, Submitted
+from services.bots.seats import Minds, policy_name
+from services.engine import tokens, views
+from services.engine.service import Games, NewMatch, Refused
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog.entry import ANSWER, decode_entry
+
+SECRET = b"k"
+
+
+class LocalEngine:
+    """Engine port over an in-process `Games`; redacts entries for the token's seat."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+        self.submits = 0
+        self.seen_by: set[int] = set()  # viewers entries were redacted for
+
+    async def submit(self, game: str, token: str, decision: int, picks: list[str]
+                     ) -> Submitted:
+        self.submits += 1
+        try:
+            r = await self.games.submit_action(game, token, decision, picks)
+        except Refused as exc:
+            raise EngineError(exc.code, exc.reason) from None
+        return Submitted(r.duplicate, r.version, r.over)
+
+    async def entries(self, game: str, token: str, after: int
+                      ) -> AsyncGenerator[tuple[int, str, str], None]:
+        viewer = tokens.verify(SECRET, token).s
+        self.seen_by.add(viewer)
+        for seq, data in await self.games.store.read(game, after):
+            env = views.envelope(seq, decode_entry(data), viewer)
+            yield env.seq, env.type, env.payload_json
+
+
+def _fields(f: dict[str, Any]) -> dict[bytes, bytes]:
+    return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in f.items()}
+
+
+async def _setup(policy: str, players: int = 4, seed: int = 3) -> tuple[Games, MemorySide]:
+    side = MemorySide()
+    games = Games(InMemoryEventStore(), side, SECRET)  # type: ignore[arg-type]
+    seats = [Seat(f"bot:{policy}", True) for _ in range(players)]
+    await games.create_game(NewMatch(match_id="g1", ruleset="standard", seats=seats, seed=seed))
+    return games, side
+
+
+async def _play(games: Games, side: MemorySide, answerers: list[Answerer],
+                repeat: bool = False) -> dict[str, int]:
+    """Feed every published decision to the answerers in turn until the game ends."""
+    outcomes: dict[str, int] = {}
+    done = 0
+    while done < len(msgs := [f for s, f in side.published if s == "decisions"]):
+        f = _fields(msgs[done])
+        done += 1
+        k = done % len(answerers)
+        for a in answerers[k:] + answerers[:k]:
+            out = await a.handle(f)
+            outcomes[out] = outcomes.get(out, 0) + 1
+            if not repeat:
+                break
+    return outcomes
+
+
+@pytest.mark.parametrize("policy", ["heuristic", "random"])
+async def test_plays_a_game_to_the_end_and_it_verifies(policy: str) -> None:
+    games, side = await _setup(policy)
+    engine = LocalEngine(games)
+    answerer = Answerer(engine, Minds("random"), SECRET)
+    outcomes = await _play(games, side, [answerer])
+    hot = await games.get("g1")
+    assert hot.game.over and hot.finished
+    assert verify([d for _, d in await games.store.read("g1")]).ok
+    assert outcomes.get("answered", 0) > 10
+    assert set(outcomes) <= {"answered", "fallback"}, outcomes
+    # each seat's entries were redacted for that seat (and only heuristic seats read any)
+    assert engine.seen_by == (set(range(4)) if policy == "heuristic" else set())
+    assert not answerer.minds.minds  # every seat forgotten once its game ended
+
+
+async def test_every_message_twice_and_by_two_workers_answers_once() -> None:
+    games, side = await _setup("heuristic")
+    a, b = (Answerer(LocalEngine(games), Minds("heuristic"), SECRET) for _ in range(2))
+    outcomes = await _play(games, side, [a, b, a], repeat=True)
+    log = [decode_entry(d) for _, d in await games.store.read("g1")]
+    answers = [e for e in log if e.kind == ANSWER]
+    decisions = len([f for s, f in side.published if s == "decisions"])
+    assert len(answers) == decisions  # one logged answer per decision, however often asked
+    assert outcomes["known"] >= decisions - 1  # the same worker again: no call at all
+    assert outcomes["duplicate"] + outcomes.get("stale", 0) >= decisions - 1  # the other worker
+    assert verify([d for _, d in await games.store.read("g1")]).ok
+
+
+async def test_stale_and_poison_messages() -> None:
+    games, side = await _setup("random")
+    answerer = Answerer(LocalEngine(games), Minds("random"), SECRET)
+    first = _fields([f for s, f in side.published if s == "decisions"][0])
+    assert await answerer.handle(first) == "answered"
+    other = Answerer(LocalEngine(games), Minds("random"), SECRET)
+    assert await other.handle(first) == "duplicate"  # the engine's no-op
+    later = {**first, b"decision": b"999",
+             b"body": first[b"body"].replace(b'"id":' + first[b"decision"], b'"id":999')}
+    assert await other.handle(later) == "stale"  # not pending: acked and dropped
+    with pytest.raises(Poison):
+        await other.handle({b"game": b"g1", b"body": b"{"})
+    with pytest.raises(Poison):
+        await other.handle({**first, b"seat": b"3"})  # fields disagree with the body
+
+
+async def test_transient_errors_are_retried_then_left_pending() -> None:
+    games, side = await _setup("random")
+
+    class Flaky(LocalEngine):
+        fails = 2
+
+        async def submit(self, game: str, token: str, decision: int, picks: list[str]
+                         ) -> Submitted:
+            if self.fails:
+                self.fails -= 1
+                raise EngineError("UNAVAILABLE", "down")
+            return await super().submit(game, token, decision, picks)
+
+    first = _fields([f for s, f in side.published if s == "decisions"][0])
+    flaky = Flaky(games)
+    assert await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(first) == "answered"
+    flaky.fails = 5
+    nxt = _fields([f for s, f in side.published if s == "decisions"][1])
+    with pytest.raises(EngineError):  # left pending: the stream delivers it again
+        await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(nxt)
+
+
+def test_policy_per_seat() -> None:
+    assert policy_name("bot:random", "heuristic") == "random"
+    assert policy_name("bot:heuristic", "random") == "heuristic"
+    assert policy_name("bot:oracle", "random") == "random"  # needs the true roles: not served
+    assert policy_name("alice", "heuristic") == "heuristic"
