@@ -13,14 +13,16 @@ from services.rules.core.state import SLOTS, Game
 
 # which card subtype may sit in which equipment slot
 SLOT_SUBTYPES = {"weapon": {"weapon"}, "armor": {"armor"}, "plus": {"defensive_horse", "plus"},
-                 "minus": {"offensive_horse", "minus"}}
+                 "minus": {"offensive_horse", "minus"},
+                 "mount": {"defensive_horse", "offensive_horse", "mount"}}  # seed 003
+RULESETS_WITHOUT_ROLES = ("chengtian",)
 SEAT_OPTION_PREFIXES = ("card:", "skill:", "seat:", "general:", "suit:")
 
 
 def zones(g: Game) -> list[tuple[str, list[int]]]:
     """Every zone of the table with the card ids it holds."""
     out: list[tuple[str, list[int]]] = [("draw", g.draw), ("discard", g.discard),
-                                        ("processing", g.processing)]
+                                        ("processing", g.processing), ("removed", g.removed)]
     for p in g.players:
         out += [(f"hand[{p.seat}]", p.hand), (f"equip[{p.seat}]", list(p.equip.values())),
                 (f"judge[{p.seat}]", p.judge)]
@@ -54,7 +56,11 @@ def check_cards(g: Game) -> None:
 def check_players(g: Game) -> None:
     """HP bounds, equipment slots, judge areas and the dead holding nothing."""
     roles = Counter(p.role for p in g.players)
-    assert roles["lord"] == 1 and g.players[0].role == "lord", f"roles: {roles}"
+    if g.ruleset in RULESETS_WITHOUT_ROLES:
+        assert set(roles) == {""}, f"roles in a ruleset without roles: {roles}"
+        check_camps(g)
+    else:
+        assert roles["lord"] == 1 and g.players[0].role == "lord", f"roles: {roles}"
     for p in g.players:
         who = f"seat {p.seat}"
         assert p.max_hp >= 0, f"{who}: max_hp {p.max_hp} < 0"
@@ -79,6 +85,20 @@ def check_players(g: Game) -> None:
     judged = {c for p in g.players for c in p.judge}
     stray = [c for c in g.as_name if c not in judged]
     assert not stray, f"as_name names cards outside judge areas: {stray}"
+
+
+def check_camps(g: Game) -> None:
+    """Seed 003: no general is in two places (battlefields and camps); a seat that lost has an
+    empty camp (it lost because no general was left to deploy)."""
+    seen: Counter[str] = Counter()
+    for p in g.players:
+        if p.alive:
+            seen[p.general] += 1
+        seen.update(p.camp)
+        if not p.alive and not _frames_for(g, "death", p.seat):
+            assert not p.camp, f"seat {p.seat}: lost with generals in its camp {p.camp}"
+    twice = {n: k for n, k in seen.items() if k > 1 and n != "vanilla"}
+    assert not twice, f"generals in several places: {twice}"
 
 
 def check_decision(g: Game) -> None:
@@ -150,7 +170,7 @@ class CardTracker:
     def state_locations(self, g: Game) -> dict[int, Where]:
         """The real location of every card in ``g``."""
         out: dict[int, Where] = {}
-        for zone in ("draw", "discard", "processing"):
+        for zone in ("draw", "discard", "processing", "removed"):
             for c in getattr(g, zone):
                 out[c] = (zone, -1)
         for p in g.players:

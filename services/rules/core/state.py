@@ -12,7 +12,7 @@ import msgspec
 
 from .cards import CardDef
 
-SLOTS = ("weapon", "armor", "plus", "minus")
+SLOTS = ("weapon", "armor", "plus", "minus", "mount")  # mount: seed 003's single 坐骑 slot
 PHASES = ("start", "judge", "draw", "play", "discard", "finish")
 
 
@@ -44,6 +44,11 @@ class Player(msgspec.Struct, kw_only=True):
     armor: int = 0  # 护甲 (seed 002)
     jade: int = 0  # 玉佩 (seed 002)
     rage: int = 0  # 怒气 (seed 002 谋攻)
+    # seed 004: identity skills are game rules, not general skills (A-004-01): no general skill
+    # reads or changes this list; the engine consults it like ``skills``
+    identity: list[str] = msgspec.field(default_factory=list)
+    lord_skills: bool = False  # "获得主公技": the general's lord skills work as for the lord
+    camp: list[str] = msgspec.field(default_factory=list)  # seed 003 军营: generals, top first
 
 
 class Decision(msgspec.Struct, kw_only=True):
@@ -79,6 +84,7 @@ class Game(msgspec.Struct, kw_only=True):
     draw: list[int] = msgspec.field(default_factory=list)  # top is the END of the list
     discard: list[int] = msgspec.field(default_factory=list)  # top is the end
     processing: list[int] = msgspec.field(default_factory=list)
+    removed: list[int] = msgspec.field(default_factory=list)  # out of the game (seed 003 白鸽)
     as_name: dict[int, str] = msgspec.field(default_factory=dict)  # judge-area card -> trick it is
     current: int = 0
     dead: int = 0  # how many seats are dead (0 lets distance skip counting)

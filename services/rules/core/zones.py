@@ -32,6 +32,8 @@ def _remove(g: Game, cid: int, zone: str, seat: int) -> None:
         g.discard.remove(cid)
     elif zone == "draw":
         g.draw.remove(cid)
+    elif zone == "removed":
+        g.removed.remove(cid)
     else:  # pragma: no cover - programming error
         raise ValueError(zone)
 
@@ -49,6 +51,8 @@ def _add(g: Game, cid: int, zone: str, seat: int, slot: str) -> None:
         g.discard.append(cid)
     elif zone == "draw":
         g.draw.append(cid)
+    elif zone == "removed":
+        g.removed.append(cid)
     else:  # pragma: no cover
         raise ValueError(zone)
 

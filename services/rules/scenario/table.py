@@ -80,9 +80,12 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     placed += [*sc.deck, *sc.discard]
     order = [cards.index(r) for r in placed]
     extra: list[int] = []
+    temporary: list[int] = []  # cards outside the deck (seed 003 白鸽) start removed from the game
     if sc.fill:
-        extra = [i for i in range(len(deck)) if i not in cards.used]
-    table = order + extra
+        unused = [i for i in range(len(deck)) if i not in cards.used]
+        extra = [i for i in unused if deck[i].pack != "temporary"]
+        temporary = [i for i in unused if deck[i].pack == "temporary"]
+    table = order + extra + temporary
     ids = {idx: n for n, idx in enumerate(table)}
     g = Game(ruleset=sc.ruleset, options=options, seed=sc.seed or 0,
              cards=[deck[i] for i in table])
@@ -107,6 +110,11 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
                 raise TableError(f"seats[{n}].equip: {r} is not an equipment card")
             p.equip[rs.equip_slot(c.subtype)] = refmap[r]
         p.judge = [refmap[r] for r in spec.judge]
+        for k, name in enumerate(spec.camp):  # seed 003: the generals behind the battlefield
+            if name not in gens and rs.aliases.get(name, name) not in gens:
+                raise TableError(f"seats[{n}].camp[{k}]: {name!r} is not a general of "
+                                 f"{sc.ruleset}")
+            p.camp.append(rs.aliases.get(name, name) if name not in gens else name)
         for r in spec.judge:
             name = cards.engine_name(r.name)
             if g.cards[refmap[r]].name != name:
@@ -118,10 +126,12 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
         rest = shuffle(g, rest)
     g.draw = rest + [refmap[r] for r in reversed(sc.deck)]
     g.discard = [refmap[r] for r in sc.discard]
+    g.removed = [ids[i] for i in temporary]
     if sc.turn.phase not in PHASES:
         raise TableError(f"turn.phase: {sc.turn.phase!r}")
     g.current = sc.turn.seat
     g.round = 1
+    rs.prepare_table(g)
     g.stack.append(GameFrame(seat=sc.turn.seat, first_phase=sc.turn.phase))
     return g, refmap
 
