@@ -32,8 +32,12 @@ def next_alive(g: Game, seat: int) -> int:
 
 
 def skills_of(g: Game, p: Player) -> list[str]:
-    """The skills a seat has now: its general's (lord skills only as lord) and its equipment's."""
-    out = [s for s in p.skills if not SKILLS[s].lord or p.role == "lord"] if p.skills else []
+    """The skills a seat has now: its general's (lord skills only as lord or once gained), its
+    identity skills (seed 004) and its equipment's."""
+    lordly = p.role == "lord" or p.lord_skills
+    out = [s for s in p.skills if not SKILLS[s].lord or lordly] if p.skills else []
+    if p.identity:
+        out += p.identity
     for cid in p.equip.values():
         name = g.cards[cid].name
         if name in SKILLS:
@@ -47,7 +51,10 @@ def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
     if not names:
         return []
     p = g.players[seat]
-    out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or p.role == "lord")]
+    lordly = p.role == "lord" or p.lord_skills
+    out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or lordly)]
+    if p.identity:
+        out += [SKILLS[s] for s in p.identity if s in names]
     for cid in p.equip.values():
         n = g.cards[cid].name
         if n in names:

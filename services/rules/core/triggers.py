@@ -42,6 +42,8 @@ def fire(g: Game, point: str, ctx: int = -1, data: dict[str, Any] | None = None,
             continue
         if p.skills and not names.isdisjoint(p.skills):
             break
+        if p.identity and not names.isdisjoint(p.identity):
+            break
         if p.equip:
             for c in p.equip.values():
                 if cards[c].name in names:
