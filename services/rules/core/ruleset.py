@@ -33,6 +33,9 @@ class Ruleset:
     max_players: ClassVar[int] = 10
     defaults: ClassVar[dict[str, Any]] = {}
     aliases: ClassVar[dict[str, str]] = {}  # printed name -> engine name (e.g. 药 -> 桃)
+    # False: no distance and no attack range (seed 003) — every other seat is at distance 1 and
+    # every attack range is 1, so each other seat is in range whatever the weapon or horse
+    measures_distance: ClassVar[bool] = True
 
     def option_defaults(self) -> dict[str, Any]:
         """Every named option with its default."""
@@ -73,6 +76,10 @@ class Ruleset:
         """A card or role name as this ruleset prints it."""
         return name
 
+    def prepare_table(self, g: Game) -> None:
+        """A scenario's exact table has been built (seats, roles, piles): attach what the ruleset
+        keeps per seat beyond the general (seed 004's identity skills). Standard: nothing."""
+
     # --- rules that vary -------------------------------------------------------------------------
     def absorb_damage(self, g: Game, seat: int, amount: int) -> int:
         """Damage left after shields (护甲, 玉佩) absorb; standard has none."""
@@ -106,6 +113,19 @@ class Ruleset:
                 move(g, list(k.hand), "hand", "discard", killer, reason="penalty")
             if k.equip:
                 move(g, list(k.equip.values()), "equip", "discard", killer, reason="penalty")
+
+    def unsaved(self, g: Game, seat: int, killer: int) -> None:
+        """Nobody saved a dying seat (§1.11): it dies. Seed 003 deploys its next general."""
+        from .damage import Death
+        from .engine import push
+
+        push(g, Death(seat=seat, killer=killer))
+
+    def judge_area_changed(self, g: Game, seat: int) -> None:
+        """A card entered or left ``seat``'s judgement area (seed 003: 乐不思蜀 seals skills)."""
+
+    def prepare_table(self, g: Game) -> None:
+        """A scenario table was built; derive ruleset state from it (seed 003: seals)."""
 
     def make_player(self, seat: int, general: General, role: str) -> Player:
         """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
