@@ -84,10 +84,13 @@ def _game(g: Game, f: GameFrame) -> None:
                           begin=f.first_phase == "start"))
         return
     prev = f.seat
-    if f.extra:
-        f.seat = f.extra.pop(0)
-        push(g, TurnFrame(seat=f.seat))
-        return
+    while f.extra:
+        # an extra turn (额外回合) comes right after the turn that earned it; it neither starts a
+        # round nor moves the normal order on (§1.2), and a seat that died meanwhile loses it
+        extra = f.extra.pop(0)
+        if g.players[extra].alive:
+            push(g, TurnFrame(seat=extra))
+            return
     nxt = next_alive(g, prev)
     if nxt <= prev:  # the order passed seat 0's position: a new round (§1.2)
         g.round += 1
