@@ -38,15 +38,10 @@ Options (REFERENCE Appendix A; default first):
 
 from __future__ import annotations
 
-import msgspec
-
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
-from ...core.engine import answer, ask, emit, handler, pop, push, shuffle
-from ...core.events import CardsMoved, DraftOffered, GameStarted, GeneralChosen, RoleAssigned
-from ...core.flow import GameFrame
-from ...core.ruleset import VANILLA, General, register_ruleset, ruleset_of
-from ...core.state import Frame, Game
-from ..standard import RULES_VERSION, Standard
+from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.state import Game
+from ..standard import Standard
 from .data import LORD_CANDIDATES, NAMES, PRINTED, characters
 
 
@@ -64,6 +59,7 @@ class HongLou(Standard):
         "maneuvering": False,
     }
     aliases = dict(NAMES)
+    announce_deck = False
 
     def generals(self) -> dict[str, General]:
         return {"vanilla": VANILLA, **characters()}  # a copy: callers may not touch the cache
@@ -76,87 +72,9 @@ class HongLou(Standard):
         return characters(source_genders=g.options.get("genders") == "source")
 
     def setup(self, g: Game) -> None:
-        n = len(g.players)
-        roles = self.roles(n, g.options)
-        rest = shuffle(g, list(range(1, len(roles))))
-        dealt = ["lord"] + [roles[i] for i in rest]
-        emit(g, GameStarted(ruleset=g.ruleset, players=n, options=g.options,
-                            rules_version=RULES_VERSION))
-        for seat, role in enumerate(dealt):
-            g.players[seat].role = role
-            g.players[seat].role_revealed = role == "lord"
-            emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
-        g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
-        push(g, GameFrame(seat=0))
-        push(g, Draft())
+        self.setup_drafted(g)
 
-    def deal_hands(self, g: Game, per_seat: int = 4) -> None:
-        """Deal ``per_seat`` cards to everyone from the shuffled draw pile."""
-        for p in g.players:
-            cards = [g.draw.pop() for _ in range(per_seat)]
-            p.hand.extend(cards)
-            emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
-                               dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
-
-
-class Draft(Frame, tag="honglou_draft"):
-    """A-000-10: the lord picks publicly from 贾珍 + 薛姨妈 + random; the others secretly."""
-
-    offers: list[list[str]] = msgspec.field(default_factory=list)
-    picks: list[str] = msgspec.field(default_factory=list)
-    i: int = 0
-
-
-def _shuffled(g: Game, names: list[str]) -> list[str]:
-    return [names[i] for i in shuffle(g, list(range(len(names))))]
-
-
-def _offer(g: Game, f: Draft, seat: int) -> None:
-    ask(g, seat, "draft", [f"general:{x}" for x in f.offers[seat]], declinable=False,
-        info={"offer": list(f.offers[seat])})
-
-
-@handler(Draft)
-def _draft(g: Game, f: Draft) -> None:
-    rs = ruleset_of(g)
-    assert isinstance(rs, HongLou)
-    roster = rs.roster(g)
-    n = len(g.players)
-    if f.pc == 0:
-        f.pc = 1
-        others = [x for x in roster if x not in LORD_CANDIDATES]
-        extra = int(g.options.get("draft_lord_random", 2))
-        offer = list(LORD_CANDIDATES) + _shuffled(g, others)[:extra]
-        f.offers = [offer] + [[] for _ in range(n - 1)]
-        f.picks = [""] * n
-        emit(g, DraftOffered(seat=0, generals=offer, seen_by=[0]))
-        _offer(g, f, 0)
-        return
-    if f.pc == 1:
-        f.picks[0] = answer(g)[0][8:]
-        rs.seat_general(g, 0, roster[f.picks[0]])
-        pool = _shuffled(g, [x for x in roster if x != f.picks[0]])
-        k = min(int(g.options.get("draft_max_offer", 3)), len(pool) // max(n - 1, 1))
-        for s in range(1, n):
-            f.offers[s] = pool[(s - 1) * k: s * k]
-            emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
-        f.pc = 2
-        f.i = 1
-        if f.i < n:
-            _offer(g, f, f.i)
-        return
-    if f.pc == 2 and f.i < n:
-        s = f.i
-        f.picks[s] = answer(g)[0][8:]
-        gen = roster[f.picks[s]]
-        emit(g, GeneralChosen(seat=s, general=gen.name, gender=gen.gender, faction=gen.faction,
-                              max_hp=gen.hp, hp=gen.hp, seen_by=[s]))
-        f.i += 1
-        if f.i < n:
-            _offer(g, f, f.i)
-            return
-    for s in range(1, n):  # all secret picks are revealed together
-        rs.seat_general(g, s, roster[f.picks[s]])
-    rs.deal_hands(g)
-    pop(g)
+    def lord_candidates(self, g: Game, roster: dict[str, General]) -> list[str]:
+        """贾珍 and 薛姨妈 (the seed's 主人技 holders)."""
+        return list(LORD_CANDIDATES)
 
