@@ -1,6 +1,12 @@
-"""Ruleset ``standard``: standard identity mode (REFERENCE §1) with vanilla generals.
+"""Ruleset ``standard``: standard identity mode (REFERENCE §1), vanilla generals by default.
 
 Options (REFERENCE Appendix A):
+
+* ``generals`` ("vanilla"): "standard" drafts the 25 standard generals plus 黄忠 and 魏延
+  (``generals.py``; REFERENCE §1.4 protocol through ``rulesets/draft.py``: the lord gets the
+  lord-skill generals + ``draft_lord_random`` random ones and picks publicly, the others get
+  ``draft_max_offer`` each (2 at 10 players) and pick in secret).
+* ``draft_lord_random`` (2), ``draft_max_offer`` (3): the draft's numbers.
 
 * ``double_renegade`` (False): the alternative 6- and 8-player role lines with two renegades.
 * ``maneuvering`` (True): add the 52 军争 cards to the 108 standard + EX cards.
@@ -10,14 +16,17 @@ Options (REFERENCE Appendix A):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
+from ... import skills as _skills  # noqa: F401  (registers the general skills)
 from ...core.cards import CardDef, standard_deck
 from ...core.engine import emit, push, shuffle
 from ...core.events import CardsMoved, GameStarted, GeneralChosen, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Game
+from ..draft import Draft
+from .generals import standard_generals
 
 ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels, renegades
     4: (1, 1, 1), 5: (1, 2, 1), 6: (1, 3, 1), 7: (2, 3, 1), 8: (2, 4, 1), 9: (3, 4, 1),
@@ -40,7 +49,12 @@ class Standard(Ruleset):
 
     name = "standard"
     defaults = {"double_renegade": False, "maneuvering": True, "lord_bonus_min_players": 0,
-                "max_reshuffles": 0}
+                "max_reshuffles": 0, "generals": "vanilla", "draft_lord_random": 2,
+                "draft_max_offer": 3}
+    announce_deck: ClassVar[bool] = True  # game_started carries the deck size
+
+    def generals(self) -> dict[str, General]:
+        return {"vanilla": VANILLA, **standard_generals()}
 
     def deck(self, options: dict[str, Any]) -> list[CardDef]:
         full = standard_deck()
@@ -56,6 +70,9 @@ class Standard(Ruleset):
         return [VANILLA] * len(g.players)
 
     def setup(self, g: Game) -> None:
+        if g.options.get("generals", "vanilla") != "vanilla":
+            self.setup_drafted(g)
+            return
         n = len(g.players)
         roles = self.roles(n, g.options)
         rest = shuffle(g, list(range(1, len(roles))))
@@ -89,3 +106,64 @@ class Standard(Ruleset):
             p.hand.extend(cards)
             emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
                                dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
+
+    # --- the draft (rulesets/draft.py) --------------------------------------------------------
+    def deal_roles(self, g: Game) -> None:
+        """Deal the role cards at random, the lord to seat 0 and revealed at once."""
+        n = len(g.players)
+        roles = self.roles(n, g.options)
+        rest = shuffle(g, list(range(1, len(roles))))
+        dealt = ["lord"] + [roles[i] for i in rest]
+        for seat, role in enumerate(dealt):
+            g.players[seat].role = role
+            g.players[seat].role_revealed = role == "lord"
+            emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+
+    def setup_drafted(self, g: Game) -> None:
+        """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over)."""
+        emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
+                            rules_version=RULES_VERSION,
+                            deck=len(g.cards) if self.announce_deck else 0))
+        self.deal_roles(g)
+        g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
+        push(g, GameFrame(seat=self.first_seat(g)))
+        push(g, Draft())
+
+    def first_seat(self, g: Game) -> int:
+        """Who takes the first turn (the lord, seat 0)."""
+        return 0
+
+    def roster(self, g: Game) -> dict[str, General]:
+        """The draftable generals."""
+        return standard_generals()
+
+    def lord_candidates(self, g: Game, roster: dict[str, General]) -> list[str]:
+        """The generals with a lord skill (曹操, 刘备, 孙权)."""
+        return [n for n, x in roster.items() if x.lord]
+
+    def draft_sizes(self, g: Game) -> tuple[int, int]:
+        """(random extras for the lord, the most offered to each other seat)."""
+        most = int(g.options.get("draft_max_offer", 3))
+        if len(g.players) >= 10 and g.ruleset == "standard":
+            most = min(most, 2)  # §1.4: 2 each in a 10-player game
+        return int(g.options.get("draft_lord_random", 2)), most
+
+    def public_lord(self, g: Game) -> bool:
+        """The lord picks first, face up."""
+        return True
+
+    def deal_hands(self, g: Game) -> None:
+        """Deal the starting hands (4 each) from the shuffled draw pile."""
+        for p in g.players:
+            self.deal_to(g, p.seat, self.starting_hand(g, p.seat))
+
+    def starting_hand(self, g: Game, seat: int) -> int:
+        """How many cards ``seat`` starts with."""
+        return 4
+
+    def deal_to(self, g: Game, seat: int, n: int) -> None:
+        """Deal ``n`` cards from the draw pile to ``seat`` (seen by it only)."""
+        cards = [g.draw.pop() for _ in range(n)]
+        g.players[seat].hand.extend(cards)
+        emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
+                           dst_seat=seat, reason="deal", seen_by=[seat]))
