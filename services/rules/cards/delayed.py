@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.damage import damage
-from ..core.query import distance, next_alive, prohibited
+from ..core.query import distance_ok, next_alive, prohibited
 from ..core.state import Game
 from ..core.use import CardSpec, UseCard, register_card
 from ..core.vcard import VCard
@@ -79,7 +79,7 @@ class SupplyShortage(DelayedSpec):
     name = "兵粮寸断"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
-        return super().target_ok(g, user, vc, t, data) and distance(g, user, t) <= 1
+        return super().target_ok(g, user, vc, t, data) and distance_ok(g, user, t, self.name)
 
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "draw")

@@ -6,7 +6,7 @@ from ..core.damage import damage, recover
 from ..core.engine import answer, ask, emit, handler, pop, push
 from ..core.events import CardShown, ChainToggled
 from ..core.pick import PickCard
-from ..core.query import card_count, distance, in_range, order_from, prohibited, skill_objs
+from ..core.query import card_count, distance_ok, in_range, order_from, prohibited, skill_objs
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
 from ..core.use import CardSpec, UseCard, register_card, use_card
@@ -41,7 +41,8 @@ class Snatch(TrickSpec):
     name = "顺手牵羊"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return t != user and distance(g, user, t) <= 1 and card_count(g, t, judge=True) > 0
+        return (t != user and distance_ok(g, user, t, self.name)
+                and card_count(g, t, judge=True) > 0)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))

@@ -159,6 +159,14 @@ def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
                for s in with_hook(g, target, "prohibits"))
 
 
+def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> bool:
+    """Whether ``t`` is within distance ``limit`` of ``user`` for ``card_name`` (顺手牵羊,
+    兵粮寸断), unless a skill of ``user`` lifts the limit (奇才)."""
+    if any(s.ignores_distance(g, user, card_name) for s in with_hook(g, user, "ignores_distance")):
+        return True
+    return distance(g, user, t) <= limit
+
+
 def card_count(g: Game, seat: int, judge: bool = False) -> int:
     """Cards in hand and equipment (and judgement area if ``judge``)."""
     p = g.players[seat]

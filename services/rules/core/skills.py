@@ -91,6 +91,10 @@ class Skill:
         """Added to ``seat``'s hand limit."""
         return 0
 
+    def ignores_distance(self, g: Game, seat: int, card_name: str) -> bool:
+        """Whether ``seat`` uses ``card_name`` with no distance limit (奇才: tricks)."""
+        return False
+
     def prohibits(self, g: Game, seat: int, user: int, card_name: str) -> bool:
         """Whether ``seat`` cannot be chosen as a target of ``card_name`` used by ``user``."""
         return False
@@ -100,7 +104,8 @@ SKILLS: dict[str, Skill] = {}
 LISTENERS: dict[str, set[str]] = {}
 # hook name -> names of the skills that override it (queries skip every other skill)
 HOOKS = ("distance_from", "distance_to", "attack_range", "slash_limit", "hand_limit",
-         "prohibits", "provides", "can_activate", "use_card_ok", "target_count")
+         "prohibits", "provides", "can_activate", "use_card_ok", "target_count",
+         "ignores_distance")
 HOOK_SETS: dict[str, set[str]] = {h: set() for h in HOOKS}
 
 
