@@ -1,4 +1,8 @@
-"""Real `arena engine` and `arena bots` processes for the bot service tests and benchmark."""
+"""Engine and bot worker processes on one machine, for the end-to-end tests and the benchmark.
+
+Each worker is a real `arena engine` / `arena bots` process (python -m services.cli) sharing one
+Redis namespace and the seat-token secret `SECRET`.
+"""
 
 from __future__ import annotations
 
@@ -17,10 +21,11 @@ from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
 from services.eventlog.streams import publish
 
-SECRET = "bots-e2e-secret"
+SECRET = "bots-e2e-secret"  # for local test and benchmark clusters only
 
 
 def _env() -> dict[str, str]:
+    """The parent's environment with the cluster's secret."""
     return dict(os.environ, ARENA_SECRET=SECRET)
 
 
@@ -66,13 +71,14 @@ def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
 
 
 async def publish_matches(client: aioredis.Redis, ns: str, games: int, players: int,
-                          policies: list[str], seed: int = 500) -> list[str]:
+                          policies: list[str], seed: int = 500, ruleset: str = "standard"
+                          ) -> list[str]:
     """Publish `games` all-bot matches; seat s of game i plays policies[(s + i) % k]."""
-    ids = []
+    ids: list[str] = []
     for i in range(games):
         seats = [{"player": f"bot:{policies[(s + i) % len(policies)]}", "bot": True}
                  for s in range(players)]
-        match = {"match_id": f"{ns}-g{i}", "ruleset": "standard", "seats": seats,
+        match = {"match_id": f"{ns}-g{i}", "ruleset": ruleset, "seats": seats,
                  "seed": seed + i}
         await publish(client, f"{ns}:matches", {"match": json.dumps(match)})
         ids.append(f"{ns}-g{i}")

@@ -76,6 +76,6 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
         out["role_guess"][f"round_{rnd}"] = {
             "mean_p_true": _r(m), "ci95": [_r(lo), _r(hi)], "prior": _r(sum(prior) / len(prior)),
             "samples": len(got)}
-    out["decision_ms"] = {n: {"p50": _r(percentile(t, 0.5)), "p99": _r(percentile(t, 0.99)),
+    out["decision_cpu_ms"] = {n: {"p50": _r(percentile(t, 0.5)), "p99": _r(percentile(t, 0.99)),
                               "n": len(t)} for n, t in sorted(times.items())}
     return out

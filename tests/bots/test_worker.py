@@ -18,10 +18,9 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.bots.cluster import answers, publish_matches, start_bots, start_engine, stop
 from services.eventlog import verify
 from services.eventlog.streams import publish
-
-from .procs import answers, publish_matches, start_bots, start_engine, stop
 
 GAMES = int(os.environ.get("ARENA_BOTS_E2E_GAMES", "4"))  # concurrent games in the kill test
 PLAYERS = 4
