@@ -4,4 +4,4 @@ Rulesets that print a skill under another name (seed 000: 好色 for 奸雄) reg
 :func:`.base.alias`; the logic exists once, here.
 """
 
-from . import qun, shu, wei, wu  # noqa: F401
+from . import qun, shu, standard_more, wei, wu  # noqa: F401
