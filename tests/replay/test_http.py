@@ -151,7 +151,7 @@ async def test_delay_over_sse(store: RedisEventStore) -> None:
 
     reader = asyncio.create_task(read())
     for _ in range(20):
-        for _ in range(5):
+        for _ in range(2):
             gate.put_nowait(None)
         await asyncio.sleep(0.05)
         clock.advance(5_000)
@@ -159,6 +159,7 @@ async def test_delay_over_sse(store: RedisEventStore) -> None:
     assert got
     for seq, at in got:
         assert at >= feed.seen_ms[seq - 1] + 30_000
+    assert not feed.over
     assert max(s for s, _ in got) < feed.version  # the newest entries are still held back
     game.cancel()
     reader.cancel()
