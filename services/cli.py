@@ -69,11 +69,15 @@ def cmd_selfplay(argv: list[str]) -> int:
 
 
 def cmd_bench(argv: list[str]) -> int:
-    """arena bench engine|eventlog — benchmarks, JSON out."""
-    if not argv or argv[0] not in ("engine", "eventlog"):
-        print("usage: arena bench engine|eventlog [options]", file=sys.stderr)
+    """arena bench engine|eventlog|e2e — benchmarks, JSON out."""
+    if not argv or argv[0] not in ("engine", "eventlog", "e2e"):
+        print("usage: arena bench engine|eventlog|e2e [options]", file=sys.stderr)
         return 2
     what, rest = argv[0], argv[1:]
+    if what == "e2e":
+        from .platform.cli import bench_e2e_main
+
+        return bench_e2e_main(rest)
     if what == "eventlog":
         pe = argparse.ArgumentParser(prog="arena bench eventlog")
         pe.add_argument("--redis-url", default=None,
@@ -151,7 +155,23 @@ def cmd_bots(argv: list[str]) -> int:
     return main(argv)
 
 
+def cmd_up(argv: list[str]) -> int:
+    """arena up — Redis, engines, bots, matchmaker and web viewer on this machine."""
+    from .platform.cli import up_main
+
+    return up_main(argv)
+
+
+def cmd_tournament(argv: list[str]) -> int:
+    """arena tournament — seeded bot games through the platform; resumable; win rates, ratings."""
+    from .platform.cli import tournament_main
+
+    return tournament_main(argv)
+
+
 COMMANDS: dict[str, Command] = {
+    "up": cmd_up,
+    "tournament": cmd_tournament,
     "scenario": cmd_scenario,
     "selfplay": cmd_selfplay,
     "bench": cmd_bench,

@@ -1,0 +1,46 @@
+"""`arena up --demo N`: keep N bot games running so the web viewer has something to show.
+
+Each game is a bot-only table published to the engine workers (heuristic against random,
+5 seats, the standard ruleset); when one ends, the next starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from .matches import Games, bot_match
+from .up import Running
+
+POLICIES = ["heuristic", "random", "heuristic", "random", "heuristic"]
+
+
+async def keep_playing(run: Running, n: int, stop: asyncio.Event) -> None:
+    """Until ``stop``: keep ``n`` demo games live through the platform."""
+    client = aioredis.Redis.from_url(run.redis_url)
+    games = Games(client, run.namespace, Path(run.archive_dir))
+    live: set[str] = set()
+    count = 0
+    try:
+        await games.mark()
+        while not stop.is_set():
+            try:
+                while len(live) < n:
+                    count += 1
+                    gid = f"demo-{int(time.time())}-{count}"
+                    await games.publish(bot_match(gid, "standard", POLICIES, seed=count))
+                    live.add(gid)
+                for gid in await games.finished(block_ms=500):
+                    live.discard(gid)
+            except (RedisError, OSError) as exc:
+                print(f"arena up: demo: {exc!r}", file=sys.stderr, flush=True)
+                await asyncio.sleep(1)
+    finally:
+        with contextlib.suppress(RedisError, OSError):
+            await client.aclose()

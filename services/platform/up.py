@@ -1,0 +1,283 @@
+"""`arena up`: Redis, engine and bot workers, the matchmaker and the replay/web server on one
+machine, as child processes of this one.
+
+`Platform` starts and stops the set (also used by `arena tournament` and `arena bench e2e`);
+`run_up` is the command: start, print where everything listens, write ``VAR/up.json`` so other
+commands find the running platform, keep demo games going, and stop everything on Ctrl-C or
+SIGTERM (or when a service dies).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import signal
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from .procs import Supervisor, replay_ready
+from .redis_proc import PersistentRedis, ping
+
+STATE_FILE = "up.json"
+
+
+@dataclass
+class UpConfig:
+    """What to start and where. Port 0 means any free port (what tests use)."""
+
+    engines: int = 1
+    bots: int = 1
+    var_dir: Path = Path("var")
+    namespace: str = "arena"
+    host: str = "127.0.0.1"
+    redis_url: str | None = None  # default: $REDIS_URL, else start redis-server
+    redis_port: int = 0  # the started redis-server's port (0: a free one)
+    persist: bool = True  # AOF under VAR/redis; False: a throw-away server in a temp folder
+    http_port: int = 8080  # web viewer (HTTP/SSE)
+    replay_grpc_port: int = 50053  # ReplayService
+    matchmaker_port: int = 50052  # Matchmaker
+    engine_port: int = 50100  # engine i listens on engine_port + i
+    metrics_port: int = 9100  # engine i: +i, bot worker j: +100+j (0: no /metrics)
+    bot_policy: str = "heuristic"  # for bot seats whose player id names no policy
+    matchmaker: bool = True
+    replay: bool = True
+    demo: int = 0  # bot games kept running
+
+
+@dataclass
+class Running:
+    """Where a started platform listens (also the content of VAR/up.json)."""
+
+    pid: int
+    redis_url: str
+    namespace: str
+    archive_dir: str
+    viewer_url: str | None = None
+    matchmaker: str | None = None
+    replay_grpc: str | None = None
+    engines: list[str] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)
+    redis_started: bool = False
+
+    def to_json(self) -> str:
+        """One JSON line."""
+        return json.dumps(asdict(self))
+
+
+def _port(base: int, i: int) -> int:
+    return base + i if base else 0
+
+
+def load_secret(var_dir: Path) -> str:
+    """ARENA_SECRET, else the one kept in VAR/secret (created once, mode 0600): engines, the
+    matchmaker and bots must share it, and tokens stay valid across restarts."""
+    env = os.environ.get("ARENA_SECRET")
+    if env:
+        return env
+    path = var_dir / "secret"
+    if not path.exists():
+        var_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+class Platform:
+    """A set of services as child processes; start() then stop() (or use `with`)."""
+
+    def __init__(self, cfg: UpConfig) -> None:
+        self.cfg = cfg
+        self.redis: PersistentRedis | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        env = dict(os.environ, ARENA_SECRET=load_secret(cfg.var_dir))
+        self.sup = Supervisor(cfg.var_dir / "logs", env)
+
+    def _redis_url(self) -> tuple[str, bool]:
+        url = self.cfg.redis_url or os.environ.get("REDIS_URL")
+        if url:
+            if not ping(url):
+                raise RuntimeError(f"no Redis answers at {url} (REDIS_URL)")
+            return url, False
+        if self.cfg.persist:
+            data = self.cfg.var_dir / "redis"
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="arena-redis-")
+            data = Path(self._tmp.name)
+        self.redis = PersistentRedis(data, self.cfg.redis_port, persist=self.cfg.persist)
+        return self.redis.url, True
+
+    def start(self) -> Running:
+        """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each."""
+        cfg = self.cfg
+        try:
+            return self._start(cfg)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, cfg: UpConfig) -> Running:
+        url, started = self._redis_url()
+        archive = str((cfg.var_dir / "archive").resolve())
+        common = ["--redis-url", url, "--namespace", cfg.namespace]
+        run = Running(os.getpid(), url, cfg.namespace, archive, redis_started=started)
+        engines = []
+        for i in range(cfg.engines):
+            argv = ["engine", *common, "--host", cfg.host,
+                    "--port", str(_port(cfg.engine_port, i)), "--consumer", f"engine-{i}",
+                    "--archive-dir", archive]
+            if cfg.metrics_port:
+                argv += ["--metrics-port", str(cfg.metrics_port + i)]
+                run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
+            engines.append(self.sup.start(f"engine-{i}", argv))
+        for c in engines:
+            run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
+        if cfg.matchmaker:
+            mm = self.sup.start("matchmaker", ["matchmaker", *common, "--host", cfg.host,
+                                               "--port", str(cfg.matchmaker_port),
+                                               "--consumer", "matchmaker-0",
+                                               "--archive-dir", archive])
+        if cfg.replay:
+            rp = self.sup.start("replay-server", [
+                "replay-server", *common, "--host", cfg.host, "--http-port", str(cfg.http_port),
+                "--port", str(cfg.replay_grpc_port or 0), "--archive", archive], replay_ready)
+        bots = []
+        for j in range(cfg.bots):
+            argv = ["bots", *common, "--engine", ",".join(run.engines),
+                    "--consumer", f"bots-{j}", "--policy", cfg.bot_policy]
+            if cfg.metrics_port:
+                argv += ["--metrics-port", str(cfg.metrics_port + 100 + j)]
+                run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + 100 + j}/metrics")
+            bots.append(self.sup.start(f"bots-{j}", argv))
+        for c in bots:
+            self.sup.wait_ready(c)
+        if cfg.matchmaker:
+            run.matchmaker = f"{cfg.host}:{self.sup.wait_ready(mm)['port']}"
+        if cfg.replay:
+            run.viewer_url = str(self.sup.wait_ready(rp)["url"])
+            if cfg.replay_grpc_port:
+                run.replay_grpc = f"{cfg.host}:{cfg.replay_grpc_port}"
+        return run
+
+    def dead(self) -> list[str]:
+        """Names of services that exited on their own."""
+        return [c.name for c in self.sup.dead()]
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop every service (SIGTERM, wait, SIGKILL), then the Redis this started."""
+        self.sup.stop(timeout)
+        if self.redis is not None:
+            self.redis.stop(timeout)
+            self.redis = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> Platform:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def find_running(var_dir: Path) -> Running | None:
+    """The platform an `arena up` in ``var_dir`` runs, if its process lives and Redis answers."""
+    path = var_dir / STATE_FILE
+    try:
+        run = Running(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    try:
+        os.kill(run.pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return None
+    return run if ping(run.redis_url) else None
+
+
+def describe(run: Running, cfg: UpConfig) -> str:
+    """What `arena up` prints once everything is up."""
+    where = ("REDIS_URL" if not run.redis_started else
+             f"data and AOF in {cfg.var_dir / 'redis'}" if cfg.persist else "throw-away")
+    lines = [f"arena up: Redis {run.redis_url} ({where})"]
+    if run.viewer_url:
+        lines.append(f"  web viewer        {run.viewer_url}")
+    lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
+    if run.matchmaker:
+        lines.append(f"  matchmaker gRPC   {run.matchmaker}")
+    if run.replay_grpc:
+        lines.append(f"  replay gRPC       {run.replay_grpc}")
+    if run.metrics:
+        lines.append(f"  metrics           {', '.join(run.metrics)}")
+    lines.append(f"  bot workers       {cfg.bots} (default policy {cfg.bot_policy})")
+    lines.append(f"  logs              {cfg.var_dir / 'logs'}/   archive {run.archive_dir}")
+    lines.append("Ctrl-C (or SIGTERM) stops everything.")
+    return "\n".join(lines)
+
+
+class _Stop(Exception):
+    """SIGTERM during start-up."""
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def run_up(cfg: UpConfig, as_json: bool = False) -> int:
+    """The `arena up` command: returns the exit status."""
+    other = find_running(cfg.var_dir)
+    if other is not None and other.pid != os.getpid():
+        print(f"arena up: already running (pid {other.pid}, {other.viewer_url}); "
+              f"state in {cfg.var_dir / STATE_FILE}", file=sys.stderr)
+        return 1
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
+    platform = Platform(cfg)
+    state = cfg.var_dir / STATE_FILE
+    try:
+        run = platform.start()
+        state.write_text(run.to_json())
+        print(run.to_json() if as_json else describe(run, cfg), flush=True)
+        return asyncio.run(_serve(platform, run, cfg))
+    except (_Stop, KeyboardInterrupt):
+        return 0
+    except RuntimeError as exc:
+        print(f"arena up: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with contextlib.suppress(OSError):
+            state.unlink()
+        platform.stop()
+        signal.signal(signal.SIGTERM, previous)
+        print("arena up: stopped", file=sys.stderr, flush=True)
+
+
+async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks: list[asyncio.Task[None]] = []
+    if cfg.demo:
+        from .demo import keep_playing
+
+        tasks.append(asyncio.create_task(keep_playing(run, cfg.demo, stop)))
+    status = 0
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 1.0)
+        dead = platform.dead()
+        if dead:
+            print(f"arena up: {', '.join(dead)} exited; stopping (logs in "
+                  f"{cfg.var_dir / 'logs'})", file=sys.stderr, flush=True)
+            status = 1
+            break
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return status
