@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from ..core.damage import damage, recover
+from ..core.damage import damage
 from ..core.engine import emit, handler, pop, push
 from ..core.events import Dodged
 from ..core.query import in_range, with_hook
 from ..core.respond import AskCard
+from ..core.ruleset import ruleset_of
 from ..core.state import Frame, Game
 from ..core.triggers import fire
 from ..core.use import IGNORE_ARMOR, NO_DODGE, TWO_DODGE, CardSpec, UseCard, register_card
@@ -108,8 +109,8 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
         if g.ret is None:
             f.pc = 3
             return
-        f.got += 1
-        if f.got < (2 if flags & TWO_DODGE else 1):
+        f.got += dodge_halves(use.vc, g.ret)
+        if f.got < 2 * (2 if flags & TWO_DODGE else 1):
             push(g, AskCard(user=f.target, need="闪", source=use.user, reason=use.vc.name,
                             ignore_armor=bool(flags & IGNORE_ARMOR)))
             return
@@ -130,6 +131,12 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
     pop(g)
 
 
+def dodge_halves(slash: VCard, dodge: VCard) -> int:
+    """What one 闪 cancels, in halves of a 杀: a 强化 杀 (seed 002 谋攻, tag ``slash``) takes two
+    ordinary 闪 or one 强化 闪 (tag ``dodge``)."""
+    return 1 if "slash" in slash.tags and "dodge" not in dodge.tags else 2
+
+
 @register_card
 class Dodge(CardSpec):
     """闪: only in response — cancels a 杀 targeting you, or answers 万箭齐发."""
@@ -148,10 +155,11 @@ class Peach(CardSpec):
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         p = g.players[user]
-        return [user] if p.hp < p.max_hp else []
+        return [user] if p.hp < p.max_hp or ruleset_of(g).peach_at_full_hp(g, user) else []
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        recover(g, t, 1)
+        use: UseCard = g.stack[use_idx]
+        ruleset_of(g).peach_recover(g, use.user, t, use.vc)
 
 
 @register_card

@@ -67,13 +67,16 @@ def recover(g: Game, seat: int, n: int = 1) -> int:
     return amt
 
 
-def lose_hp(g: Game, seat: int, n: int = 1) -> None:
-    """HP loss (not damage): no source, no prevention; may cause dying (no killer)."""
+def lose_hp(g: Game, seat: int, n: int = 1, source: int = -1) -> None:
+    """HP loss (not damage): no prevention; may cause dying (no killer). ``source`` is who made
+    the seat lose it, if anyone (seed 002's 洞察 reads it at ``hp_lost``, which fires before
+    the dying procedure runs)."""
     p = g.players[seat]
     p.hp -= n
     emit(g, HpLost(seat=seat, amount=n, hp=p.hp))
     if p.hp <= 0:
         push(g, DyingFrame(seat=seat, killer=-1))
+    fire(g, "hp_lost", data={"seat": seat, "amount": n, "source": source})
 
 
 def absorb(g: Game, seat: int, amount: int) -> int:
@@ -161,7 +164,9 @@ def _dying(g: Game, f: DyingFrame) -> None:
         if vc is not None:
             # every seat may react (救援: the dying lord, or — literal reading — its holder)
             fire(g, "peach_saving", len(g.stack) - 1, data={"by": f.order[f.i], "seat": f.seat})
-            recover(g, f.seat, 1)
+            from .ruleset import ruleset_of
+
+            ruleset_of(g).peach_recover(g, f.order[f.i], f.seat, vc)
             return
         f.i += 1
     if p.hp >= 1 or not p.alive:

@@ -81,6 +81,17 @@ class Ruleset:
         keeps per seat beyond the general (seed 004's identity skills). Standard: nothing."""
 
     # --- rules that vary -------------------------------------------------------------------------
+    def peach_at_full_hp(self, g: Game, seat: int) -> bool:
+        """Whether ``seat`` may use 桃 on itself at full HP (seed 002: a 强化 桃 may)."""
+        return False
+
+    def peach_recover(self, g: Game, user: int, target: int, vc: Any) -> None:
+        """The recovery of the 桃 ``vc`` (or a dying seat's own 酒) ``user`` uses on ``target``:
+        1 HP (seed 002's 强化 桃, tagged on ``vc``, heals more)."""
+        from .damage import recover
+
+        recover(g, target, 1)
+
     def absorb_damage(self, g: Game, seat: int, amount: int) -> int:
         """Damage left after shields (护甲, 玉佩) absorb; standard has none."""
         return amount

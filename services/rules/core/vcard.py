@@ -17,6 +17,8 @@ class VCard(msgspec.Struct, kw_only=True):
     rank: int = 0
     cards: list[int] = msgspec.field(default_factory=list)
     skill: str = ""
+    # effects attached to this use or play (seed 002 谋攻 强化: slash, dodge, damage, peach …)
+    tags: list[str] = msgspec.field(default_factory=list)
 
 
 def physical(g: Game, cid: int) -> VCard:

@@ -35,6 +35,10 @@ def redact(e: ev.Event, viewer: int) -> ev.Event:
         return msgspec.structs.replace(e, general="", gender="", faction="", max_hp=0, hp=0)
     if isinstance(e, ev.DraftOffered):
         return msgspec.structs.replace(e, generals=[])
+    if isinstance(e, ev.InsightRevealed):
+        return msgspec.structs.replace(e, result="")
+    if isinstance(e, ev.RebelDisguised):  # even who learns it would name the renegade
+        return msgspec.structs.replace(e, seat=-1, rebel=-1)
     raise TypeError(f"no redaction rule for guarded event {type(e).__name__}")
 
 

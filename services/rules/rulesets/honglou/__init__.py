@@ -59,7 +59,6 @@ class HongLou(Standard):
         "maneuvering": False,
     }
     aliases = dict(NAMES)
-    announce_deck = False
 
     def generals(self) -> dict[str, General]:
         return {"vanilla": VANILLA, **characters()}  # a copy: callers may not touch the cache

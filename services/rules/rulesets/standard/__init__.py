@@ -16,7 +16,7 @@ Options (REFERENCE Appendix A):
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from ... import skills as _skills  # noqa: F401  (registers the general skills)
 from ...core.cards import CardDef, standard_deck
@@ -51,7 +51,6 @@ class Standard(Ruleset):
     defaults = {"double_renegade": False, "maneuvering": True, "lord_bonus_min_players": 0,
                 "max_reshuffles": 0, "generals": "vanilla", "draft_lord_random": 2,
                 "draft_max_offer": 3}
-    announce_deck: ClassVar[bool] = True  # game_started carries the deck size
 
     def generals(self) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals()}
@@ -123,7 +122,7 @@ class Standard(Ruleset):
         """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over)."""
         emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
                             rules_version=RULES_VERSION,
-                            deck=len(g.cards) if self.announce_deck else 0))
+                            deck=len(g.cards)))
         self.deal_roles(g)
         g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
         push(g, GameFrame(seat=self.first_seat(g)))
