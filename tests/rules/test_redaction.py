@@ -214,6 +214,7 @@ LORD = ev.RoleAssigned(seat=0, role="lord")
 SECRET_GENERAL = ev.GeneralChosen(seat=1, general="关羽", gender="male", faction="shu",
                                   max_hp=4, hp=4, seen_by=[1])
 DRAFT = ev.DraftOffered(seat=4, generals=["刘备", "曹操", "孙权"], seen_by=[4])
+LEARNED = ev.RoleLearned(learner=4, seat=6, role="dangren", seen_by=[4])  # seed 004 结党
 
 # (event, viewer, what the viewer receives): "same" = the event unchanged
 TABLE: list[tuple[ev.Event, int, object]] = [
@@ -233,6 +234,9 @@ TABLE: list[tuple[ev.Event, int, object]] = [
                                                 faction="", max_hp=0, hp=0)),
     (DRAFT, 4, "same"), (DRAFT, SPECTATOR, msgspec.structs.replace(DRAFT, generals=[])),
     (DRAFT, 0, msgspec.structs.replace(DRAFT, generals=[])),
+    (LEARNED, 4, "same"), (LEARNED, GOD, "same"),
+    (LEARNED, 6, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
+    (LEARNED, SPECTATOR, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
 ]
 
 

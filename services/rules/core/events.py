@@ -29,6 +29,16 @@ class RoleAssigned(Event, frozen=True, tag="role_assigned"):
     seen_by: list[int] | None = None
 
 
+class RoleLearned(Event, frozen=True, tag="role_learned"):
+    """``learner`` privately learns ``seat``'s role (seed 004 立储, 结党); seen by the learner
+    only — for anyone else every field is blanked, so not even who learned what leaks."""
+
+    learner: int
+    seat: int
+    role: str
+    seen_by: list[int] | None = None
+
+
 class GeneralChosen(Event, frozen=True, tag="general_chosen"):
     seat: int
     general: str

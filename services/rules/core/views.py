@@ -33,6 +33,8 @@ def redact(e: ev.Event, viewer: int) -> ev.Event:
         return msgspec.structs.replace(e, role="")
     if isinstance(e, ev.GeneralChosen):
         return msgspec.structs.replace(e, general="", gender="", faction="", max_hp=0, hp=0)
+    if isinstance(e, ev.RoleLearned):  # who learns is itself secret (结党 names a 佞臣)
+        return msgspec.structs.replace(e, learner=-1, seat=-1, role="", seen_by=[])
     if isinstance(e, ev.DraftOffered):
         return msgspec.structs.replace(e, generals=[])
     if isinstance(e, ev.InsightRevealed):
@@ -133,6 +135,9 @@ def apply(v: View, e: ev.Event) -> View:
         v.seats[e.seat].chained = e.chained
     elif isinstance(e, ev.RoleAssigned):
         v.seats[e.seat].role = e.role
+    elif isinstance(e, ev.RoleLearned):
+        if e.seat >= 0:
+            v.seats[e.seat].role = e.role
     elif isinstance(e, ev.GeneralChosen):
         s = v.seats[e.seat]
         if e.general:
