@@ -332,11 +332,11 @@ class Spear(Skill):
         push(g, SpearCards(user=seat))
 
     def can_activate(self, g: Game, seat: int) -> bool:
-        from ..core.use import CARD_SPECS
+        from ..core.use import specs_of
 
         if len(g.players[seat].hand) < 2:
             return False
-        return CARD_SPECS["杀"].can_use(g, seat, VCard(name="杀", cards=list(g.players[seat].hand)))
+        return specs_of(g)["杀"].can_use(g, seat, VCard(name="杀", cards=list(g.players[seat].hand)))
 
     def activate(self, g: Game, seat: int) -> None:
         push(g, SpearCards(user=seat, use=True))

@@ -180,8 +180,10 @@ def _dying(g: Game, f: DyingFrame) -> None:
         return
     f.pc = 3
     if f.pc == 3:
+        from .ruleset import ruleset_of
+
         pop(g, False)
-        push(g, Death(seat=f.seat, killer=f.killer))
+        ruleset_of(g).unsaved(g, f.seat, f.killer)  # standard: Death
 
 
 @handler(Death)

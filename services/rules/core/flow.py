@@ -11,7 +11,7 @@ from .query import hand_limit, next_alive, with_hook
 from .skills import SKILLS
 from .state import PHASES, Frame, Game
 from .triggers import fire
-from .use import CARD_SPECS, NullifyWindow, UseCard, ask_play
+from .use import NullifyWindow, UseCard, ask_play, specs_of
 from .vcard import physical
 from .zones import discard_from, draw, move
 
@@ -186,7 +186,7 @@ def play_options(g: Game, seat: int) -> list[str]:
     p = g.players[seat]
     out = []
     cards = g.cards
-    specs = CARD_SPECS
+    specs = specs_of(g)
     usable: dict[str, bool] = {}  # by name: same-named cards are usable alike
     for cid in p.hand:
         name = cards[cid].name
@@ -260,7 +260,7 @@ def _judge_phase(g: Game, f: JudgePhase) -> None:
 def _delayed(g: Game, f: DelayedResolve) -> None:
     from ..cards.delayed import DelayedSpec  # the delayed tricks define their own outcomes
 
-    spec = CARD_SPECS[f.name]
+    spec = specs_of(g)[f.name]
     assert isinstance(spec, DelayedSpec)
     if f.pc == 0:
         f.pc = 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .cards import CardDef, color_of
+from .ruleset import RULESETS
 from .skills import HOOK_SETS, SKILLS, Skill
 from .state import Game, Player
 
@@ -90,6 +91,8 @@ def distance(g: Game, a: int, b: int) -> int:
     """Distance(a → b): seat distance, +1 horse of b, −1 horse of a, skills; at least 1."""
     if a == b:
         return 0
+    if not RULESETS[g.ruleset].measures_distance:
+        return 1
     d = seat_distance(g, a, b)
     pa, pb = g.players[a], g.players[b]
     if "minus" in pa.equip:
@@ -105,6 +108,8 @@ def distance(g: Game, a: int, b: int) -> int:
 
 def attack_range(g: Game, seat: int, without: int = -1) -> int:
     """Attack range: the weapon's range (replacing 1), plus skills; ``without`` ignores a card."""
+    if not RULESETS[g.ruleset].measures_distance:
+        return 1
     p = g.players[seat]
     w = p.equip.get("weapon", -1)
     r = RANGE_OF_WEAPON.get(g.cards[w].name, 1) if w >= 0 and w != without else 1

@@ -135,9 +135,6 @@ class Ruleset:
     def judge_area_changed(self, g: Game, seat: int) -> None:
         """A card entered or left ``seat``'s judgement area (seed 003: 乐不思蜀 seals skills)."""
 
-    def prepare_table(self, g: Game) -> None:
-        """A scenario table was built; derive ruleset state from it (seed 003: seals)."""
-
     def make_player(self, seat: int, general: General, role: str) -> Player:
         """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
         return Player(seat=seat, general=general.name, gender=general.gender,

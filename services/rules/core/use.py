@@ -6,6 +6,7 @@ be used now, and ``effect`` — what happens to one target (usually by pushing a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import msgspec
@@ -88,12 +89,35 @@ class CardSpec:
 
 
 CARD_SPECS: dict[str, CardSpec] = {}
+# ruleset -> card name -> spec used instead of CARD_SPECS' (seed 003 changes 乐不思蜀 and 火攻)
+RULESET_SPECS: dict[str, dict[str, CardSpec]] = {}
+_MERGED: dict[str, dict[str, CardSpec]] = {}
 
 
 def register_card(cls: type[CardSpec]) -> type[CardSpec]:
     """Class decorator registering a card spec under its name."""
     CARD_SPECS[cls.name] = cls()
+    _MERGED.clear()
     return cls
+
+
+def register_card_for(ruleset: str) -> Callable[[type[CardSpec]], type[CardSpec]]:
+    """Class decorator: the spec of its card name in games of ``ruleset`` only."""
+
+    def wrap(cls: type[CardSpec]) -> type[CardSpec]:
+        RULESET_SPECS.setdefault(ruleset, {})[cls.name] = cls()
+        _MERGED.clear()
+        return cls
+
+    return wrap
+
+
+def specs_of(g: Game) -> dict[str, CardSpec]:
+    """The card specs of ``g``'s ruleset: CARD_SPECS with the ruleset's own overriding."""
+    merged = _MERGED.get(g.ruleset)
+    if merged is None:
+        merged = _MERGED[g.ruleset] = {**CARD_SPECS, **RULESET_SPECS.get(g.ruleset, {})}
+    return merged
 
 
 class UseCard(Frame, tag="use_card"):
@@ -130,7 +154,7 @@ def choose_targets(g: Game, f: UseCard, spec: CardSpec) -> None:
 
 @handler(UseCard)
 def _use_card(g: Game, f: UseCard) -> None:
-    spec = CARD_SPECS[f.vc.name]
+    spec = specs_of(g)[f.vc.name]
     me = len(g.stack) - 1
     if f.pc == 0:
         f.pc = 1

@@ -71,6 +71,12 @@ def move(g: Game, cards: list[int], src: str, dst: str, src_seat: int = -1, dst_
         _add(g, cid, dst, dst_seat, slot)
     emit(g, CardsMoved(cards=list(cards), count=len(cards), src=src, dst=dst, src_seat=src_seat,
                        dst_seat=dst_seat, reason=reason, seen_by=seen_by))
+    if src == "judge" or dst == "judge":  # seed 003: 乐不思蜀 seals while it lies there
+        from .ruleset import ruleset_of
+
+        ruleset_of(g).judge_area_changed(g, src_seat if src == "judge" else dst_seat)
+        if src == "judge" and dst == "judge":
+            ruleset_of(g).judge_area_changed(g, dst_seat)
     if src == "equip":
         for cid in cards:
             hook = LEAVE_HOOKS.get(g.cards[cid].name)

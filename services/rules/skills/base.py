@@ -17,7 +17,7 @@ from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES
 from ..core.skills import SKILLS, Skill, register
 from ..core.state import Frame, Game
-from ..core.use import CARD_SPECS, use_card
+from ..core.use import specs_of, use_card
 from ..core.vcard import VCard, converted
 
 
@@ -177,7 +177,7 @@ class Conversion(Skill):
     def can_activate(self, g: Game, seat: int) -> bool:
         if not self.in_play or not self.usable_now(g, seat):
             return False
-        spec = CARD_SPECS[self.converts]
+        spec = specs_of(g)[self.converts]
         for c in self.eligible(g, seat, self.converts):
             if spec.can_use(g, seat, converted(g, self.converts, [c], self.name)):
                 return True
@@ -207,7 +207,7 @@ def _convert_pick(g: Game, f: ConvertPick) -> None:
         f.pc = 1
         cands = sk.eligible(g, f.seat, f.as_name)
         if f.use:
-            spec = CARD_SPECS[f.as_name]
+            spec = specs_of(g)[f.as_name]
             cands = [c for c in cands
                      if spec.can_use(g, f.seat, converted(g, f.as_name, [c], f.skill))]
         ask(g, f.seat, "cards", [f"card:{c}" for c in cands], info={"skill": f.skill,
