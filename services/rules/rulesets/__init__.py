@@ -1,3 +1,3 @@
 """Rulesets: one package each (importing registers it)."""
 
-from . import honglou, standard  # noqa: F401
+from . import extended, honglou, standard  # noqa: F401

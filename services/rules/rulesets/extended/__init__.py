@@ -1,0 +1,170 @@
+"""Ruleset ``extended``: seed 004, identity mode with 储君, 贼首, 佞臣 and 叛徒 (REFERENCE §6).
+
+Two versions, chosen by the option ``variant``:
+
+* ``beginner`` (初级版, the default): 8 players — 主公, 储君, 忠臣, 贼首, 3 反贼, 内奸.
+* ``advanced`` (进阶版): 12 players — 主公, 储君, 丞相, 大将, 佞宦, 党人, 贼首, 穷寇, 义贼, 暴民,
+  盗匪, 内奸; a 叛徒 may appear through the 内奸's 策立.
+
+The seed's 10-player 标准版 is only referenced ("标准十人版跳转CV18629305"), not given, so it is
+not implemented (U-004-01). Everything the seed leaves open follows standard identity rules (§1):
+the draft (the 20 characters of ``honglou`` and the standard generals; ``generals: vanilla``
+seats everyone as a 4-HP vanilla general), 4 starting cards, the deck (standard + EX + 军争).
+
+Identity skills (``identity.py``) are game rules that general skills never touch (A-004-01); they
+live in ``Player.identity``. After every death the win/draw table is checked first (A-004-05),
+then the death-triggered identity skills resolve in the seed's order (``frames.py``); they replace
+the standard death rewards (A-004-02). Reveals are public ``role_assigned`` events; 立储 and 结党
+are private ``role_learned`` events. Decisions the seed adds: ``confirm`` (``info.skill`` 策立,
+``info.about`` pantu: become the 叛徒?), ``choose`` with ``extra_turn``/``lose_hp`` (策立 when all
+refuse) and ``recover``/``draw`` (the ruler after 势颓), ``discard`` (背水), ``confirm`` 暴乱.
+
+Options (REFERENCE Appendix A; default first):
+
+* ``variant`` ("beginner") or "advanced".
+* ``beginner_use_advanced_table`` (False): A-004-08, the beginner game uses its literal win
+  conditions (lord and 储君 dead with only 内奸 and 忠臣 left: play on).
+* ``advanced_row_priority`` ("table"): A-004-11, rows in table order (row 3, draw, before row 4);
+  "lord_camp" tries row 4 first.
+* ``standard_rewards`` (False): A-004-02; True also applies the standard rewards and penalties.
+* ``junwei_stacks`` (False): A-004-03; True adds 君威's +1 to the standard lord +1.
+* ``all_cards_include_judge`` (False): A-004-06, "弃置所有牌" is hand and equipment.
+* ``generals`` ("draft") or "vanilla"; ``draft_lord_random`` (2), ``draft_max_offer`` (3).
+* ``maneuvering`` (True), ``max_reshuffles`` (0 = unlimited): as in ``standard``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.engine import emit, end_game, push
+from ...core.events import GameStarted, RoleLearned, SkillInvoked
+from ...core.flow import GameFrame
+from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.state import Game
+from ..honglou.data import characters
+from ..standard import RULES_VERSION, Standard
+from ..standard.generals import standard_generals
+from . import identity as _identity  # noqa: F401  (registers the identity skills)
+from .camps import (
+    ADVANCED_ROLES,
+    BEGINNER_ROLES,
+    CAMP_OF,
+    DRAW,
+    NINGCHEN_CAMP,
+    advanced,
+    advanced_result,
+    beginner_result,
+    winners_of,
+)
+from .frames import IdentityDeath
+from .identity import RULER_AURAS
+
+ROLE_SKILLS: dict[str, dict[str, tuple[str, ...]]] = {
+    "beginner": {
+        "lord": ("君威", "罪己"), "chujun": ("继位",), "zeishou": ("统义", "赏令"),
+        "rebel": ("赏令",), "renegade": ("策立",),
+    },
+    "advanced": {
+        "lord": ("君威", "立储", "罪己", *RULER_AURAS), "chujun": ("逆储", "继位"),
+        "chengxiang": ("辅政",), "dajiang": ("护威",), "ninghuan": ("结党", "惑主"),
+        "dangren": ("结党", "弄权"), "zeishou": ("统义", "聚义", "势颓", "军溃", "暴乱"),
+        "qiongkou": ("背水",), "yizei": ("守义",), "baomin": ("暴乱",), "daofei": ("赃财",),
+        "renegade": ("策立",), "pantu": ("纳赂", "仇叛"),
+    },
+}
+
+
+def _variant(options: dict[str, Any]) -> str:
+    v = str(options.get("variant", "beginner"))
+    if v not in ROLE_SKILLS:
+        raise ValueError(f"extended: variant {v!r} (beginner or advanced)")
+    return v
+
+
+@register_ruleset
+class Extended(Standard):
+    """Seed 004: the 8-player beginner and 12-player advanced identity games."""
+
+    name = "extended"
+    min_players = 8
+    max_players = 12
+    defaults = {
+        "variant": "beginner", "beginner_use_advanced_table": False,
+        "advanced_row_priority": "table", "standard_rewards": False, "junwei_stacks": False,
+        "all_cards_include_judge": False, "generals": "draft", "draft_lord_random": 2,
+        "draft_max_offer": 3, "maneuvering": True, "max_reshuffles": 0,
+    }
+
+    def roles(self, players: int, options: dict[str, Any]) -> list[str]:
+        v = _variant(options)
+        roles = list(ADVANCED_ROLES if v == "advanced" else BEGINNER_ROLES)
+        if players != len(roles):
+            from ...api import UnknownOption  # the api's error type; imported late (cycle)
+
+            raise UnknownOption(f"extended {v} seats {len(roles)} players, not {players}")
+        return roles
+
+    def generals(self) -> dict[str, General]:
+        return {"vanilla": VANILLA, **self.pool()}
+
+    def pool(self) -> dict[str, General]:
+        """The draftable generals: the 20 红楼梦 characters and the standard generals."""
+        return {**characters(), **standard_generals()}
+
+    def roster(self, g: Game) -> dict[str, General]:
+        return self.pool()
+
+    def lord_bonus_for(self, options: dict[str, Any], players: int) -> int:
+        """君威 (+1 max HP, +1 HP) replaces the standard lord +1 (A-004-03)."""
+        return 2 if options.get("junwei_stacks") else 1
+
+    def setup(self, g: Game) -> None:
+        self.roles(len(g.players), g.options)  # reject a wrong table size before any event
+        if g.options.get("generals", "draft") != "vanilla":
+            self.setup_drafted(g)
+            return
+        emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
+                            rules_version=RULES_VERSION, deck=len(g.cards)))
+        self.deal_roles(g)
+        for seat in range(len(g.players)):
+            self.seat_general(g, seat, VANILLA)
+        self.deal(g)
+        push(g, GameFrame(seat=0))
+
+    def deal_roles(self, g: Game) -> None:
+        """Deal the roles (lord to seat 0: 君威's reveal and first seat), give every seat its
+        identity skills, then 立储 and 结党 as private ``role_learned`` events."""
+        super().deal_roles(g)
+        self.prepare_table(g)
+        emit(g, SkillInvoked(seat=0, skill="君威"))
+        if not advanced(g):
+            return
+        heir = next(p.seat for p in g.players if p.role == "chujun")
+        emit(g, SkillInvoked(seat=0, skill="立储"))
+        emit(g, RoleLearned(learner=0, seat=heir, role="chujun", seen_by=[0]))
+        ning = [p.seat for p in g.players if CAMP_OF[p.role] == NINGCHEN_CAMP]
+        for a in ning:
+            for b in ning:
+                if a != b:
+                    emit(g, RoleLearned(learner=a, seat=b, role=g.players[b].role, seen_by=[a]))
+
+    def prepare_table(self, g: Game) -> None:
+        """Every seat gets its role's identity skills (new games and scenario tables)."""
+        table = ROLE_SKILLS[_variant(g.options)]
+        for p in g.players:
+            p.identity = list(table.get(p.role, ()))
+
+    def check_winner(self, g: Game) -> None:
+        """§6.2.3 / §6.3.3 after every death (A-004-05: before any death-triggered skill)."""
+        result = (advanced_result if advanced(g) else beginner_result)(g, g.options)
+        if result == DRAW:
+            end_game(g, [], draw=True)
+        elif result is not None:
+            end_game(g, winners_of(g, result))
+
+    def death_penalty(self, g: Game, dead: int, killer: int) -> None:
+        """The identity skills replace the standard rewards and penalties (A-004-02)."""
+        if g.options.get("standard_rewards"):
+            super().death_penalty(g, dead, killer)
+        push(g, IdentityDeath(dead=dead, killer=killer))

@@ -1,0 +1,208 @@
+"""Procedures of the identity skills: the ordered after-death resolution, 势颓's choice, 背水's
+discard and 策立 with its 叛徒 conversion.
+
+After a death the win check runs first (A-004-05, in ``check_winner``); then, if the game goes
+on, :class:`IdentityDeath` offers the death-triggered identity skills in :data:`ORDER`: the
+killer's (罪己, 逆储), the victim's (赏令, 势颓, 军溃, 背水, 守义), then the reveals in the seed's
+lord-death order 继位 > 统义 > 策立 (advanced: 逆储 > 继位 > 统义 > 策立).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from ...core.damage import lose_hp, recover
+from ...core.engine import answer, ask, emit, handler, pop
+from ...core.events import SkillInvoked
+from ...core.query import order_from
+from ...core.skills import SKILLS
+from ...core.state import Frame, Game
+from ...core.zones import discard_from, draw
+from .base import IdentitySkill, discard_all, extra_turn, grow, mark, reveal, used
+from .camps import CAMP_OF, REBEL_CAMP, advanced, alive_in, ruler, seat_of
+
+ORDER = ("罪己", "逆储", "赏令", "势颓", "军溃", "背水", "守义", "继位", "统义", "策立")
+
+
+class IdentityDeath(Frame, tag="identity_death"):
+    """The death-triggered identity skills after ``dead`` died, in :data:`ORDER`."""
+
+    dead: int
+    killer: int = -1
+    i: int = 0
+
+
+def _holders(g: Game, f: IdentityDeath) -> list[int]:
+    """The victim, the killer, then the alive seats in turn order: who may hold a skill."""
+    out = [f.dead] + ([f.killer] if f.killer >= 0 else [])
+    return out + [s for s in order_from(g, g.current) if s not in out]
+
+
+def invoke(g: Game, seat: int, name: str, dead: int = -1, killer: int = -1) -> None:
+    """Announce and resolve the identity skill ``name`` of ``seat``."""
+    sk = SKILLS[name]
+    assert isinstance(sk, IdentitySkill)
+    emit(g, SkillInvoked(seat=seat, skill=name))
+    sk.resolve(g, seat, dead, killer)
+
+
+@handler(IdentityDeath)
+def _identity_death(g: Game, f: IdentityDeath) -> None:
+    while f.i < len(ORDER):
+        name = ORDER[f.i]
+        f.i += 1
+        sk = SKILLS[name]
+        assert isinstance(sk, IdentitySkill)
+        for seat in _holders(g, f):
+            p = g.players[seat]
+            if name in p.identity and (p.alive or seat == f.dead) and sk.applies(
+                    g, seat, f.dead, f.killer):
+                invoke(g, seat, name, f.dead, f.killer)
+                return  # one holder per skill: only the victim or the killer can match twice
+    pop(g)
+
+
+class ShiTui(Frame, tag="shitui"):
+    """势颓: the killer draws 3 + X; then the ruler recovers 1 or draws 2."""
+
+    dead: int
+    killer: int = -1
+    ruler: int = -1
+
+
+@handler(ShiTui)
+def _shitui(g: Game, f: ShiTui) -> None:
+    if f.pc == 0:
+        f.pc = 1
+        if f.killer >= 0 and g.players[f.killer].alive:
+            draw(g, f.killer, 3 + len(alive_in(g, REBEL_CAMP)), reason="势颓")
+        f.ruler = ruler(g)
+        if f.ruler < 0:
+            pop(g)
+            return
+        p = g.players[f.ruler]
+        opts = (["recover"] if p.hp < p.max_hp else []) + ["draw"]
+        ask(g, f.ruler, "choose", opts, declinable=False, info={"about": "势颓"})
+        return
+    pick = answer(g)[0]
+    pop(g)
+    if pick == "recover":
+        recover(g, f.ruler, 1)
+    else:
+        draw(g, f.ruler, 2, reason="势颓")
+
+
+class BeiShui(Frame, tag="beishui"):
+    """背水: ``seat`` (the killer) discards three of its cards (all if fewer), its choice."""
+
+    seat: int
+
+
+@handler(BeiShui)
+def _beishui(g: Game, f: BeiShui) -> None:
+    p = g.players[f.seat]
+    if f.pc == 0:
+        f.pc = 1
+        cards = list(p.hand) + list(p.equip.values())
+        n = min(3, len(cards))
+        ask(g, f.seat, "discard", [f"card:{c}" for c in cards], n, n, declinable=False,
+            info={"count": n, "reason": "背水"})
+        return
+    picks = [int(x[5:]) for x in answer(g)]
+    pop(g)
+    if picks:
+        discard_from(g, f.seat, picks, reason="背水")
+
+
+class CeLi(Frame, tag="celi"):
+    """策立 of ``seat`` (``dying``: triggered by entering dying); advanced adds the 叛徒 offer."""
+
+    seat: int
+    dying: bool = False
+    order: list[int] = msgspec.field(default_factory=list)
+    i: int = 0
+    lost: list[int] = msgspec.field(default_factory=list)
+
+
+def _candidates(g: Game, seat: int) -> list[int]:
+    """Who is offered 叛徒: every other alive seat from ``seat``'s next, except the lord, the
+    贼首 and a 储君 who used 继位 (A-004-09)."""
+    out = []
+    for s in order_from(g, seat, include_start=False):
+        p = g.players[s]
+        if p.role in ("lord", "zeishou") or (p.role == "chujun" and used(g, s, "继位")):
+            continue
+        out.append(s)
+    return out
+
+
+def convert(g: Game, seat: int) -> None:
+    """The seat's role card becomes 叛徒: old role and its identity skills go; 纳赂 runs."""
+    p = g.players[seat]
+    p.role = "pantu"
+    p.identity = ["纳赂", "仇叛"]
+    invoke(g, seat, "纳赂")
+
+
+@handler(CeLi)
+def _celi(g: Game, f: CeLi) -> None:
+    p = g.players[f.seat]
+    adv = advanced(g)
+    if f.pc == 0:
+        f.pc = 1
+        mark(g, f.seat, "策立")
+        reveal(g, f.seat)
+        if f.dying and p.hp < 1:
+            recover(g, f.seat, 1 - p.hp)
+        chief = seat_of(g, "zeishou")
+        if adv and f.dying and chief >= 0 and "统义" in g.players[chief].identity and not used(
+                g, chief, "统义"):
+            invoke(g, chief, "统义")  # "或内奸因濒死而发动“策立”明置身份牌时"
+        return
+    if f.pc == 1:
+        grow(g, f.seat, 3, lord_skill=adv)
+        if not adv:
+            extra_turn(g, f.seat)
+            pop(g)
+            return
+        f.pc = 2
+        f.order = _candidates(g, f.seat)
+    if f.pc == 2:
+        if f.i > 0 and answer(g):
+            pop(g)
+            convert(g, f.order[f.i - 1])
+            return
+        while f.i < len(f.order) and not g.players[f.order[f.i]].alive:
+            f.i += 1
+        if f.i < len(f.order):
+            s = f.order[f.i]
+            f.i += 1
+            ask(g, s, "confirm", ["yes"], info={"skill": "策立", "about": "pantu"})
+            return
+        f.pc = 3
+        ask(g, f.seat, "choose", ["extra_turn", "lose_hp"], declinable=False,
+            info={"about": "策立"})
+        return
+    if f.pc == 3:
+        f.pc = 4
+        if answer(g)[0] == "extra_turn":
+            extra_turn(g, f.seat)
+            pop(g)
+            return
+        f.lost = order_from(g, f.seat, include_start=False)
+    while f.lost:  # one at a time, each dying resolved before the next loses
+        s = f.lost.pop(0)
+        if g.players[s].alive:
+            lose_hp(g, s, 1)
+            return
+    pop(g)
+
+
+def is_bandit_death(g: Game, dead: int) -> bool:
+    """Whether ``dead`` was a rebel-camp member other than the chief."""
+    return CAMP_OF.get(g.players[dead].role) == REBEL_CAMP and g.players[dead].role != "zeishou"
+
+
+def discard_everything(g: Game, seat: int) -> None:
+    """弃置所有牌 under the game's A-004-06 option."""
+    discard_all(g, seat, judge=bool(g.options.get("all_cards_include_judge")))
