@@ -74,6 +74,7 @@ def standings(games: list[Played]) -> dict[str, Any]:
     out = summarise(recs, {}, [])
     out.pop("role_guess", None)
     out.pop("decision_ms", None)
+    out.pop("decision_cpu_ms", None)
     out["ratings"] = rate(games)
     return out
 

@@ -1,0 +1,78 @@
+"""`arena tournament` through the platform: it completes, writes its results, and when it is
+stopped mid-run and started again with the same arguments it continues, not restarts."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from platform_helpers import alive, arena, descendants
+
+ARGS = ["--ruleset", "standard", "--players", "4", "--games", "3", "--policies",
+        "heuristic,random", "--seed", "7", "--json"]
+
+
+def _journal(var: Path) -> list[dict[str, object]]:
+    files = list((var / "tournaments").glob("*.jsonl"))
+    if not files:
+        return []
+    return [json.loads(x) for x in files[0].read_text().splitlines() if x.strip()]
+
+
+def _finish(var: Path) -> dict[str, object]:
+    p = arena("tournament", "--var", str(var), *ARGS, stdout=subprocess.PIPE,
+              stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=180)
+    assert p.returncode == 0, err
+    result: dict[str, object] = json.loads(out)
+    return result
+
+
+def test_interrupted_tournament_continues(tmp_path: Path) -> None:
+    var = tmp_path / "var"
+    first = arena("tournament", "--var", str(var), *ARGS, "--concurrency", "1",
+                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    kids: set[int] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not _journal(var) and first.poll() is None:
+        kids |= descendants(first.pid)
+        time.sleep(0.2)
+    kids |= descendants(first.pid)
+    first.send_signal(signal.SIGTERM)
+    first.wait(30)
+    assert first.returncode in (0, 130), first.stderr.read() if first.stderr else ""
+    deadline = time.monotonic() + 5
+    while alive(kids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(kids), "the interrupted tournament left processes behind"
+    before = _journal(var)
+    assert before, "no game was recorded before the interruption"
+
+    result = _finish(var)
+    assert result["games_done"] == 3
+    assert result["resumed_with"] == len(before)
+    assert result["games_played_now"] == 3 - len(before)  # not started over
+    games = _journal(var)
+    assert sorted(int(str(g["i"])) for g in games) == [0, 1, 2]
+    assert games[: len(before)] == before
+    st = result["standings"]
+    assert isinstance(st, dict)
+    assert set(st["per_policy"]) == {"heuristic", "random"}
+    assert set(st["ratings"]) == {"heuristic", "random"}
+    for g in games:
+        assert sorted(str(x) for x in g["seats"]) == sorted(["heuristic", "random"] * 2)
+    assert Path(str(result["journal"])).with_suffix(".json").exists()
+
+    again = _finish(var)  # everything recorded: nothing is played, no platform started
+    assert again["games_played_now"] == 0 and "platform" not in again
+    assert again["standings"] == result["standings"]
+
+
+def test_tournament_refuses_oracle(tmp_path: Path) -> None:
+    p = arena("tournament", "--var", str(tmp_path), "--policies", "oracle,random",
+              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 2 and "oracle" in err
