@@ -30,6 +30,9 @@ class Damage(Frame, tag="damage"):
     dealt: int = 0
     chain: list[int] = msgspec.field(default_factory=list)
     ci: int = 0
+    # seed 003: the target's general fell and the next one took the battlefield, so no
+    # target-side "after damage" triggers (the new general did not take this damage)
+    target_replaced: bool = False
 
 
 class DyingFrame(Frame, tag="dying"):
@@ -133,7 +136,7 @@ def _damage(g: Game, f: Damage) -> None:
         return
     if f.pc == 4:
         f.pc = 5
-        if g.players[f.target].alive:
+        if g.players[f.target].alive and not f.target_replaced:
             fire(g, "damaged", len(g.stack) - 1, seats=[f.target])
         return
     # chain propagation (§2.7): same source, nature, card and amount; no further propagation
