@@ -60,7 +60,9 @@ def check_players(g: Game) -> None:
         assert set(roles) == {""}, f"roles in a ruleset without roles: {roles}"
         check_camps(g)
     else:
-        assert roles["lord"] == 1 and g.players[0].role == "lord", f"roles: {roles}"
+        hidden_lord = bool(g.options.get("mougong") and g.options.get("mougong_hidden_lord"))
+        assert roles["lord"] == 1, f"roles: {roles}"
+        assert hidden_lord or g.players[0].role == "lord", f"seat 0 is {g.players[0].role}"
     for p in g.players:
         who = f"seat {p.seat}"
         assert p.max_hp >= 0, f"{who}: max_hp {p.max_hp} < 0"

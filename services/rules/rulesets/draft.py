@@ -74,6 +74,22 @@ def _secret_pick(g: Game, seat: int, gen: General) -> None:
                           max_hp=gen.hp, hp=gen.hp, seen_by=[seat]))
 
 
+def _deal_others(g: Game, f: Draft, pool: list[str], seats: list[int]) -> None:
+    """Offer each of ``seats`` its share of ``pool`` (A-002-04's k) and ask the first."""
+    n = len(g.players)
+    k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(n - 1, 1))
+    others = [s for s in seats if s != f.lord]
+    for j, s in enumerate(others):
+        f.offers[s] = pool[j * k: (j + 1) * k]
+    for s in seats:
+        emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
+    f.order = seats
+    f.pc = 2
+    f.i = 0
+    if f.order:
+        _offer(g, f, f.order[0])
+
+
 @handler(Draft)
 def _draft(g: Game, f: Draft) -> None:
     rs = _rules(g)
@@ -89,25 +105,18 @@ def _draft(g: Game, f: Draft) -> None:
         f.offers = [[] for _ in range(n)]
         f.offers[f.lord] = offer
         f.picks = [""] * n
+        if not rs.public_lord(g):  # a secret lord picks with everyone, in seat order
+            _deal_others(g, f, _shuffled(g, [x for x in roster if x not in offer]),
+                         list(range(n)))
+            return
         emit(g, DraftOffered(seat=f.lord, generals=offer, seen_by=[f.lord]))
         _offer(g, f, f.lord)
         return
     if f.pc == 1:
         f.picks[f.lord] = answer(g)[0][8:]
-        if rs.public_lord(g):
-            rs.seat_general(g, f.lord, roster[f.picks[f.lord]])
-        else:
-            _secret_pick(g, f.lord, roster[f.picks[f.lord]])
+        rs.seat_general(g, f.lord, roster[f.picks[f.lord]])
         pool = _shuffled(g, [x for x in roster if x != f.picks[f.lord]])
-        f.order = [(f.lord + k) % n for k in range(1, n)]
-        k = min(rs.draft_sizes(g)[1], len(pool) // max(n - 1, 1))
-        for j, s in enumerate(f.order):
-            f.offers[s] = pool[j * k: (j + 1) * k]
-            emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
-        f.pc = 2
-        f.i = 0
-        if f.order:
-            _offer(g, f, f.order[0])
+        _deal_others(g, f, pool, [(f.lord + k) % n for k in range(1, n)])
         return
     if f.pc == 2 and f.i < len(f.order):
         s = f.order[f.i]
@@ -117,8 +126,7 @@ def _draft(g: Game, f: Draft) -> None:
         if f.i < len(f.order):
             _offer(g, f, f.order[f.i])
             return
-    reveal = f.order if rs.public_lord(g) else sorted([f.lord, *f.order])
-    for s in reveal:  # all secret picks are revealed together
+    for s in sorted(f.order):  # all secret picks are revealed together
         rs.seat_general(g, s, roster[f.picks[s]])
     rs.deal_hands(g)
     pop(g)

@@ -1,0 +1,156 @@
+"""Ruleset ``jinyu``: seed 002 — identity mode with 护甲/玉佩 bounties and the general draft
+(REFERENCE §5.1–5.3), plus the 谋攻 rage rules as option ``mougong`` (``mougong.py``, §5.4).
+
+Base rules: the seed's role table (``double_renegade`` takes the 6/8-player lines with two
+renegades, A-002-02); the deck of A-002-01 (standard + EX + 军争, 160 cards; ``maneuvering:
+false`` keeps the 108); generals from the 27 standard ones (``pool: honglou`` drafts the 20
+红楼梦 characters instead), one tier only if ``tier`` is 1–3 (``data.GENERAL_TIERS``, U-002-02;
+a tier too small for the table falls back to the whole pool); the draft of ``rulesets/draft.py``
+— the lord is offered the pool's lord-skill generals + ``lord_extra_random`` random ones and
+picks publicly, the others are offered min(``draft_max_offer`` (``draft_max_offer_10p`` at 10),
+floor(pool / (N − 1))) and pick in secret (A-002-03/04); the lord gets +1 max HP and 2 玉佩 and
+starts with 5 cards, the others 4. 护甲 (cap ``armor_cap``, A-002-07) then 玉佩 (``jade_cap``)
+absorb damage before HP; HP loss is not absorbed; a dead seat loses both.
+
+Rewards and penalties (replacing §1.11's), for a killer still alive: a rebel killed → draw 3,
+gain 2 护甲; a renegade killed → draw 3, gain 3 玉佩; a loyalist killed (by anyone, or with
+``loyalist_penalty_scope: allies_only`` by the lord or a loyalist only, A-002-06) → discard hand
+and equipment, lose all 玉佩 and 护甲, and if not the lord reveal the role (a public
+``role_assigned``) and lose 1 HP — in that order (A-002-13). On death a 闪电 in the judgement area
+moves to the next alive seat that can hold it (A-002-05, ``lightning_passes_on_death``). Game end
+as §1.3. Counter changes are ``counter_changed`` events (``armor``, ``jade``, ``rage``).
+
+Scenario tables: every seat gets the ruleset's rule skills (``prepare_table``); with ``mougong``
+and the hidden lord, the lord's role is unrevealed and its lord skills wait for 明君, and each
+renegade knows the first rebel after it in turn order (real games pick at random).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.engine import emit
+from ...core.events import RoleAssigned
+from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.skills import SKILLS
+from ...core.state import Game
+from ..honglou.data import characters
+from ..standard import Standard
+from ..standard.generals import standard_generals
+from . import counters, mougong, rules
+from .data import DEFAULTS, GENERAL_TIERS
+
+
+@register_ruleset
+class JinYu(Standard):
+    """Seed 002: identity with 护甲/玉佩 bounties, tiers and the draft; 谋攻 as an option."""
+
+    name = "jinyu"
+    defaults = dict(DEFAULTS)
+
+    def generals(self) -> dict[str, General]:
+        return {"vanilla": VANILLA, **standard_generals(), **characters()}
+
+    # --- setup -------------------------------------------------------------------------------
+    def hidden_lord(self, g: Game) -> bool:
+        """谋攻 with A-002-18: the lord is secret until 明君 awakens."""
+        return bool(g.options.get("mougong") and g.options.get("mougong_hidden_lord", True))
+
+    def setup(self, g: Game) -> None:
+        self.setup_drafted(g)
+
+    def deal_roles(self, g: Game) -> None:
+        if not self.hidden_lord(g):
+            super().deal_roles(g)
+            return
+        from ...core.engine import shuffle
+
+        roles = self.roles(len(g.players), g.options)
+        for seat, i in enumerate(shuffle(g, list(range(len(roles))))):  # lord anywhere
+            g.players[seat].role = roles[i]
+            emit(g, RoleAssigned(seat=seat, role=roles[i], seen_by=[seat]))
+
+    def roster(self, g: Game) -> dict[str, General]:
+        full = characters() if g.options.get("pool") == "honglou" else standard_generals()
+        tier = int(g.options.get("tier", 0) or 0)
+        if tier:
+            sub = {n: x for n, x in full.items() if GENERAL_TIERS.get(n) == tier}
+            if len(sub) >= len(g.players):
+                return sub
+        return full
+
+    def draft_sizes(self, g: Game) -> tuple[int, int]:
+        key = "draft_max_offer_10p" if len(g.players) >= 10 else "draft_max_offer"
+        return int(g.options.get("lord_extra_random", 2)), int(g.options.get(key, 6))
+
+    def public_lord(self, g: Game) -> bool:
+        return not self.hidden_lord(g)
+
+    def lord_bonus_for(self, options: dict[str, Any], players: int) -> int:
+        hidden = options.get("mougong") and options.get("mougong_hidden_lord", True)
+        return 0 if hidden else 1
+
+    def seat_general(self, g: Game, seat: int, gen: General) -> None:
+        super().seat_general(g, seat, gen)
+        p = g.players[seat]
+        self.attach_rule_skills(g, seat)
+        if p.role == "lord" and not self.hidden_lord(g):
+            counters.gain(g, seat, "jade", 2)
+
+    def starting_hand(self, g: Game, seat: int) -> int:
+        lord = g.players[seat].role == "lord" and not self.hidden_lord(g)
+        return 5 if lord else 4
+
+    def deal_hands(self, g: Game) -> None:
+        super().deal_hands(g)
+        if g.options.get("mougong"):
+            mougong.disguise_rebels(g, at_random=True)
+
+    def attach_rule_skills(self, g: Game, seat: int) -> None:
+        """The rule skills every seat holds (and 明君 for the lord; a hidden lord's lord skills
+        wait for it)."""
+        p = g.players[seat]
+        extra = [rules.RULE_SKILL]
+        if g.options.get("mougong"):
+            extra.insert(0, mougong.RAGE_SKILL)
+            if p.role == "lord":
+                extra.append(mougong.MINGJUN)
+                if self.hidden_lord(g):
+                    p.skills = [s for s in p.skills if not SKILLS[s].lord]
+        p.skills = extra + [s for s in p.skills if s not in extra]
+
+    def prepare_table(self, g: Game) -> None:
+        for p in g.players:
+            self.attach_rule_skills(g, p.seat)
+            if p.role == "lord" and self.hidden_lord(g):
+                p.role_revealed = False
+        if g.options.get("mougong"):
+            mougong.disguise_rebels(g, at_random=False)
+
+    # --- rules that vary -----------------------------------------------------------------------
+    def absorb_damage(self, g: Game, seat: int, amount: int) -> int:
+        return counters.absorb(g, seat, amount)
+
+    def peach_at_full_hp(self, g: Game, seat: int) -> bool:
+        return mougong.peach_at_full_hp(g, seat)
+
+    def peach_recover(self, g: Game, user: int, target: int, vc: Any) -> None:
+        mougong.peach_recover(g, user, target, vc)
+
+    def death_penalty(self, g: Game, dead: int, killer: int) -> None:
+        counters.set_counter(g, dead, "armor", 0)
+        counters.set_counter(g, dead, "jade", 0)
+        if killer < 0 or not g.players[killer].alive:
+            return
+        role, k = g.players[dead].role, g.players[killer]
+        if role in ("rebel", "renegade"):
+            from ...core.zones import draw
+
+            draw(g, killer, 3, reason="reward")
+            counters.gain(g, killer, "armor" if role == "rebel" else "jade",
+                          2 if role == "rebel" else 3)
+        elif role == "loyalist":
+            scope = g.options.get("loyalist_penalty_scope", "any")
+            if scope == "any" or k.role in ("lord", "loyalist"):
+                rules.loyalist_penalty(g, killer)
+

@@ -1,0 +1,52 @@
+"""Seed 002 base rules that act inside the game: 闪电 moving on when its holder dies (A-002-05)
+and the loyalist-kill penalty in the order of A-002-13."""
+
+from __future__ import annotations
+
+from ...cards.delayed import pass_on
+from ...core.damage import Death, lose_hp
+from ...core.skills import Skill, register
+from ...core.state import Game
+from ...core.triggers import Trigger, ctx_frame
+from ...core.zones import move
+from .counters import reveal_role, set_counter
+
+RULE_SKILL = "金鱼"
+
+
+@register
+class JinYuRules(Skill):
+    """金鱼 (rule, not a general's skill): 武将出局后……弃置该武将所有牌及判定区里的牌（除了闪电，
+    闪电置入下一名角色的判定区）。"""
+
+    name = RULE_SKILL
+    events = ("death",)
+    asks_itself = True  # a rule: runs silently, asks nothing
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        d = ctx_frame(g, trig)
+        if not isinstance(d, Death) or d.seat != seat:
+            return False
+        if not g.options.get("lightning_passes_on_death", True):
+            return False
+        return any(g.as_name.get(c, g.cards[c].name) == "闪电" for c in g.players[seat].judge)
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        for c in list(g.players[seat].judge):
+            if g.as_name.get(c, g.cards[c].name) == "闪电":
+                pass_on(g, c, seat, src="judge")
+
+
+def loyalist_penalty(g: Game, killer: int) -> None:
+    """任何人错杀了忠臣: discard hand and equipment → lose all 玉佩 and 护甲 → (not the lord) reveal
+    the role → lose 1 HP (A-002-13: the reveal first, so a death from the HP loss cannot hide it)."""
+    k = g.players[killer]
+    if k.hand:
+        move(g, list(k.hand), "hand", "discard", killer, reason="penalty")
+    if k.equip:
+        move(g, list(k.equip.values()), "equip", "discard", killer, reason="penalty")
+    set_counter(g, killer, "jade", 0)
+    set_counter(g, killer, "armor", 0)
+    if k.role != "lord":
+        reveal_role(g, killer)
+        lose_hp(g, killer, 1)
