@@ -1,0 +1,193 @@
+"""deploy/ as far as this machine can check it (no Docker, no cluster): every file parses, every
+service named is an `arena` command whose flags exist, ports and environment names agree with
+the code, the alert rules and the Prometheus config pass promtool, the dashboard's metrics exist.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from services.cli import COMMANDS
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+SERVICES = ROOT / "services"
+
+
+def _docs(path: Path) -> list[Any]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def _manifests() -> list[dict[str, Any]]:
+    return [d for p in sorted((DEPLOY / "k8s").glob("*.yaml")) for d in _docs(p)]
+
+
+def _compose() -> dict[str, Any]:
+    doc: dict[str, Any] = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    return doc
+
+
+@cache
+def _help(command: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "services.cli", command, "--help"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def _flags(args: list[str]) -> list[str]:
+    return [a.split("=", 1)[0] for a in args if a.startswith("--")]
+
+
+def _arena_lines() -> list[tuple[str, list[str]]]:
+    """(where, argv after `arena`) of every Arena container in compose and the manifests."""
+    out = []
+    for name, svc in _compose()["services"].items():
+        if "command" in svc and svc.get("image", "").startswith("arena"):
+            out.append((f"compose:{name}", [str(a) for a in svc["command"]]))
+    for doc in _manifests():
+        for c in _containers(doc):
+            if c["image"].startswith("arena"):
+                out.append((f"k8s:{doc['metadata']['name']}", [str(a) for a in c["args"]]))
+    return out
+
+
+def _containers(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    spec = doc.get("spec", {}).get("template", {}).get("spec", {})
+    return list(spec.get("containers", []))
+
+
+def _flag(args: list[str], name: str) -> str | None:
+    return args[args.index(name) + 1] if name in args else None
+
+
+def test_every_file_parses() -> None:
+    files = list(DEPLOY.rglob("*"))
+    assert (DEPLOY / "Dockerfile").read_text().count("ENTRYPOINT") == 1
+    for p in files:
+        if p.suffix in (".yml", ".yaml"):
+            assert _docs(p), p
+        elif p.suffix == ".json":
+            json.loads(p.read_text())
+    kinds = {d["kind"] for d in _manifests()}
+    assert {"ConfigMap", "StatefulSet", "Deployment", "Service", "HorizontalPodAutoscaler",
+            "PersistentVolumeClaim"} <= kinds
+
+
+def test_every_service_is_an_arena_command_with_those_flags() -> None:
+    lines = _arena_lines()
+    named = {argv[0] for _, argv in lines}
+    assert {"engine", "bots", "matchmaker", "replay-server"} <= named
+    for where, argv in lines:
+        assert argv[0] in COMMANDS, f"{where}: arena {argv[0]} does not exist"
+        text = _help(argv[0])
+        for flag in _flags(argv[1:]):
+            assert flag in text, f"{where}: arena {argv[0]} has no {flag}"
+    compose = _compose()["services"]
+    assert {"redis", "prometheus", "grafana"} <= set(compose)
+    assert "--appendonly" in compose["redis"]["command"]
+
+
+def test_hpa_for_stateless_workers() -> None:
+    hpas = {d["spec"]["scaleTargetRef"]["name"] for d in _manifests()
+            if d["kind"] == "HorizontalPodAutoscaler"}
+    assert hpas == {"arena-engine", "arena-bots"}
+
+
+def test_ports_agree_with_the_code_and_each_other() -> None:
+    # defaults in the code: engine gRPC 50051, matchmaker 50052, replay HTTP 8080
+    assert "default=50051" in (SERVICES / "engine" / "worker.py").read_text()
+    assert "default=50052" in (SERVICES / "matchmaking" / "service.py").read_text()
+    assert "default=8080" in (SERVICES / "replay" / "server.py").read_text()
+    expected = {"engine": {"--port": "50051", "--metrics-port": "9100"},
+                "bots": {"--metrics-port": "9101"}, "matchmaker": {"--port": "50052"},
+                "replay-server": {"--http-port": "8080", "--port": "50053"}}
+    for where, argv in _arena_lines():
+        for flag, port in expected[argv[0]].items():
+            assert _flag(argv, flag) == port, (where, flag)
+    for doc in _manifests():  # every flag port is a containerPort; every Service port targets one
+        for c in _containers(doc):
+            declared = {p["containerPort"] for p in c.get("ports", [])}
+            for flag in ("--port", "--metrics-port", "--http-port"):
+                value = _flag([str(a) for a in c.get("args", [])], flag)
+                if value is not None:
+                    assert int(value) in declared, (doc["metadata"]["name"], flag)
+    pods = {d["metadata"]["name"]: {p["containerPort"] for c in _containers(d)
+                                    for p in c.get("ports", [])}
+            for d in _manifests() if d["kind"] in ("Deployment", "StatefulSet")}
+    for d in _manifests():
+        if d["kind"] == "Service":
+            for p in d["spec"]["ports"]:
+                assert p["targetPort"] in pods[d["metadata"]["name"]], d["metadata"]["name"]
+    prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    scraped = {c["dns_sd_configs"][0]["names"][0]: c["dns_sd_configs"][0]["port"]
+               for c in prom["scrape_configs"]}
+    assert scraped == {"engine": 9100, "bots": 9101}
+    engine_addr = _flag(_compose()["services"]["bots"]["command"], "--engine")
+    assert engine_addr == "engine:50051"
+
+
+def test_env_names_agree_with_the_code() -> None:
+    code = "\n".join(p.read_text() for p in SERVICES.rglob("*.py"))
+    read = set(re.findall(r"os\.environ(?:\.get)?\(\s*\"([A-Z_]+)\"", code))
+    used: set[str] = set(_compose()["x-arena"]["environment"])
+    for d in _manifests():
+        if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "arena-config":
+            used |= set(d["data"])
+        for c in _containers(d):
+            used |= {e["name"] for e in c.get("env", [])}
+    assert used and used <= read, f"not read by any service: {used - read}"
+    assert {"REDIS_URL", "ARENA_SECRET"} <= used
+
+
+def test_dashboard_and_alerts_name_real_metrics() -> None:
+    code = "\n".join(p.read_text() for p in SERVICES.rglob("*.py"))
+    dash = json.loads((DEPLOY / "grafana" / "dashboards" / "arena.json").read_text())
+    exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
+    exprs += [r["expr"] for g in yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml")
+                                               .read_text())["groups"] for r in g["rules"]]
+    names = {m for e in exprs for m in re.findall(r"\barena_[a-z_]+", e)}
+    assert names
+    for m in names:
+        base = re.sub(r"_(total|bucket|sum|count)$", "", m)
+        assert f'"{base}"' in code, f"no metric {base} in services/"
+
+
+@pytest.fixture(scope="module")
+def promtool() -> str:
+    """promtool from PATH, else installed from Debian's `prometheus` package."""
+    found = shutil.which("promtool")
+    if found:
+        return found
+    if shutil.which("apt-get"):
+        for cmd in (["apt-get", "update", "-qq"],
+                    ["apt-get", "install", "-y", "-qq", "--no-install-recommends",
+                     "prometheus"]):
+            try:
+                subprocess.run(cmd, capture_output=True, timeout=300,
+                               env={"DEBIAN_FRONTEND": "noninteractive", "PATH":
+                                    "/usr/sbin:/usr/bin:/sbin:/bin"})
+            except (OSError, subprocess.TimeoutExpired):
+                break
+        found = shutil.which("promtool")
+        if found:
+            return found
+    pytest.skip("promtool not installed and `apt-get install prometheus` did not provide it "
+                "(no root or no package index); the YAML checks above still ran")
+
+
+def test_alert_rules_pass_promtool(promtool: str) -> None:
+    for args in (["check", "rules", "alerts.yml"], ["check", "config", "prometheus.yml"]):
+        out = subprocess.run([promtool, *args], cwd=DEPLOY / "prometheus", capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 0, out.stdout + out.stderr
