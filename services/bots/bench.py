@@ -23,7 +23,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from .cluster import answers, publish_matches, start_bots, start_engine, stop
+from .cluster import answers, publish_matches, start_bots, start_engines, stop
 
 
 async def run_once(url: str, games: int, players: int, engines: int, bots: int, policy: str,
@@ -33,9 +33,8 @@ async def run_once(url: str, games: int, players: int, engines: int, bots: int, 
     client = aioredis.Redis.from_url(url)
     with tempfile.TemporaryDirectory() as tmp:
         archive = Path(tmp)
-        eng = [start_engine(url, ns, f"e{i}", archive) for i in range(engines)]
-        ports = [p for _, p in eng]
-        workers = [start_bots(url, ns, f"b{i}", ports, policy) for i in range(bots)]
+        eng = start_engines(url, ns, engines, archive)
+        workers = start_bots(url, ns, bots, [p for _, p in eng], policy)
         try:
             t0 = time.perf_counter()
             await publish_matches(client, ns, games, players, [policy], ruleset=ruleset)

@@ -29,29 +29,50 @@ def _env() -> dict[str, str]:
     return dict(os.environ, ARENA_SECRET=SECRET)
 
 
-def start_engine(url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
-                 ) -> tuple[subprocess.Popen[str], int]:
-    """An engine worker on a free port; returns the process and its gRPC port."""
-    proc = subprocess.Popen(
+def start_engines(url: str, ns: str, n: int, archive_dir: Path, repost_ms: int = 1000
+                  ) -> list[tuple[subprocess.Popen[str], int]]:
+    """`n` engine workers (e0, e1 …) started together; (process, gRPC port) each."""
+    procs = [spawn_engine(url, ns, f"e{i}", archive_dir, repost_ms) for i in range(n)]
+    return [(p, _ready(p)["port"]) for p in procs]
+
+
+def start_bots(url: str, ns: str, n: int, ports: list[int], policy: str = "random",
+               claim_idle_ms: int = 1000) -> list[subprocess.Popen[str]]:
+    """`n` bot workers (b0, b1 …) started together, each consuming once this returns."""
+    procs = [spawn_bots(url, ns, f"b{i}", ports, policy, claim_idle_ms) for i in range(n)]
+    for p in procs:
+        _ready(p)
+    return procs
+
+
+def _ready(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    """The JSON line a worker prints once it serves."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        raise RuntimeError(f"worker exited with {proc.wait()}")
+    out: dict[str, Any] = json.loads(line)
+    return out
+
+
+def spawn_engine(url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
+                 ) -> subprocess.Popen[str]:
+    """An engine worker on a free port (its first line of output names the port)."""
+    return subprocess.Popen(
         [sys.executable, "-m", "services.cli", "engine", "--redis-url", url, "--namespace", ns,
          "--port", "0", "--consumer", name, "--archive-dir", str(archive_dir),
          "--claim-idle-ms", "1000", "--bot-repost-ms", str(repost_ms), "--sweep-ms", "100"],
         stdout=subprocess.PIPE, text=True, env=_env())
-    assert proc.stdout is not None
-    return proc, int(json.loads(proc.stdout.readline())["port"])
 
 
-def start_bots(url: str, ns: str, name: str, ports: list[int], policy: str = "random",
+def spawn_bots(url: str, ns: str, name: str, ports: list[int], policy: str = "random",
                claim_idle_ms: int = 1000) -> subprocess.Popen[str]:
-    """A bot worker talking to the engines on `ports`; returns once it consumes."""
-    proc = subprocess.Popen(
+    """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
+    return subprocess.Popen(
         [sys.executable, "-m", "services.cli", "bots", "--redis-url", url, "--namespace", ns,
          "--consumer", name, "--policy", policy, "--claim-idle-ms", str(claim_idle_ms),
          "--engine", ",".join(f"127.0.0.1:{p}" for p in ports)],
         stdout=subprocess.PIPE, text=True, env=_env())
-    assert proc.stdout is not None
-    json.loads(proc.stdout.readline())
-    return proc
 
 
 def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:

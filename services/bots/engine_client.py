@@ -11,10 +11,11 @@ redacts it for that seat, so a bot can only ever see what its seat may see.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import time
+import zlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 import grpc
 
@@ -65,43 +66,57 @@ class Engine(Protocol):
 class GrpcEngine:
     """Engine over GameService on one or more engine workers (any of them serves any game).
 
-    Calls go round-robin; a transient failure moves the next call to the next worker. Create it
-    inside the running event loop (grpc.aio channels bind to the loop they are made in).
+    A game's calls all go to one worker (chosen by a hash of the game id) while it answers:
+    that worker keeps the game hot, where alternating workers would each find their cached copy
+    behind the log and reload it on every answer. A worker that fails with UNAVAILABLE is
+    skipped for `cooldown_s`. Create this inside the running event loop (grpc.aio channels bind
+    to the loop they are made in).
     """
 
-    def __init__(self, targets: list[str], timeout_s: float = 5.0) -> None:
+    def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0
+                 ) -> None:
         if not targets:
             raise ValueError("no engine address")
         self.channels = [grpc.aio.insecure_channel(t) for t in targets]
         self.stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in self.channels]  # type: ignore[no-untyped-call]
-        self.timeout_s = timeout_s
-        self._next = itertools.cycle(range(len(self.stubs)))
+        self.timeout_s, self.cooldown_s = timeout_s, cooldown_s
+        self.down_until = [0.0] * len(self.stubs)
 
-    def _stub(self) -> Any:
-        return self.stubs[next(self._next)]
+    def _pick(self, game: str) -> int:
+        n, now = len(self.stubs), time.monotonic()
+        first = zlib.crc32(game.encode()) % n
+        return next((i for i in ((first + k) % n for k in range(n))
+                     if self.down_until[i] <= now), first)
+
+    def _failed(self, index: int, err: grpc.aio.AioRpcError) -> EngineError:
+        if err.code() == grpc.StatusCode.UNAVAILABLE:
+            self.down_until[index] = time.monotonic() + self.cooldown_s
+        return EngineError(err.code().name, err.details() or "")
 
     async def submit(self, game: str, token: str, decision: int, picks: list[str]
                      ) -> Submitted:
         """See Engine.submit."""
         req = game_pb2.SubmitActionRequest(game_id=game, seat_token=token, decision_id=decision,
                                            picks=picks)
+        i = self._pick(game)
         try:
-            r = await self._stub().SubmitAction(req, timeout=self.timeout_s)
+            r = await self.stubs[i].SubmitAction(req, timeout=self.timeout_s)
         except grpc.aio.AioRpcError as err:
-            raise EngineError(err.code().name, err.details() or "") from None
+            raise self._failed(i, err) from None
         return Submitted(bool(r.duplicate), int(r.version), bool(r.over))
 
     async def entries(self, game: str, token: str, after: int
                       ) -> AsyncGenerator[tuple[int, str, str], None]:
         """See Engine.entries (GameService.StreamView, cancelled when the caller stops)."""
-        call = self._stub().StreamView(game_pb2.StreamViewRequest(
+        i = self._pick(game)
+        call = self.stubs[i].StreamView(game_pb2.StreamViewRequest(
             game_id=game, seat_token=token, from_seq=after), timeout=self.timeout_s)
         try:
             async for env in call:
                 yield int(env.seq), str(env.type), str(env.payload_json)
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.CANCELLED:
-                raise EngineError(err.code().name, err.details() or "") from None
+                raise self._failed(i, err) from None
         finally:
             call.cancel()
 

@@ -12,15 +12,28 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 
-from services.bots.cluster import answers, publish_matches, start_bots, start_engine, stop
+from services.bots.cluster import (
+    SECRET,
+    answers,
+    publish_matches,
+    start_bots,
+    start_engines,
+    stop,
+)
+from services.bots.engine_client import GrpcEngine
+from services.engine import tokens
 from services.eventlog import verify
 from services.eventlog.streams import publish
+from services.rules import api
+from services.rules.core.state import Decision
 
 GAMES = int(os.environ.get("ARENA_BOTS_E2E_GAMES", "4"))  # concurrent games in the kill test
 PLAYERS = 4
@@ -46,6 +59,12 @@ def _check(files: list[Path], n: int) -> None:
         assert not any(a.auto for a in answers(f)), "the server answered for a bot"
 
 
+async def _head(client: aioredis.Redis, ns: str, game: str) -> int:
+    """The version of a game's log (the seq of its last entry)."""
+    rows: Any = await client.xrevrange(f"{ns}:{{{game}}}:log", "+", "-", count=1)
+    return int(rows[0][0].split(b"-")[0])
+
+
 async def _pending(client: aioredis.Redis, ns: str, consumer: str) -> int:
     rows: Any = await client.xpending_range(f"{ns}:decisions", "bots", "-", "+", 100,
                                             consumername=consumer)
@@ -56,15 +75,17 @@ async def test_two_engines_two_bots_one_bot_killed(redis_url: str, redis_namespa
                                                    redis_client: aioredis.Redis,
                                                    tmp_path: Path) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
-    engines = [start_engine(redis_url, ns, f"e{i}", archive, repost_ms=60_000) for i in range(2)]
-    ports = [port for _, port in engines]
-    bots = [start_bots(redis_url, ns, f"b{i}", ports, "random") for i in range(2)]
+    engines = start_engines(redis_url, ns, 2, archive, repost_ms=60_000)
+    bots = start_bots(redis_url, ns, 2, [port for _, port in engines], "random")
     try:
         await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
         deadline = time.monotonic() + 50
         held = 0
-        while time.monotonic() < deadline and held == 0:  # kill while it holds messages
-            held = await _pending(redis_client, ns, "b0")
+        while time.monotonic() < deadline and held == 0:  # mid-game, holding messages
+            if await redis_client.xlen(f"{ns}:decisions") >= 20 * GAMES:
+                held = await _pending(redis_client, ns, "b0")
+            else:
+                await asyncio.sleep(0.01)
         bots[0].send_signal(signal.SIGKILL)
         bots[0].wait()
         assert held > 0, "the bot worker never held a message"
@@ -82,13 +103,28 @@ async def test_two_engines_two_bots_one_bot_killed(redis_url: str, redis_namespa
 async def test_duplicated_messages_do_not_double_answer(redis_url: str, redis_namespace: str,
                                                         redis_client: aioredis.Redis,
                                                         tmp_path: Path) -> None:
-    """Every decisions message is published twice; each decision is still answered once."""
+    """A second SubmitAction for a decision is a no-op at the engine; then every decisions
+    message is published twice, and each decision is still answered once."""
     ns, archive = redis_namespace, tmp_path / "archive"
-    engine, port = start_engine(redis_url, ns, "e0", archive)
-    bots = [start_bots(redis_url, ns, f"b{i}", [port], "random") for i in range(2)]
+    [(engine, port)] = start_engines(redis_url, ns, 1, archive)
     stream = f"{ns}:decisions"
+    bots: list[subprocess.Popen[str]] = []
     try:
         await publish_matches(redis_client, ns, 2, PLAYERS, ["random"], seed=900)
+        reply: Any = await redis_client.xread({stream: "0-0"}, count=1, block=10_000)
+        first = reply[0][1][0][1]
+        d = msgspec.json.decode(first[b"body"], type=Decision)
+        game = first[b"game"].decode()
+        token = tokens.issue(SECRET.encode(), game, d.seat)
+        grpc_engine = GrpcEngine([f"127.0.0.1:{port}"])
+        picks = list(api.default_answer(d).picks)
+        once = await grpc_engine.submit(game, token, d.id, picks)
+        again = await grpc_engine.submit(game, token, d.id, picks)
+        other = await grpc_engine.submit(game, token, d.id, ["something else"])
+        await grpc_engine.close()
+        assert not once.duplicate and again.duplicate and other.duplicate
+        assert once.version == again.version == other.version == await _head(redis_client, ns, game)
+        bots = start_bots(redis_url, ns, 2, [port], "random")
         deadline = time.monotonic() + 40
         last, copied = "0-0", 0
         files: list[Path] = []
