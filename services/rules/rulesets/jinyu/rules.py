@@ -24,17 +24,17 @@ class JinYuRules(Skill):
     asks_itself = True  # a rule: runs silently, asks nothing
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        # the dead seat is not offered triggers: the first living seat moves its 闪电
         d = ctx_frame(g, trig)
-        if not isinstance(d, Death) or d.seat != seat:
+        if not isinstance(d, Death) or not g.options.get("lightning_passes_on_death", True):
             return False
-        if not g.options.get("lightning_passes_on_death", True):
-            return False
-        return any(g.as_name.get(c, g.cards[c].name) == "闪电" for c in g.players[seat].judge)
+        return any(g.as_name.get(c, g.cards[c].name) == "闪电" for c in g.players[d.seat].judge)
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        for c in list(g.players[seat].judge):
+        dead = ctx_frame(g, trig).seat
+        for c in list(g.players[dead].judge):
             if g.as_name.get(c, g.cards[c].name) == "闪电":
-                pass_on(g, c, seat, src="judge")
+                pass_on(g, c, dead, src="judge")
 
 
 def loyalist_penalty(g: Game, killer: int) -> None:
