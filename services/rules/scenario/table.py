@@ -131,8 +131,8 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
         raise TableError(f"turn.phase: {sc.turn.phase!r}")
     g.current = sc.turn.seat
     g.round = 1
-    rs.prepare_table(g)
     g.stack.append(GameFrame(seat=sc.turn.seat, first_phase=sc.turn.phase))
+    rs.prepare_table(g)  # after the root frame: a ruleset may push a frame that runs first
     return g, refmap
 
 
