@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.engine import emit, end_game, push
+from ...core.engine import emit, end_game, handler, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
 from ...core.ruleset import VANILLA, General, register_ruleset
-from ...core.state import Game
+from ...core.state import Frame, Game
 from ..honglou.data import characters
 from ..standard import RULES_VERSION, Standard
 from ..standard.generals import standard_generals
@@ -136,24 +136,21 @@ class Extended(Standard):
         """Deal the roles (lord to seat 0: 君威's reveal and first seat), give every seat its
         identity skills, then 立储 and 结党 as private ``role_learned`` events."""
         super().deal_roles(g)
-        self.prepare_table(g)
+        self.attach_identities(g)
         emit(g, SkillInvoked(seat=0, skill="君威"))
-        if not advanced(g):
-            return
-        heir = next(p.seat for p in g.players if p.role == "chujun")
-        emit(g, SkillInvoked(seat=0, skill="立储"))
-        emit(g, RoleLearned(learner=0, seat=heir, role="chujun", seen_by=[0]))
-        ning = [p.seat for p in g.players if CAMP_OF[p.role] == NINGCHEN_CAMP]
-        for a in ning:
-            for b in ning:
-                if a != b:
-                    emit(g, RoleLearned(learner=a, seat=b, role=g.players[b].role, seen_by=[a]))
+        learn(g)
 
-    def prepare_table(self, g: Game) -> None:
-        """Every seat gets its role's identity skills (new games and scenario tables)."""
+    def attach_identities(self, g: Game) -> None:
+        """Every seat gets its role's identity skills."""
         table = ROLE_SKILLS[_variant(g.options)]
         for p in g.players:
             p.identity = list(table.get(p.role, ()))
+
+    def prepare_table(self, g: Game) -> None:
+        """A scenario's table: identity skills, and what 立储/结党 let seats know all game long
+        (emitted when the scenario starts running)."""
+        self.attach_identities(g)
+        push(g, Learn())
 
     def check_winner(self, g: Game) -> None:
         """§6.2.3 / §6.3.3 after every death (A-004-05: before any death-triggered skill)."""
@@ -168,3 +165,29 @@ class Extended(Standard):
         if g.options.get("standard_rewards"):
             super().death_penalty(g, dead, killer)
         push(g, IdentityDeath(dead=dead, killer=killer))
+
+
+def learn(g: Game) -> None:
+    """立储 (advanced): the lord alone learns the 储君's seat; 结党: the 佞臣 learn each other."""
+    if not advanced(g):
+        return
+    heir = next((p.seat for p in g.players if p.role == "chujun"), -1)
+    lord = next((p.seat for p in g.players if p.role == "lord"), -1)
+    if heir >= 0 and lord >= 0:
+        emit(g, SkillInvoked(seat=lord, skill="立储"))
+        emit(g, RoleLearned(learner=lord, seat=heir, role="chujun", seen_by=[lord]))
+    ning = [p.seat for p in g.players if CAMP_OF.get(p.role) == NINGCHEN_CAMP]
+    for a in ning:
+        for b in ning:
+            if a != b:
+                emit(g, RoleLearned(learner=a, seat=b, role=g.players[b].role, seen_by=[a]))
+
+
+class Learn(Frame, tag="extended_learn"):
+    """Emits :func:`learn`'s events once (a scenario table's starting knowledge)."""
+
+
+@handler(Learn)
+def _learn(g: Game, f: Learn) -> None:
+    pop(g)
+    learn(g)
