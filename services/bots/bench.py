@@ -23,7 +23,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from .cluster import answers, publish_matches, start_bots, start_engines, stop
+from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 
 
 async def run_once(url: str, games: int, players: int, engines: int, bots: int, policy: str,
@@ -41,7 +41,7 @@ async def run_once(url: str, games: int, players: int, engines: int, bots: int, 
             files: list[Path] = []
             while time.perf_counter() - t0 < timeout_s and len(files) < games:
                 await asyncio.sleep(0.05)
-                files = list(archive.glob("*.arena"))
+                files = archived(archive)
             secs = time.perf_counter() - t0
             decisions = sum(len(answers(f)) for f in files)
         finally:

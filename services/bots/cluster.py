@@ -106,6 +106,13 @@ async def publish_matches(client: aioredis.Redis, ns: str, games: int, players: 
     return ids
 
 
+def archived(archive_dir: Path) -> list[Path]:
+    """The finished games' archive files (not the temporary files being written)."""
+    if not archive_dir.exists():
+        return []
+    return sorted(f for f in archive_dir.glob("*.arena") if not f.name.startswith("."))
+
+
 def answers(path: Path) -> list[AnswerRecord]:
     """The answers logged in an archived game, in order."""
     records = archive.unpack(path.read_bytes()).records

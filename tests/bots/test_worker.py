@@ -23,6 +23,7 @@ import redis.asyncio as aioredis
 from services.bots.cluster import (
     SECRET,
     answers,
+    archived,
     publish_matches,
     start_bots,
     start_engines,
@@ -42,7 +43,7 @@ PLAYERS = 4
 async def _wait_archived(archive: Path, n: int, deadline: float) -> list[Path]:
     files: list[Path] = []
     while time.monotonic() < deadline:
-        files = sorted(archive.glob("*.arena")) if archive.exists() else []
+        files = archived(archive)
         if len(files) >= n:
             break
         await asyncio.sleep(0.2)
@@ -136,7 +137,7 @@ async def test_duplicated_messages_do_not_double_answer(redis_url: str, redis_na
                     if b"copy" not in fields:
                         await publish(redis_client, stream, {**fields, b"copy": b"1"})
                         copied += 1
-            files = sorted(archive.glob("*.arena")) if archive.exists() else []
+            files = archived(archive)
         _check(files, 2)
         assert copied >= sum(len(answers(f)) for f in files)
     finally:
