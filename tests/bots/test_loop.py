@@ -1,0 +1,62 @@
+"""The bot worker's consume loop on a real Redis, with a stand-in for the answering logic:
+poison is dead-lettered at once, a transient failure stays pending and is claimed again, and a
+message that always fails is dead-lettered after `max_deliveries`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from services.bots.answer import Poison
+from services.bots.engine_client import EngineError
+from services.bots.worker import GROUP, BotWorker
+from services.eventlog.streams import GroupConsumer, publish
+
+
+class Stub:
+    """Answers by the message's `kind` field."""
+
+    def __init__(self) -> None:
+        self.flaky_failures = 2
+        self.calls: dict[str, int] = {}
+
+    async def handle(self, fields: dict[bytes, bytes]) -> str:
+        kind = fields[b"kind"].decode()
+        self.calls[kind] = self.calls.get(kind, 0) + 1
+        if kind == "poison":
+            raise Poison("cannot ever work")
+        if kind == "broken" or (kind == "flaky" and self.flaky_failures > 0):
+            self.flaky_failures -= kind == "flaky"
+            raise EngineError("UNAVAILABLE", "engine down")
+        return "answered"
+
+
+async def test_poison_transient_and_broken(redis_client: aioredis.Redis,
+                                           redis_namespace: str) -> None:
+    ns = redis_namespace
+    stream = f"{ns}:decisions"
+    for kind in ("ok", "poison", "flaky", "broken"):
+        await publish(redis_client, stream, {"kind": kind})
+    consumer = GroupConsumer(redis_client, stream, GROUP, "c0", min_idle_ms=50,
+                             max_deliveries=3, dead_stream=f"{ns}:dead")
+    stub = Stub()
+    worker = BotWorker(consumer, stub, claim_every_s=0.02)  # type: ignore[arg-type]
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop, block_ms=20))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and await redis_client.xlen(f"{ns}:dead") < 2:
+        await asyncio.sleep(0.05)
+    stop.set()
+    await task
+    dead: Any = await redis_client.xrange(f"{ns}:dead")
+    reasons = {f[b"msg.kind"]: f[b"reason"].decode() for _, f in dead}
+    assert set(reasons) == {b"poison", b"broken"}
+    assert "cannot ever work" in reasons[b"poison"]
+    assert "UNAVAILABLE" in reasons[b"broken"]
+    assert stub.calls == {"ok": 1, "poison": 1, "flaky": 3, "broken": 3}
+    assert worker.outcomes["answered"] == 2 and worker.outcomes["poison"] == 1
+    pending: Any = await redis_client.xpending(stream, GROUP)
+    assert pending["pending"] == 0
