@@ -20,12 +20,18 @@ class PickCard(Frame, tag="pick_card"):
     reason: str = ""
 
 
-def pick_options(g: Game, owner: int, hand: bool, equip: bool, judge: bool) -> list[str]:
-    """The option keys for picking a card of ``owner``."""
+def pick_options(g: Game, owner: int, hand: bool, equip: bool, judge: bool,
+                 chooser: int = -1) -> list[str]:
+    """The option keys for picking a card of ``owner`` (equipment the ruleset protects from
+    ``chooser`` — seed 003 白鸽 — is left out)."""
+    from .ruleset import ruleset_of
+
     p = g.players[owner]
     out = ["hand"] if hand and p.hand else []
     if equip:
-        out += [f"card:{c}" for c in p.equip.values()]
+        rs = ruleset_of(g)
+        out += [f"card:{c}" for c in p.equip.values()
+                if chooser < 0 or not rs.equip_protected(g, owner, chooser, c)]
     if judge:
         out += [f"card:{c}" for c in p.judge]
     return out
@@ -35,7 +41,7 @@ def pick_options(g: Game, owner: int, hand: bool, equip: bool, judge: bool) -> l
 def _pick(g: Game, f: PickCard) -> None:
     if f.pc == 0:
         f.pc = 1
-        opts = pick_options(g, f.owner, f.hand, f.equip, f.judge)
+        opts = pick_options(g, f.owner, f.hand, f.equip, f.judge, f.chooser)
         if not opts:
             pop(g, -1)
             return

@@ -132,6 +132,11 @@ class Ruleset:
 
         push(g, Death(seat=seat, killer=killer))
 
+    def equip_protected(self, g: Game, owner: int, by: int, cid: int) -> bool:
+        """Whether ``owner``'s equipped card ``cid`` is beyond the reach of ``by``'s cards and
+        skills (seed 003 白鸽). Standard: never."""
+        return False
+
     def judge_area_changed(self, g: Game, seat: int) -> None:
         """A card entered or left ``seat``'s judgement area (seed 003: 乐不思蜀 seals skills)."""
 
