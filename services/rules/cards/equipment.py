@@ -83,8 +83,14 @@ class QinggangSword(Skill):
     optional = False
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        from ..core.ruleset import ruleset_of
+
         use = _use(trig, g)
-        return use is not None and use.user == seat and is_slash(use.vc.name)
+        if use is None or use.user != seat or not is_slash(use.vc.name):
+            return False
+        t = (use.targets or [])[trig.data["i"]]
+        armor = g.players[t].equip.get("armor", -1)
+        return armor < 0 or not ruleset_of(g).equip_protected(g, t, seat, armor)  # seed 003 白鸽
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         use = ctx_frame(g, trig)
@@ -377,14 +383,22 @@ class Halberd(Skill):
 
 @register
 class Fan(Skill):
-    """朱雀羽扇: when you use a normal 杀, you may make it a 火杀."""
+    """朱雀羽扇: when you use a normal 杀, you may make it a 火杀. With the option
+    ``fan_play_phase_only`` (seed 003: "出牌阶段，你可以发动此装备，将一张未被转化的普通【杀】转化为
+    火【杀】使用") only in your play phase and only for a 杀 that is one unconverted card."""
 
     name = "朱雀羽扇"
     events = ("card_using",)
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         use = _use(trig, g)
-        return use is not None and use.user == seat and use.vc.name == "杀"
+        if use is None or use.user != seat or use.vc.name != "杀":
+            return False
+        if not g.options.get("fan_play_phase_only", False):
+            return True
+        vc = use.vc
+        return (g.phase == "play" and g.current == seat and not vc.skill and len(vc.cards) == 1
+                and g.cards[vc.cards[0]].name == "杀")
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         ctx_frame(g, trig).vc.name = "火杀"
