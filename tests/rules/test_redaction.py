@@ -215,6 +215,8 @@ SECRET_GENERAL = ev.GeneralChosen(seat=1, general="关羽", gender="male", facti
                                   max_hp=4, hp=4, seen_by=[1])
 DRAFT = ev.DraftOffered(seat=4, generals=["刘备", "曹操", "孙权"], seen_by=[4])
 LEARNED = ev.RoleLearned(learner=4, seat=6, role="dangren", seen_by=[4])  # seed 004 结党
+INSIGHT = ev.InsightRevealed(seat=2, target=4, result="enemy", seen_by=[2])  # seed 002 洞察
+DISGUISE = ev.RebelDisguised(seat=3, rebel=4, seen_by=[3])  # seed 002 谋攻
 
 # (event, viewer, what the viewer receives): "same" = the event unchanged
 TABLE: list[tuple[ev.Event, int, object]] = [
@@ -237,6 +239,12 @@ TABLE: list[tuple[ev.Event, int, object]] = [
     (LEARNED, 4, "same"), (LEARNED, GOD, "same"),
     (LEARNED, 6, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
     (LEARNED, SPECTATOR, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
+    (INSIGHT, 2, "same"), (INSIGHT, GOD, "same"),
+    (INSIGHT, 4, msgspec.structs.replace(INSIGHT, result="")),
+    (INSIGHT, SPECTATOR, msgspec.structs.replace(INSIGHT, result="")),
+    (DISGUISE, 3, "same"), (DISGUISE, GOD, "same"),
+    (DISGUISE, 4, ev.RebelDisguised(seat=-1, rebel=-1, seen_by=[])),
+    (DISGUISE, SPECTATOR, ev.RebelDisguised(seat=-1, rebel=-1, seen_by=[])),
 ]
 
 

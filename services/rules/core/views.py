@@ -40,7 +40,7 @@ def redact(e: ev.Event, viewer: int) -> ev.Event:
     if isinstance(e, ev.InsightRevealed):
         return msgspec.structs.replace(e, result="")
     if isinstance(e, ev.RebelDisguised):  # even who learns it would name the renegade
-        return msgspec.structs.replace(e, seat=-1, rebel=-1)
+        return msgspec.structs.replace(e, seat=-1, rebel=-1, seen_by=[])
     raise TypeError(f"no redaction rule for guarded event {type(e).__name__}")
 
 
