@@ -1,3 +1,3 @@
 """Rulesets: one package each (importing registers it)."""
 
-from . import extended, honglou, jinyu, standard  # noqa: F401
+from . import chengtian, extended, honglou, jinyu, standard  # noqa: F401

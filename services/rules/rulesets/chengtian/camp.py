@@ -1,0 +1,158 @@
+"""The battlefield (战场) and the camp (军营) of seed 003: deploying, benching, falling, revealing,
+and which skills a seat has (a face-down general has none; 乐不思蜀 seals its general's).
+
+One general stands on each seat's battlefield (``Player.general`` with its HP and skills); the
+others wait in ``Player.camp``, top first. Marks kept on the seat (plain data, never expiring):
+``face_down`` (1 while the battlefield general is 暗置), ``seal`` (id + 1 of the 乐不思蜀 that
+seals it) and ``hp:NAME`` (the HP a benched general keeps, U-003-17).
+"""
+
+from __future__ import annotations
+
+from ...core.engine import emit, handler, pop
+from ...core.events import GeneralChosen, MaxHpChanged
+from ...core.ruleset import General, ruleset_of
+from ...core.skills import Skill, register
+from ...core.state import Frame, Game
+from ...core.triggers import Trigger
+from ...core.zones import move
+from .events import GeneralBenched, GeneralDeployed, GeneralFell
+
+REVEAL = "暗置"  # the system skill a face-down seat holds: it reveals at its owner's turn start
+
+
+def general_of(g: Game, name: str) -> General:
+    """The General called ``name`` in this game's ruleset."""
+    return ruleset_of(g).generals()[name]
+
+
+def seal_card(g: Game, seat: int) -> int:
+    """The 乐不思蜀 sealing ``seat``'s battlefield general, or -1."""
+    return g.players[seat].marks.get("seal", 0) - 1
+
+
+def refresh_skills(g: Game, seat: int) -> None:
+    """Recompute ``seat``'s skills from its battlefield general, its face and its seal."""
+    p = g.players[seat]
+    face_down = bool(p.marks.get("face_down"))
+    own = [] if seal_card(g, seat) >= 0 else list(general_of(g, p.general).skills)
+    if face_down and not g.options.get("face_down_skills", False):
+        own = []
+    p.skills = own + ([REVEAL] if face_down else [])
+
+
+def unseal(g: Game, seat: int) -> None:
+    """The seal on ``seat`` ends (its 乐不思蜀 left, or its general did)."""
+    if g.players[seat].marks.pop("seal", 0):
+        refresh_skills(g, seat)
+
+
+def being_judged(g: Game, cid: int) -> bool:
+    """Whether the delayed trick ``cid`` is being resolved in a judgement phase right now."""
+    return any(getattr(fr, "card", None) == cid and fr.__struct_config__.tag == "delayed"
+               for fr in g.stack)
+
+
+def check_seal(g: Game, seat: int) -> None:
+    """After ``seat``'s judgement area changed: the seal lasts while its card lies there (or is
+    being judged); taken or dismantled, it ends (U-003-16)."""
+    if seat < 0:
+        return
+    cid = seal_card(g, seat)
+    if cid >= 0 and cid not in g.players[seat].judge and not being_judged(g, cid):
+        unseal(g, seat)
+
+
+def discard_seal(g: Game, seat: int) -> None:
+    """The sealed general left the battlefield: its 乐不思蜀 is discarded (U-003-16)."""
+    cid = seal_card(g, seat)
+    if cid >= 0 and cid in g.players[seat].judge:
+        move(g, [cid], "judge", "discard", seat, reason="乐不思蜀")
+    unseal(g, seat)
+
+
+def deploy(g: Game, seat: int, face_down: bool) -> None:
+    """上阵: the camp's top general takes the battlefield (with the HP it kept, U-003-17)."""
+    p = g.players[seat]
+    name = p.camp.pop(0)
+    gen = general_of(g, name)
+    kept = p.marks.pop(f"hp:{name}", 0)
+    p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
+    p.max_hp = gen.hp
+    p.hp = kept if kept > 0 and g.options.get("benched_keeps_hp", True) else gen.hp
+    if face_down:
+        p.marks["face_down"] = 1
+    else:
+        p.marks.pop("face_down", None)
+    refresh_skills(g, seat)
+    emit(g, GeneralDeployed(seat=seat, face_down=face_down, camp=len(p.camp)))
+    emit(g, GeneralChosen(seat=seat, general=gen.name, gender=gen.gender, faction=gen.faction,
+                          max_hp=p.max_hp, hp=p.hp, seen_by=[seat] if face_down else None))
+    emit(g, MaxHpChanged(seat=seat, max_hp=p.max_hp, hp=p.hp))
+
+
+def bench(g: Game, seat: int) -> None:
+    """走马换将: the battlefield general goes to the camp's bottom, keeping its HP."""
+    p = g.players[seat]
+    discard_seal(g, seat)
+    hidden = bool(p.marks.pop("face_down", 0))
+    p.marks[f"hp:{p.general}"] = p.hp
+    p.camp.append(p.general)
+    emit(g, GeneralBenched(seat=seat, general="" if hidden else p.general))
+
+
+def reveal(g: Game, seat: int) -> None:
+    """A face-down general turns face up (U-003-17: at its owner's next turn start)."""
+    p = g.players[seat]
+    if not p.marks.pop("face_down", 0):
+        return
+    refresh_skills(g, seat)
+    emit(g, GeneralChosen(seat=seat, general=p.general, gender=p.gender, faction=p.faction,
+                          max_hp=p.max_hp, hp=p.hp))
+
+
+@register
+class Reveal(Skill):
+    """暗置 (system): a face-down general is revealed at the start of its owner's turn."""
+
+    name = REVEAL
+    events = ("turn_start",)
+    optional = False
+
+    def can(self, g: Game, seat: int, trig: Trigger) -> bool:
+        return g.current == seat and bool(g.players[seat].marks.get("face_down"))
+
+    def run(self, g: Game, seat: int, trig: Trigger) -> None:
+        reveal(g, seat)
+
+
+class GeneralFall(Frame, tag="chengtian_fall"):
+    """U-003-05: a general nobody saved leaves the game; the camp's top general is deployed."""
+
+    seat: int
+    killer: int = -1
+
+
+@handler(GeneralFall)
+def _fall(g: Game, f: GeneralFall) -> None:
+    p = g.players[f.seat]
+    name = p.general
+    discard_seal(g, f.seat)
+    p.marks.pop("face_down", None)
+    emit(g, GeneralFell(seat=f.seat, general=name, killer=f.killer))
+    # the fallen general takes no "after damage" triggers; its successor must not either
+    for fr in g.stack:
+        if fr.__struct_config__.tag == "damage" and fr.target == f.seat and fr.pc in (3, 4):
+            fr.target_replaced = True
+    if g.options.get("fall_discards_cards", False):
+        if p.hand:
+            move(g, list(p.hand), "hand", "discard", f.seat, reason="general_fell")
+        if p.equip:
+            move(g, list(p.equip.values()), "equip", "discard", f.seat, reason="general_fell")
+        if p.judge:
+            move(g, list(p.judge), "judge", "discard", f.seat, reason="general_fell")
+    deploy(g, f.seat, bool(g.options.get("fall_deploy_face_down", False)))
+    pop(g)
+    if f.seat == g.current and g.options.get("fall_ends_turn", True):
+        g.abort_turn = True
+
