@@ -1,6 +1,7 @@
 """Modes: a table to fill, named `<ruleset>-<players>`, generated from the registered rulesets.
 
-Every ruleset registered in the rules engine yields one mode per table size in its player range,
+Every ruleset registered in the rules engine yields one mode per table it can seat
+(`Ruleset.tables()`: a size and the options selecting it, e.g. `extended-12` is the advanced game),
 so a new ruleset (or a variant) is playable as soon as it registers. A policy per mode says how
 long humans wait before bots fill the empty seats and how close ratings must be.
 """
@@ -68,10 +69,10 @@ def build_modes(policies: Mapping[str, Policy] | None = None,
     out: dict[str, Mode] = {}
     for name in api.rulesets():
         rs = RULESETS[name]
-        for n in range(rs.min_players, rs.max_players + 1):
+        for n, options in rs.tables():
             mid = mode_id(name, n)
             policy = policies.get(mid, policies.get(name, base))
-            out[mid] = Mode(mid, name, n, {}, policy)
+            out[mid] = Mode(mid, name, n, dict(options), policy)
     return out
 
 

@@ -1,7 +1,7 @@
 """Ratings: openskill (Plackett-Luce), one rating per player and mode, teams by camp. Pure.
 
 Seats are grouped into camps: the lord with the loyalists, the rebels, each renegade alone (so
-is any role no camp table names — a variant ruleset registers its camps in `VARIANT_CAMPS`).
+is any role its ruleset's `camps` table does not name).
 The camps holding a winning seat form the winning team (rank 1); the other camps together form
 the losing team (rank 2). Why not one openskill team per losing camp, tied at rank 2: the game
 says nothing about the order among losers, and openskill sums a team's ratings, so a lone
@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 import msgspec
 from openskill.models import PlackettLuce
 
+from ..rules.core.ruleset import RULESETS
+
 MODEL = PlackettLuce()
-STANDARD_CAMPS = {"lord": "lord", "loyalist": "lord", "rebel": "rebel"}
-VARIANT_CAMPS: dict[str, dict[str, str]] = {}  # ruleset -> role -> camp (roles not named: alone)
 
 
 class GameResult(msgspec.Struct, frozen=True, kw_only=True):
@@ -61,24 +61,36 @@ class PlayerRating(msgspec.Struct, frozen=True, array_like=True):
 PRIOR = PlayerRating(MODEL.mu, MODEL.sigma, 0)
 
 
-def camps(result: GameResult) -> list[list[int]]:
-    """The seats of each team, teams ordered by their first seat."""
-    table = VARIANT_CAMPS.get(result.ruleset, STANDARD_CAMPS)
+def camp_teams(ruleset: str, roles: list[str]) -> list[list[int]]:
+    """The seats of each camp (the ruleset's `camps`; an unnamed role plays alone), ordered by
+    their first seat."""
+    table = RULESETS[ruleset].camps if ruleset in RULESETS else {}
     teams: dict[str, list[int]] = {}
-    for seat, role in enumerate(result.roles):
+    for seat, role in enumerate(roles):
         camp = table.get(role)
         teams.setdefault(camp if camp is not None else f"alone:{seat}", []).append(seat)
     return sorted(teams.values(), key=lambda seats: seats[0])
 
 
-def sides(result: GameResult) -> tuple[list[int], list[int]]:
+def split_sides(ruleset: str, roles: list[str], winners: Iterable[int]
+                ) -> tuple[list[int], list[int]]:
     """(seats of the winning camps, seats of the losing camps)."""
-    won = set(result.winners)
+    won = set(winners)
     win: list[int] = []
     lose: list[int] = []
-    for seats in camps(result):
+    for seats in camp_teams(ruleset, roles):
         (win if won.intersection(seats) else lose).extend(seats)
     return sorted(win), sorted(lose)
+
+
+def camps(result: GameResult) -> list[list[int]]:
+    """The seats of each team of a finished game."""
+    return camp_teams(result.ruleset, result.roles)
+
+
+def sides(result: GameResult) -> tuple[list[int], list[int]]:
+    """(seats of the winning camps, seats of the losing camps) of a finished game."""
+    return split_sides(result.ruleset, result.roles, result.winners)
 
 
 def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, PlayerRating]:

@@ -15,7 +15,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from ..bots.summary import GameRecord, summarise
-from ..matchmaking.ratings import STANDARD_CAMPS
+from ..matchmaking.ratings import split_sides
 
 MODEL = PlackettLuce()
 
@@ -30,16 +30,7 @@ class Played(msgspec.Struct, frozen=True, kw_only=True):
     roles: list[str]
     winners: list[int]
     draw: bool = False
-
-
-def _sides(p: Played) -> tuple[list[int], list[int]]:
-    camps: dict[str, list[int]] = {}
-    for s, role in enumerate(p.roles):
-        camps.setdefault(STANDARD_CAMPS.get(role, f"alone:{s}"), []).append(s)
-    won = set(p.winners)
-    win = [s for seats in camps.values() if won.intersection(seats) for s in seats]
-    lose = [s for seats in camps.values() if not won.intersection(seats) for s in seats]
-    return sorted(win), sorted(lose)
+    ruleset: str = "standard"  # whose camps decide the sides
 
 
 def rate(games: list[Played]) -> dict[str, dict[str, float]]:
@@ -50,7 +41,7 @@ def rate(games: list[Played]) -> dict[str, dict[str, float]]:
         for name in set(p.seats):
             r.setdefault(name, (MODEL.mu, MODEL.sigma))
             n[name] = n.get(name, 0) + 1
-        win, lose = _sides(p)
+        win, lose = split_sides(p.ruleset, p.roles, p.winners)
         if p.draw or not win or not lose:
             continue
         teams = [[MODEL.rating(mu=r[p.seats[s]][0], sigma=r[p.seats[s]][1]) for s in side]

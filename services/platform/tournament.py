@@ -177,6 +177,7 @@ async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Playe
             def record(i: int, res: Any) -> None:
                 nonlocal played, last
                 p = Played(i=i, game=res.game_id, seed=spec.seed + i, seats=seats[i],
+                           ruleset=spec.ruleset,
                            roles=list(res.roles), winners=list(res.winners), draw=res.draw)
                 jf.write(msgspec.json.encode(p) + b"\n")
                 jf.flush()

@@ -33,9 +33,16 @@ class Ruleset:
     max_players: ClassVar[int] = 10
     defaults: ClassVar[dict[str, Any]] = {}
     aliases: ClassVar[dict[str, str]] = {}  # printed name -> engine name (e.g. 药 -> 桃)
+    # role -> camp for ratings and tournaments; a role not named plays alone (each renegade)
+    camps: ClassVar[dict[str, str]] = {"lord": "lord", "loyalist": "lord", "rebel": "rebel"}
     # False: no distance and no attack range (seed 003) — every other seat is at distance 1 and
     # every attack range is 1, so each other seat is in range whatever the weapon or horse
     measures_distance: ClassVar[bool] = True
+
+    def tables(self) -> list[tuple[int, dict[str, Any]]]:
+        """The tables this ruleset can seat: (players, the options that select that table).
+        Default: every size from min to max players with default options."""
+        return [(n, {}) for n in range(self.min_players, self.max_players + 1)]
 
     def option_defaults(self) -> dict[str, Any]:
         """Every named option with its default."""

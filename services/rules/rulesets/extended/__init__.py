@@ -89,6 +89,12 @@ class Extended(Standard):
     name = "extended"
     min_players = 8
     max_players = 12
+
+    camps = CAMP_OF
+
+    def tables(self) -> list[tuple[int, dict[str, Any]]]:
+        """Only two tables exist: the 8-player beginner and the 12-player advanced game."""
+        return [(8, {"variant": "beginner"}), (12, {"variant": "advanced"})]
     defaults = {
         "variant": "beginner", "beginner_use_advanced_table": False,
         "advanced_row_priority": "table", "standard_rewards": False, "junwei_stacks": False,
