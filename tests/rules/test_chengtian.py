@@ -187,3 +187,33 @@ def test_general_fell_event_names_the_fallen() -> None:
     assert fell and fell[0].general == "林黛玉" and g.players[0].general == "薛蟠"
     assert g.players[0].alive and g.players[0].hp == 4 and not g.players[0].camp
     assert not [e for e in log if isinstance(e, GeneralBenched)]
+
+
+def test_lebu_seals_as_soon_as_it_is_placed() -> None:
+    """乐不思蜀 seals the general the moment it is placed; taken away, the skills return."""
+    g, _ = build(load_text(TABLE.replace("hand: [杀 S3]", "hand: [乐不思蜀 C6, 过河拆桥 S4]")
+                           .replace("{general: vanilla, hand: [闪 D2]}",
+                                    "{general: 林黛玉, hand: [闪 D2]}")
+                           .replace("林黛玉, hand: [乐", "vanilla, hand: [乐"), "t"))
+    g.auto_forced = True
+    api.advance(g)
+    d = g.pending
+    assert d is not None and g.players[1].skills == ["急救", "葬花"]
+    lebu, chai = g.players[0].hand
+    api.submit(g, Answer(decision=d.id, seat=0, picks=[f"card:{lebu}"]))
+    d = g.pending
+    assert d is not None and d.kind == "targets"
+    api.submit(g, Answer(decision=d.id, seat=0, picks=["seat:1"]))
+    while g.pending is not None and g.pending.kind != "play":
+        api.submit(g, api.default_answer(g.pending))
+    assert g.players[1].judge == [lebu] and g.players[1].skills == []
+    d = g.pending
+    assert d is not None
+    api.submit(g, Answer(decision=d.id, seat=0, picks=[f"card:{chai}"]))
+    while g.pending is not None and g.pending.kind != "pick_card":
+        d = g.pending
+        picks = ["seat:1"] if d.kind == "targets" else []
+        api.submit(g, Answer(decision=d.id, seat=d.seat, picks=picks))
+    d = g.pending
+    api.submit(g, Answer(decision=d.id, seat=0, picks=[f"card:{lebu}"]))
+    assert not g.players[1].judge and g.players[1].skills == ["急救", "葬花"]
