@@ -3,20 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
-from .store import Record, Snapshot, VersionConflict, check_game_id
+from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
 
 
 class InMemoryEventStore:
     """EventStore kept in a dict; safe for any number of tasks on one event loop.
 
     Appends never await between the version check and the write, so under asyncio they are
-    atomic exactly like the Redis script is atomic on the server.
+    atomic exactly like the Redis script is atomic on the server. Append times come from
+    `clock` (ms since the epoch; the wall clock by default), read once per batch.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        self.clock = clock or _wall_ms
         self._logs: dict[str, list[bytes]] = {}
+        self._times: dict[str, list[int]] = {}
         self._snapshots: dict[str, Snapshot] = {}
         self._changed: dict[str, asyncio.Condition] = {}
 
@@ -33,6 +41,7 @@ class InMemoryEventStore:
             raise VersionConflict(game, expected_version, len(log))
         if records:
             log.extend(bytes(r) for r in records)
+            self._times.setdefault(game, []).extend([self.clock()] * len(records))
             cond = self._condition(game)
             async with cond:
                 cond.notify_all()
@@ -45,9 +54,20 @@ class InMemoryEventStore:
         start = max(0, after)
         return [(seq, log[seq - 1]) for seq in range(start + 1, end + 1)]
 
+    async def read_timed(
+        self, game: str, after: int = 0, upto: int | None = None
+    ) -> list[TimedRecord]:
+        """See EventStore.read_timed."""
+        times = self._times.get(game, [])
+        return [(seq, data, times[seq - 1]) for seq, data in await self.read(game, after, upto)]
+
     async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:
         """See EventStore.tail."""
-        records = await self.read(game, after)
+        return [(seq, data) for seq, data, _ in await self.tail_timed(game, after, block_ms)]
+
+    async def tail_timed(self, game: str, after: int, block_ms: int) -> list[TimedRecord]:
+        """See EventStore.tail_timed."""
+        records = await self.read_timed(game, after)
         if records or block_ms <= 0:
             return records
         cond = self._condition(game)
@@ -59,7 +79,7 @@ class InMemoryEventStore:
                 )
             except TimeoutError:
                 return []
-        return await self.read(game, after)
+        return await self.read_timed(game, after)
 
     async def head(self, game: str) -> int:
         """See EventStore.head."""
@@ -82,4 +102,5 @@ class InMemoryEventStore:
     async def delete(self, game: str) -> None:
         """See EventStore.delete."""
         self._logs.pop(check_game_id(game), None)
+        self._times.pop(game, None)
         self._snapshots.pop(game, None)

@@ -3,7 +3,8 @@
 Keys (the braces are a Redis Cluster hash tag, so a game's keys share one slot and the scripts
 may touch both):
 
-    {ns}:{GAME}:log   stream; entry id SEQ-0, one field `e` holding the record bytes
+    {ns}:{GAME}:log   stream; entry id SEQ-0, field `e` holding the record bytes, then `t`,
+                      the append time (ms, the server's TIME; absent on entries from before)
     {ns}:{GAME}:snap  hash; v (version), h (chain hash), s (state bytes)
 
 The append script reads the stream's last id and adds the batch only if it equals the expected
@@ -21,7 +22,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.utils import HIREDIS_AVAILABLE
 
-from .store import Record, Snapshot, VersionConflict, check_game_id
+from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
 
 _LAST_SEQ = """
 local function last_seq(key)
@@ -37,8 +38,11 @@ APPEND_LUA = (
 local actual = last_seq(KEYS[1])
 local expected = tonumber(ARGV[1])
 if actual ~= expected then return {0, actual} end
+if #ARGV < 2 then return {1, expected} end
+local now = redis.call('TIME')
+local t = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
 for i = 2, #ARGV do
-  redis.call('XADD', KEYS[1], string.format('%d-0', expected + i - 1), 'e', ARGV[i])
+  redis.call('XADD', KEYS[1], string.format('%d-0', expected + i - 1), 'e', ARGV[i], 't', t)
 end
 return {1, expected + #ARGV - 1}
 """
@@ -61,17 +65,29 @@ return 1
 # (id, field, value): ~25 us an entry, which dominated loading a game. This script frames the
 # entries as one bulk string instead (per entry: u32be sequence number, u32be length, bytes),
 # ~5x faster. With hiredis installed a plain XRANGE is faster still, so that is used instead.
+# With ARGV[3] == '1' each frame also carries the append time (i64be, -1 when the entry has none)
+# between the length and the bytes. `e` is always an entry's first field and `t` its second.
 READ_LUA = """
 local rows = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2])
+local timed = ARGV[3] == '1'
 local parts = {}
 for i, row in ipairs(rows) do
-  local value = row[2][2]
-  parts[2 * i - 1] = struct.pack('>I4I4', tonumber(string.match(row[1], '^(%d+)-')), #value)
+  local f = row[2]
+  local value = f[2]
+  local seq = tonumber(string.match(row[1], '^(%d+)-'))
+  if timed then
+    local t = -1
+    if f[3] == 't' then t = tonumber(f[4]) end
+    parts[2 * i - 1] = struct.pack('>I4I4i8', seq, #value, t)
+  else
+    parts[2 * i - 1] = struct.pack('>I4I4', seq, #value)
+  end
   parts[2 * i] = value
 end
 return table.concat(parts)
 """
 _FRAME = struct.Struct(">II")
+_FRAME_T = struct.Struct(">IIq")
 
 
 def _unframe(blob: bytes) -> list[Record]:
@@ -82,6 +98,25 @@ def _unframe(blob: bytes) -> list[Record]:
         pos += 8
         out.append((seq, blob[pos : pos + size]))
         pos += size
+    return out
+
+
+def _unframe_timed(blob: bytes) -> list[TimedRecord]:
+    out: list[TimedRecord] = []
+    pos, end, unpack = 0, len(blob), _FRAME_T.unpack_from
+    while pos < end:
+        seq, size, t = unpack(blob, pos)
+        pos += 16
+        out.append((seq, blob[pos : pos + size], t if t >= 0 else None))
+        pos += size
+    return out
+
+
+def _timed_rows(rows: Any) -> list[TimedRecord]:
+    out: list[TimedRecord] = []
+    for sid, fields in rows:
+        t = fields.get(b"t")
+        out.append((_seq(sid), fields[b"e"], int(t) if t is not None else None))
     return out
 
 
@@ -139,17 +174,38 @@ class RedisEventStore:
         rows: Any = await self.client.xrange(key, start, end)
         return [(_seq(sid), fields[b"e"]) for sid, fields in rows]
 
+    async def read_timed(
+        self, game: str, after: int = 0, upto: int | None = None
+    ) -> list[TimedRecord]:
+        """See EventStore.read_timed."""
+        if upto is not None and upto <= after:
+            return []
+        end = "+" if upto is None else f"{upto}-0"
+        start, key = f"{after + 1}-0", self.log_key(game)
+        if self.framed_reads:
+            blob = await self._read(keys=[key], args=[start, end, 1])
+            return _unframe_timed(bytes(blob))
+        return _timed_rows(await self.client.xrange(key, start, end))
+
+    async def _xread(self, game: str, after: int, block_ms: int) -> Any:
+        reply: Any = await self.client.xread({self.log_key(game): f"{after}-0"}, block=block_ms)
+        if not reply:
+            return []
+        # RESP2 gives [[key, rows]], RESP3 a {key: [rows]} map; accept both.
+        return next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
+
     async def tail(self, game: str, after: int, block_ms: int) -> list[Record]:
         """See EventStore.tail."""
         if block_ms <= 0:
             return await self.read(game, after)
-        key = self.log_key(game)
-        reply: Any = await self.client.xread({key: f"{after}-0"}, block=block_ms)
-        if not reply:
-            return []
-        # RESP2 gives [[key, rows]], RESP3 a {key: [rows]} map; accept both.
-        rows = next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
-        return [(_seq(sid), fields[b"e"]) for sid, fields in rows]
+        return [(_seq(sid), fields[b"e"]) for sid, fields in await self._xread(game, after,
+                                                                               block_ms)]
+
+    async def tail_timed(self, game: str, after: int, block_ms: int) -> list[TimedRecord]:
+        """See EventStore.tail_timed."""
+        if block_ms <= 0:
+            return await self.read_timed(game, after)
+        return _timed_rows(await self._xread(game, after, block_ms))
 
     async def head(self, game: str) -> int:
         """See EventStore.head."""

@@ -22,6 +22,15 @@ _GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 Record = tuple[int, bytes]
 """One stored record: (sequence number, bytes)."""
 
+TimedRecord = tuple[int, bytes, int | None]
+"""A record with its append time: (sequence number, bytes, ms since the epoch or None).
+
+The time is taken by the store when the batch is appended (Redis: the server's TIME inside the
+append script; in memory: the adapter's clock), once per batch, and kept beside the record, not
+in it: the record bytes, and so the hash chain over them, are the same with or without it.
+None for a record written before stores kept times.
+"""
+
 
 class VersionConflict(Exception):
     """An append named an expected version that is not the game's current version."""
@@ -73,6 +82,16 @@ class EventStore(Protocol):
 
         Returns an empty list on time-out. `block_ms == 0` does not wait.
         """
+        ...
+
+    async def read_timed(
+        self, game: str, after: int = 0, upto: int | None = None
+    ) -> list[TimedRecord]:
+        """Like `read`, with each record's append time."""
+        ...
+
+    async def tail_timed(self, game: str, after: int, block_ms: int) -> list[TimedRecord]:
+        """Like `tail`, with each record's append time."""
         ...
 
     async def head(self, game: str) -> int:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -176,3 +178,60 @@ async def test_game_ids_are_checked(store: EventStore) -> None:
     for bad in ("", "a{b}", "a b", "x" * 101, "a/b"):
         with pytest.raises(ValueError):
             await store.head(bad)
+
+
+def wall_ms() -> int:
+    return int(time.time() * 1000)
+
+
+async def test_append_times(new_store: StoreFactory) -> None:
+    """Each record carries the time its batch was appended (one time per batch, outside the
+    record bytes): read_timed/tail_timed give the same records as read/tail, plus the time."""
+    store = await new_store()
+    before = wall_ms()
+    await store.append("g1", 0, recs("a", "b"))
+    await asyncio.sleep(0.01)
+    await store.append("g1", 2, recs("c"))
+    after = wall_ms()
+    timed = await store.read_timed("g1")
+    assert [(s, d) for s, d, _ in timed] == await store.read("g1")
+    times = [t for _, _, t in timed]
+    assert all(t is not None for t in times)
+    ta, tb, tc = (int(t or 0) for t in times)
+    # Redis stamps with the server's clock: the same host in tests, allow a little skew
+    assert before - 1000 <= ta == tb <= tc <= after + 1000
+    assert tc - ta >= 5  # the second batch went in at least ~10 ms later
+    assert await store.read_timed("g1", after=1, upto=2) == timed[1:2]
+    assert await store.read_timed("g1", after=3) == []
+    assert await store.tail_timed("g1", 1, 5000) == timed[1:]
+    assert await store.tail_timed("g1", 0, 0) == timed
+    waiting = asyncio.create_task((await new_store()).tail_timed("g1", 3, 5000))
+    await asyncio.sleep(0.05)
+    await store.append("g1", 3, recs("d"))
+    (seq, data, t), = await asyncio.wait_for(waiting, 5)
+    assert (seq, data) == (4, b"d") and t is not None and t >= tc
+
+
+async def test_memory_append_times_follow_its_clock() -> None:
+    now = [5_000]
+    store = InMemoryEventStore(clock=lambda: now[0])
+    await store.append("g1", 0, recs("a", "b"))
+    now[0] += 250
+    await store.append("g1", 2, recs("c"))
+    assert await store.read_timed("g1") == [(1, b"a", 5_000), (2, b"b", 5_000), (3, b"c", 5_250)]
+
+
+async def test_redis_entries_without_a_time_read_as_none(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """Entries written before the append script stamped them: time None, bytes unchanged."""
+    for framed in (True, False):
+        store = RedisEventStore(redis_client, f"{redis_namespace}{int(framed)}", framed)
+        await redis_client.xadd(store.log_key("old"), {"e": b"x"}, id="1-0")
+        await store.append("old", 1, recs("y"))
+        got = await store.read_timed("old")
+        assert [(s, d) for s, d, _ in got] == [(1, b"x"), (2, b"y")]
+        assert got[0][2] is None and got[1][2] is not None
+        assert await store.tail_timed("old", 0, 1000) == got
+        fields: Any = await redis_client.xrange(store.log_key("old"), "2-0", "2-0")
+        assert fields[0][1][b"e"] == b"y"  # the record bytes are stored as given, time beside
