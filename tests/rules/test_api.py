@@ -154,3 +154,14 @@ def test_redact_viewers() -> None:
         hidden = api.redact(e, api.SPECTATOR)
         assert isinstance(hidden, ev.CardsMoved)
         assert hidden.cards == [] and hidden.count == 4
+
+
+def test_every_event_type_is_documented_in_the_rules_readme() -> None:
+    """A reader (or a client in another language) finds every event in the README's table."""
+    from pathlib import Path
+
+    from services.rules.core.events import event_types
+
+    readme = (Path(__file__).resolve().parents[2] / "services/rules/README.md").read_text()
+    missing = sorted(t for t in event_types() if f"`{t}`" not in readme)
+    assert not missing, f"events missing from services/rules/README.md: {missing}"
