@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.damage import damage
 from ..core.engine import emit, handler, pop, push
 from ..core.events import Dodged
-from ..core.query import in_range, with_hook
+from ..core.query import attack_range, distance, in_range, order_from, prohibited, with_hook
 from ..core.respond import AskCard
 from ..core.ruleset import ruleset_of
 from ..core.state import Frame, Game
@@ -39,7 +39,11 @@ class Slash(CardSpec):
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         if g.players[user].marks.get("t:slash", 0) >= slash_limit(g, user):
             return False
-        return super().can_use(g, user, vc)
+        if type(self).target_ok is not Slash.target_ok:
+            return super().can_use(g, user, vc)
+        reach = attack_range(g, user)  # once, not per target (the hot path of play options)
+        return any(distance(g, user, t) <= reach and not prohibited(g, t, user, vc.name)
+                   for t in order_from(g, user, include_start=False))
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
         extra = sum(s.target_count(g, user, vc.name) for s in with_hook(g, user, "target_count"))

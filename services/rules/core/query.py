@@ -52,6 +52,8 @@ def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
     if not names:
         return []
     p = g.players[seat]
+    if not p.skills and not p.identity and not p.equip:
+        return []
     lordly = p.role == "lord" or p.lord_skills
     out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or lordly)]
     if p.identity:
