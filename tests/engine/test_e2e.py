@@ -26,7 +26,7 @@ from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.rules import api
 
 SECRET = "e2e-secret"
-GAMES = 10
+GAMES = 20  # the issue: two workers, 20 concurrent bot games, one killed mid-game
 PLAYERS = 4
 
 
