@@ -20,11 +20,12 @@ from ..eventlog.store import EventStore, check_game_id
 from ..eventlog.verify import VerifyReport, verify, verify_records
 from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authorize, hmac_seat_check
 from .clock import Clock, SystemClock
+from .decisions import DecisionSource
 from .envelope import card_table
 from .feed import GameFeed
 from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids, summary_of
 
-__all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay"]
+__all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
 
 
@@ -36,6 +37,11 @@ class EventsPage:
     entries: list[bytes]
     upto: int
     over: bool
+
+
+Update = tuple[list[tuple[int, bytes]], bytes | None]
+"""What a watcher receives at once: entries (seq, entry JSON), then the public pending decision
+JSON if one is (newly) known for the last entry it has (see decisions.py)."""
 
 
 def _no_live_ids() -> LiveIds:
@@ -58,6 +64,7 @@ class Replay:
         seat_check: SeatCheck | None = None,
         live_ids: LiveIds | None = None,
         idle_ms: int = 60_000,
+        decisions: DecisionSource | None = None,
     ) -> None:
         self.store = store
         self.archive_dir = archive_dir
@@ -72,6 +79,7 @@ class Replay:
             live_ids = redis_live_ids(store) if isinstance(store, RedisEventStore) else _no_live_ids()
         self.live_ids = live_ids
         self.idle_ms = idle_ms
+        self.decisions = decisions
         self._feeds: dict[str, GameFeed] = {}
         self._loading: dict[str, asyncio.Future[GameFeed]] = {}
 
@@ -125,30 +133,58 @@ class Replay:
         delay_ms: int = 0,
     ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
         """Batches of (seq, entry JSON) after ``after``, each released no earlier than the grant's
-        delay after this server first saw it; ends after the log's last entry."""
+        delay after its append; ends after the log's last entry."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
-        return self._watch(feed, grant, max(0, after))
+        return self._entries(self._watch(feed, grant, max(0, after), decisions=False))
+
+    async def watch(
+        self, game: str, viewer: int, token: str | None = None, after: int = 0,
+        delay_ms: int = 0,
+    ) -> AsyncGenerator[Update, None]:
+        """Like ``stream``, and after each batch the public pending decision (decisions.py):
+        only for a viewer with no delay, and only if it belongs to the last entry it has."""
+        feed, grant = await self.grant(game, viewer, token, delay_ms)
+        return self._watch(feed, grant, max(0, after), decisions=True)
+
+    @staticmethod
+    async def _entries(
+        updates: AsyncGenerator[Update, None]
+    ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
+        try:
+            async for batch, _ in updates:
+                yield batch
+        finally:
+            await updates.aclose()
 
     async def _watch(
-        self, feed: GameFeed, grant: Grant, after: int
-    ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
+        self, feed: GameFeed, grant: Grant, after: int, decisions: bool
+    ) -> AsyncGenerator[Update, None]:
+        # a delayed viewer gets no decision: it is live, and would run ahead of the events
+        show = decisions and grant.delay_ms <= 0 and feed.decisions is not None
+        sent: bytes | None = None
         feed.watchers += 1
         try:
             while True:
                 end = feed.released(grant.delay_ms, self.clock.now_ms())
+                batch: list[tuple[int, bytes]] = []
                 if end > after:
                     batch = [(s, e) for s in range(after + 1, end + 1)
                              if (e := feed.envelope(s, grant.viewer)) is not None]
                     after = end
-                    if batch:
-                        yield batch
+                decision = feed.decision_for(after) if show else None
+                if decision == sent:
+                    decision = None
+                elif decision is not None:
+                    sent = decision
+                if batch or decision is not None:
+                    yield batch, decision
                 elif feed.closed and after >= feed.version:
                     return
                 elif feed.version > after:  # held back by the delay
-                    await self.clock.sleep_until(feed.seen_ms[after] + grant.delay_ms)
+                    await self.clock.sleep_until(feed.at_ms[after] + grant.delay_ms)
                 else:
                     feed.tail(self.store, self.idle_ms, lambda: None)  # restart if it idled out
-                    await feed.wait_beyond(after)
+                    await feed.wait_beyond(after, any_change=show)
         finally:
             feed.watchers -= 1
             feed.last_used = self.clock.now_ms()
@@ -188,8 +224,8 @@ class Replay:
         return feed
 
     async def _load(self, game: str) -> GameFeed:
-        feed = GameFeed(game, self.clock)
-        records = await self.store.read(game)
+        feed = GameFeed(game, self.clock, self.decisions)
+        records = await self.store.read_timed(game)
         if records:
             feed.add(records, self.clock.now_ms())
         else:
@@ -199,7 +235,7 @@ class Replay:
             unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
             if unpacked.damage is not None or not unpacked.records:
                 raise NotFound(f"game {game!r}: archive damaged ({unpacked.damage})")
-            feed.add(list(enumerate(unpacked.records, 1)), 0)
+            feed.add([(seq, data, 0) for seq, data in enumerate(unpacked.records, 1)], 0)
         self._evict()
         self._feeds[game] = feed
         return feed
@@ -214,3 +250,5 @@ class Replay:
         """Stop every tail task."""
         for feed in list(self._feeds.values()):
             await feed.stop()
+        if self.decisions is not None:
+            await self.decisions.close()

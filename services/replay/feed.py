@@ -1,15 +1,19 @@
 """A game's entries as this server has seen them: one reader per game, any number of watchers.
 
-A ``GameFeed`` holds the stored entries of one game, the time this server first saw each one,
-and a task tailing the log (``EventStore.tail``) while the game is live. Every SSE or gRPC
-watcher of the game waits on the feed instead of reading Redis itself, so a thousand spectators
-cost one XREAD, and each entry is redacted and encoded once per kind of viewer.
+A ``GameFeed`` holds the stored entries of one game, the time each was appended, and a task
+tailing the log (``EventStore.tail_timed``) while the game is live. Every SSE or gRPC watcher of
+the game waits on the feed instead of reading Redis itself, so a thousand spectators cost one
+XREAD, and each entry is redacted and encoded once per kind of viewer.
 
-Seen-at, not appended-at: the stream id is ``SEQ-0`` and entries carry no timestamp, so the
-delay counts from the moment this server first read an entry. That is never earlier than the
-append, so a delayed spectator is never early; it may be late by the tail latency, and after a
-restart entries already in the log are held back once more. (An append timestamp in the entry
-would make the delay exact and equal across replicas: see README.md.)
+Release times (``at_ms``) are the append times the store keeps beside each entry (Redis: the
+server's TIME in the append script), so a delayed spectator is held exactly the delay behind the
+append, the same on every replica and after a restart. An entry without one (written before
+stores kept times) falls back to the moment this server first read it: never earlier than the
+append, so never early. The list is kept non-decreasing (a time earlier than the one before it,
+from a server clock that stepped back, is raised to it), which only ever holds entries longer.
+
+With a decision source (decisions.py), the feed also asks for the pending decision after each
+new batch, one request at a time, and wakes the watchers when it changes.
 """
 
 from __future__ import annotations
@@ -20,8 +24,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from ..eventlog.store import EventStore
+from ..eventlog.entry import EVENT, decode_entry
+from ..eventlog.store import EventStore, TimedRecord
+from ..rules import api
 from .clock import Clock
+from .decisions import DecisionSource, Pending, public_json
 from .envelope import envelope, is_terminal
 
 log = logging.getLogger(__name__)
@@ -29,13 +36,17 @@ TAIL_BLOCK_MS = 5_000
 
 
 class GameFeed:
-    """Entries of one game, first-seen times, and change notification."""
+    """Entries of one game, their release times, the pending decision, change notification."""
 
-    def __init__(self, game: str, clock: Clock) -> None:
+    def __init__(self, game: str, clock: Clock, decisions: DecisionSource | None = None) -> None:
         self.game = game
         self.clock = clock
+        self.decisions = decisions
         self.records: list[bytes] = []
-        self.seen_ms: list[int] = []
+        self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
+        self.pending: Pending | None = None  # as the decision source last said
+        self._public: tuple[Pending, bytes | None] | None = None
+        self._dirty = asyncio.Event()
         self.over = False  # game_ended or the seed reveal is in: nothing is secret any more
         self.closed = False  # the seed reveal is in: no entry will follow
         self.watchers = 0
@@ -49,15 +60,21 @@ class GameFeed:
         """The last sequence number seen."""
         return len(self.records)
 
-    def add(self, records: list[tuple[int, bytes]], seen_ms: int) -> None:
-        """Take newly read records (ignoring any already held) and wake the watchers."""
-        for seq, data in records:
+    def add(self, records: list[TimedRecord], seen_ms: int) -> None:
+        """Take newly read records (ignoring any already held) and wake the watchers; a record's
+        release time is its append time, else ``seen_ms``."""
+        for seq, data, t in records:
             if seq != len(self.records) + 1:
                 continue
+            at = seen_ms if t is None else t
             self.records.append(data)
-            self.seen_ms.append(seen_ms)
+            self.at_ms.append(max(at, self.at_ms[-1]) if self.at_ms else at)
             over, closed = is_terminal(data)
             self.over, self.closed = self.over or over, self.closed or closed
+        self._dirty.set()
+        self._wake()
+
+    def _wake(self) -> None:
         changed, self._changed = self._changed, asyncio.Event()
         changed.set()
 
@@ -65,7 +82,49 @@ class GameFeed:
         """The last sequence number a watcher ``delay_ms`` behind may have at ``now_ms``."""
         if delay_ms <= 0:
             return len(self.records)
-        return bisect.bisect_right(self.seen_ms, now_ms - delay_ms)
+        return bisect.bisect_right(self.at_ms, now_ms - delay_ms)
+
+    def active_seat(self, version: int) -> int:
+        """The seat whose turn it is after entry ``version`` (-1 before the first turn)."""
+        for data in reversed(self.records[:version]):
+            entry = decode_entry(data)
+            if entry.kind == EVENT and b"turn_started" in entry.payload:
+                event = api.decode_event(entry.payload)
+                if type(event).__struct_config__.tag == "turn_started":
+                    return int(getattr(event, "seat"))  # noqa: B009
+        return -1
+
+    def decision_for(self, version: int) -> bytes | None:
+        """The public part of the decision pending right after entry ``version`` (None: nothing
+        pending, not known yet, or not public: see decisions.py)."""
+        p = self.pending
+        if p is None or p.version != version or version > len(self.records) or self.over:
+            return None
+        if self._public is None or self._public[0] != p:
+            self._public = (p, public_json(p, self.active_seat(version)))
+        return self._public[1]
+
+    async def _ask_decisions(self, source: DecisionSource) -> None:
+        """Ask for the pending decision whenever entries arrive (one request at a time;
+        entries arriving during a request cause one more)."""
+        backoff = 0.5
+        while not self.closed:
+            await self._dirty.wait()
+            self._dirty.clear()
+            if self.over:
+                continue
+            try:
+                p = await source.pending(self.game)
+            except Exception as exc:  # noqa: BLE001 - engine away: no decision, try again
+                log.debug("pending decision of %s: %s", self.game, exc)
+                self._dirty.set()
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 10.0)
+                continue
+            backoff = 0.5
+            if p != self.pending:
+                self.pending = p
+                self._wake()
 
     def envelope(self, seq: int, viewer: int) -> bytes | None:
         """Entry ``seq`` as ``viewer`` receives it (cached per viewer)."""
@@ -75,10 +134,13 @@ class GameFeed:
             cache.append(envelope(n, self.records[n - 1], viewer))
         return cache[seq - 1]
 
-    async def wait_beyond(self, after: int) -> None:
-        """Return once an entry after ``after`` is held, or the log is complete."""
+    async def wait_beyond(self, after: int, any_change: bool = False) -> None:
+        """Return once an entry after ``after`` is held, or the log is complete (or, with
+        ``any_change``, once anything changed: a new pending decision, say)."""
         while len(self.records) <= after and not self.closed:
             await self._changed.wait()
+            if any_change:
+                return
 
     def tail(self, store: EventStore, idle_ms: int, on_stop: Callable[[], None]) -> None:
         """Keep reading new entries in the background until the game closes or sits unwatched."""
@@ -86,12 +148,16 @@ class GameFeed:
             self._task = asyncio.create_task(self._tail(store, idle_ms, on_stop))
 
     async def _tail(self, store: EventStore, idle_ms: int, on_stop: Callable[[], None]) -> None:
+        asking = None
+        if self.decisions is not None:
+            self._dirty.set()
+            asking = asyncio.create_task(self._ask_decisions(self.decisions))
         try:
             while not self.closed:
                 if not self.watchers and self.clock.now_ms() - self.last_used > idle_ms:
                     break
                 try:
-                    got = await store.tail(self.game, len(self.records), TAIL_BLOCK_MS)
+                    got = await store.tail_timed(self.game, len(self.records), TAIL_BLOCK_MS)
                 except Exception:  # Redis restarting: keep the watchers, retry shortly
                     log.exception("tailing game %s", self.game)
                     await asyncio.sleep(1)
@@ -99,6 +165,10 @@ class GameFeed:
                 if got:
                     self.add(got, self.clock.now_ms())
         finally:
+            if asking is not None:
+                asking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asking
             on_stop()
 
     async def stop(self) -> None:

@@ -5,7 +5,8 @@
     GET /api/games?ruleset=&player=&status=live|finished&since=&until=&limit=
     GET /api/games/ID                       summary fields, header and card table
     GET /api/games/ID/events?viewer=&token=&from=&to=&delay=
-    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's seq
+    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's seq;
+                                            ``event: decision`` the public pending decision
     GET /api/games/ID/verify
 
 ``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs ``token``
@@ -30,7 +31,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 
 from .access import BadRequest, Forbidden, NotFound, parse_viewer
-from .core import GameFilter, Replay
+from .core import GameFilter, Replay, Update
 
 log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
@@ -213,13 +214,13 @@ class HttpServer:
         last_id = req.headers.get("last-event-id", "")
         if last_id.isdigit():
             after = int(last_id)
-        batches = await self.replay.stream(game, viewer, token, after, delay)
+        batches = await self.replay.watch(game, viewer, token, after, delay)
         w.write(_head(200, "text/event-stream; charset=utf-8",
                       "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n"))
         w.write(b"retry: 2000\n\n")
         await w.drain()
         it = aiter(batches)
-        pending: asyncio.Task[list[tuple[int, bytes]]] | None = None
+        pending: asyncio.Task[Update] | None = None
         try:
             while True:
                 if pending is None:
@@ -230,11 +231,14 @@ class HttpServer:
                     await w.drain()
                     continue
                 try:
-                    batch = pending.result()
+                    batch, decision = pending.result()
                 except StopAsyncIteration:
                     break
                 pending = None
-                w.write(b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch))
+                out = b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch)
+                if decision is not None:  # no id: Last-Event-ID stays the last entry's seq
+                    out += b"event: decision\ndata: %s\n\n" % decision
+                w.write(out)
                 await w.drain()
             w.write(b"event: end\ndata: {}\n\n")
             await w.drain()

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from ..eventlog.redis_store import RedisEventStore
 from .access import TablePolicy
+from .clock import ServerClock
 from .core import Replay
+from .decisions import EngineDecisions
 from .http import HttpServer
 
 log = logging.getLogger(__name__)
@@ -35,6 +37,9 @@ def parser() -> argparse.ArgumentParser:
                    help="hold live spectators at least this far behind")
     p.add_argument("--god-delay-ms", type=int, default=None,
                    help="allow the god view of live games this far behind (default: only at the end)")
+    p.add_argument("--engine", default="", metavar="HOST:PORT",
+                   help="an engine worker's GameService: the live table shows the pending "
+                        "decision (its public part; none if absent)")
     p.add_argument("--demo", type=int, default=0, metavar="N",
                    help="also play N random-bot games, one after another, at a watchable pace")
     return p
@@ -44,7 +49,11 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     """Run until cancelled (or SIGINT/SIGTERM)."""
     store = RedisEventStore.from_url(args.redis_url, args.namespace)
     policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
-    replay = Replay(store, args.archive, policy=lambda h: policy)
+    clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
+    await clock.sync()
+    decisions = EngineDecisions(args.engine) if args.engine else None
+    replay = Replay(store, args.archive, policy=lambda h: policy, clock=clock,
+                    decisions=decisions)
     http = HttpServer(replay)
     http_port = await http.start(args.host, args.http_port)
     print(f"replay-server: web viewer on http://{args.host}:{http_port}/", flush=True)
@@ -54,7 +63,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
 
         grpc_server, grpc_port = await start_grpc(replay, f"{args.host}:{args.port}")
         print(f"replay-server: gRPC ReplayService on {args.host}:{grpc_port}", flush=True)
-    tasks: list[asyncio.Task[object]] = []
+    tasks: list[asyncio.Task[object]] = [asyncio.create_task(_resync(clock))]
     if args.demo:
         tasks.append(asyncio.create_task(_demo(store, args.demo)))
     stop = asyncio.Event()
@@ -74,6 +83,15 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         await http.close()
         await replay.close()
         await store.aclose()
+
+
+async def _resync(clock: ServerClock) -> object:
+    while True:
+        await asyncio.sleep(60)
+        try:
+            await clock.sync()
+        except Exception:  # Redis restarting: keep the last offset
+            log.exception("measuring the Redis clock")
 
 
 async def _demo(store: RedisEventStore, games: int) -> object:

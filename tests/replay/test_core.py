@@ -11,6 +11,7 @@ from services.eventlog import InMemoryEventStore, archive_game
 from services.replay import ManualClock, Replay, TablePolicy
 from services.replay.access import BadRequest, Forbidden, NotFound
 from services.replay.demo import play_live
+from services.replay.feed import GameFeed
 from services.replay.games import GameFilter
 from services.rules import api
 from services.rules.api import GOD, SPECTATOR
@@ -99,8 +100,8 @@ async def test_the_leak_search_bites() -> None:
 
 
 async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
-    store = InMemoryEventStore()
     clock = ManualClock()
+    store = InMemoryEventStore(clock=clock.now_ms)  # entries stamped with the test's clock
     delay = 10_000
     r = replay_of(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=delay))
     game = LiveGame(store, "d", players=4, seed=9)
@@ -124,7 +125,7 @@ async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
             continue
         live_ticks += 1
         assert page.grant.delay_ms == delay
-        assert all(feed.seen_ms[seq_of(e) - 1] + delay <= clock.now_ms() for e in page.entries)
+        assert all(feed.at_ms[seq_of(e) - 1] + delay <= clock.now_ms() for e in page.entries)
         clock.advance(500)
         await settle()
     assert live_ticks > 30
@@ -134,12 +135,46 @@ async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
     await asyncio.wait_for(task, 5)
     assert got, "nothing delivered"
     for seq, at in got:
-        assert at >= feed.seen_ms[seq - 1] + delay, (seq, at, feed.seen_ms[seq - 1])
+        assert at >= feed.at_ms[seq - 1] + delay, (seq, at, feed.at_ms[seq - 1])
     # and not later than needed: each entry went out at the first tick at or past its release
-    assert all(at - (feed.seen_ms[seq - 1] + delay) < 500 or at == got[-1][1]
+    assert all(at - (feed.at_ms[seq - 1] + delay) < 500 or at == got[-1][1]
                for seq, at in got)
     assert [s for s, _ in got] == [seq_of(e) for e in (await r.get_events("d", SPECTATOR)).entries]
+    assert feed.at_ms == [t for _, _, t in await store.read_timed("d")]  # the append times
     await r.close()
+
+
+async def test_delay_counts_from_the_append_not_from_first_sight() -> None:
+    """Entries appended long before this server reads them are released at append + delay (the
+    same on every replica, and after a restart); entries with no time fall back to first sight."""
+    clock = ManualClock()
+    store = InMemoryEventStore(clock=clock.now_ms)
+    game = LiveGame(store, "a", players=4, seed=3)
+    await settle()
+    game.step(10)
+    await settle()
+    appended = await store.head("a")
+    clock.advance(4_000)
+    game.step(10)
+    await settle()
+    clock.advance(3_000)  # now: first batch 7 s old, second 3 s old
+    delay = 5_000
+    r = replay_of(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=delay))
+    page = await r.get_events("a", SPECTATOR)  # a fresh server: first sight is now
+    assert page.upto == appended  # the 7 s old entries at once, the 3 s old ones not yet
+    clock.advance(1_999)
+    assert (await r.get_events("a", SPECTATOR)).upto == appended
+    clock.advance(1)
+    assert (await r.get_events("a", SPECTATOR)).upto == await store.head("a")
+    await game.finish()
+    await r.close()
+
+    feed = GameFeed("x", clock)
+    recs = await store.read_timed("a")
+    feed.add([(s, d, None if s > 3 else t) for s, d, t in recs[:6]], clock.now_ms())
+    assert feed.at_ms[:3] == [t for _, _, t in recs[:3]] and feed.at_ms[3:] == [clock.now_ms()] * 3
+    feed.add([(7, recs[6][1], 0)], 0)  # a clock that stepped back: never earlier than before
+    assert feed.at_ms[6] == clock.now_ms()
 
 
 async def test_resume_after_a_sequence_number_is_exact() -> None:

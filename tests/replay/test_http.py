@@ -10,7 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.eventlog import RedisEventStore
-from services.replay import ManualClock, Replay, TablePolicy
+from services.replay import Replay, TablePolicy
+from services.replay.clock import ServerClock
 from services.replay.demo import play_live, sleeper
 from services.replay.http import HttpServer
 from services.rules.api import SPECTATOR
@@ -129,8 +130,12 @@ async def test_last_event_id_resumes_exactly(
 
 
 async def test_delay_over_sse(store: RedisEventStore) -> None:
-    clock = ManualClock()
-    replay = Replay(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=30_000))
+    """Entries are stamped with Redis TIME; the server measures the delay on Redis' clock
+    (ServerClock), so each SSE message arrives no earlier than its append + the delay."""
+    clock = ServerClock(store.client.time)
+    await clock.sync()
+    delay = 1_000
+    replay = Replay(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=delay))
     http = HttpServer(replay)
     port = await http.start()
     gate = asyncio.Queue[None]()
@@ -150,15 +155,15 @@ async def test_delay_over_sse(store: RedisEventStore) -> None:
             got.append((int(m.id), clock.now_ms()))
 
     reader = asyncio.create_task(read())
-    for _ in range(20):
+    for _ in range(25):
         for _ in range(2):
             gate.put_nowait(None)
-        await asyncio.sleep(0.05)
-        clock.advance(5_000)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.1)
     assert got
+    stamped = {seq: t for seq, _, t in await store.read_timed("late")}
     for seq, at in got:
-        assert at >= feed.seen_ms[seq - 1] + 30_000
+        assert feed.at_ms[seq - 1] == stamped[seq]  # released by the append time, not first seen
+        assert at >= feed.at_ms[seq - 1] + delay
     assert not feed.over
     assert max(s for s, _ in got) < feed.version  # the newest entries are still held back
     game.cancel()

@@ -96,6 +96,22 @@ function tableShell(title) {
     </section>`;
 }
 
+const ASKS = { play: "to play", discard: "to discard", targets: "to pick targets", draft: "to pick a general" };
+
+// The public pending decision (services/replay/decisions.py): seat and kind only, live viewers only.
+function renderDecision(d, seatName) {
+  const el = q("#decision");
+  if (!el) return;
+  document.querySelectorAll(".seat.asked").forEach((b) => b.classList.remove("asked"));
+  if (!d) { el.textContent = ""; delete el.dataset.seat; delete el.dataset.kind; return; }
+  el.dataset.seat = d.seat;
+  el.dataset.kind = d.kind;
+  el.dataset.version = d.version;
+  el.textContent = `waiting for ${seatName(d.seat)} ${ASKS[d.kind] || d.kind}`;
+  const box = q(`.seat[data-seat="${d.seat}"]`);
+  if (box) box.classList.add("asked");
+}
+
 function renderTable(v, info, n) {
   const felt = q("#felt");
   const N = v.seats.length;
@@ -139,6 +155,7 @@ function renderTable(v, info, n) {
     <div class="turn" id="turn">${esc(turn)}</div>
     <div class="piles">deck <b id="deck">${v.draw_count}</b> · discard ${v.discard.length}</div>
     <div class="top">${v.discard.slice(-5).map((c) => `<span class="card ${n.red(c) ? "red" : ""}">${esc(n.card(c))}</span>`).join("")}</div>
+    <div class="decision" id="decision"></div>
     <div class="seq">event <b id="seq" data-seq="${v.seq}">${v.seq}</b></div>`;
 }
 
@@ -195,20 +212,28 @@ async function live(id, params) {
   let v = newView(-1);
   let pending = [];
   let drawn = false;
+  let last = 0; // the last entry seq received
+  let decision = null; // the public pending decision after entry `last`, if the server sent one
+  const seatName = (i) => (info.header.seats[i] ? `S${i} ${info.header.seats[i].player}` : `S${i}`);
   const flush = () => {
     drawn = false;
     addLog(pending);
     pending = [];
     renderTable(v, info, n);
+    renderDecision(decision && decision.version === last ? decision : null, seatName);
   };
+  const redraw = () => { if (!drawn) { drawn = true; requestAnimationFrame(flush); } };
   const es = new EventSource(`/api/games/${encodeURIComponent(id)}/stream?${viewerQuery(params)}`);
   es.onmessage = (m) => {
     const x = JSON.parse(m.data);
     if (x.kind === "event") v = applyEvent(v, x.event);
+    last = Math.max(last, x.seq);
+    decision = null; // a new entry: whatever was pending has been answered
     pending.push([x.seq, entryWords(x, n, S)]);
-    if (!drawn) { drawn = true; requestAnimationFrame(flush); }
+    redraw();
     q("#conn").textContent = "live";
   };
+  es.addEventListener("decision", (m) => { decision = JSON.parse(m.data); redraw(); });
   es.addEventListener("end", () => { es.close(); q("#conn").textContent = "game over"; });
   es.onerror = () => { q("#conn").textContent = "reconnecting…"; }; // EventSource resumes with Last-Event-ID
   stopCurrent = () => es.close();

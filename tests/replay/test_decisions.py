@@ -1,0 +1,159 @@
+"""The pending decision on the live table, from a real engine over gRPC: only public ones reach a
+viewer (the active seat's play/discard/targets, drafts), with seat and kind and nothing else, and
+only viewers with no delay get them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from services.bots.random_policy import RandomPolicy
+from services.engine import tokens
+from services.engine.grpc_server import make_server
+from services.engine.service import Games, NewMatch
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat
+from services.eventlog.entry import EVENT, decode_entry
+from services.replay import Replay, TablePolicy
+from services.replay.decisions import EngineDecisions, Pending, is_public, public_json
+from services.replay.http import HttpServer
+from services.rules import api
+from services.rules.api import GOD, SPECTATOR
+from services.rules.core.views import fold
+
+from .leaks import Truth, n_cards
+from .sse import SseClient, SseMessage, open_sse
+
+SECRET = b"decisions-test"
+
+
+def test_the_rule() -> None:
+    for kind in ("play", "discard", "targets"):
+        assert is_public(Pending(9, 2, kind), active_seat=2)
+        assert not is_public(Pending(9, 3, kind), active_seat=2)
+    assert is_public(Pending(9, 3, "draft"), active_seat=-1)
+    for kind in ("respond", "confirm", "choose", "cards", "pick_card"):
+        assert not is_public(Pending(9, 2, kind), active_seat=2)  # even the active seat's
+    assert public_json(Pending(9, 2, "play"), 2) == b'{"version":9,"seat":2,"kind":"play"}'
+    assert public_json(Pending(9, 2, "respond"), 2) is None
+
+
+@dataclass
+class Reader:
+    """Collects one SSE stream's messages."""
+
+    sse: SseClient
+    messages: list[SseMessage] = field(default_factory=list)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def run(self) -> None:
+        while (m := await self.sse.next()) is not None:
+            self.messages.append(m)
+            self.changed.set()
+            if m.event == "end":
+                return
+
+    def decisions(self) -> list[dict[str, object]]:
+        return [json.loads(m.data) for m in self.messages if m.event == "decision"]
+
+    async def until(self, check: object, timeout: float = 10) -> None:
+        async def loop() -> None:
+            while not check():  # type: ignore[operator]
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(loop(), timeout)
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[tuple[Games, str]]:
+    games = Games(InMemoryEventStore(), MemorySide(), SECRET)
+    server, port, _ = make_server(games)
+    await server.start()
+    yield games, f"127.0.0.1:{port}"
+    await server.stop(None)
+
+
+def active_seat(records: list[bytes], version: int) -> int:
+    events = [api.decode_event(e.payload) for e in map(decode_entry, records[:version])
+              if e.kind == EVENT]
+    return fold(events, GOD).current
+
+
+async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
+    engine: tuple[Games, str]
+) -> None:
+    games, address = engine
+    store = games.store
+    assert isinstance(store, InMemoryEventStore)
+    game_id = "dec"
+    await games.create_game(NewMatch(match_id=game_id, ruleset="standard",
+                                     seats=[Seat(f"p{i}") for i in range(5)], seed=12))
+    replay = Replay(store, seat_check=lambda g, s, t: t == f"seat-{s}",
+                    decisions=EngineDecisions(address))
+    http = HttpServer(replay)
+    port = await http.start()
+    delayed = Replay(store, seat_check=lambda g, s, t: True, decisions=EngineDecisions(address),
+                     policy=lambda h: TablePolicy(spectator_delay_ms=1))
+    http2 = HttpServer(delayed)
+    port2 = await http2.start()
+    readers = [Reader(await open_sse(port, f"/api/games/{game_id}/stream")),
+               Reader(await open_sse(port, f"/api/games/{game_id}/stream?viewer=1&token=seat-1")),
+               Reader(await open_sse(port2, f"/api/games/{game_id}/stream"))]
+    spectator, seat1, late = readers
+    tasks = [asyncio.create_task(r.run()) for r in readers]
+    policy = RandomPolicy(5)
+    asked: dict[int, tuple[int, str]] = {}  # version -> (seat, kind) as pending there
+    public_seen = hidden_seen = 0
+    for _ in range(4000):
+        hot = await games.get(game_id)
+        d = api.pending(hot.game)
+        if d is None or hot.game.over:
+            break
+        version = hot.log.version
+        asked[version] = (d.seat, d.kind)
+        records = [data for _, data in await store.read(game_id)]
+        if is_public(Pending(version, d.seat, d.kind), active_seat(records, version)):
+            public_seen += 1
+            want = {"version": version, "seat": d.seat, "kind": d.kind}
+            for r in (spectator, seat1):  # the same public part for a seat's own view
+                await r.until(lambda r=r: want in r.decisions())
+        else:
+            hidden_seen += 1  # nothing to wait for (an answer batch may hold no public entry)
+            while (await replay.feed(game_id)).version < version:
+                await asyncio.sleep(0.001)
+        answer = policy.act(d)
+        await games.submit_action(game_id, tokens.issue(SECRET, game_id, d.seat), d.id,
+                                  list(answer.picks))
+    assert hot.game.over
+    await asyncio.wait_for(asyncio.gather(*tasks), 20)
+    assert public_seen > 20 and hidden_seen > 5, (public_seen, hidden_seen)
+
+    records = [data for _, data in await store.read(game_id)]
+    for r in (spectator, seat1):
+        for x in r.decisions():
+            assert set(x) == {"version", "seat", "kind"}
+            version, seat, kind = int(x["version"]), int(x["seat"]), str(x["kind"])  # type: ignore[call-overload]
+            assert asked[version] == (seat, kind)
+            assert is_public(Pending(version, seat, kind), active_seat(records, version))
+    assert late.decisions() == []  # a delayed viewer gets none
+    truth = Truth(records, n_cards(records))
+    for r, viewer in ((spectator, SPECTATOR), (seat1, 1)):
+        raw = bytes(r.sse.raw)  # option keys (card:ID …) and answers: not to a spectator
+        for needle in (b"card:", b"skill:", b"general:", b'"picks"', b"declinable"):
+            assert viewer != SPECTATOR or needle not in raw, needle
+        for m in r.messages:
+            if m.event == "decision":
+                assert b"options" not in m.data and b"info" not in m.data and b'"id"' not in m.data
+        leaks = [x for m in r.messages if m.id for x in truth.leaks(int(m.id), m.data, viewer)]
+        assert not leaks, leaks[:5]
+    for r in readers:
+        r.sse.close()
+    await http.close()
+    await http2.close()
+    await replay.close()
+    await delayed.close()
