@@ -146,7 +146,9 @@ class Platform:
         if cfg.replay:
             rp = self.sup.start("replay-server", [
                 "replay-server", *common, "--host", cfg.host, "--http-port", str(cfg.http_port),
-                "--port", str(cfg.replay_grpc_port or 0), "--archive", archive], replay_ready)
+                "--port", str(cfg.replay_grpc_port or 0), "--archive", archive,
+                # any worker serves any game: the live table asks the first for pending decisions
+                *(["--engine", run.engines[0]] if run.engines else [])], replay_ready)
         bots = []
         for j in range(cfg.bots):
             argv = ["bots", *common, "--engine", ",".join(run.engines),

@@ -142,7 +142,8 @@ class Replay:
         delay_ms: int = 0,
     ) -> AsyncGenerator[Update, None]:
         """Like ``stream``, and after each batch the public pending decision (decisions.py):
-        only for a viewer with no delay, and only if it belongs to the last entry it has."""
+        only for a viewer with no delay, and only if it belongs to the last entry it has; once
+        one was sent, ``{"version": V}`` (no seat) says nothing public is pending after V."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
         return self._watch(feed, grant, max(0, after), decisions=True)
 
@@ -171,7 +172,13 @@ class Replay:
                     batch = [(s, e) for s in range(after + 1, end + 1)
                              if (e := feed.envelope(s, grant.viewer)) is not None]
                     after = end
+                if batch:
+                    sent = None  # a viewer drops the decision it shows when entries arrive
                 decision = feed.decision_for(after) if show else None
+                if decision is None and sent is not None and sent != b'{"version":%d}' % after:
+                    # what the viewer shows was answered by an answer alone (withheld from it):
+                    # tell it, so it does not keep showing a stale decision
+                    decision = b'{"version":%d}' % after
                 if decision == sent:
                     decision = None
                 elif decision is not None:

@@ -212,28 +212,30 @@ async function live(id, params) {
   let v = newView(-1);
   let pending = [];
   let drawn = false;
-  let last = 0; // the last entry seq received
-  let decision = null; // the public pending decision after entry `last`, if the server sent one
+  let decision = null; // the public pending decision, if the server sent one (it follows the batch)
   const seatName = (i) => (info.header.seats[i] ? `S${i} ${info.header.seats[i].player}` : `S${i}`);
   const flush = () => {
     drawn = false;
     addLog(pending);
     pending = [];
     renderTable(v, info, n);
-    renderDecision(decision && decision.version === last ? decision : null, seatName);
+    renderDecision(decision, seatName);
   };
   const redraw = () => { if (!drawn) { drawn = true; requestAnimationFrame(flush); } };
   const es = new EventSource(`/api/games/${encodeURIComponent(id)}/stream?${viewerQuery(params)}`);
   es.onmessage = (m) => {
     const x = JSON.parse(m.data);
     if (x.kind === "event") v = applyEvent(v, x.event);
-    last = Math.max(last, x.seq);
     decision = null; // a new entry: whatever was pending has been answered
     pending.push([x.seq, entryWords(x, n, S)]);
     redraw();
     q("#conn").textContent = "live";
   };
-  es.addEventListener("decision", (m) => { decision = JSON.parse(m.data); redraw(); });
+  es.addEventListener("decision", (m) => {
+    const d = JSON.parse(m.data);
+    decision = d.seat === undefined ? null : d; // {"version"} alone: nothing public pending
+    redraw();
+  });
   es.addEventListener("end", () => { es.close(); q("#conn").textContent = "game over"; });
   es.onerror = () => { q("#conn").textContent = "reconnecting…"; }; // EventSource resumes with Last-Event-ID
   stopCurrent = () => es.close();
