@@ -75,14 +75,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def replay_server(redis_url: str, redis_namespace: str, tmp_path: Path) -> Iterator[str]:
-    """``arena replay-server`` as a real process over the test's Redis namespace; its base URL."""
+def start_replay_server(redis_url: str, namespace: str, archive: Path,
+                        extra: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """``arena replay-server`` as a real process over the test's Redis namespace."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "replay-server", "--http-port", str(port),
-         "--redis-url", redis_url, "--namespace", redis_namespace,
-         "--archive", str(tmp_path / "archive")],
+         "--redis-url", redis_url, "--namespace", namespace, "--archive", str(archive), *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 20
     while True:
@@ -94,9 +93,20 @@ def replay_server(redis_url: str, redis_namespace: str, tmp_path: Path) -> Itera
                 proc.kill()
                 pytest.fail(f"replay-server did not start: {proc.stdout.read() if proc.stdout else ''}")
             time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}"
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
     proc.terminate()
     try:
         proc.wait(10)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture
+def replay_server(redis_url: str, redis_namespace: str, tmp_path: Path) -> Iterator[str]:
+    """``arena replay-server`` over the test's Redis namespace (no engine); its base URL."""
+    proc, url = start_replay_server(redis_url, redis_namespace, tmp_path / "archive", [])
+    yield url
+    stop(proc)
