@@ -100,7 +100,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                                        over=hot.game.over)
         out.events.extend(views.envelope(seq, decode_entry(d), viewer) for seq, d in records)
         d = api.pending(hot.game)
-        if d is not None and not hot.game.over:
+        if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
             out.pending.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
         return out
 
@@ -140,7 +140,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             raise
         out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
         d = api.pending(hot.game)
-        if d is not None and not hot.game.over:
+        if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
             out.decision.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
         return out
 

@@ -8,6 +8,7 @@ from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, Entry
 from ..eventlog.records import AnswerRecord, Header, SeedReveal, decode_payload
 from ..proto_gen.arena.v1 import common_pb2
 from ..rules import api
+from ..rules.core.views import decision_visible
 
 
 def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
@@ -34,6 +35,12 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
         payload, kind = b"null", entry.kind
     return common_pb2.EventEnvelope(seq=seq, type=str(kind), hash=entry.hash,
                                     payload_json=payload.decode())
+
+
+def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
+    """Whether ``viewer`` may learn that ``d`` is pending at all: being asked can give a hand
+    away (a 无懈可击 prompt), so other viewers see only the public kinds (rules' views)."""
+    return decision_visible(d.kind, d.seat, game.current, viewer)
 
 
 def decision(game_id: str, d: api.Decision, version: int, viewer: int) -> common_pb2.Decision:

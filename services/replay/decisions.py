@@ -29,10 +29,10 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..rules.core.views import SPECTATOR, decision_visible
+
 log = logging.getLogger(__name__)
 
-PUBLIC_FOR_ACTIVE = frozenset({"play", "discard", "targets"})
-PUBLIC_FOR_ANY = frozenset({"draft"})
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,9 @@ class DecisionSource(Protocol):
 
 
 def is_public(p: Pending, active_seat: int) -> bool:
-    """Whether spectators may know that ``p`` is pending (see the module docstring)."""
-    return p.kind in PUBLIC_FOR_ANY or (p.kind in PUBLIC_FOR_ACTIVE and p.seat == active_seat)
+    """Whether spectators may know that ``p`` is pending (the rules' one secrecy owner decides:
+    services.rules.core.views.decision_visible)."""
+    return decision_visible(p.kind, p.seat, active_seat, SPECTATOR)
 
 
 def public_json(p: Pending, active_seat: int) -> bytes | None:

@@ -17,6 +17,20 @@ SPECTATOR = -1
 GOD = -2
 
 
+# Being asked at all can give a hand away (the engine never asks a seat with no legal answer: a
+# 无懈可击 prompt says the seat holds one), so only these decisions are public to other viewers.
+PUBLIC_FOR_ACTIVE = frozenset({"play", "discard", "targets"})  # of the seat whose turn it is
+PUBLIC_FOR_ANY = frozenset({"draft"})
+
+
+def decision_visible(kind: str, seat: int, active: int, viewer: int) -> bool:
+    """Whether ``viewer`` may learn that ``seat`` is being asked a ``kind`` decision now
+    (``active`` is the seat whose turn it is). The deciding seat and GOD always may."""
+    if viewer in (GOD, seat):
+        return True
+    return kind in PUBLIC_FOR_ANY or (kind in PUBLIC_FOR_ACTIVE and seat == active)
+
+
 def visible(seen_by: list[int] | None, viewer: int) -> bool:
     """Whether a guarded field is visible to ``viewer``."""
     return seen_by is None or viewer == GOD or viewer in seen_by
