@@ -7,7 +7,7 @@ from ..rules.core import events as ev
 from ..rules.core.cards import CardDef
 from ..rules.core.ruleset import RULESETS
 from .cardinfo import HARMFUL_TRICKS, HOSTILE_CARDS, card_table
-from .roles import RoleBelief
+from .roles import Belief, classes_of, make_belief
 
 HEALS = frozenset(("青囊", "葬花", "结姻"))
 TRICKS = HARMFUL_TRICKS | frozenset(("无中生有", "桃园结义", "五谷丰登"))
@@ -21,11 +21,16 @@ class Memory:
         self.cards: tuple[CardDef, ...] = ()
         self.ruleset = ""
         self.role = ""
-        self.belief: RoleBelief | None = None
+        self.klass = ""  # my role's class (roles.classes_of)
+        self.cls: dict[str, str] = {}
+        self.rivals = False  # a game without roles (seed 003's 1v1): every other seat is an enemy
+        self.seen_roles: dict[int, str] = {}
+        self.belief: Belief | None = None
         self.true_roles = true_roles  # the oracle's privilege; None for honest policies
         self.trick: tuple[int, str, list[int]] = (-1, "", [])  # user, name, targets
         self.wuxie = 0  # 无懈可击 used in the current window
         self.last_slash: tuple[int, list[int]] = (-1, [])
+        self.last_damage: tuple[int, int] = (-1, -1)  # source, target
         self.judge_as: dict[int, str] = {}  # judge-area card -> the delayed trick it is
         self.cancelled: set[str] = set()  # play options that came to nothing this phase
         self.last_play = ""
@@ -44,6 +49,7 @@ class Memory:
             self.wuxie = 0
         elif isinstance(e, ev.Damaged):
             self.wuxie = 0
+            self.last_damage = (e.source, e.target)
             if self.belief and e.card == "" and e.source >= 0:
                 self.belief.act(e.source, e.target, True, 0.5)
         elif isinstance(e, ev.SkillInvoked):
@@ -66,6 +72,14 @@ class Memory:
             self.cancelled.clear()
         elif isinstance(e, ev.RoleAssigned):
             self._role(e)
+        elif isinstance(e, ev.RoleLearned):
+            if self.belief and e.seat >= 0 and e.role:
+                self.belief.reveal(e.seat, e.role)
+        elif isinstance(e, ev.RebelDisguised):
+            if self.belief and e.rebel >= 0:
+                self.belief.reveal(e.rebel, "rebel")
+        elif isinstance(e, ev.InsightRevealed):
+            self._insight(e)
         elif isinstance(e, ev.GeneralChosen):
             if e.general:
                 gen = RULESETS[self.ruleset].generals().get(e.general)
@@ -74,20 +88,49 @@ class Memory:
             self.ruleset, self._n = e.ruleset, e.players
             self._options = dict(e.options)
             self.cards = card_table(e.ruleset, e.options)
+            rs = RULESETS[e.ruleset]
+            try:
+                table = rs.roles(e.players, self._options)
+            except Exception:
+                table = []
+            self.rivals = not any(table)
+            self.cls = classes_of(set(table) | set(rs.camps), rs.camps)
         else:
             self.wuxie = 0 if isinstance(e, ev.Nullified | ev.Dodged | ev.CardPlayed) else self.wuxie
 
     def _role(self, e: ev.RoleAssigned) -> None:
-        if e.seat == self.seat:
+        if e.seat == self.seat and e.role:
             self.role = e.role
+            self.klass = self.cls.get(e.role, "renegade")
+        if self.belief is not None:  # a reveal in play (or a role gained: 叛徒)
+            if e.role:
+                self.belief.reveal(e.seat, e.role)
+            return
+        if e.role:
+            self.seen_roles[e.seat] = e.role
         if e.seat != self._n - 1:
             return
-        # every role is dealt: start the belief from the role table and what is known
+        # every role is dealt: start the belief from the role table and what is known (the
+        # public lord, my own role; a hidden lord stays among the hidden cards)
         cards = RULESETS[self.ruleset].roles(self._n, self._options)
-        known = {0: "lord", self.seat: self.role}
+        known = dict(self.seen_roles)
         if self.true_roles is not None:
             known = dict(enumerate(self.true_roles))
-        self.belief = RoleBelief(cards, known)
+        self.belief = make_belief(cards, known, self.cls)
+
+    def _insight(self, e: ev.InsightRevealed) -> None:
+        """洞察: an exact role (a renegade's), or friend/enemy as seen from my camp."""
+        if not self.belief or e.target < 0 or not e.result:
+            return
+        if e.result not in ("friend", "enemy"):
+            self.belief.reveal(e.target, e.result)
+            return
+        loyal = self.klass in ("lord", "loyalist")
+        if e.result == "friend":
+            allowed = {"lord", "loyalist", "renegade"} if loyal else {"rebel", "renegade"}
+        else:  # the disguised rebel reads enemy to everyone
+            allowed = {"rebel"} if loyal else {"lord", "loyalist", "rebel"}
+        self.belief.restrict(e.target, allowed)
 
     def _used(self, e: ev.CardUsed) -> None:
         if e.name == "无懈可击":

@@ -13,11 +13,13 @@ from typing import Any, Protocol
 
 from ..rules import api
 from ..rules.core.events import Event, TurnStarted
+from ..rules.core.ruleset import RULESETS
 from ..rules.core.state import Answer, Decision, Game
 from ..rules.core.views import View, apply, new_view, redact
 from .heuristic import HeuristicPolicy
 from .oracle import OraclePolicy
 from .random_policy import RandomPolicy
+from .roles import classes_of
 from .summary import GameRecord, summarise
 
 POLICIES = ("random", "heuristic", "oracle")
@@ -46,7 +48,7 @@ def make_policy(name: str, seed: int, seat: int = -1, true_roles: list[str] | No
     raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
 
 
-CAMPS = {"lord": 0, "loyalist": 0, "rebel": 1, "renegade": 2}
+CAMPS = {"lord": 0, "loyalist": 0, "rebel": 1, "renegade": 2, "third": 2}
 
 
 def rotation(names: list[str], players: int, game: int) -> list[str]:
@@ -54,12 +56,21 @@ def rotation(names: list[str], players: int, game: int) -> list[str]:
     return [names[(s + game) % len(names)] for s in range(players)]
 
 
-def camp_rotation(names: list[str], roles: list[str], game: int) -> list[str]:
+def camp_rotation(names: list[str], roles: list[str], game: int,
+                  cls: dict[str, str] | None = None) -> list[str]:
     """Policy names by seat when whole camps share a policy: the lord's side, the rebels and the
-    renegades each take a digit of ``game`` in base k, so k**3 consecutive games cover every
-    pairing of camps and policies."""
+    renegades (with any third camp) each take a digit of ``game`` in base k, so k**3 consecutive
+    games cover every pairing of camps and policies. ``cls``: role -> class
+    (:func:`.roles.classes_of`; standard roles are their own class)."""
     k = len(names)
-    return [names[(game // k ** CAMPS.get(r, 0)) % k] for r in roles]
+    c = cls or {}
+    return [names[(game // k ** CAMPS.get(c.get(r, r), 0)) % k] for r in roles]
+
+
+def role_classes(ruleset: str, players: int, options: dict[str, Any] | None) -> dict[str, str]:
+    """Role -> class for a table of ``ruleset``."""
+    rs = RULESETS[ruleset]
+    return classes_of(set(rs.roles(players, dict(options or {}))) | set(rs.camps), rs.camps)
 
 
 class Table:
@@ -105,9 +116,8 @@ class Table:
             hidden = [t for t in b.hidden if t not in b.known]
             if not hidden:
                 continue
-            marg = b.marginals()
             pool = [self.roles[t] for t in hidden]
-            got = sum(marg[t].get(self.roles[t], 0.0) for t in hidden) / len(hidden)
+            got = sum(b.prob(t, self.roles[t]) for t in hidden) / len(hidden)
             prior = sum(pool.count(self.roles[t]) / len(pool) for t in hidden) / len(hidden)
             self.accuracy.append((rnd, got, prior))
 
@@ -121,7 +131,8 @@ def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None 
     g = api.new_game(ruleset, players, seed, options)
     names = policies or ["random"]
     by_seat = ([names[i % len(names)] for i in range(players)] if camp_game < 0 else
-               camp_rotation(names, [p.role for p in g.players], camp_game))
+               camp_rotation(names, [p.role for p in g.players], camp_game,
+                             role_classes(ruleset, players, options)))
     t = Table(g, by_seat, seed, strict)
     if table_out is not None:
         table_out.append(t)

@@ -34,6 +34,8 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
               accuracy: list[tuple[int, float, float]]) -> dict[str, Any]:
     """The JSON summary of ``records``."""
     names = sorted({n for r in records for n in r.seats})
+    present = {x for r in records for x in r.roles}
+    roles = [x for x in ROLES if x in present] + sorted(present - set(ROLES))
     share: dict[str, list[float]] = {n: [] for n in names}
     by_role: dict[tuple[str, str], list[int]] = {}
     camp: dict[str, int] = {}
@@ -43,7 +45,7 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
             mine = [s for s, p in enumerate(rec.seats) if p == n]
             if mine:
                 share[n].append(sum(s in won for s in mine) / len(mine))
-            for role in ROLES:
+            for role in roles:
                 held = [s for s in mine if rec.roles[s] == role]
                 if held:
                     by_role.setdefault((n, role), []).append(int(any(s in won for s in held)))
@@ -64,7 +66,7 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
     if len(names) == 2:
         a, b = names
         out["margin"] = {"of": f"{a} - {b}"}
-        for role in ROLES:
+        for role in roles:
             xa, xb = by_role.get((a, role), []), by_role.get((b, role), [])
             d, lo, hi = newcombe(sum(xa), len(xa), sum(xb), len(xb))
             out["margin"][role] = {"diff": _r(d), "ci95": [_r(lo), _r(hi)]}

@@ -4,6 +4,7 @@ distances and ranges — computed from the seat's view and memory only."""
 from __future__ import annotations
 
 from ..rules.core.cards import CardDef, color_of
+from ..rules.core.ruleset import RULESETS
 from ..rules.core.views import SeatView, View
 from .cardinfo import SLOT_OF, weapon_range
 from .memory import Memory
@@ -12,20 +13,25 @@ PUNISHERS = frozenset(("刚烈", "反馈", "遗计", "奸雄", "好色", "枭姬
 DODGE_SKILLS = {"龙胆": 0.2, "优伶": 0.2, "倾国": 0.45}
 
 
-def _relations(my_role: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
-    """How much I want each role to prosper, in [-1.5, 1.5]."""
-    if my_role in ("lord", "loyalist"):
+def _relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
+    """How much I want each role class (:func:`.roles.classes_of`) to prosper, in [-1.5, 1.5]."""
+    if my_class in ("lord", "loyalist"):
         rene = -0.6 if rebels else -1.0
-        return {"lord": 1.5, "loyalist": 1.0, "rebel": -1.0, "renegade": rene}
-    if my_role == "rebel":
-        return {"lord": -1.5, "loyalist": -1.0, "rebel": 1.0, "renegade": -0.3}
+        return {"lord": 1.5, "loyalist": 1.0, "rebel": -1.0, "renegade": rene,
+                "third": -0.3 if rebels else -1.0}
+    if my_class == "rebel":
+        return {"lord": -1.5, "loyalist": -1.0, "rebel": 1.0, "renegade": -0.3, "third": -0.9}
+    if my_class == "third":  # 佞臣: the one ruler alive, everyone else gone, loyalists too
+        return {"lord": 1.2 if rebels else 0.6, "loyalist": -0.4 if rebels else -1.0,
+                "rebel": -1.0, "renegade": -0.8, "third": 1.0}
     # renegade: prop up the lord while the rebels are strong, then turn on everyone, lord last
     if rebels and rebels >= loyal:
-        return {"lord": 0.9, "loyalist": 0.2, "rebel": -1.0, "renegade": -0.5}
+        return {"lord": 0.9, "loyalist": 0.2, "rebel": -1.0, "renegade": -0.5, "third": 0.1}
     if rebels:
-        return {"lord": 0.4, "loyalist": -0.6, "rebel": -0.9, "renegade": -0.6}
+        return {"lord": 0.4, "loyalist": -0.6, "rebel": -0.9, "renegade": -0.6, "third": -0.6}
     last = loyal <= 1 and renegades_alive <= 1
-    return {"lord": -1.5 if last else 0.3, "loyalist": -1.0, "rebel": -1.0, "renegade": -1.0}
+    return {"lord": -1.5 if last else 0.3, "loyalist": -1.0, "rebel": -1.0, "renegade": -1.0,
+            "third": -1.0}
 
 
 class Reading:
@@ -39,11 +45,16 @@ class Reading:
         rebels = sum(marg[s].get("rebel", 0.0) for s in self.alive)
         loyal = sum(marg[s].get("lord", 0.0) + marg[s].get("loyalist", 0.0) for s in self.alive)
         renes = sum(marg[s].get("renegade", 0.0) for s in self.alive)
-        self.rel = _relations(mem.role, round(rebels), round(loyal), round(renes))
+        self.rel = _relations(mem.klass or mem.role, round(rebels), round(loyal), round(renes))
         self.marg = marg
-        self.friend = [1.0 if s.seat == me else
-                       sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
-                       for s in view.seats]
+        if mem.rivals:  # no roles (1v1): the opponent is simply the enemy
+            self.friend = [1.0 if s.seat == me else -1.0 for s in view.seats]
+        else:
+            self.friend = [1.0 if s.seat == me else
+                           sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
+                           for s in view.seats]
+        rs = RULESETS.get(mem.ruleset)
+        self.measures = rs.measures_distance if rs is not None else True
         cards = mem.cards
         n = max(len(cards), 1)
         self.q_dodge = sum(1 for c in cards if c.name == "闪") / n
@@ -82,6 +93,8 @@ class Reading:
         """Distance a → b from the view."""
         if a == b:
             return 0
+        if not self.measures:
+            return 1 if self.seats[b].alive else 99
         ring = self.alive
         if a not in ring or b not in ring:
             return 99
@@ -95,6 +108,8 @@ class Reading:
 
     def attack_range(self, seat: int) -> int:
         """``seat``'s attack range."""
+        if not self.measures:
+            return 1
         w = self.equip(seat).get("weapon")
         return weapon_range(w.name) if w else 1
 
