@@ -100,6 +100,8 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
     if n == "火攻":
         v = max((r.harm_value(t) for t in others if r.seats[t].hand_count), default=0.0)
         return 2.0 + v if v > 0.5 and me.hand_count >= 4 else 0.0
+    if n == "走马换将":  # seed 003: bench my hurt general (it keeps its HP) and draw 1
+        return 6.0 if me.hp <= 2 < me.max_hp else 0.0
     return 0.0  # 闪电, 铁索连环 (recast instead), anything unknown
 
 
@@ -168,6 +170,8 @@ def choose_targets(r: Reading, d: Decision) -> list[str]:
         score = {t: strip_value(r, t) for t in seats}
     elif card == "借刀杀人":
         score = {t: -r.friend[t] for t in seats}
+    elif card == "走马换将":
+        score = {t: (1.0 if t == r.me else -1.0) for t in seats}
     elif card == "铁索连环":
         score = {t: (r.friend[t] if r.seats[t].chained else -r.friend[t]) for t in seats}
     elif std_skill(skill) in HEAL_SKILLS or skill == "结姻" or card in ("桃", "酒"):

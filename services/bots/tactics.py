@@ -95,14 +95,71 @@ def confirm(r: Reading, d: Decision) -> list[str]:
         return yes if sum(1 for x in n if x in SLASHES or x == "决斗") >= 2 else []
     if name in ("护驾", "激将"):
         return yes
+    if name == "洞察":  # 1 rage to learn friend/enemy: only about a seat I am unsure of
+        t = int(d.info.get("target", -1))
+        b = r.mem.belief
+        return yes if 0 <= t < len(r.seats) and b is not None and not b.certain(t) else []
+    if name == "策立" and d.info.get("about") == "pantu":  # become the 叛徒?
+        return yes if _side_lost(r) else []
+    if name == "暴乱":  # the damaged seat loses 1 HP more
+        t = r.mem.last_damage[1]
+        return yes if 0 <= t < len(r.seats) and r.harm_value(t) > 0 else []
     return yes
+
+
+def _side_lost(r: Reading) -> bool:
+    """Whether my side looks beaten: no seat I believe a friend is alive but me, or I am about to
+    fall anyway (then a full heal and five cards as the 叛徒 are worth more)."""
+    friends = [t for t in r.alive if t != r.me and r.friend[t] > 0.3]
+    return not friends or r.seats[r.me].hp <= 1
+
+
+def enhance(r: Reading, d: Decision) -> list[str]:
+    """谋攻 强化 (``info.card``, the affordable options): spend rage where it changes the most."""
+    card = str(d.info.get("card", ""))
+    opts = set(d.options)
+    if "dodge" in opts:
+        return ["dodge"]
+    if card in SLASHES:
+        user, targets = r.mem.last_slash
+        foes = [t for t in targets if r.harm_value(t) > 0.2] if user == r.me else []
+        if not foes:
+            return [] if d.declinable else d.options[:1]
+        low = any(r.seats[t].hp <= 2 for t in foes)
+        for o in (("slash+damage", "damage", "slash") if low else ("damage", "slash")):
+            if o in opts:
+                return [o]
+    elif card in ("决斗", "火攻") or card in AOE:
+        if "damage" in opts:
+            v = (sum(r.harm_value(t) for t in r.alive if t != r.me) if card in AOE else
+                 sum(r.harm_value(t) for t in r.mem.trick[2] if 0 <= t < len(r.seats)))
+            if v > 0.5:
+                return ["damage"]
+    elif card == "桃" and "peach" in opts:
+        return ["peach"]
+    elif card == "酒" and "wine" in opts:
+        slashes = sum(1 for n in r.hand_names() if n in SLASHES)
+        if slashes >= 1 and any(r.is_enemy(t, 0.4) for t in r.alive):
+            return ["wine"]
+    # "delayed" inverts the judgement: a 乐不思蜀/兵粮寸断 would mostly miss, a 闪电 strike its user
+    return [] if d.declinable else d.options[:1]
 
 
 def choose(r: Reading, d: Decision) -> list[str]:
     """A named choice (``info.about``)."""
     about = std_skill(str(d.info.get("about", "")))
     opts = d.options
+    if about == "强化":
+        return enhance(r, d)
+    if about == "势颓":  # the ruler: recover 1 when hurt, else draw 2
+        me = r.seats[r.me]
+        return ["recover" if "recover" in opts and me.hp <= min(2, me.max_hp - 1) else "draw"]
+    if about == "策立":  # everyone else loses 1 HP, or an extra turn
+        hurt = sum(r.harm_value(t) for t in r.alive if t != r.me)
+        return ["lose_hp" if "lose_hp" in opts and hurt > 1.0 else opts[0]]
     cards = [int(o[5:]) for o in opts if o.startswith("card:")]
+    if about == "拼点" and cards:  # the highest rank, the cheapest of equals
+        return [f"card:{max(cards, key=lambda c: (r.card(c).rank, -keep_value(r.card(c)), c))}"]
     if about == "五谷丰登" and cards:
         return [f"card:{ranked_hand(r, cards)[-1]}"]
     if about == "刚烈":
