@@ -360,11 +360,13 @@ class FireAttack(TrickSpec):
 
 
 class FireAttackEffect(Frame, tag="fire_attack_effect"):
-    """火攻 on one target."""
+    """火攻 on one target; ``any_card``: the user may pay with an equipped card of the suit too
+    (seed 003's text)."""
 
     user: int
     target: int
     shown: int = -1
+    any_card: bool = False
 
 
 @handler(FireAttackEffect)
@@ -383,8 +385,9 @@ def _fire_attack(g: Game, f: FireAttackEffect) -> None:
         emit(g, CardShown(seat=f.target, card=f.shown))
         suit = g.cards[f.shown].suit
         u = g.players[f.user]
+        payable = list(u.hand) + (list(u.equip.values()) if f.any_card else [])
         f.pc = 2
-        ask(g, f.user, "discard", [f"card:{c}" for c in u.hand if g.cards[c].suit == suit],
+        ask(g, f.user, "discard", [f"card:{c}" for c in payable if g.cards[c].suit == suit],
             info={"count": 1, "reason": "火攻", "suit": suit})
         return
     if f.pc == 2:

@@ -10,15 +10,13 @@ from typing import Any
 
 from ...cards.delayed import DelayedSpec, place
 from ...cards.equipment import EquipSpec
-from ...cards.tricks import FireAttack, TrickSpec
-from ...core.damage import damage
-from ...core.engine import answer, ask, emit, handler, pop, push
-from ...core.events import CardShown
+from ...cards.tricks import FireAttack, FireAttackEffect, TrickSpec
+from ...core.engine import push
 from ...core.skills import Skill, register
-from ...core.state import Frame, Game
+from ...core.state import Game
 from ...core.use import UseCard, register_card_for
 from ...core.vcard import VCard
-from ...core.zones import LEAVE_HOOKS, discard_from, draw, move
+from ...core.zones import LEAVE_HOOKS, draw, move
 from .camp import bench, deploy, discard_seal, refresh_skills, seal_card
 
 RULESET = "chengtian"
@@ -61,45 +59,7 @@ class FireAttackAnyCard(FireAttack):
         if not g.options.get("fire_attack_any_card", True):
             super().effect(g, use_idx, t)  # the standard text: a hand card of the suit
             return
-        push(g, FireAttackAny(user=g.stack[use_idx].user, target=t))
-
-
-class FireAttackAny(Frame, tag="chengtian_fire_attack"):
-    """火攻 on one target; the user may discard a hand or equipped card of the shown suit."""
-
-    user: int
-    target: int
-
-
-@handler(FireAttackAny)
-def _fire_attack(g: Game, f: FireAttackAny) -> None:
-    t = g.players[f.target]
-    if f.pc == 0:
-        if not t.hand:
-            pop(g)
-            return
-        f.pc = 1
-        ask(g, f.target, "choose", [f"card:{c}" for c in t.hand], declinable=False,
-            info={"about": "火攻_show"})
-        return
-    if f.pc == 1:
-        shown = int(answer(g)[0][5:])
-        emit(g, CardShown(seat=f.target, card=shown))
-        suit = g.cards[shown].suit
-        u = g.players[f.user]
-        mine = list(u.hand) + list(u.equip.values())
-        f.pc = 2
-        ask(g, f.user, "discard", [f"card:{c}" for c in mine if g.cards[c].suit == suit],
-            info={"count": 1, "reason": "火攻", "suit": suit})
-        return
-    if f.pc == 2:
-        picks = answer(g)
-        f.pc = 3
-        if picks:
-            discard_from(g, f.user, [int(picks[0][5:])], reason="火攻")
-            damage(g, f.user, f.target, 1, "fire", card="火攻")
-        return
-    pop(g)
+        push(g, FireAttackEffect(user=g.stack[use_idx].user, target=t, any_card=True))
 
 
 @register_card_for(RULESET)
