@@ -8,7 +8,12 @@ the events, so it is an independent witness of what the event tests fold.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
+from services.bots.random_policy import RandomPolicy
+from services.rules import api
+from services.rules.core import events as ev
 from services.rules.core.state import SLOTS, Game
 
 # which card subtype may sit in which equipment slot
@@ -199,3 +204,54 @@ class CardTracker:
         if zone in ("discard", "processing", "equip", "judge"):
             return True
         return zone == "hand" and seat == viewer and viewer >= 0
+
+
+class HpTracker:
+    """Max HP per seat from the events; every HP in an event stays at or below it."""
+
+    def __init__(self, players: int) -> None:
+        self.max_hp = [0] * players
+
+    def apply(self, e: ev.Event) -> None:
+        if isinstance(e, ev.GeneralChosen | ev.MaxHpChanged):
+            self.max_hp[e.seat] = e.max_hp
+            assert e.hp <= e.max_hp, e
+        elif isinstance(e, ev.Damaged):
+            assert e.hp <= self.max_hp[e.target], e
+        elif isinstance(e, ev.HpLost | ev.Recovered):
+            assert e.hp <= self.max_hp[e.seat], e
+
+
+def play_random(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None,
+                *, hp: bool = True, max_decisions: int = 20_000,
+                on_events: Callable[[list[ev.Event]], None] | None = None,
+                ) -> tuple[Game, list[ev.Event]]:
+    """One seeded game with the random policy on every seat, checked after every answer: the
+    card tracker must match the state, ``check`` must pass, and (``hp``) no event may show HP
+    above max HP. Returns the game and its events."""
+    g = api.new_game(ruleset, players, seed, options)
+    bots = [RandomPolicy(seed * 1000 + i) for i in range(players)]
+    cards = CardTracker(len(g.cards), list(g.removed))  # seed 003 starts cards out of the game
+    hps = HpTracker(players) if hp else None
+    log: list[ev.Event] = []
+
+    def fold(events: list[ev.Event]) -> None:
+        log.extend(events)
+        for e in events:
+            cards.apply(e)
+            if hps is not None:
+                hps.apply(e)
+        if on_events is not None:
+            on_events(events)
+        cards.matches(g)
+        check(g)
+
+    fold(api.advance(g))
+    n = 0
+    while not g.over:
+        d = api.pending(g)
+        assert d is not None
+        fold(api.submit(g, bots[d.seat].act(d)))
+        n += 1
+        assert n < max_decisions, f"{ruleset} {players}p seed {seed}: no end in sight"
+    return g, log

@@ -11,7 +11,6 @@ from collections import Counter
 
 import pytest
 
-from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
 from services.rules.core.query import distance, hand_limit, in_range
@@ -23,7 +22,7 @@ from services.rules.rulesets.chengtian.events import GeneralBenched, GeneralFell
 from services.rules.rulesets.chengtian.pindian import Pindian, can_pindian
 from services.rules.scenario.loader import load_text
 from services.rules.scenario.table import build
-from tests.rules.invariants import CardTracker, check, check_cards, check_players
+from tests.rules.invariants import check_cards, check_players, play_random
 
 GAMES = 300
 SLOW_GAMES = 2_000
@@ -32,26 +31,7 @@ MAX_DECISIONS = 20_000
 
 def play(seed: int, options: dict[str, object] | None = None) -> tuple[Game, list[ev.Event]]:
     """One random game, the invariants checked after every submit."""
-    g = api.new_game("chengtian", 2, seed, options)
-    bots = [RandomPolicy(seed * 1000 + i) for i in range(2)]
-    cards = CardTracker(len(g.cards), list(g.removed))
-    log: list[ev.Event] = []
-
-    def fold(events: list[ev.Event]) -> None:
-        log.extend(events)
-        for e in events:
-            cards.apply(e)
-        cards.matches(g)
-        check(g)
-
-    fold(api.advance(g))
-    n = 0
-    while not g.over:
-        d = api.pending(g)
-        assert d is not None
-        fold(api.submit(g, bots[d.seat].act(d)))
-        n += 1
-        assert n < MAX_DECISIONS, f"seed {seed}: no end in sight"
+    g, log = play_random("chengtian", 2, seed, options, hp=False, max_decisions=MAX_DECISIONS)
     assert g.draw_game or len(g.winners) == 1
     if not g.draw_game:
         loser = g.players[1 - g.winners[0]]

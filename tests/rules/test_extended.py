@@ -25,8 +25,7 @@ from services.rules.core.views import SPECTATOR, fold, redact
 from services.rules.rulesets.extended import ROLE_SKILLS
 from services.rules.rulesets.extended.base import IdentitySkill
 from services.rules.rulesets.extended.frames import ORDER
-from tests.rules.invariants import CardTracker, check
-from tests.rules.test_properties import HpTracker
+from tests.rules.invariants import play_random
 from tests.rules.test_redaction import LeakFinder
 
 SIZE = {"beginner": 8, "advanced": 12}
@@ -47,29 +46,9 @@ LORD_DEATH_ORDER = ("逆储", "继位", "统义", "策立")
 def play(variant: str, seed: int, generals: str = "draft",
          extra: dict[str, object] | None = None) -> tuple[Game, list[ev.Event]]:
     """One random game, invariants checked after every submit; returns it and its events."""
-    n = SIZE[variant]
-    g = api.new_game("extended", n, seed, {"variant": variant, "generals": generals,
-                                           **(extra or {})})
-    bots = [RandomPolicy(seed * 1000 + i) for i in range(n)]
-    cards, hp = CardTracker(len(g.cards)), HpTracker(n)
-    log: list[ev.Event] = []
-
-    def step(events: list[ev.Event]) -> None:
-        log.extend(events)
-        for e in events:
-            cards.apply(e)
-            hp.apply(e)
-        cards.matches(g)
-        check(g)
-
-    step(api.advance(g))
-    k = 0
-    while not g.over:
-        d = api.pending(g)
-        assert d is not None
-        step(api.submit(g, bots[d.seat].act(d)))
-        k += 1
-        assert k < MAX_DECISIONS, f"{variant} seed {seed}: no end in sight"
+    g, log = play_random("extended", SIZE[variant], seed,
+                         {"variant": variant, "generals": generals, **(extra or {})},
+                         max_decisions=MAX_DECISIONS)
     check_outcome(g, variant)
     check_lord_death_order(log)
     return g, log

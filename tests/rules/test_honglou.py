@@ -10,15 +10,14 @@ from collections import Counter
 
 import pytest
 
-from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
 from services.rules.core.ruleset import RULESETS
 from services.rules.core.skills import SKILLS
 from services.rules.core.state import Answer, Game
 from services.rules.rulesets.honglou.data import CHARACTERS, SKILL_ALIASES
-from tests.rules.invariants import CardTracker, check
-from tests.rules.test_properties import HpTracker, check_outcome
+from tests.rules.invariants import play_random
+from tests.rules.test_properties import check_outcome
 
 COUNTS = (5, 8, 10)
 GAMES = 80
@@ -29,27 +28,7 @@ MAX_DECISIONS = 20_000
 def play(players: int, seed: int, options: dict[str, object] | None = None
          ) -> tuple[Game, list[ev.Event]]:
     """One random game, the invariants checked after every submit; returns it and its events."""
-    g = api.new_game("honglou", players, seed, options)
-    bots = [RandomPolicy(seed * 1000 + i) for i in range(players)]
-    cards, hp = CardTracker(len(g.cards)), HpTracker(players)
-    log: list[ev.Event] = []
-
-    def fold(events: list[ev.Event]) -> None:
-        log.extend(events)
-        for e in events:
-            cards.apply(e)
-            hp.apply(e)
-        cards.matches(g)
-        check(g)
-
-    fold(api.advance(g))
-    n = 0
-    while not g.over:
-        d = api.pending(g)
-        assert d is not None
-        fold(api.submit(g, bots[d.seat].act(d)))
-        n += 1
-        assert n < MAX_DECISIONS, f"{players}p seed {seed}: no end in sight"
+    g, log = play_random("honglou", players, seed, options, max_decisions=MAX_DECISIONS)
     check_outcome(g)
     return g, log
 

@@ -20,7 +20,7 @@ from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
 from services.rules.core.state import Answer, Decision, Game
-from tests.rules.invariants import CardTracker, check
+from tests.rules.invariants import CardTracker, HpTracker, check
 
 MAX_DECISIONS = 20_000
 PLAYER_COUNTS = range(4, 11)
@@ -39,22 +39,6 @@ class Outcome:
     illegal_tried: int = 0
     draw: bool = False
     winners: list[str] = field(default_factory=list)
-
-
-class HpTracker:
-    """Max HP per seat from the events; every HP in an event stays at or below it."""
-
-    def __init__(self, players: int) -> None:
-        self.max_hp = [0] * players
-
-    def apply(self, e: ev.Event) -> None:
-        if isinstance(e, ev.GeneralChosen | ev.MaxHpChanged):
-            self.max_hp[e.seat] = e.max_hp
-            assert e.hp <= e.max_hp, e
-        elif isinstance(e, ev.Damaged):
-            assert e.hp <= self.max_hp[e.target], e
-        elif isinstance(e, ev.HpLost | ev.Recovered):
-            assert e.hp <= self.max_hp[e.seat], e
 
 
 def illegal_answers(g: Game, d: Decision) -> list[tuple[str, Answer]]:
