@@ -21,6 +21,7 @@ likewise.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -107,7 +108,7 @@ def count_arrangements(roles: list[str]) -> int:
     return n
 
 
-class _Base:
+class _Base(ABC):
     """What both beliefs share: the class map, the known roles and P(role) from P(class)."""
 
     def __init__(self, role_cards: list[str], known: dict[int, str],
@@ -132,8 +133,9 @@ class _Base:
         """The class of ``role``."""
         return self.cls.get(role, role)
 
-    def marginals(self) -> list[dict[str, float]]:  # pragma: no cover - overridden
-        raise NotImplementedError
+    @abstractmethod
+    def marginals(self) -> list[dict[str, float]]:
+        """P(class) per seat, the subclass's estimate."""
 
     def prob(self, seat: int, role: str) -> float:
         """P(``seat`` has ``role``) — the class probability shared among the hidden role cards of

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from .cards import CardDef
@@ -25,7 +26,7 @@ class General:
 VANILLA = General("vanilla", "", "male", 4)
 
 
-class Ruleset:
+class Ruleset(ABC):
     """Base ruleset: standard identity rules (REFERENCE §1). Subclasses override what differs."""
 
     name: ClassVar[str] = ""
@@ -48,13 +49,13 @@ class Ruleset:
         """Every named option with its default."""
         return dict(self.defaults)
 
+    @abstractmethod
     def deck(self, options: dict[str, Any]) -> list[CardDef]:
         """The physical cards of a game."""
-        raise NotImplementedError  # pragma: no cover - every ruleset defines its deck
 
+    @abstractmethod
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:
         """The role cards for ``players`` (seat 0 gets the lord)."""
-        raise NotImplementedError  # pragma: no cover
 
     def generals(self) -> dict[str, General]:
         """Generals by name (``vanilla`` always exists)."""
@@ -70,9 +71,9 @@ class Ruleset:
             return 0
         return 1
 
+    @abstractmethod
     def setup(self, g: Game) -> None:
         """Deal roles and generals, push the first frames (called once for a new game)."""
-        raise NotImplementedError  # pragma: no cover
 
     def equip_slot(self, subtype: str) -> str:
         """The equipment slot of a card subtype (weapon, armor, plus, minus)."""
@@ -86,6 +87,7 @@ class Ruleset:
     def prepare_table(self, g: Game) -> None:
         """A scenario's exact table has been built (seats, roles, piles): attach what the ruleset
         keeps per seat beyond the general (seed 004's identity skills). Standard: nothing."""
+        return None  # an optional hook, not an abstract one
 
     # --- rules that vary -------------------------------------------------------------------------
     def peach_at_full_hp(self, g: Game, seat: int) -> bool:
@@ -146,6 +148,7 @@ class Ruleset:
 
     def judge_area_changed(self, g: Game, seat: int) -> None:
         """A card entered or left ``seat``'s judgement area (seed 003: 乐不思蜀 seals skills)."""
+        return None  # an optional hook, not an abstract one
 
     def make_player(self, seat: int, general: General, role: str) -> Player:
         """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
