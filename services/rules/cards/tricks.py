@@ -49,25 +49,28 @@ class Snatch(TrickSpec):
 
 
 class TakeEffect(Frame, tag="take_effect"):
-    """过河拆桥 / 顺手牵羊 on one target: pick a card, then discard it or take it."""
+    """Pick one of ``target``'s cards, then discard it or take it: 过河拆桥 / 顺手牵羊 (judgement
+    area included), or a skill such as 反馈 (``judge=False``, ``reason`` = the skill)."""
 
     user: int
     target: int
     keep: bool
+    judge: bool = True
+    reason: str = ""
 
 
 @handler(TakeEffect)
 def _take(g: Game, f: TakeEffect) -> None:
     if f.pc == 0:
         f.pc = 1
-        push(g, PickCard(chooser=f.user, owner=f.target, judge=True,
-                         reason="顺手牵羊" if f.keep else "过河拆桥"))
+        push(g, PickCard(chooser=f.user, owner=f.target, judge=f.judge,
+                         reason=f.reason or ("顺手牵羊" if f.keep else "过河拆桥")))
         return
     cid = g.ret
     pop(g)
-    if cid < 0:
+    if cid is None or cid < 0:
         return
-    take_card(g, f.user, f.target, cid, keep=f.keep)
+    take_card(g, f.user, f.target, cid, keep=f.keep, reason=f.reason)
 
 
 def take_card(g: Game, user: int, owner: int, cid: int, keep: bool, reason: str = "") -> None:

@@ -6,13 +6,13 @@ from typing import Any
 
 import msgspec
 
+from ..cards.tricks import TakeEffect
 from ..core.cards import color_of
 from ..core.damage import Damage, damage
 from ..core.engine import answer, ask, emit, handler, pop, push
 from ..core.events import CardPlayed, SkillInvoked
 from ..core.flow import DrawPhase
 from ..core.judge import JUDGE_RULES, Judge
-from ..core.pick import PickCard
 from ..core.query import card_count, order_from
 from ..core.respond import AskCard
 from ..core.skills import Skill, register
@@ -127,29 +127,8 @@ class FanKui(Skill):
                 and g.players[d.source].alive and card_count(g, d.source) > 0)
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        push(g, Obtain(seat=seat, owner=ctx_frame(g, trig).source, reason=self.name))
-
-
-class Obtain(Frame, tag="obtain"):
-    """``seat`` picks one card of ``owner`` (hand blindly, equipment face up) and takes it."""
-
-    seat: int
-    owner: int
-    reason: str
-
-
-@handler(Obtain)
-def _obtain(g: Game, f: Obtain) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        push(g, PickCard(chooser=f.seat, owner=f.owner, reason=f.reason))
-        return
-    cid = g.ret
-    pop(g)
-    if cid is not None and cid >= 0:
-        from ..cards.tricks import take_card
-
-        take_card(g, f.seat, f.owner, cid, keep=True, reason=f.reason)
+        push(g, TakeEffect(user=seat, target=ctx_frame(g, trig).source, keep=True,
+                           judge=False, reason=self.name))
 
 
 @register
