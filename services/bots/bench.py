@@ -21,8 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import redis.asyncio as aioredis
-
+from ..eventlog.redis_client import connect
 from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 
 
@@ -30,7 +29,7 @@ async def run_once(url: str, games: int, players: int, engines: int, bots: int, 
                    ruleset: str, timeout_s: float) -> dict[str, Any]:
     """One measurement; returns its figures."""
     ns = f"bench-{uuid.uuid4().hex[:8]}"
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     with tempfile.TemporaryDirectory() as tmp:
         archive = Path(tmp)
         eng = start_engines(url, ns, engines, archive)

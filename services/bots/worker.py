@@ -23,11 +23,11 @@ import socket
 import sys
 import time
 
-import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from ..engine import tokens
+from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
 from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
@@ -109,7 +109,7 @@ class BotWorker:
 
 async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
-    client = aioredis.Redis.from_url(args.redis_url)
+    client = connect(args.redis_url)
     engine = GrpcEngine([t for t in args.engine.split(",") if t], args.timeout_ms / 1000)
     answerer = Answerer(engine, Minds(args.policy, args.cache_size), tokens.secret_from_env(),
                         token_ttl_ms=args.token_ttl_ms)
@@ -131,7 +131,10 @@ async def run(args: argparse.Namespace) -> None:
     try:
         await worker.run(stop)
     finally:
-        print(json.dumps({"consumer": args.consumer, "outcomes": worker.outcomes}), flush=True)
+        print(json.dumps({"consumer": args.consumer, "outcomes": worker.outcomes, "batched": {
+            "answers": sum(b.items for b in engine.batchers),
+            "submit_calls": sum(b.batches for b in engine.batchers),
+            "acks": consumer.acks.items, "xack_calls": consumer.acks.batches}}), flush=True)
         await engine.close()
         await client.aclose()
 
@@ -150,7 +153,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--claim-idle-ms", type=int, default=10_000,
                    help="take over messages pending this long (their worker died)")
     p.add_argument("--max-deliveries", type=int, default=5, help="then dead-letter")
-    p.add_argument("--max-inflight", type=int, default=32)
+    p.add_argument("--max-inflight", type=int, default=512,
+                   help="decisions handled at once (their answers share SubmitActions calls)")
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
     p.add_argument("--token-ttl-ms", type=int, default=3_600_000)
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")

@@ -6,6 +6,7 @@ never sees UNKNOWN.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -21,6 +22,7 @@ from . import tokens, views
 from .service import Games, NewMatch, Refused
 
 MAX_MESSAGE = 1 << 20
+MAX_BATCH = 512
 
 
 async def _refuse(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
@@ -65,16 +67,15 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return game_pb2.CreateGameResponse(game_id=request.match_id, created=created,
                                            version=version)
 
-    async def SubmitAction(self, request: game_pb2.SubmitActionRequest,
-                           context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:
-        """See game.proto."""
+    async def _submit(self, request: game_pb2.SubmitActionRequest, *, with_next: bool
+                      ) -> game_pb2.SubmitActionResponse:
+        """One answer through `Games.submit_action`, counted and timed; raises on refusal."""
         m, start = self.games.metrics, time.perf_counter()
         try:
             r = await self.games.submit_action(request.game_id, request.seat_token,
                                                request.decision_id, list(request.picks))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             m.actions.labels(result=getattr(exc, "code", "INTERNAL").lower()).inc()
-            await _refuse(context, exc)
             raise
         m.actions.labels(result="duplicate" if r.duplicate else "ok").inc()
         m.latency.observe(time.perf_counter() - start)
@@ -82,8 +83,40 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             duplicate=r.duplicate, version=r.version, over=r.over,
             answer=common_pb2.Answer(decision_id=r.answer.decision, seat=r.answer.seat,
                                      picks=r.answer.picks, auto=r.answer.auto))
-        if r.next is not None and not r.over:
+        if with_next and r.next is not None and not r.over:
             out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
+        return out
+
+    async def SubmitAction(self, request: game_pb2.SubmitActionRequest,
+                           context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:
+        """See game.proto."""
+        try:
+            return await self._submit(request, with_next=True)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+
+    async def SubmitActions(self, request: game_pb2.SubmitActionsRequest,
+                            context: grpc.aio.ServicerContext
+                            ) -> game_pb2.SubmitActionsResponse:
+        """See game.proto: the answers run concurrently (one game's answers in order, by its
+        lock), so their Redis writes share round trips; each one is refused on its own."""
+        if len(request.actions) > MAX_BATCH:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"at most {MAX_BATCH} actions per call")
+        done = await asyncio.gather(*(self._submit(a, with_next=False) for a in request.actions),
+                                    return_exceptions=True)
+        out = game_pb2.SubmitActionsResponse()
+        for r in done:
+            if isinstance(r, game_pb2.SubmitActionResponse):
+                out.results.add(code=0, response=r)
+            elif isinstance(r, Refused):
+                out.results.add(code=grpc.StatusCode[r.code].value[0], reason=r.reason)
+            elif isinstance(r, Exception):
+                out.results.add(code=grpc.StatusCode.INTERNAL.value[0],
+                                reason=f"{type(r).__name__}: {r}")
+            else:  # a BaseException (cancellation): not ours to swallow
+                raise r
         return out
 
     async def GetView(self, request: game_pb2.GetViewRequest,

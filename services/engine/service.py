@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import secrets as _secrets
 import time
 from collections import OrderedDict
@@ -39,7 +40,7 @@ from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..rules import api
 from . import tokens
 from .metrics import Metrics
-from .side import Secret, Side
+from .side import Effects, Fields, Secret, Side
 
 MAX_SEATS = 16
 MAX_PICKS = 64
@@ -223,20 +224,31 @@ class Games:
                         rules_version=api.RULES_VERSION, seats=list(match.seats),
                         seed_commitment=commit_seed(secret.seed, secret.salt),
                         options=dict(match.options), started_at_ms=_now_ms())
+        items = [(HEADER, encode_payload(header))] + [(EVENT, api.encode_event(e))
+                                                      for e in events]
         log = GameLog(self.store, game_id)
-        try:
-            await log.append([(HEADER, encode_payload(header))]
-                             + [(EVENT, api.encode_event(e)) for e in events])
-        except VersionConflict:  # the match was seen before: make sure its game is moving
-            self.evict(game_id)
-            hot = await self.get(game_id)
-            await self._schedule(hot, only_new=True)
-            return False, hot.log.version
-        await log.save_snapshot(api.snapshot(game))
-        hot = Hot(log, game, header, indexed_after=log.version, time_limit_ms=secret.time_limit_ms)
-        self._put(game_id, hot)
-        await self._schedule(hot)
-        return True, log.version
+        hot = Hot(log, game, header, indexed_after=len(items), time_limit_ms=secret.time_limit_ms)
+        effects = self._effects(hot, len(items))
+        # cached and locked before the append publishes the first decision: an answer that
+        # arrives at once waits for the snapshot instead of loading a second copy of the game
+        async with hot.lock:
+            self._put(game_id, hot)
+            try:
+                await log.append(items, functools.partial(self.side.append_with, self.store,
+                                                          game_id, effects=effects))
+            except VersionConflict:  # the match was seen before: make sure its game is moving
+                self.evict(game_id)
+            except BaseException:
+                self.evict(game_id)
+                raise
+            else:
+                await log.save_snapshot(api.snapshot(game))
+                if effects.deadline is None:
+                    await self._finish(hot)  # over before its first decision
+                return True, log.version
+        hot = await self.get(game_id)
+        await self._schedule(hot, only_new=True)
+        return False, hot.log.version
 
     # ---- answers -----------------------------------------------------------------------------
 
@@ -262,14 +274,17 @@ class Games:
             async with hot.lock:
                 if self.cache.get(game_id) is not hot:
                     continue  # evicted while we waited: decide on a fresh load
-                prior = await self._answered(hot, decision)
+                d = api.pending(hot.game)
+                # the state is at the log's version, so its pending decision has no answer yet:
+                # only an older id needs the (possibly stored) answer looked up
+                prior = None if d is not None and d.id == decision else await self._answered(
+                    hot, decision)
                 if prior is not None:
                     if prior[0].seat != seat:
                         raise Refused("PERMISSION_DENIED",
                                       "that decision belonged to another seat")
                     return Result(prior[0], prior[1], True, api.pending(hot.game),
                                   hot.game.over)
-                d = api.pending(hot.game)
                 if d is None or hot.game.over:
                     raise Refused("FAILED_PRECONDITION", "the game is over")
                 if d.id != decision:
@@ -287,8 +302,9 @@ class Games:
         raise Refused("ABORTED", "the game kept changing; try again")
 
     async def _apply(self, hot: Hot, rec: AnswerRecord) -> Result:
-        """Advance the cached state in place (an illegal answer changes nothing), then append;
-        if the append does not happen the advanced state is dropped from the cache.
+        """Advance the cached state in place (an illegal answer changes nothing), then append
+        the answer with what it makes due (`_effects`); if the append does not happen the
+        advanced state is dropped from the cache.
 
         Advancing in place instead of on a fork saves a full encode/decode of the state per
         answer, which profiling showed as ~45% of an engine worker's CPU per decision.
@@ -300,8 +316,12 @@ class Games:
         except api.IllegalAnswer as exc:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
         before = hot.log.version
+        encoded = [api.encode_event(e) for e in events]
+        effects = self._effects(hot, before + 1 + len(encoded), answered=rec.decision)
+        write = functools.partial(self.side.append_with, self.store, hot.log.game,
+                                  effects=effects)
         try:
-            await hot.log.record_answer(rec, [api.encode_event(e) for e in events])
+            await hot.log.record_answer(rec, encoded, write)
         except VersionConflict:
             self.metrics.conflicts.inc()
             self.evict(hot.log.game)
@@ -313,30 +333,50 @@ class Games:
         if snapshot_due(before, hot.log.version, self.snapshot_every):
             await hot.log.save_snapshot(api.snapshot(game))
         version = hot.log.version
-        await self._schedule(hot, answered=rec.decision)
+        if game.over or api.pending(game) is None:
+            await self._finish(hot)
         return Result(rec, version, False, api.pending(game), game.over)
 
     # ---- after an append ---------------------------------------------------------------------
 
-    async def _schedule(self, hot: Hot, *, answered: int | None = None, only_new: bool = False
-                        ) -> None:
-        """Give the new pending decision a deadline (and bots their message), or finish."""
-        game_id = hot.log.game
+    def _effects(self, hot: Hot, version: int, *, answered: int | None = None) -> Effects:
+        """What the log at `version` (the state as it is now) makes due: the pending decision's
+        deadline and, for a bot seat, its decisions message; and the answered one's deadline
+        dropped."""
         d = api.pending(hot.game)
         if hot.game.over or d is None:
+            return Effects(clear=answered)
+        bot = self._bot(hot, d)
+        due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
+        messages = (("decisions", self._message(hot, d, version)),) if bot else ()
+        return Effects(clear=answered, deadline=(d.id, due), messages=messages)
+
+    @staticmethod
+    def _bot(hot: Hot, d: api.Decision) -> bool:
+        return 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot
+
+    @staticmethod
+    def _message(hot: Hot, d: api.Decision, version: int) -> Fields:
+        """The decisions message for a bot seat's decision. `player` names the bot
+        (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
+        without reading the header first."""
+        return {"game": hot.log.game, "decision": d.id, "seat": d.seat,
+                "player": hot.header.seats[d.seat].player, "version": version,
+                "body": msgspec.json.encode(d)}
+
+    async def _schedule(self, hot: Hot, *, answered: int | None = None, only_new: bool = False
+                        ) -> None:
+        """Outside an append (a sweep, a repeated create): give the pending decision a deadline
+        (with `only_new`, only if it has none, and then publish it to bots), or finish."""
+        game_id = hot.log.game
+        effects = self._effects(hot, hot.log.version, answered=answered)
+        if effects.deadline is None:
             await self._finish(hot)
         else:
-            bot = 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot
-            wait = self.bot_repost_ms if bot else hot.time_limit_ms
-            new = await self.side.set_deadline(game_id, d.id, _now_ms() + wait,
-                                               only_new=only_new)
-            if bot and (new or not only_new):
-                # `player` names the bot (matchmaking seats bots as "bot:POLICY"), so the bot
-                # service can pick the seat's policy without reading the header first
-                await self.side.publish("decisions", {
-                    "game": game_id, "decision": d.id, "seat": d.seat,
-                    "player": hot.header.seats[d.seat].player,
-                    "version": hot.log.version, "body": msgspec.json.encode(d)})
+            new = await self.side.set_deadline(game_id, *effects.deadline, only_new=only_new)
+            if new or not only_new:
+                for stream, fields in effects.messages:
+                    await self.side.publish(stream, fields)
         if answered is not None:
             await self.side.clear_deadline(game_id, answered)
 

@@ -8,16 +8,24 @@
   and is then published again (its worker may have died between the append and the publish).
 - streams `{ns}:matches`, `{ns}:decisions`, `{ns}:finished` (= services.eventlog.streams names
   for the default namespace "arena").
+
+After an answer the engine appends it with its `Effects` (the answered decision's deadline
+dropped, the next one's set, a bot's decision published) by `append_with`: on Redis one script
+does all of it, so a decision message exists exactly when the entries before it are in the log,
+and concurrent games share one pipeline round trip (`batching.AutoPipeline`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import msgspec
 import redis.asyncio as aioredis
 
-from ..eventlog import streams
+from ..eventlog.batching import AutoPipeline
+from ..eventlog.redis_store import OutboxCommand, RedisEventStore
+from ..eventlog.store import EventStore
 
 
 class Secret(msgspec.Struct, frozen=True):
@@ -26,6 +34,19 @@ class Secret(msgspec.Struct, frozen=True):
     seed: int
     salt: bytes
     time_limit_ms: int
+
+
+Fields = dict[str, str | int | bytes]
+
+
+@dataclass(frozen=True)
+class Effects:
+    """What an append makes due: drop the answered decision's deadline (`clear`), give the new
+    one a deadline (`deadline` = (decision, due at ms)), publish `messages` (stream, fields)."""
+
+    clear: int | None = None
+    deadline: tuple[int, int] | None = None
+    messages: tuple[tuple[str, Fields], ...] = ()
 
 
 class Side(Protocol):
@@ -69,6 +90,26 @@ class Side(Protocol):
         """Append a message to `{ns}:{stream}`."""
         ...
 
+    async def append_with(self, store: EventStore, game: str, expected: int,
+                          records: list[bytes], effects: Effects) -> int:
+        """Append `records` to the game's log and apply `effects` only if that succeeded;
+        returns the new version (VersionConflict as the store raises it)."""
+        ...
+
+
+async def append_then_apply(side: Side, store: EventStore, game: str, expected: int,
+                            records: list[bytes], effects: Effects) -> int:
+    """`append_with` in two steps: the append, then each effect (a crash between them leaves
+    the new decision without its message until its deadline reposts it)."""
+    version = await store.append(game, expected, records)
+    if effects.clear is not None:
+        await side.clear_deadline(game, effects.clear)
+    if effects.deadline is not None:
+        await side.set_deadline(game, *effects.deadline)
+    for stream, fields in effects.messages:
+        await side.publish(stream, fields)
+    return version
+
 
 def _member(game: str, decision: int) -> str:
     return f"{game}|{decision}"
@@ -87,6 +128,7 @@ class RedisSide:
         self.client = client
         self.namespace = namespace
         self.deadlines = f"{namespace}:deadlines"
+        self.auto = AutoPipeline(client)
 
     def _secret_key(self, game: str) -> str:
         return f"{self.namespace}:{{{game}}}:secret"
@@ -115,13 +157,14 @@ class RedisSide:
     async def set_deadline(self, game: str, decision: int, at_ms: int, *, only_new: bool = False
                            ) -> bool:
         """See Side.set_deadline."""
-        added = await self.client.zadd(self.deadlines, {_member(game, decision): at_ms},
-                                       nx=only_new)
+        member = {_member(game, decision): at_ms}
+        added = await self.auto.run(lambda p: p.zadd(self.deadlines, member, nx=only_new))
         return bool(added)
 
     async def clear_deadline(self, game: str, decision: int) -> None:
         """See Side.clear_deadline."""
-        await self.client.zrem(self.deadlines, _member(game, decision))
+        member = _member(game, decision)
+        await self.auto.run(lambda p: p.zrem(self.deadlines, member))
 
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
         """See Side.due."""
@@ -134,7 +177,27 @@ class RedisSide:
 
     async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
         """See Side.publish."""
-        await streams.publish(self.client, self.stream(stream), fields)
+        key, body = self.stream(stream), dict(fields)
+        await self.auto.run(lambda p: p.xadd(key, body))  # type: ignore[arg-type]
+
+    async def append_with(self, store: EventStore, game: str, expected: int,
+                          records: list[bytes], effects: Effects) -> int:
+        """See Side.append_with: one script on Redis (the effects as the append's outbox)."""
+        if not isinstance(store, RedisEventStore) or store.client is not self.client:
+            return await append_then_apply(self, store, game, expected, records, effects)
+        outbox: list[OutboxCommand] = []
+        if effects.clear is not None:
+            outbox.append(OutboxCommand("ZREM", self.deadlines, (_member(game, effects.clear),)))
+        if effects.deadline is not None:
+            decision, at_ms = effects.deadline
+            outbox.append(OutboxCommand("ZADD", self.deadlines,
+                                        (at_ms, _member(game, decision))))
+        for stream, fields in effects.messages:
+            args: list[str | int | bytes] = ["*"]
+            for k, v in fields.items():
+                args += [k, v]
+            outbox.append(OutboxCommand("XADD", self.stream(stream), tuple(args)))
+        return await store.append(game, expected, records, outbox)
 
 
 class MemorySide:
@@ -183,6 +246,11 @@ class MemorySide:
     async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
         """See Side.publish."""
         self.published.append((stream, dict(fields)))
+
+    async def append_with(self, store: EventStore, game: str, expected: int,
+                          records: list[bytes], effects: Effects) -> int:
+        """See Side.append_with (two steps: nothing to make atomic in memory)."""
+        return await append_then_apply(self, store, game, expected, records, effects)
 
 
 def _raw(value: object) -> bytes:

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import msgspec
-import redis.asyncio as aioredis
 
+from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from . import tokens
@@ -41,7 +41,7 @@ async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> N
 
 async def run(args: argparse.Namespace) -> None:
     """Run one worker until SIGTERM/SIGINT."""
-    client = aioredis.Redis.from_url(args.redis_url)
+    client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
     games = Games(RedisEventStore(client, args.namespace), side, tokens.secret_from_env(),
                   cache_size=args.cache_size, snapshot_every=args.snapshot_every,
@@ -82,6 +82,16 @@ async def run(args: argparse.Namespace) -> None:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await client.aclose()
+    print(json.dumps({"consumer": args.consumer, "batched": {
+        "appends": _batched(games.store), "side": _batched(side)}}), flush=True)
+
+
+def _batched(owner: object) -> dict[str, int]:
+    """How many Redis commands went out in how many pipelines (AutoPipeline counters)."""
+    auto = getattr(owner, "auto", None)
+    if auto is None:
+        return {}
+    return {"commands": auto.batcher.items, "pipelines": auto.batcher.batches}
 
 
 def main(argv: list[str]) -> int:

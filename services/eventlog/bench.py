@@ -24,6 +24,7 @@ import redis.asyncio as aioredis
 from .entry import EVENT, decode_entry, encode_entry, seal
 from .gamelog import GameLog
 from .memory import InMemoryEventStore
+from .redis_client import connect
 from .redis_store import RedisEventStore
 from .server import LocalRedis, find_server_binary
 from .verify import Engine, default_engine
@@ -92,7 +93,7 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
     except ImportError:
         engine = None
     records = await _corpus(engine, size)
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     store = RedisEventStore(client, namespace="bench")
     out: dict[str, Any] = {
         "entries": len(records),

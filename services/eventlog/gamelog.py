@@ -8,7 +8,7 @@ after it (`GameLog.load`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from .entry import (
@@ -25,6 +25,9 @@ from .entry import (
 )
 from .records import AnswerRecord, Header, SeedReveal, encode_payload
 from .store import EventStore, Snapshot, check_game_id
+
+Write = Callable[[int, list[bytes]], Awaitable[int]]
+"""Stores sealed records after an expected version and returns the new version."""
 
 
 class ChainBroken(Exception):
@@ -66,12 +69,19 @@ class GameLog:
         head = entries[-1].hash if entries else prev
         return Loaded(cls(store, game, version, head), snap, entries)
 
-    async def append(self, items: Sequence[tuple[str, bytes]]) -> int:
-        """Seal and append (kind, payload) items in one atomic batch; returns the new version."""
+    async def append(self, items: Sequence[tuple[str, bytes]], write: Write | None = None
+                     ) -> int:
+        """Seal and append (kind, payload) items in one atomic batch; returns the new version.
+
+        `write(expected_version, records)` stores the sealed records instead of the store's own
+        append (the engine passes one that also publishes what the append makes due).
+        """
         entries = seal(self.head_hash, self.version + 1, items)
-        self.version = await self.store.append(
-            self.game, self.version, [encode_entry(e) for e in entries]
-        )
+        records = [encode_entry(e) for e in entries]
+        if write is None:
+            self.version = await self.store.append(self.game, self.version, records)
+        else:
+            self.version = await write(self.version, records)
         if entries:
             self.head_hash = entries[-1].hash
         return self.version
@@ -80,9 +90,11 @@ class GameLog:
         """Append engine events (already encoded with `api.encode_event`)."""
         return await self.append([(EVENT, e) for e in events])
 
-    async def record_answer(self, answer: AnswerRecord, events: Sequence[bytes]) -> int:
+    async def record_answer(self, answer: AnswerRecord, events: Sequence[bytes],
+                            write: Write | None = None) -> int:
         """Append an accepted answer and the events it produced, atomically."""
-        return await self.append([(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events])
+        return await self.append([(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events],
+                                 write)
 
     async def finish(self, reveal: SeedReveal, events: Sequence[bytes] = ()) -> int:
         """Append any last events and the seed reveal that closes the log."""

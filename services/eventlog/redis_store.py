@@ -11,17 +11,24 @@ The append script reads the stream's last id and adds the batch only if it equal
 version. A script runs atomically on the server, so there is no window between check and write;
 MULTI/EXEC with WATCH would also work but turns every race into a retry round trip, and cannot
 return the actual version in the same reply.
+
+Appends made by concurrent tasks in one event-loop iteration (a worker answering many games at
+once) share one pipeline round trip (`batching.AutoPipeline`); each is still its own script
+call with its own version check, so one game's conflict never fails another's append.
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 from redis.utils import HIREDIS_AVAILABLE
 
+from .batching import AutoPipeline
+from .redis_client import connect
 from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
 
 _LAST_SEQ = """
@@ -32,21 +39,52 @@ local function last_seq(key)
 end
 """
 
-APPEND_LUA = (
-    _LAST_SEQ
-    + """
-local actual = last_seq(KEYS[1])
-local expected = tonumber(ARGV[1])
-if actual ~= expected then return {0, actual} end
-if #ARGV < 2 then return {1, expected} end
-local now = redis.call('TIME')
-local t = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
-for i = 2, #ARGV do
-  redis.call('XADD', KEYS[1], string.format('%d-0', expected + i - 1), 'e', ARGV[i], 't', t)
+_APPEND = """
+local function append(key, expected, first, last)
+  local actual = last_seq(key)
+  if actual ~= expected then return {0, actual} end
+  if last < first then return {1, expected} end
+  local now = redis.call('TIME')
+  local t = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+  for i = first, last do
+    redis.call('XADD', key, string.format('%d-0', expected + i - first + 1), 'e', ARGV[i], 't', t)
+  end
+  return {1, expected + last - first + 1}
 end
-return {1, expected + #ARGV - 1}
+"""
+
+APPEND_LUA = _LAST_SEQ + _APPEND + "return append(KEYS[1], tonumber(ARGV[1]), 2, #ARGV)\n"
+
+# Append, then (only if the append happened) run the outbox: ARGV[2] records follow ARGV[1..2],
+# then commands as (name, key index, argument count, arguments...), names from OUTBOX_COMMANDS.
+APPEND_OUTBOX_LUA = (
+    _LAST_SEQ
+    + _APPEND
+    + """
+local n = tonumber(ARGV[2])
+local result = append(KEYS[1], tonumber(ARGV[1]), 3, 2 + n)
+if result[1] == 0 then return result end
+local i = 3 + n
+while i <= #ARGV do
+  local name, key, argc = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
+  redis.call(name, key, unpack(ARGV, i + 3, i + 2 + argc))
+  i = i + 3 + argc
+end
+return result
 """
 )
+
+OUTBOX_COMMANDS = frozenset({"XADD", "ZADD", "ZREM"})
+
+
+class OutboxCommand(NamedTuple):
+    """A Redis command run in the append's script, only if the append is accepted: a message
+    published or a deadline moved exactly when the entries it follows are in the log."""
+
+    name: str  # one of OUTBOX_COMMANDS
+    key: str
+    args: tuple[str | bytes | int, ...]
+
 
 SNAPSHOT_LUA = (
     _LAST_SEQ
@@ -136,14 +174,16 @@ class RedisEventStore:
         self.client = client
         self.namespace = namespace
         self._append = client.register_script(APPEND_LUA)
+        self._append_outbox = client.register_script(APPEND_OUTBOX_LUA)
         self._snapshot = client.register_script(SNAPSHOT_LUA)
         self._read = client.register_script(READ_LUA)
+        self.auto = AutoPipeline(client)  # appends of concurrent games share a round trip
         self.framed_reads = not HIREDIS_AVAILABLE if framed_reads is None else framed_reads
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
         """A store with its own client for `url`."""
-        return cls(aioredis.Redis.from_url(url), namespace)
+        return cls(connect(url), namespace)
 
     def log_key(self, game: str) -> str:
         """The stream key of `game`."""
@@ -153,11 +193,26 @@ class RedisEventStore:
         """The snapshot hash key of `game`."""
         return f"{self.namespace}:{{{check_game_id(game)}}}:snap"
 
-    async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
-        """See EventStore.append."""
-        reply: Any = await self._append(
-            keys=[self.log_key(game)], args=[expected_version, *records]
-        )
+    async def append(self, game: str, expected_version: int, records: Sequence[bytes],
+                     outbox: Sequence[OutboxCommand] = ()) -> int:
+        """See EventStore.append; `outbox` commands run in the same script, after the entries,
+        only if the append is accepted (their keys must live on the log's server)."""
+        keys: list[str] = [self.log_key(game)]
+        if outbox:
+            script = self._append_outbox
+            args: list[str | bytes | int] = [expected_version, len(records), *records]
+            for cmd in outbox:
+                if cmd.name not in OUTBOX_COMMANDS:
+                    raise ValueError(f"{cmd.name!r} is not an outbox command")
+                keys.append(cmd.key)
+                args += [cmd.name, len(keys), len(cmd.args), *cmd.args]
+        else:
+            script, args = self._append, [expected_version, *records]
+        try:
+            reply: Any = await self.auto.run(
+                lambda p: p.evalsha(script.sha, len(keys), *keys, *args))
+        except NoScriptError:  # a restarted or new server: load the script and run it
+            reply = await script(keys=keys, args=args)
         ok, version = int(reply[0]), int(reply[1])
         if not ok:
             raise VersionConflict(game, expected_version, version)

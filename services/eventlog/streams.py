@@ -19,6 +19,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 from redis.typing import EncodableT
 
+from .batching import TickBatcher
+
 MATCHES = "arena:matches"
 DECISIONS = "arena:decisions"
 FINISHED = "arena:finished"
@@ -90,6 +92,7 @@ class GroupConsumer:
         self.max_deliveries = max_deliveries
         self.dead_stream = dead_stream
         self._claim_cursor = "0-0"
+        self.acks: TickBatcher[str, None] = TickBatcher(self._ack_batch)
 
     async def start(self) -> None:
         """Make sure the group exists (idempotent)."""
@@ -137,8 +140,12 @@ class GroupConsumer:
         return out
 
     async def ack(self, msg: Message) -> None:
-        """Mark `msg` done for the group."""
-        await self.client.xack(self.stream, self.group, msg.id)
+        """Mark `msg` done for the group (the acks of one loop iteration go as one XACK)."""
+        await self.acks.submit(msg.id)
+
+    async def _ack_batch(self, ids: list[str]) -> list[None]:
+        await self.client.xack(self.stream, self.group, *ids)
+        return [None] * len(ids)
 
     async def dead_letter(self, msg: Message, reason: str) -> None:
         """Park `msg` in the dead-letter stream with `reason`, then ack it.

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 
+from ..eventlog.redis_client import connect
 from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
 from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
 from .clock import ManualClock, SystemClock
@@ -114,7 +115,7 @@ async def _main(url: str | None) -> dict[str, Any]:
             raise RuntimeError("no redis-server: pass --redis-url")
         with LocalRedis(binary) as server:
             return await _main(server.url)
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     try:
         return {"throughput": await throughput(client),
                 "notify": [await latency(client, 400, gap_ms=2.0),

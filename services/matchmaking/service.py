@@ -11,9 +11,8 @@ import socket
 import sys
 from pathlib import Path
 
-import redis.asyncio as aioredis
-
 from ..engine import tokens
+from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from .clock import SystemClock
@@ -62,7 +61,7 @@ def _policies(args: argparse.Namespace) -> tuple[Policy, dict[str, Policy]]:
 
 async def run(args: argparse.Namespace) -> None:
     """Serve until SIGTERM/SIGINT."""
-    client = aioredis.Redis.from_url(args.redis_url)
+    client = connect(args.redis_url)
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
     mm = Matchmaker(client, build_modes(overrides, base), tokens.secret_from_env(),
@@ -133,7 +132,7 @@ def ratings_main(argv: list[str]) -> int:
 
 
 async def _ratings(args: argparse.Namespace) -> int:
-    client = aioredis.Redis.from_url(args.redis_url)
+    client = connect(args.redis_url)
     try:
         store = RatingStore(client, args.namespace)
         if args.action == "rebuild":

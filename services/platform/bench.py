@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from ..bots.random_policy import RandomPolicy
 from ..bots.selfplay import play_game
+from ..eventlog.redis_client import connect
 from ..rules import api
 from .matches import Games, bot_match
 from .procs import cpu_seconds
@@ -54,7 +53,7 @@ def in_process(ruleset: str, players: int, games: int, seed: int, policy: str) -
 
 async def _drive(run: Running, ids: list[str], matches: list[dict[str, Any]],
                  timeout: float) -> None:
-    client = aioredis.Redis.from_url(run.redis_url)
+    client = connect(run.redis_url)
     try:
         games = Games(client, run.namespace, None)
         await games.mark()

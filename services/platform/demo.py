@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from ..eventlog.redis_client import connect
 from .matches import Games, bot_match
 from .up import Running
 
@@ -23,7 +23,7 @@ POLICIES = ["heuristic", "random", "heuristic", "random", "heuristic"]
 
 async def keep_playing(run: Running, n: int, stop: asyncio.Event) -> None:
     """Until ``stop``: keep ``n`` demo games live through the platform."""
-    client = aioredis.Redis.from_url(run.redis_url)
+    client = connect(run.redis_url)
     games = Games(client, run.namespace, Path(run.archive_dir))
     live: set[str] = set()
     count = 0

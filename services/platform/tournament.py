@@ -24,9 +24,9 @@ from types import FrameType
 from typing import Any
 
 import msgspec
-import redis.asyncio as aioredis
 
 from ..bots.selfplay import camp_rotation, rotation
+from ..eventlog.redis_client import connect
 from ..rules import api
 from .matches import BOT, Games, bot_match
 from .standings import Played, standings, table
@@ -161,7 +161,7 @@ def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int
 
 async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Played],
                 journal: Path, concurrency: int, quiet: bool) -> int:
-    client = aioredis.Redis.from_url(run.redis_url)
+    client = connect(run.redis_url)
     games = Games(client, run.namespace, Path(run.archive_dir))
     by_id = {spec.game_id(i): i for i in todo}
     seats = {i: spec.seats(i) for i in todo}

@@ -21,10 +21,9 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
-import redis.asyncio as aioredis
-
 from ..eventlog.entry import SEED_REVEAL, decode_entry
-from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.redis_client import connect
+from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from .core import Replay
 from .demo import play_live
 from .http import HttpServer
@@ -35,10 +34,11 @@ class TimedStore(RedisEventStore):
 
     appended: dict[int, float]
 
-    async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
-        """See EventStore.append."""
+    async def append(self, game: str, expected_version: int, records: Sequence[bytes],
+                     outbox: Sequence[OutboxCommand] = ()) -> int:
+        """See RedisEventStore.append."""
         t = time.monotonic()
-        version = await super().append(game, expected_version, records)
+        version = await super().append(game, expected_version, records, outbox)
         for seq in range(expected_version + 1, version + 1):
             self.appended[seq] = t
         return version
@@ -64,7 +64,7 @@ async def _spectator(port: int, game: str, out: dict[int, float], ready: asyncio
 
 
 async def _xread(url: str, key: str, out: dict[int, float]) -> None:
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     last = "0-0"
     while True:
         reply: Any = await client.xread({key: last}, block=2000)
@@ -105,7 +105,7 @@ def _pct(xs: list[float], p: float) -> float:
 
 async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> dict[str, Any]:
     """One run: a live game at ``pace_ms`` per answer watched by ``spectators``."""
-    client = aioredis.Redis.from_url(url)
+    client = connect(url)
     store = TimedStore(client, namespace)
     store.appended = {}
     replay = Replay(store)

@@ -57,6 +57,28 @@ class SubmitActionResponse(_message.Message):
     over: bool
     def __init__(self, duplicate: _Optional[bool] = ..., version: _Optional[int] = ..., answer: _Optional[_Union[_common_pb2.Answer, _Mapping]] = ..., next: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., over: _Optional[bool] = ...) -> None: ...
 
+class SubmitActionsRequest(_message.Message):
+    __slots__ = ("actions",)
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    actions: _containers.RepeatedCompositeFieldContainer[SubmitActionRequest]
+    def __init__(self, actions: _Optional[_Iterable[_Union[SubmitActionRequest, _Mapping]]] = ...) -> None: ...
+
+class SubmitActionResult(_message.Message):
+    __slots__ = ("code", "reason", "response")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    reason: str
+    response: SubmitActionResponse
+    def __init__(self, code: _Optional[int] = ..., reason: _Optional[str] = ..., response: _Optional[_Union[SubmitActionResponse, _Mapping]] = ...) -> None: ...
+
+class SubmitActionsResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[SubmitActionResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[SubmitActionResult, _Mapping]]] = ...) -> None: ...
+
 class GetViewRequest(_message.Message):
     __slots__ = ("game_id", "seat_token")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]

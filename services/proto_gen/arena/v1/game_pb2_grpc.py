@@ -46,6 +46,11 @@ class GameServiceStub:
                 request_serializer=arena_dot_v1_dot_game__pb2.SubmitActionRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_game__pb2.SubmitActionResponse.FromString,
                 _registered_method=True)
+        self.SubmitActions = channel.unary_unary(
+                '/arena.v1.GameService/SubmitActions',
+                request_serializer=arena_dot_v1_dot_game__pb2.SubmitActionsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_game__pb2.SubmitActionsResponse.FromString,
+                _registered_method=True)
         self.GetView = channel.unary_unary(
                 '/arena.v1.GameService/GetView',
                 request_serializer=arena_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString,
@@ -75,6 +80,14 @@ class GameServiceServicer:
 
     def SubmitAction(self, request, context):
         """Answer the pending decision of the seat named by the seat token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitActions(self, request, context):
+        """Several answers (to any games) in one call, each handled exactly as SubmitAction would be
+        and refused or accepted on its own; for bot workers answering many games at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -113,6 +126,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.SubmitAction,
                     request_deserializer=arena_dot_v1_dot_game__pb2.SubmitActionRequest.FromString,
                     response_serializer=arena_dot_v1_dot_game__pb2.SubmitActionResponse.SerializeToString,
+            ),
+            'SubmitActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitActions,
+                    request_deserializer=arena_dot_v1_dot_game__pb2.SubmitActionsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_game__pb2.SubmitActionsResponse.SerializeToString,
             ),
             'GetView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetView,
@@ -184,6 +202,33 @@ class GameService:
             '/arena.v1.GameService/SubmitAction',
             arena_dot_v1_dot_game__pb2.SubmitActionRequest.SerializeToString,
             arena_dot_v1_dot_game__pb2.SubmitActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.GameService/SubmitActions',
+            arena_dot_v1_dot_game__pb2.SubmitActionsRequest.SerializeToString,
+            arena_dot_v1_dot_game__pb2.SubmitActionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,137 @@
+"""Coalescing: what concurrent tasks ask for in one event-loop iteration goes out as one batch.
+
+Under load a worker has many games in flight, and each answer costs a few Redis commands and,
+for bots, a gRPC call. Sent one by one, the per-call cost (a round trip, a task wake-up, packing
+and parsing in Python) is most of a worker's CPU. `TickBatcher` lets each task keep writing
+`await thing(item)` while the items queued during one iteration of the event loop are handed to
+one `flush` call: an item waits at most for the tasks that were already runnable, never for a
+timer, so a lone request goes out as fast as before.
+
+While `max_flights` flushes are in flight, new items wait for one to return and then go out
+together (group commit): batches grow with the load by themselves, and a caller never waits
+longer than one flush behind the one in flight.
+
+`AutoPipeline` is a TickBatcher over Redis: each caller adds its command to a shared
+non-transactional pipeline, so N concurrent commands cost one round trip. It is not a
+transaction: every command succeeds or fails on its own (a script keeps its own atomicity), and
+a command's failure is raised to its caller only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+import redis.asyncio as aioredis
+from redis.asyncio.client import Pipeline
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+Flush = Callable[[list[T]], Awaitable[Sequence["R | BaseException"]]]
+
+
+class TickBatcher(Generic[T, R]):
+    """Collects items submitted in one loop iteration and flushes them together.
+
+    `flush(items)` returns one result per item, in order; a result that is an exception is
+    raised to that item's caller only. If `flush` itself raises, every caller of the batch gets
+    that exception. With `max_flights` above 1, several flushes may be in flight at once:
+    callers that must be ordered (appends to one game, say) are ordered by awaiting one before
+    submitting the next.
+    """
+
+    def __init__(self, flush: Flush[T, R], max_items: int = 1024, max_flights: int = 1) -> None:
+        self._flush = flush
+        self.max_items = max_items
+        self.max_flights = max_flights
+        self._queue: list[tuple[T, asyncio.Future[R]]] = []
+        self._scheduled = False
+        self._running: set[asyncio.Task[None]] = set()
+        self.batches = 0  # flushes started (for tests and benchmarks)
+        self.items = 0  # items flushed
+
+    async def submit(self, item: T) -> R:
+        """Queue `item` for this iteration's batch and wait for its result."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[R] = loop.create_future()
+        self._queue.append((item, fut))
+        if len(self._queue) >= self.max_items:
+            self._start()
+        elif not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._start)
+        return await fut
+
+    def _start(self) -> None:
+        self._scheduled = False
+        if not self._queue or len(self._running) >= self.max_flights:
+            return  # a returning flight starts the next batch
+        batch, self._queue = self._queue[: self.max_items], self._queue[self.max_items :]
+        self.batches += 1
+        self.items += len(batch)
+        task = asyncio.get_running_loop().create_task(self._run(batch))
+        self._running.add(task)
+        task.add_done_callback(self._landed)
+
+    def _landed(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._start()
+
+    async def _run(self, batch: list[tuple[T, asyncio.Future[R]]]) -> None:
+        try:
+            results: Sequence[R | BaseException] = await self._flush([item for item, _ in batch])
+            if len(results) != len(batch):
+                raise RuntimeError(f"flush returned {len(results)} results for {len(batch)}")
+        except BaseException as exc:  # noqa: BLE001 - handed to every caller of the batch
+            results = [exc] * len(batch)
+        for (_, fut), result in zip(batch, results, strict=True):
+            if fut.done():  # the caller was cancelled; its command may still have run
+                continue
+            if isinstance(result, BaseException):
+                fut.set_exception(result)
+            else:
+                fut.set_result(result)
+
+
+AddCommand = Callable[[Pipeline], object]
+
+
+class AutoPipeline:
+    """Redis commands from concurrent tasks in one pipeline per loop iteration.
+
+    `await auto.run(lambda p: p.zadd(key, {member: score}))`: the callable adds exactly one
+    command to the pipeline; its reply (or its error) is returned (or raised) to that caller.
+    Use `evalsha` for scripts (a pipeline's own script handling checks SCRIPT EXISTS on every
+    execute, a round trip per batch) and load the script when NOSCRIPT comes back.
+    """
+
+    def __init__(self, client: aioredis.Redis, max_items: int = 1024) -> None:
+        self.client = client
+        self.batcher: TickBatcher[AddCommand, Any] = TickBatcher(self._flush, max_items)
+
+    async def run(self, add: AddCommand) -> Any:
+        """Queue one command; its reply."""
+        return await self.batcher.submit(add)
+
+    async def _flush(self, adds: list[AddCommand]) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        out: list[Any] = [None] * len(adds)
+        sent: list[int] = []
+        for i, add in enumerate(adds):
+            before = len(pipe.command_stack)
+            try:
+                add(pipe)
+                if len(pipe.command_stack) != before + 1:
+                    raise TypeError("an AutoPipeline command must add exactly one command")
+            except Exception as exc:  # noqa: BLE001 - this caller's error only
+                del pipe.command_stack[before:]
+                out[i] = exc
+                continue
+            sent.append(i)
+        if sent:
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+            for i, reply in zip(sent, replies, strict=True):
+                out[i] = reply
+        return out
