@@ -1,0 +1,120 @@
+"""`connect()` and `HiredisPackConnection`: the same bytes as redis-py's own packing, the same
+errors for what redis-py refuses, and a working client against a real Redis."""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import DataError, ResponseError
+
+from services.eventlog.redis_client import HiredisPackConnection, connect
+
+BIG = bytes(range(256)) * 1024  # 256 KiB: above redis-py's buffer cutoff, so stock chunks it
+
+COMMANDS: list[tuple[object, ...]] = [
+    ("PING",),
+    ("SET", "key", "value"),
+    ("SET", b"key", b"value"),
+    ("SET", "k", 0), ("SET", "k", -17), ("SET", "k", 2**64 + 3),
+    ("SET", "k", 1.5), ("SET", "k", 0.1), ("SET", "k", 1e20), ("SET", "k", 1e-7),
+    ("SET", "k", -0.0), ("SET", "k", float("inf")), ("SET", "k", 1 / 3),
+    ("SET", "k", memoryview(b"view")),
+    ("SET", bytearray(b"ba-key"), bytearray(b"ba-value")),
+    ("SET", "ключ", "值 — ✓"),
+    ("CONFIG GET", "maxmemory"),
+    (b"CONFIG GET", b"maxmemory"),
+    ("CLIENT  SETNAME", "x"),  # two spaces: split like str.split()
+    ("SET", "k", b""), ("SET", "k", ""), ("SET", "", b""),
+    ("SET", "big", BIG),
+    ("SET", "bigview", memoryview(BIG)),
+    ("XADD", "s", "*", "e", b"\x00\r\n\xff", "t", 1234567890123),
+    ("EVALSHA", "a" * 40, 2, "k1", "k2", 7, b"raw", "text", 2.25),
+    ("ZADD", "z", 1700000000000, "game|3"),
+]
+
+
+def _stock(*args: object) -> bytes:
+    return b"".join(bytes(c) for c in aioredis.Connection().pack_command(*args))  # type: ignore[arg-type]
+
+
+def _hiredis(*args: object) -> bytes:
+    return b"".join(bytes(c) for c in HiredisPackConnection().pack_command(*args))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: repr(a)[:40])
+def test_pack_command_same_bytes_as_redis_py(args: tuple[object, ...]) -> None:
+    assert _hiredis(*args) == _stock(*args)
+
+
+def test_pack_commands_same_bytes_as_redis_py() -> None:
+    stock = b"".join(bytes(c) for c in aioredis.Connection().pack_commands(COMMANDS))  # type: ignore[arg-type]
+    ours = b"".join(HiredisPackConnection().pack_commands(COMMANDS))  # type: ignore[arg-type]
+    assert ours == stock
+
+
+@pytest.mark.parametrize("bad", [True, False, None, object(), [1]], ids=repr)
+def test_unencodable_arguments_raise_data_error(bad: object) -> None:
+    with pytest.raises(DataError):
+        aioredis.Connection().pack_command("SET", "k", bad)  # type: ignore[arg-type]
+    with pytest.raises(DataError):
+        HiredisPackConnection().pack_command("SET", "k", bad)  # type: ignore[arg-type]
+
+
+async def test_connect_honours_the_client_encoding(redis_url: str, redis_namespace: str,
+                                                  redis_client: aioredis.Redis) -> None:
+    """BUG: HiredisPackConnection ignores the connection's `encoding` / `encoding_errors`
+    (`connect(url, encoding=...)` passes them to every connection): it always packs str as
+    strict UTF-8, where redis-py encodes with the connection's encoder. The module promises the
+    same bytes as redis-py and "everything else is stock redis-py"; here a latin-1 client
+    stores 'é' as the 2 UTF-8 bytes C3 A9 instead of the 1 latin-1 byte E9."""
+    args = ("SET", "k", "café")
+    stock = b"".join(aioredis.Connection(encoding="latin-1").pack_command(*args))
+    assert stock.endswith(b"$4\r\ncaf\xe9\r\n")
+    key = f"{redis_namespace}:latin1"
+    client = connect(redis_url, encoding="latin-1")
+    try:
+        await client.set(key, "café")
+    finally:
+        await client.aclose()
+    stored = await redis_client.get(key)  # raw bytes, no decoding
+    assert stored == b"caf\xe9", f"connect(encoding='latin-1') stored {stored!r}"
+
+
+async def test_connect_round_trips_against_redis(redis_url: str, redis_namespace: str) -> None:
+    ns = redis_namespace
+    client = connect(redis_url)
+    try:
+        assert client.connection_pool.connection_class is HiredisPackConnection
+        assert await client.ping() is True
+        assert await client.set(f"{ns}:k", "значение ✓") is True
+        assert (await client.get(f"{ns}:k")).decode() == "значение ✓"
+        await client.set(f"{ns}:big", BIG)
+        assert await client.get(f"{ns}:big") == BIG
+        await client.set(f"{ns}:n", 5)
+        assert await client.incrbyfloat(f"{ns}:n", 0.5) == 5.5
+        sid = await client.xadd(f"{ns}:s", {"e": b"\x00\xff", "n": 3})
+        rows = await client.xrange(f"{ns}:s")
+        assert rows == [(sid, {b"e": b"\x00\xff", b"n": b"3"})]
+        reply = await client.eval("return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}", 1,
+                                  f"{ns}:x", b"raw", 41)
+        assert reply == [f"{ns}:x".encode(), b"raw", 42]
+        with pytest.raises(ResponseError):  # errors still come back as redis-py raises them
+            await client.incr(f"{ns}:k")
+        async with client.pipeline(transaction=False) as pipe:  # pack_commands
+            pipe.set(f"{ns}:p1", "a").get(f"{ns}:p1").get(f"{ns}:big").delete(f"{ns}:p1")
+            assert await pipe.execute() == [True, b"a", BIG, 1]
+        with pytest.raises(DataError):
+            await client.set(f"{ns}:bad", None)  # type: ignore[arg-type]
+        assert await client.ping() is True  # the refused command did not break the connection
+    finally:
+        await client.delete(f"{ns}:k", f"{ns}:big", f"{ns}:n", f"{ns}:s")
+        pool = client.connection_pool
+        await client.aclose()
+    assert all(not c.is_connected for c in pool._available_connections)  # type: ignore[attr-defined]
+    assert not pool._in_use_connections  # type: ignore[attr-defined]
+
+
+async def test_connect_other_schemes_use_stock_connections() -> None:
+    client = connect("unix:///nonexistent/redis.sock")  # no connection is made until a command
+    assert client.connection_pool.connection_class is not HiredisPackConnection
+    await client.aclose()
