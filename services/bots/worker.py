@@ -134,9 +134,18 @@ async def run(args: argparse.Namespace) -> None:
         print(json.dumps({"consumer": args.consumer, "outcomes": worker.outcomes, "batched": {
             "answers": sum(b.items for b in engine.batchers),
             "submit_calls": sum(b.batches for b in engine.batchers),
-            "acks": consumer.acks.items, "xack_calls": consumer.acks.batches}}), flush=True)
+            "acks": consumer.acks.items, "xack_calls": consumer.acks.batches},
+            "answer_ms_mean": _mean_ms(worker.metrics.latency)}), flush=True)
         await engine.close()
         await client.aclose()
+
+
+def _mean_ms(histogram: Histogram) -> float:
+    """Mean of a histogram's observations, in ms (0 if none)."""
+    samples = {x.name: x.value for m in histogram.collect() for x in m.samples}
+    count = next((v for k, v in samples.items() if k.endswith("_count")), 0.0)
+    total = next((v for k, v in samples.items() if k.endswith("_sum")), 0.0)
+    return round(1000 * total / count, 2) if count else 0.0
 
 
 def main(argv: list[str]) -> int:

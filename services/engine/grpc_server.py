@@ -35,7 +35,7 @@ def _viewer(games: Games, game_id: str, token: str) -> int:
     if not token:
         return api.SPECTATOR
     try:
-        claims = tokens.verify(games.secret, token)
+        claims = games.tokens.verify(token)
     except tokens.BadToken as exc:
         raise Refused("UNAUTHENTICATED", str(exc)) from None
     if claims.g != game_id:
@@ -75,9 +75,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             r = await self.games.submit_action(request.game_id, request.seat_token,
                                                request.decision_id, list(request.picks))
         except Exception as exc:
-            m.actions.labels(result=getattr(exc, "code", "INTERNAL").lower()).inc()
+            m.count("actions", getattr(exc, "code", "INTERNAL").lower())
             raise
-        m.actions.labels(result="duplicate" if r.duplicate else "ok").inc()
+        m.count("actions", "duplicate" if r.duplicate else "ok")
         m.latency.observe(time.perf_counter() - start)
         out = game_pb2.SubmitActionResponse(
             duplicate=r.duplicate, version=r.version, over=r.over,

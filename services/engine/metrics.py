@@ -25,3 +25,15 @@ class Metrics:
                                        "an answer (all workers)", registry=r)
         self.cache = Counter("arena_engine_cache_lookups", "hot-game cache lookups", ["hit"],
                              registry=r)
+        self._children: dict[tuple[str, str], Counter] = {}
+
+    def count(self, counter: str, label: str) -> None:
+        """Increment `actions` (by result) or `cache` (by hit) for one label value; the labelled
+        children are looked up once (prometheus_client's `labels()` costs microseconds a call,
+        paid on every answer otherwise)."""
+        child = self._children.get((counter, label))
+        if child is None:
+            metric: Counter = getattr(self, counter)
+            name = metric._labelnames[0]  # noqa: SLF001 - the one label each counter has
+            child = self._children[(counter, label)] = metric.labels(**{name: label})
+        child.inc()

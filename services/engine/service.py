@@ -120,6 +120,7 @@ class Games:
         metrics: Metrics | None = None,
     ) -> None:
         self.store, self.side, self.secret = store, side, secret
+        self.tokens = tokens.Verifier(secret)
         self.cache: OrderedDict[str, Hot] = OrderedDict()
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
@@ -144,7 +145,7 @@ class Games:
     async def get(self, game_id: str) -> Hot:
         """The game from the cache, else loaded from its log; NOT_FOUND if there is none."""
         hot = self.cache.get(game_id)
-        self.metrics.cache.labels(hit=str(hot is not None).lower()).inc()
+        self.metrics.count("cache", "true" if hot is not None else "false")
         if hot is not None:
             self.cache.move_to_end(game_id)
             return hot
@@ -256,7 +257,7 @@ class Games:
                             ) -> Result:
         """Answer `decision` for the token's seat (see the module docstring for the rules)."""
         try:
-            claims = tokens.verify(self.secret, token)
+            claims = self.tokens.verify(token)
         except tokens.BadToken as exc:
             raise Refused("UNAUTHENTICATED", str(exc)) from None
         if claims.g != game_id:

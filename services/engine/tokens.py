@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import os
 import time
+from collections import OrderedDict
 
 import msgspec
 
@@ -79,3 +80,29 @@ def verify(secret: bytes, token: str, now_ms: int | None = None) -> SeatClaims:
     if out.exp <= now:
         raise BadToken("seat token expired")
     return out
+
+
+class Verifier:
+    """`verify` with the signature check done once per distinct token (bots and players send
+    the same token with every answer): a bounded LRU of tokens already found genuine. The
+    expiry is still checked on every call; forged or malformed tokens are never cached."""
+
+    def __init__(self, secret: bytes, capacity: int = 16_384) -> None:
+        self.secret = secret
+        self.capacity = capacity
+        self._known: OrderedDict[str, SeatClaims] = OrderedDict()
+
+    def verify(self, token: str, now_ms: int | None = None) -> SeatClaims:
+        """See `verify`."""
+        claims = self._known.get(token)
+        if claims is None:
+            claims = verify(self.secret, token, now_ms)
+            self._known[token] = claims
+            if len(self._known) > self.capacity:
+                self._known.popitem(last=False)
+            return claims
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        if claims.exp <= now:
+            del self._known[token]
+            raise BadToken("seat token expired")
+        return claims

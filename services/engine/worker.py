@@ -15,6 +15,7 @@ import msgspec
 
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
+from ..bots.worker import _mean_ms
 from ..eventlog.streams import GroupConsumer, Message
 from . import tokens
 from .grpc_server import make_server, set_serving
@@ -83,7 +84,8 @@ async def run(args: argparse.Namespace) -> None:
     await asyncio.gather(*tasks, return_exceptions=True)
     await client.aclose()
     print(json.dumps({"consumer": args.consumer, "batched": {
-        "appends": _batched(games.store), "side": _batched(side)}}), flush=True)
+        "appends": _batched(games.store), "side": _batched(side)},
+        "action_ms_mean": _mean_ms(games.metrics.latency)}), flush=True)
 
 
 def _batched(owner: object) -> dict[str, int]:

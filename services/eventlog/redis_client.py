@@ -45,9 +45,12 @@ class HiredisPackConnection(aioredis.Connection):
 
 
 def connect(url: str, **kwargs: Any) -> aioredis.Redis:
-    """An asyncio client for `url` (redis:// over TCP packs with hiredis; other schemes and
-    machines without hiredis get redis-py's defaults). Close it with `aclose()`."""
-    if _hiredis_pack is None or not url.startswith("redis://"):
+    """An asyncio client for `url` (redis:// over TCP packs with hiredis, which encodes text as
+    strict UTF-8: other encodings, other schemes and machines without hiredis get redis-py's
+    stock connections). Close it with `aclose()`."""
+    stock_text = (kwargs.get("encoding", "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
+                  and kwargs.get("encoding_errors", "strict") == "strict")
+    if _hiredis_pack is None or not url.startswith("redis://") or not stock_text:
         return aioredis.Redis.from_url(url, **kwargs)
     pool = aioredis.ConnectionPool.from_url(url, connection_class=HiredisPackConnection, **kwargs)
     return aioredis.Redis.from_pool(pool)

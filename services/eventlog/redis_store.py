@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
-from redis.utils import HIREDIS_AVAILABLE
 
 from .batching import AutoPipeline
 from .redis_client import connect
@@ -62,9 +61,19 @@ APPEND_OUTBOX_LUA = (
     + _APPEND
     + """
 local n = tonumber(ARGV[2])
+local kinds = {XADD = 'stream', ZADD = 'zset', ZREM = 'zset'}
+local i = 3 + n
+while i <= #ARGV do  -- refuse before writing anything: a script's writes are not undone
+  local want, key = kinds[ARGV[i]], KEYS[tonumber(ARGV[i + 1])]
+  local have = redis.call('TYPE', key)['ok']
+  if have ~= 'none' and have ~= want then
+    return redis.error_reply('outbox: ' .. key .. ' holds a ' .. have .. ', not a ' .. want)
+  end
+  i = i + 3 + tonumber(ARGV[i + 2])
+end
 local result = append(KEYS[1], tonumber(ARGV[1]), 3, 2 + n)
 if result[1] == 0 then return result end
-local i = 3 + n
+i = 3 + n
 while i <= #ARGV do
   local name, key, argc = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
   redis.call(name, key, unpack(ARGV, i + 3, i + 2 + argc))
@@ -99,10 +108,10 @@ return 1
 )
 
 
-# Without hiredis, redis-py parses replies in pure Python and builds nested lists per entry
-# (id, field, value): ~25 us an entry, which dominated loading a game. This script frames the
-# entries as one bulk string instead (per entry: u32be sequence number, u32be length, bytes),
-# ~5x faster. With hiredis installed a plain XRANGE is faster still, so that is used instead.
+# redis-py turns every XRANGE entry into an id and a field dict (~25 us an entry without hiredis,
+# ~2.5 us with it), which dominated loading and archiving a game. This script frames the entries
+# as one bulk string instead (per entry: u32be sequence number, u32be length, bytes): measured
+# 0.88 ms against 2.2 ms for XRANGE over 900 entries with hiredis, ~5x faster without it.
 # With ARGV[3] == '1' each frame also carries the append time (i64be, -1 when the entry has none)
 # between the length and the bytes. `e` is always an entry's first field and `t` its second.
 READ_LUA = """
@@ -178,7 +187,7 @@ class RedisEventStore:
         self._snapshot = client.register_script(SNAPSHOT_LUA)
         self._read = client.register_script(READ_LUA)
         self.auto = AutoPipeline(client)  # appends of concurrent games share a round trip
-        self.framed_reads = not HIREDIS_AVAILABLE if framed_reads is None else framed_reads
+        self.framed_reads = True if framed_reads is None else framed_reads
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:

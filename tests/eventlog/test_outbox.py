@@ -153,3 +153,18 @@ async def test_batched_appends_survive_script_flush(store: RedisEventStore,
         assert [r for _, r in await store.read(g)] == [g.encode(), b"2"]
     published = {f[b"game"] for _, f in await redis_client.xrange(out) if b"game" in f}
     assert published == {b"g", b"g1", b"g3", b"g5"}
+
+
+async def test_outbox_key_of_the_wrong_type_writes_nothing(store: RedisEventStore,
+                                                           redis_client: aioredis.Redis,
+                                                           redis_namespace: str) -> None:
+    """A script's writes are not undone on error, so the key types are checked before any."""
+    ns = redis_namespace
+    out, zset = _keys(ns)
+    await redis_client.set(out, "a string, not a stream")
+    await redis_client.zadd(zset, {"g|0": 5})
+    with pytest.raises(Exception, match="holds a string"):
+        await store.append("g", 0, [b"a"], _outbox(ns, 1))
+    assert await store.read("g") == []
+    assert await redis_client.zrange(zset, 0, -1) == [b"g|0"]
+    assert await redis_client.get(out) == b"a string, not a stream"
