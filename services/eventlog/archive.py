@@ -29,6 +29,8 @@ MAGIC = b"ARENALOG"
 FORMAT = 1
 BLOCK_SIZE = 64
 SUFFIX = ".arena"
+TEMP_PREFIX = ".tmp-"
+"""Names of `write_atomic`'s files in progress: not archives, even when they end in SUFFIX."""
 _PREFIX = struct.Struct(">II")
 
 
@@ -150,7 +152,7 @@ def ends(data: bytes) -> tuple[str, bytes, bytes]:
 def write_atomic(path: Path, data: bytes) -> None:
     """Write `data` to `path` via a temp file and rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

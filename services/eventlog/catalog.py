@@ -1,13 +1,39 @@
-"""The archive folder: one `GAME.arena` file per finished game, plus `catalog.json`.
+"""The archive folder: one `GAME.arena` file per finished game, and the catalog `catalog.jsonl`.
 
 The archive files are the system of record; the catalog is only an index over them, so it can
-be thrown away and rebuilt from the folder alone (`rebuild_catalog`).
+be thrown away and rebuilt from the folder alone (`rebuild_catalog`, `arena catalog rebuild`).
+
+`catalog.jsonl` is an append-only journal, one `CatalogRecord` as a JSON object per line:
+
+    {"id":"g1","ruleset":"standard","players":["a","b"],"bots":[false,true],"start":1700000000000,
+     "end":1700000090000,"winners":[1],"rules_version":"…","file":"g1.arena"}\n
+
+(on one line; times in ms since the epoch). `archive_game` lists a game with `add_record`: one
+`os.write` of the whole line (O_APPEND, then fsync) under an flock on `.catalog.lock`, after the
+game's file is in place. It reads at most the journal's last line, so its cost does not grow
+with the folder, and writers in other threads or processes never interleave. No byte already
+in the journal is rewritten, except a torn last line (below), which was never a whole record.
+
+Reading (`load_catalog`) takes the union of the lines, sorted by (start, id); a game on several
+lines (archived again, or listed by a rebuild and then by its own archiver) is the last of
+them. A last line that does not parse (torn by a crash, or caught half-written by a reader) is
+ignored; the next append cuts it off, or ends it with its newline if it holds a whole record.
+An unparseable line before the last one means the index is damaged, so it is rebuilt; so is a
+missing one, on the next read or append. A rebuild scans the archive files and replaces the
+journal atomically (write + rename) with one sorted line per game, which also compacts it.
+
+`catalog.json` is the catalog as written before the journal: a JSON array of the same records,
+rewritten whole on every archive. It is read, never written: its records are listed under the
+journal's (the journal wins), so a folder from before the journal keeps working and gains a
+journal with the next archived game; a rebuild folds it into the journal and removes it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +45,12 @@ from .records import Header, SeedReveal, decode_payload, reveal_matches
 from .store import EventStore, check_game_id
 from .verify import VerifyReport, check_chain
 
-CATALOG = "catalog.json"
+CATALOG = "catalog.jsonl"
+"""The catalog: an append-only journal, one JSON `CatalogRecord` per line."""
+LEGACY_CATALOG = "catalog.json"
+"""The catalog as written before the journal (a JSON array); read, never written."""
+_LOCK = ".catalog.lock"
+_TAIL_CHUNK = 4096
 
 
 class CatalogRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -34,6 +65,11 @@ class CatalogRecord(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int]
     rules_version: str
     file: str
+
+
+_DECODE_LINE = msgspec.json.Decoder(CatalogRecord)
+_DECODE_LEGACY = msgspec.json.Decoder(list[CatalogRecord])
+_ENCODE = msgspec.json.Encoder()
 
 
 class NotArchivable(Exception):
@@ -68,54 +104,173 @@ def record_of(path: Path) -> CatalogRecord:
 
 @contextlib.contextmanager
 def _locked(folder: Path) -> Iterator[None]:
-    # Several workers may archive at once; the catalog is a read-modify-write file.
+    # Held by every writer of the catalog (append, rebuild), in this process or another. flock
+    # belongs to the open file, so two threads of one process exclude each other as well.
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".catalog.lock", "w") as lock:
+    with open(folder / _LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield
 
 
-def _write(folder: Path, records: list[CatalogRecord]) -> None:
-    records = sorted(records, key=lambda r: (r.start, r.id))
-    archive.write_atomic(folder / CATALOG, msgspec.json.format(msgspec.json.encode(records)))
+def _line(record: CatalogRecord) -> bytes:
+    return _ENCODE.encode(record) + b"\n"
+
+
+def _ordered(records: dict[str, CatalogRecord]) -> list[CatalogRecord]:
+    return sorted(records.values(), key=lambda r: (r.start, r.id))
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        _DECODE_LINE.decode(line)
+    except msgspec.MsgspecError:
+        return False
+    return True
+
+
+def _parse_journal(data: bytes, into: dict[str, CatalogRecord]) -> bool:
+    """Add the journal's records to `into` (later lines win); False if a line before the last
+    is unparseable (a damaged index). An unparseable last line is ignored."""
+    body, _, tail = data.rpartition(b"\n")  # the complete lines; what follows the last newline
+    try:  # the usual case, decoded as one JSON array: twice as fast as line by line
+        complete = _DECODE_LEGACY.decode(b"[" + body.replace(b"\n", b",") + b"]")
+    except msgspec.MsgspecError:
+        return _parse_lines(data.split(b"\n"), into)
+    into.update((r.id, r) for r in complete)
+    if tail.strip():
+        with contextlib.suppress(msgspec.MsgspecError):  # torn, or caught half-written
+            record = _DECODE_LINE.decode(tail)
+            into[record.id] = record
+    return True
+
+
+def _parse_lines(lines: list[bytes], into: dict[str, CatalogRecord]) -> bool:
+    last = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].strip()), -1)
+    for n, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            record = _DECODE_LINE.decode(line)
+        except msgspec.MsgspecError:
+            if n == last:
+                break  # torn by a crash, or caught half-written
+            return False
+        into[record.id] = record
+    return True
+
+
+def _read(folder: Path) -> list[CatalogRecord] | None:
+    """The catalog as stored, or None if it is missing or damaged."""
+    found: dict[str, CatalogRecord] = {}
+    have = False
+    try:
+        legacy = _DECODE_LEGACY.decode((folder / LEGACY_CATALOG).read_bytes())
+        found.update((r.id, r) for r in legacy)
+        have = True
+    except FileNotFoundError:
+        pass
+    except (OSError, msgspec.MsgspecError):
+        return None
+    try:
+        journal = (folder / CATALOG).read_bytes()
+        have = True
+    except FileNotFoundError:
+        journal = b""
+    except OSError:
+        return None
+    if not have or not _parse_journal(journal, found):
+        return None
+    return _ordered(found)
 
 
 def load_catalog(folder: Path) -> list[CatalogRecord]:
-    """The catalog, rebuilt first if it is missing or unreadable."""
-    try:
-        return msgspec.json.decode((folder / CATALOG).read_bytes(), type=list[CatalogRecord])
-    except (OSError, msgspec.MsgspecError):
-        return rebuild_catalog(folder)[0]
+    """The catalog sorted by (start, id), rebuilt first if it is missing or damaged."""
+    records = _read(folder)
+    return records if records is not None else rebuild_catalog(folder)[0]
 
 
 def rebuild_catalog(folder: Path) -> tuple[list[CatalogRecord], dict[str, str]]:
-    """Rebuild catalog.json from the archive files; returns (records, {file: why skipped})."""
+    """Rewrite the catalog from the archive files alone (this also compacts it and retires an
+    old `catalog.json`); returns (records sorted by (start, id), {file: why skipped})."""
     with _locked(folder):
         records, skipped = _scan(folder)
-        _write(folder, records)
+        _replace(folder, records)
     return records, skipped
+
+
+def _replace(folder: Path, records: list[CatalogRecord]) -> None:
+    # Under the lock. Readers see the old journal or the new one, never a mix; the old-format
+    # file goes only once the journal that replaces it is in place.
+    records = _ordered({r.id: r for r in records})
+    archive.write_atomic(folder / CATALOG, b"".join(map(_line, records)))
+    (folder / LEGACY_CATALOG).unlink(missing_ok=True)
 
 
 def _scan(folder: Path) -> tuple[list[CatalogRecord], dict[str, str]]:
     records: list[CatalogRecord] = []
     skipped: dict[str, str] = {}
     for path in sorted(folder.glob(f"*{archive.SUFFIX}")):
+        if path.name.startswith(archive.TEMP_PREFIX):
+            continue  # another writer's file in progress; listed by that writer once in place
         try:
             records.append(record_of(path))
+        except FileNotFoundError:
+            continue  # removed since the listing
         except (archive.ArchiveDamaged, msgspec.MsgspecError, ValueError) as exc:
             skipped[path.name] = str(exc)
-    return records, skipped
+    return _ordered({r.id: r for r in records}), skipped
 
 
-async def archive_game(
-    store: EventStore, game: str, folder: Path, *, delete: bool = True
-) -> CatalogRecord:
-    """Write a finished game's archive file, list it in the catalog, then drop the live log.
+def _last_line(fd: int, size: int) -> tuple[int, bytes]:
+    """(offset, bytes) of the journal's last line, with its newline if it has one."""
+    buf = b""
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _TAIL_CHUNK)
+        buf = os.pread(fd, pos - start, start) + buf
+        pos = start
+        nl = buf.rfind(b"\n", 0, len(buf) - 1)  # the last byte may be the line's own newline
+        if nl >= 0:
+            return pos + nl + 1, buf[nl + 1 :]
+    return 0, buf
 
-    Checks the chain and the seed reveal first (not the replay: that is `verify`'s job and needs
-    the engine). The live keys are deleted only after the file is safely renamed into place.
+
+def add_record(folder: Path, record: CatalogRecord) -> None:
+    """List `record` in the folder's catalog: one line appended to the journal, durably.
+
+    Costs the same however long the journal is (it reads at most its last line). The record's
+    archive file must already be in place: a catalog found missing is rebuilt from the files.
     """
-    records = [data for _, data in await store.read(check_game_id(game))]
+    path = folder / CATALOG
+    with _locked(folder):
+        if not path.exists() and not (folder / LEGACY_CATALOG).exists():
+            # Lost (or never written): list every file, this one included, in one go.
+            _replace(folder, [r for r in _scan(folder)[0] if r.id != record.id] + [record])
+            return
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            size = os.fstat(fd).st_size
+            start, last = _last_line(fd, size)
+            data = _line(record)
+            if last.strip() and not _parses(last):
+                os.ftruncate(fd, start)  # a torn last line: never committed, so dropped
+                size = start
+            elif last and not last.endswith(b"\n"):
+                data = b"\n" + data  # a whole record whose newline was lost
+            try:
+                if os.write(fd, data) != len(data):
+                    raise OSError(f"short write to {path}")
+                os.fsync(fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)  # leave no fragment behind us
+                raise
+        finally:
+            os.close(fd)
+
+
+def _finished(game: str, records: list[bytes]) -> tuple[Header, SeedReveal]:
+    """The header and seed reveal of a finished game whose log verifies; else NotArchivable."""
     report = VerifyReport(ok=False, game_id=game, entries=len(records))
     entries = check_chain(records, report)
     if entries is None or not entries:
@@ -126,15 +281,31 @@ async def archive_game(
     reveal = decode_payload(entries[-1].payload, SeedReveal)
     if not reveal_matches(header, reveal):
         raise NotArchivable(f"game {game}: revealed seed does not match the commitment")
+    return header, reveal
+
+
+def _write_and_list(game: str, records: list[bytes], folder: Path) -> CatalogRecord:
+    header, reveal = _finished(game, records)
     name = f"{game}{archive.SUFFIX}"
     archive.write_atomic(folder / name, archive.pack(game, records))
     record = describe(header, reveal, name)
-    with _locked(folder):
-        try:
-            known = msgspec.json.decode((folder / CATALOG).read_bytes(), type=list[CatalogRecord])
-        except (OSError, msgspec.MsgspecError):
-            known = _scan(folder)[0]  # lost or damaged index: rebuild it from the files
-        _write(folder, [r for r in known if r.id != game] + [record])
+    add_record(folder, record)
+    return record
+
+
+async def archive_game(
+    store: EventStore, game: str, folder: Path, *, delete: bool = True
+) -> CatalogRecord:
+    """Write a finished game's archive file, list it in the catalog, then drop the live log.
+
+    Checks the chain and the seed reveal first (not the replay: that is `verify`'s job and needs
+    the engine). The checks, compression, file writes and fsyncs run in a worker thread, so the
+    event loop keeps serving other games meanwhile. The live keys are deleted only after the
+    file is safely renamed into place and listed; if the caller is cancelled while the thread
+    runs, the thread still finishes but the keys stay (archiving again is harmless).
+    """
+    records = [data for _, data in await store.read(check_game_id(game))]
+    record = await asyncio.to_thread(_write_and_list, game, records, folder)
     if delete:
         await store.delete(game)
     return record
