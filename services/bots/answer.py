@@ -24,6 +24,7 @@ from typing import TypeVar
 
 import msgspec
 
+from ..engine.feed import SeatView
 from ..rules import api
 from ..rules.core.state import Decision
 from .engine_client import Engine, EngineError
@@ -45,6 +46,7 @@ class Request:
     decision: Decision
     version: int
     player: str
+    view: bytes | None = None  # decoded only if this worker's view of the seat connects
 
 
 def parse(fields: dict[bytes, bytes]) -> Request:
@@ -60,7 +62,27 @@ def parse(fields: dict[bytes, bytes]) -> Request:
         raise Poison(f"malformed decision message: {exc!r}") from None
     if (d.id, d.seat) != (decision, seat) or not game:
         raise Poison("decision message fields disagree with its body")
-    return Request(game, d, version, player)
+    return Request(game, d, version, player, fields.get(b"view"))
+
+
+_VIEW = msgspec.msgpack.Decoder(SeatView)
+
+
+def fold_view(mind: SeatMind, raw: bytes, upto: int) -> bool:
+    """Fold a message's `view` (services/engine/feed.py) into the seat's mind if it starts where
+    the mind is (or before, overlapping) and reaches `upto`; False (mind unchanged) if it does
+    not connect or does not decode, and the caller catches up through the engine instead."""
+    try:
+        view = _VIEW.decode(raw)
+        if not view.after <= mind.seq <= view.upto or view.upto < upto:
+            return False
+        events = [(seq, api.decode_event(bytes(data))) for seq, data in view.events]
+    except (msgspec.MsgspecError, ValueError, TypeError):
+        return False
+    for seq, e in events:
+        mind.fold_event(seq, e)
+    mind.seq = max(mind.seq, view.upto)
+    return True
 
 
 class Answerer:
@@ -89,6 +111,8 @@ class Answerer:
 
     async def _answer(self, mind: SeatMind, req: Request) -> str:
         token = self.minds.token(mind, self.secret, self.token_ttl_ms)
+        if mind.needs_view and mind.seq < req.version and req.view is not None:
+            fold_view(mind, req.view, req.version)
         if mind.needs_view and mind.seq < req.version:
             try:
                 await self._retry(lambda: self._catch_up(mind, token, req.version))

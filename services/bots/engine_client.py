@@ -87,7 +87,7 @@ class GrpcEngine:
         self.timeout_s, self.cooldown_s = timeout_s, cooldown_s
         self.down_until = [0.0] * len(self.stubs)
         # answers submitted in one loop iteration go to their worker as one SubmitActions call
-        self.batchers = [TickBatcher(functools.partial(self._submit_batch, i), 64, 4)
+        self.batchers = [TickBatcher(functools.partial(self._submit_batch, i), 32, 8)
                          for i in range(len(self.stubs))]
 
     def _pick(self, game: str) -> int:

@@ -95,6 +95,14 @@ class SeatMind:
         apply(self.view, e)
         self.policy.observe(e)
 
+    def fold_event(self, seq: int, e: ev.Event) -> None:
+        """Fold one already decoded (and redacted) event logged at `seq`."""
+        if seq <= self.seq:
+            return
+        self.seq = seq
+        apply(self.view, e)
+        self.policy.observe(e)
+
     def act(self, d: Decision) -> Answer:
         """The policy's answer; random is seeded per decision, so any worker answers alike."""
         if self.policy_name == "random":

@@ -27,6 +27,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from ..engine import tokens
+from ..engine.metrics import mean_ms
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
 from .answer import Answerer, Poison
@@ -51,9 +52,11 @@ class BotWorker:
     """The consume loop: stale messages first (now and then), else new ones; bounded fan-out."""
 
     def __init__(self, consumer: GroupConsumer, answerer: Answerer, *, max_inflight: int = 32,
-                 claim_every_s: float = 1.0, metrics: Metrics | None = None) -> None:
+                 read_count: int = 32, claim_every_s: float = 1.0,
+                 metrics: Metrics | None = None) -> None:
         self.consumer, self.answerer = consumer, answerer
         self.max_inflight = max_inflight
+        self.read_count = read_count
         self.claim_every_s = claim_every_s
         self.metrics = metrics or Metrics()
         self.outcomes: dict[str, int] = {}
@@ -86,7 +89,8 @@ class BotWorker:
             if len(inflight) >= self.max_inflight:
                 await asyncio.wait(inflight, return_when=asyncio.FIRST_COMPLETED)
                 continue
-            room = self.max_inflight - len(inflight)
+            # small reads: acting on one while the engine handles the last keeps both busy
+            room = min(self.max_inflight - len(inflight), self.read_count)
             try:
                 msgs: list[Message] = []
                 if loop.time() >= next_claim:
@@ -135,17 +139,9 @@ async def run(args: argparse.Namespace) -> None:
             "answers": sum(b.items for b in engine.batchers),
             "submit_calls": sum(b.batches for b in engine.batchers),
             "acks": consumer.acks.items, "xack_calls": consumer.acks.batches},
-            "answer_ms_mean": _mean_ms(worker.metrics.latency)}), flush=True)
+            "answer_ms_mean": mean_ms(worker.metrics.latency)}), flush=True)
         await engine.close()
         await client.aclose()
-
-
-def _mean_ms(histogram: Histogram) -> float:
-    """Mean of a histogram's observations, in ms (0 if none)."""
-    samples = {x.name: x.value for m in histogram.collect() for x in m.samples}
-    count = next((v for k, v in samples.items() if k.endswith("_count")), 0.0)
-    total = next((v for k, v in samples.items() if k.endswith("_sum")), 0.0)
-    return round(1000 * total / count, 2) if count else 0.0
 
 
 def main(argv: list[str]) -> int:

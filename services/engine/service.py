@@ -39,6 +39,7 @@ from ..eventlog.records import (
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..rules import api
 from . import tokens
+from .feed import SeatFeed
 from .metrics import Metrics
 from .side import Effects, Fields, Secret, Side
 
@@ -83,6 +84,7 @@ class Hot:
     indexed_after: int = 0  # answers at or before this version are not in `answers`
     finished: bool = False  # the seed reveal is in the log
     time_limit_ms: int = 0
+    feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (feed.py)
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -228,7 +230,9 @@ class Games:
         items = [(HEADER, encode_payload(header))] + [(EVENT, api.encode_event(e))
                                                       for e in events]
         log = GameLog(self.store, game_id)
-        hot = Hot(log, game, header, indexed_after=len(items), time_limit_ms=secret.time_limit_ms)
+        hot = Hot(log, game, header, indexed_after=len(items), time_limit_ms=secret.time_limit_ms,
+                  feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]))
+        hot.feed.add(2, events, [data for _, data in items[1:]])  # the header is entry 1
         effects = self._effects(hot, len(items))
         # cached and locked before the append publishes the first decision: an answer that
         # arrives at once waits for the snapshot instead of loading a second copy of the game
@@ -318,6 +322,7 @@ class Games:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
         before = hot.log.version
         encoded = [api.encode_event(e) for e in events]
+        hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
         effects = self._effects(hot, before + 1 + len(encoded), answered=rec.decision)
         write = functools.partial(self.side.append_with, self.store, hot.log.game,
                                   effects=effects)
@@ -360,10 +365,15 @@ class Games:
     def _message(hot: Hot, d: api.Decision, version: int) -> Fields:
         """The decisions message for a bot seat's decision. `player` names the bot
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
-        without reading the header first."""
-        return {"game": hot.log.game, "decision": d.id, "seat": d.seat,
-                "player": hot.header.seats[d.seat].player, "version": version,
-                "body": msgspec.json.encode(d)}
+        without reading the header first; `view` carries the seat's events it has not been
+        sent yet, when the engine knows them (feed.py)."""
+        fields: Fields = {"game": hot.log.game, "decision": d.id, "seat": d.seat,
+                          "player": hot.header.seats[d.seat].player, "version": version,
+                          "body": msgspec.json.encode(d)}
+        view = hot.feed.view_for(d.seat, version)
+        if view is not None:
+            fields["view"] = view
+        return fields
 
     async def _schedule(self, hot: Hot, *, answered: int | None = None, only_new: bool = False
                         ) -> None:

@@ -15,10 +15,10 @@ import msgspec
 
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..bots.worker import _mean_ms
 from ..eventlog.streams import GroupConsumer, Message
 from . import tokens
 from .grpc_server import make_server, set_serving
+from .metrics import mean_ms
 from .service import Games, NewMatch, Refused
 from .side import RedisSide
 
@@ -85,7 +85,7 @@ async def run(args: argparse.Namespace) -> None:
     await client.aclose()
     print(json.dumps({"consumer": args.consumer, "batched": {
         "appends": _batched(games.store), "side": _batched(side)},
-        "action_ms_mean": _mean_ms(games.metrics.latency)}), flush=True)
+        "action_ms_mean": mean_ms(games.metrics.latency)}), flush=True)
 
 
 def _batched(owner: object) -> dict[str, int]:

@@ -104,7 +104,7 @@ def archive_cli(argv: list[str]) -> int:
 
 
 def catalog_cli(argv: list[str]) -> int:
-    """`arena catalog rebuild --dir DIR`: rebuild catalog.json from the archive files."""
+    """`arena catalog rebuild --dir DIR`: rebuild the catalog (catalog.jsonl) from the archive files."""
     p = argparse.ArgumentParser(prog="arena catalog", description=catalog_cli.__doc__)
     p.add_argument("action", choices=["rebuild"])
     p.add_argument("--dir", type=Path, default=Path("archive"))

@@ -70,8 +70,12 @@ def scan_archive(folder: Path) -> tuple[list[GameResult], dict[str, str]]:
     results: list[GameResult] = []
     skipped: dict[str, str] = {}
     for path in sorted(folder.glob(f"*{archive.SUFFIX}")):
+        if path.name.startswith(archive.TEMP_PREFIX):
+            continue  # an archive being written right now
         try:
             results.append(archived_result(path))
+        except FileNotFoundError:
+            continue  # a temporary file renamed away since the listing
         except (archive.ArchiveDamaged, NotFinished, ValueError) as exc:
             skipped[path.name] = str(exc)
     return results, skipped

@@ -32,7 +32,7 @@ def parser() -> argparse.ArgumentParser:
                    help="default: $REDIS_URL, else a throw-away redis-server")
     p.add_argument("--namespace", default="arena", help="Redis key prefix")
     p.add_argument("--archive", type=Path, default=Path("var/archive"),
-                   help="folder of finished games (GAME.arena + catalog.json)")
+                   help="folder of finished games (GAME.arena + catalog.jsonl)")
     p.add_argument("--spectator-delay-ms", type=int, default=0,
                    help="hold live spectators at least this far behind")
     p.add_argument("--god-delay-ms", type=int, default=None,
