@@ -75,6 +75,7 @@ class SeatMind:
     over: bool = False
     token: str = ""
     token_at: float = 0.0
+    seed: int = 0  # seat_seed(game, seat)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -106,7 +107,7 @@ class SeatMind:
     def act(self, d: Decision) -> Answer:
         """The policy's answer; random is seeded per decision, so any worker answers alike."""
         if self.policy_name == "random":
-            return RandomPolicy(seat_seed(self.game, self.seat) ^ d.id).act(d)
+            return RandomPolicy(self.seed ^ d.id).act(d)
         return self.policy.act(d, self.view)
 
 
@@ -125,9 +126,9 @@ class Minds:
         key = (game, seat)
         mind = self.minds.get(key)
         if mind is None:
-            name = policy_name(player, self.default)
-            mind = SeatMind(game, seat, name, make_policy(name, seat_seed(game, seat), seat),
-                            new_view(seat))
+            name, seed = policy_name(player, self.default), seat_seed(game, seat)
+            mind = SeatMind(game, seat, name, make_policy(name, seed, seat), new_view(seat),
+                            seed=seed)
             self.minds[key] = mind
             while len(self.minds) > self.capacity:
                 self.minds.popitem(last=False)

@@ -33,6 +33,10 @@ class HiredisPackConnection(aioredis.Connection):
         elif isinstance(first, bytes) and b" " in first:
             args = tuple(first.split()) + args[1:]
         try:
+            return [_hiredis_pack(args)]  # type: ignore[arg-type]
+        except TypeError:
+            pass  # a bytearray or memoryview (copied to bytes), or a bad argument
+        try:
             packed: bytes = _hiredis_pack(tuple(  # type: ignore[arg-type]
                 bytes(a) if isinstance(a, (bytearray, memoryview)) else a for a in args))
             return [packed]
