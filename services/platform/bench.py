@@ -1,17 +1,24 @@
 """`arena bench e2e`: the same seeded games in-process and through the platform.
 
-In-process: the rules engine and the policy in one loop (no I/O). Through the platform: engine
+In-process: the rules engine and the policy in one loop (no I/O), run `repeat` times (the
+median is the baseline; min and max show the machine's noise). Through the platform: engine
 and bot workers as processes, a real redis-server, real gRPC, every game logged, hash-chained,
-archived to a file; the bench process only publishes the matches and waits on `{ns}:finished`.
-Each platform run gets a fresh Redis and fresh workers. CPU seconds of every process over the
-timed window say where the time went: a worker near 100 % of a core is the bottleneck of a
-single-threaded Python process; a sum near the machine's cores means the machine is.
+archived to a file; the bench process only publishes the matches (all at once, as a tournament
+does) and waits on `{ns}:finished`. Each platform run gets a fresh Redis and fresh workers.
+
+What each run reports beside games/s: CPU seconds of every process over the timed window (a
+worker near 100 % of a core is the bottleneck of a single-threaded Python process; a sum near
+the machine's cores means the machine is), and what the workers said when they stopped: how
+many answers travelled per SubmitActions call and per Redis pipeline, and the mean time a bot
+held a decision and the engine an answer (their exit lines, services/*/worker.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -28,9 +35,8 @@ from .up import Platform, Running, UpConfig
 WARMUP = 2
 
 
-def in_process(ruleset: str, players: int, games: int, seed: int, policy: str) -> dict[str, Any]:
-    """games/s of the seeded games in one process (random: engine + policy; heuristic: with
-    every seat's view folded, as the bot service does)."""
+def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: str
+                     ) -> tuple[float, int]:
     t0 = time.perf_counter()
     decisions = 0
     for i in range(games):
@@ -46,9 +52,19 @@ def in_process(ruleset: str, players: int, games: int, seed: int, policy: str) -
         else:
             _, counts = play_game(ruleset, players, seed + i, [policy])
             decisions += counts["decisions"]
-    secs = time.perf_counter() - t0
+    return time.perf_counter() - t0, decisions
+
+
+def in_process(ruleset: str, players: int, games: int, seed: int, policy: str,
+               repeat: int = 3) -> dict[str, Any]:
+    """games/s of the seeded games in one process (random: engine + policy; heuristic: with
+    every seat's view folded, as the bot service does): the median of `repeat` runs."""
+    runs = [_in_process_once(ruleset, players, games, seed, policy) for _ in range(repeat)]
+    rates = sorted(games / secs for secs, _ in runs)
+    secs = statistics.median(secs for secs, _ in runs)
     return {"games": games, "seconds": round(secs, 3), "games_per_s": round(games / secs, 3),
-            "decisions_per_game": round(decisions / max(games, 1), 1)}
+            "games_per_s_min_max": [round(rates[0], 3), round(rates[-1], 3)],
+            "repeats": repeat, "decisions_per_game": round(runs[0][1] / max(games, 1), 1)}
 
 
 async def _drive(run: Running, ids: list[str], matches: list[dict[str, Any]],
@@ -93,9 +109,39 @@ def through_platform(ruleset: str, players: int, games: int, seed: int, policy: 
             asyncio.run(_drive(run, [str(m["match_id"]) for m in ms], ms, 60 + 10 * games))
             secs = time.perf_counter() - t0
             cpu = {n: round((cpu_seconds(p) - cpu0[n]) / secs, 3) for n, p in procs.items()}
+        workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
     return {"engines": engines, "bots": bots, "games": games, "seconds": round(secs, 3),
             "games_per_s": round(games / secs, 3), "cpu_share": cpu,
-            "loadavg_1m_before": round(load, 2), "bottleneck": bottleneck(cpu)}
+            "loadavg_1m_before": round(load, 2), "bottleneck": bottleneck(cpu),
+            "workers": workers}
+
+
+def worker_reports(log_dir: Path) -> dict[str, Any]:
+    """Batch sizes and mean latencies from the workers' last log lines (warm-up included)."""
+    out: dict[str, Any] = {}
+    for path in sorted(log_dir.glob("*.log")):
+        for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            try:
+                report = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(report, dict) and "batched" in report:
+                out[path.stem] = _summary(report)
+                break
+    return out
+
+
+def _summary(report: dict[str, Any]) -> dict[str, Any]:
+    b = report["batched"]
+    if "answers" in b:  # a bot worker
+        return {"answers": b["answers"],
+                "answers_per_submit_call": round(b["answers"] / max(b["submit_calls"], 1), 1),
+                "decision_held_ms_mean": report.get("answer_ms_mean")}
+    appends = b.get("appends", {})
+    return {"appends": appends.get("commands", 0),
+            "appends_per_pipeline": round(appends.get("commands", 0)
+                                          / max(appends.get("pipelines", 0), 1), 1),
+            "answer_ms_mean": report.get("action_ms_mean")}
 
 
 def bottleneck(cpu: dict[str, float], cores: int | None = None) -> str:
@@ -114,9 +160,10 @@ def bottleneck(cpu: dict[str, float], cores: int | None = None) -> str:
 
 
 def bench_e2e(ruleset: str, players: int, games: int, seed: int, policy: str,
-              engine_counts: list[int], bots: int, redis_url: str | None) -> dict[str, Any]:
-    """The whole benchmark as JSON-ready data."""
-    base = in_process(ruleset, players, games, seed, policy)
+              engine_counts: list[int], bots: int, redis_url: str | None, repeat: int = 3
+              ) -> dict[str, Any]:
+    """The whole benchmark for one bot policy as JSON-ready data."""
+    base = in_process(ruleset, players, games, seed, policy, repeat)
     runs = [through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
             for k in engine_counts]
     for r in runs:

@@ -112,21 +112,30 @@ def bench_e2e_main(argv: list[str]) -> int:
         "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out."))
     p.add_argument("--ruleset", default="standard")
     p.add_argument("--players", type=int, default=5)
-    p.add_argument("--games", type=int, default=40)
+    p.add_argument("--games", type=int, default=200,
+                   help="games, all running at once (a few dozen measure mostly the longest)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--policy", default="random", choices=["random", "heuristic"])
+    p.add_argument("--policy", default="random,heuristic",
+                   help="bot policies to measure, comma-separated (random, heuristic)")
     p.add_argument("--engines", default="1,2", help="engine worker counts to measure")
     p.add_argument("--bots", type=int, default=1, help="bot workers")
+    p.add_argument("--repeat", type=int, default=3, help="in-process runs (median taken)")
     p.add_argument("--redis-url", default=None, help="default: a throw-away redis-server")
     p.add_argument("--json", action="store_true", help="print JSON only (the default output)")
     a = p.parse_args(argv)
+    policies = [x for x in a.policy.split(",") if x]
+    engines = [int(x) for x in a.engines.split(",") if x.strip().isdigit()]
+    bad = [x for x in policies if x not in ("random", "heuristic")]
+    if bad or not policies or not engines or a.games < 1 or a.repeat < 1:
+        p.error(f"need policies from random,heuristic (got {a.policy!r}), engine counts "
+                f"(got {a.engines!r}), --games and --repeat of at least 1")
     from .bench import bench_e2e
 
     try:
-        out = bench_e2e(a.ruleset, a.players, a.games, a.seed, a.policy,
-                        [int(x) for x in a.engines.split(",") if x], a.bots, a.redis_url)
+        out = [bench_e2e(a.ruleset, a.players, a.games, a.seed, pol, engines, a.bots,
+                         a.redis_url, a.repeat) for pol in policies]
     except RuntimeError as exc:
         print(f"arena bench e2e: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(out))
+    print(json.dumps(out[0] if len(out) == 1 else {"results": out}))
     return 0

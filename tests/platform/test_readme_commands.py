@@ -54,11 +54,15 @@ def test_readme_command_parses(line: str, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_bench_e2e_runs_small() -> None:
-    out = bench_e2e("standard", 4, 1, 3, "random", [1], 1, None)
+    out = bench_e2e("standard", 4, 1, 3, "random", [1], 1, None, repeat=1)
     run = out["platform"][0]
     assert out["in_process"]["games_per_s"] > 0 and run["games_per_s"] > 0
     assert set(run["cpu_share"]) == {"engine-0", "bots-0", "redis"}
     assert run["ratio_to_in_process"] > 0 and run["bottleneck"]
+    # the workers' exit reports: every answer of the timed and warm-up games, in batches
+    assert run["workers"]["bots-0"]["answers"] > 0
+    assert run["workers"]["bots-0"]["answers_per_submit_call"] >= 1
+    assert run["workers"]["engine-0"]["appends"] >= run["workers"]["bots-0"]["answers"]
 
 
 def test_bottleneck_names_the_saturated_process() -> None:
