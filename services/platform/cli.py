@@ -84,7 +84,8 @@ def tournament_main(argv: list[str]) -> int:
                    help="rotate policies over seats, or give whole camps one policy")
     p.add_argument("--options", type=_options, default={}, help="ruleset options as JSON")
     p.add_argument("--concurrency", type=int, default=0,
-                   help="games in flight at once (default 8 per engine worker)")
+                   help="games in flight at once (default 100 per engine worker: the workers "
+                   "batch the answers of games in flight, so more games use the cores better)")
     p.add_argument("--out", type=Path, default=None,
                    help="results JSON (default VAR/tournaments/KEY.json)")
     p.add_argument("--json", action="store_true", help="no progress bar; print the results JSON")

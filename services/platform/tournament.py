@@ -35,6 +35,7 @@ from .up import Platform, Running, UpConfig, find_running
 SERVABLE = ("heuristic", "random")
 STALL_S = 60.0  # no game finished this long: publish the games in flight again
 GIVE_UP_S = 600.0
+GAMES_PER_ENGINE = 100  # default games in flight per engine worker (their answers share batches)
 
 
 class TournamentError(Exception):
@@ -127,7 +128,7 @@ def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int
                 info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
             else:
                 info["platform"] = f"arena up (pid {run.pid}, {len(run.engines)} engines)"
-            n = concurrency or 8 * max(1, len(run.engines))
+            n = concurrency or GAMES_PER_ENGINE * max(1, len(run.engines))
             t0 = time.perf_counter()
             played = asyncio.run(_play(spec, run, todo, done, journal, n, as_json))
             seconds = time.perf_counter() - t0
