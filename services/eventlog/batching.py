@@ -86,6 +86,9 @@ class TickBatcher(Generic[T, R]):
                 raise RuntimeError(f"flush returned {len(results)} results for {len(batch)}")
         except BaseException as exc:  # noqa: BLE001 - handed to every caller of the batch
             results = [exc] * len(batch)
+            failed: BaseException | None = exc
+        else:
+            failed = None
         for (_, fut), result in zip(batch, results, strict=True):
             if fut.done():  # the caller was cancelled; its command may still have run
                 continue
@@ -93,6 +96,8 @@ class TickBatcher(Generic[T, R]):
                 fut.set_exception(result)
             else:
                 fut.set_result(result)
+        if isinstance(failed, asyncio.CancelledError):
+            raise failed  # the flush itself was cancelled (shutdown): stay cancelled
 
 
 AddCommand = Callable[[Pipeline], object]
