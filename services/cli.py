@@ -68,16 +68,29 @@ def cmd_selfplay(argv: list[str]) -> int:
     return 0
 
 
+BENCHES = {  # arena bench NAME -> the module whose main(argv) runs it (JSON out)
+    "replay": "services.replay.bench",
+    "matchmaking": "services.matchmaking.bench",
+    "bots": "services.bots.bench",
+}
+
+
 def cmd_bench(argv: list[str]) -> int:
-    """arena bench engine|eventlog|e2e — benchmarks, JSON out."""
-    if not argv or argv[0] not in ("engine", "eventlog", "e2e"):
-        print("usage: arena bench engine|eventlog|e2e [options]", file=sys.stderr)
+    """arena bench engine|eventlog|e2e|replay|matchmaking|bots — benchmarks, JSON out."""
+    names = ("engine", "eventlog", "e2e", *BENCHES)
+    if not argv or argv[0] not in names:
+        print(f"usage: arena bench {'|'.join(names)} [options]", file=sys.stderr)
         return 2
     what, rest = argv[0], argv[1:]
     if what == "e2e":
         from .platform.cli import bench_e2e_main
 
         return bench_e2e_main(rest)
+    if what in BENCHES:
+        import importlib
+
+        code: int = importlib.import_module(BENCHES[what]).main(rest)
+        return code
     if what == "eventlog":
         pe = argparse.ArgumentParser(prog="arena bench eventlog")
         pe.add_argument("--redis-url", default=None,

@@ -1,6 +1,6 @@
 """Benchmark: all-bot games per second through real engine and bot worker processes.
 
-    python -m services.bots.bench --games 20 --players 8 --engines 2 --bots 1,2 --policy random
+    arena bench bots --games 20 --players 8 --engines 2 --bots 1,2 --policy random
 
 For each bot worker count: a fresh namespace, the engines and bot workers started, every match
 published at once, the clock stopped when the last game is archived. Prints JSON. Uses
@@ -71,7 +71,7 @@ def redis_url() -> Iterator[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run each configuration, print JSON."""
-    p = argparse.ArgumentParser(prog="python -m services.bots.bench")
+    p = argparse.ArgumentParser(prog="arena bench bots")
     p.add_argument("--games", type=int, default=20)
     p.add_argument("--players", type=int, default=8)
     p.add_argument("--ruleset", default="standard")

@@ -1,4 +1,4 @@
-"""Matchmaking benchmark (report only, JSON out): `python -m services.matchmaking.bench`.
+"""Matchmaking benchmark (report only, JSON out): `arena bench matchmaking`.
 
 - `matched_per_s`: 1,000 queued tickets over five modes with spread ratings; one matchmaker
   ticks until nothing more forms; tickets placed in published tables per second of ticking.
@@ -124,12 +124,14 @@ async def _main(url: str | None) -> dict[str, Any]:
         await client.aclose()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     """Run both benchmarks and print JSON."""
-    p = argparse.ArgumentParser(prog="python -m services.matchmaking.bench")
+    p = argparse.ArgumentParser(prog="arena bench matchmaking")
     p.add_argument("--redis-url", default=None, help="default: a throw-away redis-server")
-    print(json.dumps(asyncio.run(_main(p.parse_args().redis_url))))
+    p.add_argument("--json", action="store_true", help="print JSON only (the default output)")
+    print(json.dumps(asyncio.run(_main(p.parse_args(argv).redis_url))))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

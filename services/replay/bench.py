@@ -1,7 +1,7 @@
 """Fan-out benchmark: N SSE spectators of one live game, latency from append to receipt,
 beside raw XREAD latency measured in the same run. Report only (never a timed test).
 
-    python -m services.replay.bench --json [--spectators 100,1000] [--redis-url URL]
+    arena bench replay --json [--spectators 100,1000] [--redis-url URL]
 
 The server (Replay + HttpServer) and the game writer run in this process; the spectators and
 the raw XREAD reader run in a child process, so client parsing does not share the server's event
@@ -167,8 +167,8 @@ def bench_replay(url: str | None, spectators: list[int], pace_ms: float) -> dict
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point (``python -m services.replay.bench``)."""
-    p = argparse.ArgumentParser(prog="python -m services.replay.bench")
+    """Entry point (`arena bench replay`)."""
+    p = argparse.ArgumentParser(prog="arena bench replay")
     p.add_argument("--redis-url", default=None)
     p.add_argument("--spectators", default="100,1000")
     p.add_argument("--pace-ms", type=float, default=5.0, help="pause between answers")
