@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..eventlog.store import EventStore, check_game_id
 from ..eventlog.streams import GroupConsumer, Message
+from .metrics import Metrics
 from .rating_store import RatingStore
 from .ratings import fold
 from .results import load_result, scan_archive
@@ -21,15 +22,19 @@ GROUP = "ratings"
 class Ratings:
     """Rates finished games from their logs (or archive files) into a RatingStore."""
 
-    def __init__(self, store: EventStore, ratings: RatingStore, archive_dir: Path | None) -> None:
+    def __init__(self, store: EventStore, ratings: RatingStore, archive_dir: Path | None,
+                 metrics: Metrics | None = None) -> None:
         self.store = store
         self.ratings = ratings
         self.archive_dir = archive_dir
+        self.metrics = metrics or Metrics()
 
     async def rate(self, game: str) -> bool:
         """Count one finished game; False if it already counted."""
         result = await load_result(self.store, check_game_id(game), self.archive_dir)
-        return await self.ratings.record(result)
+        counted = await self.ratings.record(result)
+        self.metrics.count("ratings", "rated" if counted else "duplicate")
+        return counted
 
     async def on_finished(self, consumer: GroupConsumer, msg: Message) -> None:
         """Handle one arena:finished message; a message naming no valid game is dead-lettered

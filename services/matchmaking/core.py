@@ -31,6 +31,7 @@ from ..eventlog.records import Seat
 from . import scripts
 from .clock import Clock
 from .matcher import Table, Waiting, form_tables
+from .metrics import Metrics
 from .modes import Mode, UnknownMode, resolve
 from .rating_store import RatingStore
 from .ratings import PRIOR
@@ -88,8 +89,10 @@ class Matchmaker:
     def __init__(self, client: aioredis.Redis, modes: Mapping[str, Mode], secret: bytes,
                  clock: Clock, *, ratings: RatingStore | None = None, namespace: str = "arena",
                  ticket_ttl_ms: int = 30_000, token_ttl_ms: int = 24 * 3600 * 1000,
-                 time_limit_ms: int = 0, rng: random.Random | None = None) -> None:
+                 time_limit_ms: int = 0, rng: random.Random | None = None,
+                 metrics: Metrics | None = None) -> None:
         self.client = client
+        self.metrics = metrics or Metrics()
         self.modes = dict(modes)
         self.secret = secret
         self.clock = clock
@@ -145,6 +148,7 @@ class Matchmaker:
         if not ok:
             raise Refused("ALREADY_EXISTS",
                           f"player {player!r} already has a live ticket {_s(tid)}")
+        self.metrics.count("enqueued", m.id)
         return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp)
 
     async def ticket(self, ticket: str) -> TicketInfo | None:
@@ -178,18 +182,22 @@ class Matchmaker:
                             args=[exp, self.gc_ms, f"{info.mode}|{ticket}", ticket])
         return await self.ticket(ticket)
 
-    async def _retire_one(self, info: TicketInfo, state: str) -> str:
+    async def _retire_one(self, info: TicketInfo, state: str) -> tuple[str, bool]:
+        """(the ticket's state or why not, whether this call made the change): see RETIRE."""
         keys = [self._t(info.ticket), self._q(info.mode), self._w(info.mode), self.expiry,
                 self._p(info.player)]
         args: list[Any] = [info.ticket, info.player, info.mode, state, self.clock.now_ms(), self.gc_ms,
                 f"{info.mode}|{info.ticket}", self.channel]
-        return _s(await self._retire(keys=keys, args=args))
+        result, changed = await self._retire(keys=keys, args=args)
+        return _s(result), bool(changed)
 
     async def cancel(self, ticket: str, player: str) -> bool:
         """Cancel the player's queued ticket (again: no-op); a matched or expired one cannot be."""
         info = await self.owned(ticket, player)
-        result = await self._retire_one(info, "cancelled")
+        result, changed = await self._retire_one(info, "cancelled")
         if result == "cancelled":
+            if changed:  # not a repeated cancel
+                self.metrics.count("cancelled", info.mode)
             return True
         if result == "missing":
             raise Refused("NOT_FOUND", f"no ticket {ticket!r}")
@@ -218,7 +226,9 @@ class Matchmaker:
             found: Any = await self.client.hget(self._t(ticket), "player")
             player = _s(found)
             info = TicketInfo(ticket, player, mode, "queued", 0.0, 0, 0)
-            done += await self._retire_one(info, "expired") == "expired"
+            if await self._retire_one(info, "expired") == ("expired", True):
+                self.metrics.count("expired", mode)  # by this process: not by another as well
+                done += 1
         return done
 
     async def waiting(self) -> dict[str, list[Waiting]]:
@@ -243,12 +253,20 @@ class Matchmaker:
         await self.expire_due()
         formed: list[Formed] = []
         now = self.clock.now_ms()
-        for name, queued in (await self.waiting()).items():
-            mode = self.modes[name]
-            for table in form_tables(queued, mode.players, mode.policy, now):
+        waiting = await self.waiting()
+        for name, mode in self.modes.items():
+            queued = waiting.get(name, [])
+            tables = form_tables(queued, mode.players, mode.policy, now)
+            enqueued = {w.ticket: w.enqueued_ms for w in queued} if tables else {}
+            left = len(queued)
+            for table in tables:
                 done = await self.form(mode, table)
                 if done is not None:
                     formed.append(done)
+                    left -= len(table.tickets)
+                    for t in table.tickets:
+                        self.metrics.wait.observe(max(0, now - enqueued[t]) / 1000)
+            self.metrics.depth(name, left)
         return formed
 
     async def form(self, mode: Mode, table: Table) -> Formed | None:
@@ -258,6 +276,7 @@ class Matchmaker:
                 pipe.hget(self._t(t), "player")
             players = [_s(p) for p in await pipe.execute()]
         if not all(players):
+            self.metrics.conflicts.inc()
             return None
         game, now = f"m-{uuid.uuid4().hex}", self.clock.now_ms()
         order = list(range(mode.players))
@@ -280,5 +299,11 @@ class Matchmaker:
                 *(self._t(t) for t in table.tickets), *(self._p(p) for p in players)]
         ok, ref = await self._form(keys=keys, args=args)
         if not ok:
+            self.metrics.conflicts.inc()
             return None
+        self.metrics.count("tables", mode.id)
+        self.metrics.count("matched", mode.id, len(table.tickets))
+        if table.bots:
+            self.metrics.count("backfills", mode.id)
+            self.metrics.count("bot_seats", mode.id, table.bots)
         return Formed(game, mode.id, seats, seat_of, _s(ref))

@@ -31,7 +31,9 @@ if redis.call('GET', KEYS[3]) == ARGV[4] then redis.call('PEXPIRE', KEYS[3], ARG
 return state
 """
 
-# Cancel (by its owner) or expire (when due) a queued ticket.
+# Cancel (by its owner) or expire (when due) a queued ticket. Returns {state, 1} if this call
+# made the change, else {why, 0}: the state it already had (a repeated cancel, or an expiry
+# another matchmaker got to first), 'missing', 'forbidden', or 'queued' (not due yet).
 RETIRE = """
 -- KEYS: ticket, queue, waits, expiry, player
 -- ARGV: ticket, player, mode, new state, now, gc_ms, expiry member, channel
@@ -39,19 +41,19 @@ local t = redis.call('HMGET', KEYS[1], 'state', 'player', 'mode', 'exp')
 if not t[1] then
   redis.call('ZREM', KEYS[2], ARGV[1]); redis.call('ZREM', KEYS[3], ARGV[1])
   redis.call('ZREM', KEYS[4], ARGV[7])
-  return 'missing'
+  return {'missing', 0}
 end
-if t[2] ~= ARGV[2] then return 'forbidden' end
-if t[3] ~= ARGV[3] then return 'forbidden' end
-if t[1] ~= 'queued' then return t[1] end
-if ARGV[4] == 'expired' and tonumber(t[4]) > tonumber(ARGV[5]) then return 'queued' end
+if t[2] ~= ARGV[2] then return {'forbidden', 0} end
+if t[3] ~= ARGV[3] then return {'forbidden', 0} end
+if t[1] ~= 'queued' then return {t[1], 0} end
+if ARGV[4] == 'expired' and tonumber(t[4]) > tonumber(ARGV[5]) then return {'queued', 0} end
 redis.call('HSET', KEYS[1], 'state', ARGV[4], 'done', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('ZREM', KEYS[2], ARGV[1]); redis.call('ZREM', KEYS[3], ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[7])
 if redis.call('GET', KEYS[5]) == ARGV[1] then redis.call('DEL', KEYS[5]) end
 redis.call('PUBLISH', ARGV[8], ARGV[1])
-return ARGV[4]
+return {ARGV[4], 1}
 """
 
 FORM = """

@@ -19,6 +19,7 @@ from .clock import SystemClock
 from .consumer import GROUP, Ratings, rebuild
 from .core import Matchmaker
 from .grpc_server import MatchmakerServicer, Notifier, make_server, set_serving
+from .metrics import Metrics, serve, stop_serving
 from .modes import Policy, build_modes
 from .rating_store import RatingStore
 
@@ -31,6 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--namespace", default="arena", help="key and stream prefix")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=50052, help="gRPC port (0 = any free port)")
+    p.add_argument("--metrics-port", type=int, default=None,
+                   help="serve /metrics here (0 = any free port; default: none)")
     p.add_argument("--consumer", default=f"{socket.gethostname()}-{os.getpid()}",
                    help="consumer name in the arena:finished ratings group")
     p.add_argument("--archive-dir", default=None, help="where finished games are archived")
@@ -64,9 +67,11 @@ async def run(args: argparse.Namespace) -> None:
     client = connect(args.redis_url)
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
+    metrics = Metrics()
     mm = Matchmaker(client, build_modes(overrides, base), tokens.secret_from_env(),
                     SystemClock(), ratings=ratings, namespace=args.namespace,
-                    ticket_ttl_ms=args.ticket_ttl_ms, time_limit_ms=args.time_limit_ms)
+                    ticket_ttl_ms=args.ticket_ttl_ms, time_limit_ms=args.time_limit_ms,
+                    metrics=metrics)
     notifier = Notifier(client, mm.channel)
     heartbeat = max(0.05, min(1.0, args.ticket_ttl_ms / 3000))
     server, port, checker = make_server(MatchmakerServicer(mm, notifier, ratings, heartbeat),
@@ -74,7 +79,7 @@ async def run(args: argparse.Namespace) -> None:
     await server.start()
     await set_serving(checker)
     archive = Path(args.archive_dir) if args.archive_dir else None
-    rater = Ratings(RedisEventStore(client, args.namespace), ratings, archive)
+    rater = Ratings(RedisEventStore(client, args.namespace), ratings, archive, metrics)
     consumer = GroupConsumer(client, f"{args.namespace}:finished", GROUP, args.consumer,
                              min_idle_ms=args.claim_idle_ms,
                              dead_stream=f"{args.namespace}:dead")
@@ -94,7 +99,12 @@ async def run(args: argparse.Namespace) -> None:
                 print(f"arena matchmaker: tick failed: {exc!r}", file=sys.stderr, flush=True)
             await asyncio.sleep(args.tick_ms / 1000)
 
-    print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
+    exporter = serve(args.metrics_port, metrics.registry) if args.metrics_port is not None \
+        else None
+    ready = {"port": port, "consumer": args.consumer}
+    if exporter is not None:
+        ready["metrics_port"] = exporter.server_port
+    print(json.dumps(ready), flush=True)
     tasks = [asyncio.create_task(ticker()), asyncio.create_task(notifier.run(stop)),
              asyncio.create_task(consumer.run(on_finished, stop, block_ms=500))]
     await stop.wait()
@@ -103,6 +113,8 @@ async def run(args: argparse.Namespace) -> None:
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    if exporter is not None:
+        await asyncio.to_thread(stop_serving, exporter)
     await client.aclose()
 
 

@@ -37,7 +37,8 @@ def _die_with_parent() -> None:
 
 def json_ready(line: str) -> dict[str, object] | None:
     """The JSON object line a service prints once it is up: `{"port": ...}` from `arena engine`
-    and `arena matchmaker` (the bound gRPC port), `{"consumer": ...}` from `arena bots`."""
+    and `arena matchmaker` (the bound gRPC port; the matchmaker adds `metrics_port` when it
+    serves /metrics), `{"consumer": ...}` from `arena bots`."""
     import json
 
     text = line.strip()
@@ -51,12 +52,17 @@ def json_ready(line: str) -> dict[str, object] | None:
 
 
 _URL = re.compile(r"web viewer on (http://\S+)")
+_METRICS = re.compile(r"/metrics on port (\d+)")
 
 
 def replay_ready(line: str) -> dict[str, object] | None:
-    """`arena replay-server` prints its viewer URL once the HTTP socket is bound."""
+    """`arena replay-server` prints its viewer URL once the HTTP socket is bound (and, with
+    `--metrics-port`, the port of its /metrics, in the same line)."""
     m = _URL.search(line)
-    return {"url": m.group(1)} if m else None
+    if m is None:
+        return None
+    metrics = _METRICS.search(line)
+    return {"url": m.group(1), **({"metrics_port": int(metrics.group(1))} if metrics else {})}
 
 
 def any_line(line: str) -> dict[str, object] | None:

@@ -24,6 +24,7 @@ from .decisions import DecisionSource
 from .envelope import card_table
 from .feed import GameFeed
 from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids, summary_of
+from .metrics import Metrics
 
 __all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
@@ -65,6 +66,7 @@ class Replay:
         live_ids: LiveIds | None = None,
         idle_ms: int = 60_000,
         decisions: DecisionSource | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.archive_dir = archive_dir
@@ -82,6 +84,8 @@ class Replay:
         self.decisions = decisions
         self._feeds: dict[str, GameFeed] = {}
         self._loading: dict[str, asyncio.Future[GameFeed]] = {}
+        self.metrics = metrics or Metrics()  # counted by the transports, which know theirs
+        self.metrics.watch_feeds(lambda: len(self._feeds))
 
     async def list_games(self, f: GameFilter | None = None) -> list[GameSummary]:
         """Live and archived games, newest first."""

@@ -72,6 +72,7 @@ class ReplayServicer:
                                                         player=request.player, limit=0))
         page = games[offset: offset + limit]
         more = offset + limit < len(games)
+        self.replay.metrics.listed_games("grpc", len(page))
         return replay_pb2.ListGamesResponse(games=[summary_pb(g) for g in page],
                                             next_page_token=str(offset + limit) if more else "")
 
@@ -106,9 +107,15 @@ class ReplayServicer:
             await self._fail(context, exc)
             raise
         full = request.viewer == -2
-        async for batch in batches:
-            for seq, data in batch:
-                yield envelope_pb(feed, seq, data, full or feed.over)
+        spectators, sent = self.replay.metrics.open["grpc"], self.replay.metrics.sent["grpc"]
+        spectators.inc()
+        try:
+            async for batch in batches:
+                for seq, data in batch:
+                    sent.inc()
+                    yield envelope_pb(feed, seq, data, full or feed.over)
+        finally:
+            spectators.dec()
 
     async def Verify(self, request: Any, context: Any) -> replay_pb2.VerifyResponse:
         """Chain, seed commitment and re-run of a game."""

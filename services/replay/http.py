@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
 KEEPALIVE_S = 15.0
 WEB = resources.files(__package__).joinpath("web")
+Route = Callable[["Request", asyncio.StreamWriter], Awaitable[None]]
 _STATUS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
            405: "Method Not Allowed", 500: "Internal Server Error"}
 
@@ -126,37 +127,52 @@ class HttpServer:
                 await writer.wait_closed()
 
     async def _dispatch(self, req: Request, w: asyncio.StreamWriter) -> None:
-        if req.method not in ("GET", "HEAD"):
-            return await self._send(w, 405, {"error": "only GET"})
+        name, status = "other", 500  # 500 unless set: an unexpected error (_serve logs it)
         try:
-            route = self._route(req)
-            if route is None:
+            if req.method not in ("GET", "HEAD"):
+                status = 405
+                return await self._send(w, 405, {"error": "only GET"})
+            found = self._route(req)
+            if found is None:
+                status = 404
                 return await self._send(w, 404, {"error": f"no route {req.path}"})
-            await route(req, w)
-        except BadRequest as exc:
-            await self._send(w, 400, {"error": str(exc)})
-        except Forbidden as exc:
-            await self._send(w, 403, {"error": str(exc)})
-        except NotFound as exc:
-            await self._send(w, 404, {"error": str(exc)})
+            name, route = found
+            try:
+                await route(req, w)
+                status = 200
+            except (ConnectionError, asyncio.CancelledError):
+                status = 200  # the response had begun: the viewer left (a closed tab), or shutdown
+                raise
+            except BadRequest as exc:
+                status = 400
+                await self._send(w, 400, {"error": str(exc)})
+            except Forbidden as exc:
+                status = 403
+                await self._send(w, 403, {"error": str(exc)})
+            except NotFound as exc:
+                status = 404
+                await self._send(w, 404, {"error": str(exc)})
+        finally:
+            self.replay.metrics.request(name, status)
 
-    def _route(self, req: Request) -> Callable[[Request, asyncio.StreamWriter], Awaitable[None]] | None:
+    def _route(self, req: Request) -> tuple[str, Route] | None:
+        """The route's name (a metrics label, see metrics.ROUTES) and handler."""
         p = req.path.strip("/").split("/")
         if req.path == "/":
-            return lambda r, w: self._static("index.html", w)
+            return "viewer", lambda r, w: self._static("index.html", w)
         if len(p) == 2 and p[0] == "static":
-            return lambda r, w: self._static(p[1], w)
+            return "static", lambda r, w: self._static(p[1], w)
         if p[:2] == ["api", "games"]:
             if len(p) == 2:
-                return self._games
+                return "games", self._games
             if len(p) == 3:
-                return lambda r, w: self._game(p[2], w)
+                return "game", lambda r, w: self._game(p[2], w)
             if len(p) == 4 and p[3] == "events":
-                return lambda r, w: self._events(p[2], r, w)
+                return "events", lambda r, w: self._events(p[2], r, w)
             if len(p) == 4 and p[3] == "stream":
-                return lambda r, w: self._stream(p[2], r, w)
+                return "stream", lambda r, w: self._stream(p[2], r, w)
             if len(p) == 4 and p[3] == "verify":
-                return lambda r, w: self._verify(p[2], w)
+                return "verify", lambda r, w: self._verify(p[2], w)
         return None
 
     async def _send(self, w: asyncio.StreamWriter, status: int, body: object,
@@ -180,7 +196,9 @@ class HttpServer:
                        until_ms=req.int_arg("until"), limit=req.int_arg("limit", 100))
         if f.status not in ("", "live", "finished"):
             raise BadRequest("status must be live or finished")
-        await self._send(w, 200, {"games": await self.replay.list_games(f)})
+        games = await self.replay.list_games(f)
+        self.replay.metrics.listed_games("http", len(games))
+        await self._send(w, 200, {"games": games})
 
     async def _game(self, game: str, w: asyncio.StreamWriter) -> None:
         feed = await self.replay.feed(game)
@@ -215,13 +233,16 @@ class HttpServer:
         if last_id.isdigit():
             after = int(last_id)
         batches = await self.replay.watch(game, viewer, token, after, delay)
-        w.write(_head(200, "text/event-stream; charset=utf-8",
-                      "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n"))
-        w.write(b"retry: 2000\n\n")
-        await w.drain()
-        it = aiter(batches)
+        metrics = self.replay.metrics
+        spectators, sent = metrics.open["sse"], metrics.sent["sse"]
+        spectators.inc()
         pending: asyncio.Task[Update] | None = None
         try:
+            w.write(_head(200, "text/event-stream; charset=utf-8",
+                          "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n"))
+            w.write(b"retry: 2000\n\n")
+            await w.drain()
+            it = aiter(batches)
             while True:
                 if pending is None:
                     pending = asyncio.ensure_future(anext(it))
@@ -238,11 +259,14 @@ class HttpServer:
                 out = b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch)
                 if decision is not None:  # no id: Last-Event-ID stays the last entry's seq
                     out += b"event: decision\ndata: %s\n\n" % decision
+                    metrics.decisions.inc()
                 w.write(out)
+                sent.inc(len(batch))
                 await w.drain()
             w.write(b"event: end\ndata: {}\n\n")
             await w.drain()
         finally:
+            spectators.dec()
             if pending is not None:
                 pending.cancel()
             with contextlib.suppress(Exception):

@@ -16,6 +16,8 @@ from .clock import ServerClock
 from .core import Replay
 from .decisions import EngineDecisions
 from .http import HttpServer
+from .metrics import Metrics, stop_serving
+from .metrics import serve as serve_metrics
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +29,8 @@ def parser() -> argparse.ArgumentParser:
         "ReplayService."))
     p.add_argument("--port", type=int, default=0, help="gRPC port (0: no gRPC)")
     p.add_argument("--http-port", type=int, default=8080)
+    p.add_argument("--metrics-port", type=int, default=None,
+                   help="serve /metrics here (0 = any free port; default: none)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
                    help="default: $REDIS_URL, else a throw-away redis-server")
@@ -52,11 +56,17 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
     await clock.sync()
     decisions = EngineDecisions(args.engine) if args.engine else None
+    metrics = Metrics()
     replay = Replay(store, args.archive, policy=lambda h: policy, clock=clock,
-                    decisions=decisions)
+                    decisions=decisions, metrics=metrics)
+    exporter = None
+    if args.metrics_port is not None:
+        exporter = serve_metrics(args.metrics_port, metrics.registry)
     http = HttpServer(replay)
     http_port = await http.start(args.host, args.http_port)
-    print(f"replay-server: web viewer on http://{args.host}:{http_port}/", flush=True)
+    # one line: `arena up` waits for it, and reads the ports it names
+    also = f" (/metrics on port {exporter.server_port})" if exporter is not None else ""
+    print(f"replay-server: web viewer on http://{args.host}:{http_port}/{also}", flush=True)
     grpc_server = None
     if args.port:
         from .grpc_service import start_grpc
@@ -83,6 +93,8 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         await http.close()
         await replay.close()
         await store.aclose()
+        if exporter is not None:
+            await asyncio.to_thread(stop_serving, exporter)
 
 
 async def _resync(clock: ServerClock) -> object:

@@ -1,0 +1,75 @@
+"""The replay server's Prometheus metrics, on their own registry (tests run several servers in one
+process): spectators connected, entries sent, HTTP requests, lobby listings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from wsgiref.simple_server import WSGIServer
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+TRANSPORTS = ("sse", "grpc")  # of streams
+LISTERS = ("http", "grpc")  # of lobby listings
+ROUTES = ("viewer", "static", "games", "game", "events", "stream", "verify", "other")
+
+
+class Metrics:
+    """Per transport (`sse` or `http`, `grpc`): open streams, entries sent, listings; HTTP
+    requests by route and status class."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.spectators = Gauge("arena_replay_spectators", "open live-game streams (SSE "
+                                "/api/games/ID/stream, gRPC StreamGame), by transport",
+                                ["transport"], registry=r)
+        self.events = Counter("arena_replay_events_sent", "log entries sent on streams, by "
+                              "transport", ["transport"], registry=r)
+        self.decisions = Counter("arena_replay_decisions_sent", "pending-decision messages sent "
+                                 "on SSE streams", registry=r)
+        self.requests = Counter("arena_replay_http_requests", "HTTP requests by route and status "
+                                "class (2xx, 4xx, 5xx)", ["route", "status"], registry=r)
+        self.listings = Counter("arena_replay_listings", "lobby listings (GET /api/games, gRPC "
+                                "ListGames), by transport", ["transport"], registry=r)
+        self.listed = Counter("arena_replay_games_listed", "game summaries returned by lobby "
+                              "listings, by transport", ["transport"], registry=r)
+        self.feeds = Gauge("arena_replay_feeds", "games held in memory (live tails and recent "
+                           "replays)", registry=r)
+        # the children each place increments, looked up once (labels() costs microseconds)
+        self.open = {t: self.spectators.labels(t) for t in TRANSPORTS}
+        self.sent = {t: self.events.labels(t) for t in TRANSPORTS}
+        self.lists = {t: self.listings.labels(t) for t in LISTERS}
+        self.summaries = {t: self.listed.labels(t) for t in LISTERS}
+        self._requests: dict[tuple[str, int], Counter] = {}
+
+    def request(self, route: str, status: int) -> None:
+        """Count one HTTP request to `route` (one of ROUTES) answered with `status`."""
+        cls = status // 100
+        child = self._requests.get((route, cls))
+        if child is None:
+            child = self._requests[(route, cls)] = self.requests.labels(route, f"{cls}xx")
+        child.inc()
+
+    def listed_games(self, transport: str, games: int) -> None:
+        """Count one lobby listing that returned `games` summaries."""
+        self.lists[transport].inc()
+        self.summaries[transport].inc(games)
+
+    def watch_feeds(self, count: Callable[[], int]) -> None:
+        """Read the `feeds` gauge from `count` at scrape time (nothing to do meanwhile)."""
+        self.feeds.set_function(count)
+
+
+def serve(port: int, registry: CollectorRegistry) -> WSGIServer:
+    """Serve /metrics of `registry` on `port` (0: any free port) in a thread, on every address
+    as the workers do; the bound port is `server.server_port`."""
+    from prometheus_client import start_http_server
+
+    server, _ = start_http_server(port, registry=registry)
+    return server
+
+
+def stop_serving(server: WSGIServer) -> None:
+    """Stop a server from `serve` (waits up to half a second: call it off the event loop)."""
+    server.shutdown()
+    server.server_close()
