@@ -39,7 +39,12 @@ def up_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine-port", type=int, default=D.engine_port,
                    help="GameService gRPC of engine 0; engine i listens on this + i")
     p.add_argument("--metrics-port", type=int, default=D.metrics_port,
-                   help="/metrics of engine 0 (engine i: +i, bot worker j: +100+j; 0: none)")
+                   help="/metrics of engine 0 (engine i: +i, bot worker j: +100+j; 0: no "
+                        "/metrics on any service)")
+    p.add_argument("--matchmaker-metrics-port", type=int, default=D.matchmaker_metrics_port,
+                   help="/metrics of the matchmaker (0: any free port; listed in up.json)")
+    p.add_argument("--replay-metrics-port", type=int, default=D.replay_metrics_port,
+                   help="/metrics of the replay server (0: any free port; listed in up.json)")
     p.add_argument("--bot-policy", default=D.bot_policy, choices=["heuristic", "random"],
                    help="policy of bot seats whose player id names none")
     p.add_argument("--demo", type=int, nargs="?", const=3, default=0, metavar="N",
@@ -58,7 +63,9 @@ def up_main(argv: list[str]) -> int:
                    persist=not a.no_persist, http_port=a.http_port,
                    replay_grpc_port=a.replay_grpc_port, matchmaker_port=a.matchmaker_port,
                    engine_port=a.engine_port, metrics_port=a.metrics_port,
-                   bot_policy=a.bot_policy, demo=a.demo)
+                   matchmaker_metrics_port=a.matchmaker_metrics_port,
+                   replay_metrics_port=a.replay_metrics_port, bot_policy=a.bot_policy,
+                   demo=a.demo)
     return run_up(cfg, a.json)
 
 

@@ -43,7 +43,9 @@ class UpConfig:
     replay_grpc_port: int = 50053  # ReplayService
     matchmaker_port: int = 50052  # Matchmaker
     engine_port: int = 50100  # engine i listens on engine_port + i
-    metrics_port: int = 9100  # engine i: +i, bot worker j: +100+j (0: no /metrics)
+    metrics_port: int = 9100  # engine i: +i, bot worker j: +100+j (0: no /metrics at all)
+    matchmaker_metrics_port: int = 9300  # the matchmaker's /metrics (0: any free port)
+    replay_metrics_port: int = 9301  # the replay server's /metrics (0: any free port)
     bot_policy: str = "heuristic"  # for bot seats whose player id names no policy
     matchmaker: bool = True
     replay: bool = True
@@ -139,16 +141,19 @@ class Platform:
         for c in engines:
             run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
         if cfg.matchmaker:
-            mm = self.sup.start("matchmaker", ["matchmaker", *common, "--host", cfg.host,
-                                               "--port", str(cfg.matchmaker_port),
-                                               "--consumer", "matchmaker-0",
-                                               "--archive-dir", archive])
+            argv = ["matchmaker", *common, "--host", cfg.host, "--port", str(cfg.matchmaker_port),
+                    "--consumer", "matchmaker-0", "--archive-dir", archive]
+            if cfg.metrics_port:
+                argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
+            mm = self.sup.start("matchmaker", argv)
         if cfg.replay:
-            rp = self.sup.start("replay-server", [
-                "replay-server", *common, "--host", cfg.host, "--http-port", str(cfg.http_port),
-                "--port", str(cfg.replay_grpc_port or 0), "--archive", archive,
-                # any worker serves any game: the live table asks the first for pending decisions
-                *(["--engine", run.engines[0]] if run.engines else [])], replay_ready)
+            argv = ["replay-server", *common, "--host", cfg.host, "--http-port", str(cfg.http_port),
+                    "--port", str(cfg.replay_grpc_port or 0), "--archive", archive,
+                    # any worker serves any game: the live table asks the first for decisions
+                    *(["--engine", run.engines[0]] if run.engines else [])]
+            if cfg.metrics_port:
+                argv += ["--metrics-port", str(cfg.replay_metrics_port)]
+            rp = self.sup.start("replay-server", argv, replay_ready)
         bots = []
         for j in range(cfg.bots):
             argv = ["bots", *common, "--engine", ",".join(run.engines),
@@ -160,11 +165,17 @@ class Platform:
         for c in bots:
             self.sup.wait_ready(c)
         if cfg.matchmaker:
-            run.matchmaker = f"{cfg.host}:{self.sup.wait_ready(mm)['port']}"
+            info = self.sup.wait_ready(mm)
+            run.matchmaker = f"{cfg.host}:{info['port']}"
+            if "metrics_port" in info:  # the bound port: the flag may have said 0
+                run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
         if cfg.replay:
-            run.viewer_url = str(self.sup.wait_ready(rp)["url"])
+            info = self.sup.wait_ready(rp)
+            run.viewer_url = str(info["url"])
             if cfg.replay_grpc_port:
                 run.replay_grpc = f"{cfg.host}:{cfg.replay_grpc_port}"
+            if "metrics_port" in info:
+                run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
         return run
 
     def dead(self) -> list[str]:

@@ -110,8 +110,10 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
     assert "default=50052" in (SERVICES / "matchmaking" / "service.py").read_text()
     assert "default=8080" in (SERVICES / "replay" / "server.py").read_text()
     expected = {"engine": {"--port": "50051", "--metrics-port": "9100"},
-                "bots": {"--metrics-port": "9101"}, "matchmaker": {"--port": "50052"},
-                "replay-server": {"--http-port": "8080", "--port": "50053"}}
+                "bots": {"--metrics-port": "9101"},
+                "matchmaker": {"--port": "50052", "--metrics-port": "9102"},
+                "replay-server": {"--http-port": "8080", "--port": "50053",
+                                  "--metrics-port": "9103"}}
     for where, argv in _arena_lines():
         for flag, port in expected[argv[0]].items():
             assert _flag(argv, flag) == port, (where, flag)
@@ -132,9 +134,58 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
     prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
     scraped = {c["dns_sd_configs"][0]["names"][0]: c["dns_sd_configs"][0]["port"]
                for c in prom["scrape_configs"]}
-    assert scraped == {"engine": 9100, "bots": 9101}
+    assert scraped == {"engine": 9100, "bots": 9101, "matchmaker": 9102, "replay-server": 9103}
+    for name, port in scraped.items():  # each scraped compose service serves /metrics there
+        assert _flag(_compose()["services"][name]["command"], "--metrics-port") == str(port)
+        assert str(port) in _compose()["services"][name].get("expose", []), name
     engine_addr = _flag(_compose()["services"]["bots"]["command"], "--engine")
     assert engine_addr == "engine:50051"
+    docker = (DEPLOY / "Dockerfile").read_text()
+    exposed = {p for line in docker.splitlines() if line.startswith("EXPOSE")
+               for p in line.split()[1:]}
+    flagged = {_flag(argv, f) for _, argv in _arena_lines()
+               for f in ("--port", "--metrics-port", "--http-port")}
+    assert flagged - {None} <= exposed, "a port the image does not EXPOSE"
+
+
+def test_prometheus_scrapes_every_metrics_port_under_the_alerts_job_names() -> None:
+    """Kubernetes pods are scraped through their annotations, compose services by name; both
+    give the same job names (the Kubernetes app name), which alerts.yml uses."""
+    prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
+    compose_jobs = {c["job_name"] for c in prom["scrape_configs"]}
+    k8s_jobs = set()
+    for d in _manifests():
+        for c in _containers(d):
+            port = _flag([str(a) for a in c.get("args", [])], "--metrics-port")
+            if port is None:
+                continue
+            notes = d["spec"]["template"]["metadata"].get("annotations", {})
+            assert notes.get("prometheus.io/scrape") == "true", d["metadata"]["name"]
+            assert notes.get("prometheus.io/port") == port, d["metadata"]["name"]
+            k8s_jobs.add(d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"])
+    assert compose_jobs == k8s_jobs == {"arena-engine", "arena-bots", "arena-matchmaker",
+                                        "arena-replay"}
+    rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())["groups"]
+    alerted = {j for g in rules for r in g["rules"] for j in re.findall(r'job="([^"]+)"',
+                                                                        r["expr"])}
+    assert alerted == compose_jobs, f"a scraped job without an up-alert: {alerted}"
+
+
+def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
+    """`--engine` names the engine's address as each deployment defines it: the compose service
+    and the Kubernetes Service, on the engine's gRPC port."""
+    compose = _compose()["services"]
+    addr = _flag(compose["replay-server"]["command"], "--engine")
+    assert addr == f"engine:{_flag(compose['engine']['command'], '--port')}"
+    services = {d["metadata"]["name"]: {p["port"] for p in d["spec"]["ports"]}
+                for d in _manifests() if d["kind"] == "Service"}
+    found = [argv for where, argv in _arena_lines()
+             if where.startswith("k8s:") and argv[0] == "replay-server"]
+    assert found
+    for argv in found:
+        host, _, port = (_flag(argv, "--engine") or "").partition(":")
+        assert host == "arena-engine" and int(port) in services[host], argv
+        assert port == "50051"
 
 
 def test_env_names_agree_with_the_code() -> None:
@@ -158,6 +209,11 @@ def test_dashboard_and_alerts_name_real_metrics() -> None:
                                                .read_text())["groups"] for r in g["rules"]]
     names = {m for e in exprs for m in re.findall(r"\barena_[a-z_]+", e)}
     assert names
+    # the matchmaker's and the replay server's panels
+    assert {"arena_matchmaker_tables_formed_total", "arena_replay_spectators"} <= names
+    documented = set(re.findall(r"\barena_[a-z_]+", (DEPLOY / "README.md").read_text()))
+    assert {"arena_matchmaker_queue_depth", "arena_replay_http_requests"} <= documented
+    names |= documented
     for m in names:
         base = re.sub(r"_(total|bucket|sum|count)$", "", m)
         assert f'"{base}"' in code, f"no metric {base} in services/"

@@ -15,6 +15,9 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from platform_helpers import alive, arena, clean_env, descendants
 
+from services.platform.cli import up_parser
+from services.platform.up import Platform, UpConfig
+
 FREE = ["--http-port", "0", "--replay-grpc-port", "0", "--matchmaker-port", "0",
         "--engine-port", "0", "--metrics-port", "0"]
 
@@ -40,6 +43,7 @@ def test_up_serves_and_stops_clean(tmp_path: Path) -> None:
         # redis-server, 2 engines, 1 bot worker, the matchmaker, the replay server
         assert len(kids) >= 6, kids
         assert run["redis_started"]
+        assert run["metrics"] == []  # --metrics-port 0: no /metrics on any service
         assert any((var / "redis").glob("appendonly*")), "no AOF under VAR/redis"
         assert json.loads((var / "up.json").read_text())["viewer_url"] == run["viewer_url"]
         assert b"<html" in _get(run["viewer_url"]).lower()
@@ -76,3 +80,33 @@ def test_up_reports_an_unreachable_redis_url(tmp_path: Path) -> None:
     out, err = p.communicate(timeout=30)
     assert p.returncode == 2 and "no Redis answers" in err
     assert not os.path.exists(tmp_path / "v" / "up.json")
+
+
+def test_up_serves_metrics_of_the_matchmaker_and_the_replay_server(
+        tmp_path: Path, redis_url: str, redis_namespace: str) -> None:
+    """Port 0: each binds a free port and says which; up.json lists the URLs."""
+    cfg = UpConfig(engines=0, bots=0, var_dir=tmp_path / "var", namespace=redis_namespace,
+                   redis_url=redis_url, persist=False, http_port=0, replay_grpc_port=0,
+                   matchmaker_port=0, matchmaker_metrics_port=0, replay_metrics_port=0)
+    with Platform(cfg) as platform:
+        run = platform.start()
+        assert json.loads(run.to_json())["metrics"] == run.metrics
+        mm, rp = run.metrics
+        assert all(u.startswith("http://127.0.0.1:") and u.endswith("/metrics")
+                   for u in run.metrics) and mm != rp
+        assert b"arena_matchmaker_tables_formed" in _get(mm)
+        assert json.loads(_get(run.viewer_url + "api/games"))["games"] == []
+        counted = 'arena_replay_http_requests_total{route="games",status="2xx"} 1.0'
+        deadline = time.monotonic() + 5  # counted once the response is out: poll
+        while counted not in _get(rp).decode():
+            assert time.monotonic() < deadline, "GET /api/games not counted"
+            time.sleep(0.05)
+
+
+def test_up_metrics_port_defaults_are_documented() -> None:
+    d = UpConfig()
+    assert (d.metrics_port, d.matchmaker_metrics_port, d.replay_metrics_port) == (9100, 9300, 9301)
+    a = up_parser().parse_args(["--matchmaker-metrics-port", "0", "--replay-metrics-port", "0"])
+    assert (a.matchmaker_metrics_port, a.replay_metrics_port) == (0, 0)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "9300" in readme and "9301" in readme
