@@ -27,9 +27,9 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from ..engine import tokens
-from ..engine.metrics import mean_ms
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
+from ..observability import mean_ms, serve
 from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
 from .seats import SERVABLE, Minds
@@ -123,9 +123,7 @@ async def run(args: argparse.Namespace) -> None:
     worker = BotWorker(consumer, answerer, max_inflight=args.max_inflight,
                        claim_every_s=min(1.0, args.claim_idle_ms / 2000))
     if args.metrics_port is not None:
-        from prometheus_client import start_http_server
-
-        start_http_server(args.metrics_port, registry=worker.metrics.registry)
+        serve(args.metrics_port, worker.metrics.registry)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

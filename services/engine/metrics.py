@@ -37,11 +37,3 @@ class Metrics:
             name = metric._labelnames[0]  # noqa: SLF001 - the one label each counter has
             child = self._children[(counter, label)] = metric.labels(**{name: label})
         child.inc()
-
-
-def mean_ms(histogram: Histogram) -> float:
-    """The mean of a histogram's observations (seconds) in ms, 0 if none (for exit reports)."""
-    samples = {x.name: x.value for m in histogram.collect() for x in m.samples}
-    count = next((v for k, v in samples.items() if k.endswith("_count")), 0.0)
-    total = next((v for k, v in samples.items() if k.endswith("_sum")), 0.0)
-    return round(1000 * total / count, 2) if count else 0.0

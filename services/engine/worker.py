@@ -16,9 +16,9 @@ import msgspec
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
+from ..observability import mean_ms, serve
 from . import tokens
 from .grpc_server import make_server, set_serving
-from .metrics import mean_ms
 from .service import Games, NewMatch, Refused
 from .side import RedisSide
 
@@ -52,9 +52,7 @@ async def run(args: argparse.Namespace) -> None:
     await server.start()
     await set_serving(checker)
     if args.metrics_port is not None:
-        from prometheus_client import start_http_server
-
-        start_http_server(args.metrics_port, registry=games.metrics.registry)
+        serve(args.metrics_port, games.metrics.registry)
     consumer = GroupConsumer(client, side.stream("matches"), GROUP, args.consumer,
                              min_idle_ms=args.claim_idle_ms)
     stop = asyncio.Event()

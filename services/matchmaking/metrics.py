@@ -4,8 +4,6 @@ the shared queue in Redis as this process saw it at its last tick: take max() ov
 
 from __future__ import annotations
 
-from wsgiref.simple_server import WSGIServer
-
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 
@@ -59,18 +57,3 @@ class Metrics:
         if child is None:
             child = self._depths[mode] = self.queue_depth.labels(mode)
         child.set(waiting)
-
-
-def serve(port: int, registry: CollectorRegistry) -> WSGIServer:
-    """Serve /metrics of `registry` on `port` (0: any free port) in a thread, on every address
-    as the workers do; the bound port is `server.server_port`."""
-    from prometheus_client import start_http_server
-
-    server, _ = start_http_server(port, registry=registry)
-    return server
-
-
-def stop_serving(server: WSGIServer) -> None:
-    """Stop a server from `serve` (waits up to half a second: call it off the event loop)."""
-    server.shutdown()
-    server.server_close()

@@ -15,11 +15,12 @@ from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
+from ..observability import serve, stop_serving
 from .clock import SystemClock
 from .consumer import GROUP, Ratings, rebuild
 from .core import Matchmaker
 from .grpc_server import MatchmakerServicer, Notifier, make_server, set_serving
-from .metrics import Metrics, serve, stop_serving
+from .metrics import Metrics
 from .modes import Policy, build_modes
 from .rating_store import RatingStore
 

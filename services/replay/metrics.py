@@ -4,7 +4,6 @@ process): spectators connected, entries sent, HTTP requests, lobby listings."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
@@ -58,18 +57,3 @@ class Metrics:
     def watch_feeds(self, count: Callable[[], int]) -> None:
         """Read the `feeds` gauge from `count` at scrape time (nothing to do meanwhile)."""
         self.feeds.set_function(count)
-
-
-def serve(port: int, registry: CollectorRegistry) -> WSGIServer:
-    """Serve /metrics of `registry` on `port` (0: any free port) in a thread, on every address
-    as the workers do; the bound port is `server.server_port`."""
-    from prometheus_client import start_http_server
-
-    server, _ = start_http_server(port, registry=registry)
-    return server
-
-
-def stop_serving(server: WSGIServer) -> None:
-    """Stop a server from `serve` (waits up to half a second: call it off the event loop)."""
-    server.shutdown()
-    server.server_close()

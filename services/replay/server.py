@@ -11,13 +11,14 @@ import signal
 from pathlib import Path
 
 from ..eventlog.redis_store import RedisEventStore
+from ..observability import serve as serve_metrics
+from ..observability import stop_serving
 from .access import TablePolicy
 from .clock import ServerClock
 from .core import Replay
 from .decisions import EngineDecisions
 from .http import HttpServer
-from .metrics import Metrics, stop_serving
-from .metrics import serve as serve_metrics
+from .metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,10 @@ from services.eventlog.redis_store import RedisEventStore
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.consumer import Ratings
 from services.matchmaking.core import Matchmaker
-from services.matchmaking.metrics import Metrics, serve, stop_serving
+from services.matchmaking.metrics import Metrics
 from services.matchmaking.modes import Policy, build_modes
 from services.matchmaking.rating_store import RatingStore
+from services.observability import serve, stop_serving
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
 from services.rules import api

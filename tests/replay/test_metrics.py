@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from services.eventlog import InMemoryEventStore, RedisEventStore
 from services.eventlog.store import EventStore
+from services.observability import serve, stop_serving
 from services.platform.procs import replay_ready
 from services.proto_gen.arena.v1 import replay_pb2, replay_pb2_grpc
 from services.replay import Replay
@@ -29,7 +30,7 @@ from services.replay.decisions import Pending
 from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
-from services.replay.metrics import Metrics, serve, stop_serving
+from services.replay.metrics import Metrics
 from services.rules.api import SPECTATOR
 
 from .live import LiveGame, settle
