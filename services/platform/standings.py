@@ -1,14 +1,21 @@
 """Tournament standings: win rates per policy and role (bots.summary) and openskill per policy.
 
-Ratings: every game is the winning camps against the losing camps (as in matchmaking.ratings),
-each seat entered at its policy's current rating. A policy usually holds several seats, often on
-both sides; its new rating moves by the mean of its seats' changes (mu) and takes the mean of
-their new sigmas. Games are applied in game-number order, so a resumed tournament arrives at
-the same numbers as an uninterrupted one.
+Ratings: a policy usually holds several seats, often on both sides of a game, so a game is not
+one team of policies against another. Each game is read as a result between every two policies
+at the table instead: P beat Q if P's winning seats times Q's losing seats outnumber Q's winning
+seats times P's losing seats (the seat pairs, one on each side, that one of them won), Q beat P
+if the other way round, and no result if they tie or the game was a draw. Each result is one
+1-v-1 openskill update from the ratings at the game's start (a policy's moves summed, its sigma
+the smallest), so ratings stay centred where they started and an equal policy stays equal. (Rating each seat inside its side and averaging a policy's seats, as before, drifted: the
+two-team update is not zero-sum when the sides differ in size, and 2,000 games took both
+policies' mu below 0.) Games are applied in game-number order, so a resumed tournament arrives
+at the same numbers as an uninterrupted one.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import combinations
 from typing import Any
 
 import msgspec
@@ -38,22 +45,27 @@ def rate(games: list[Played]) -> dict[str, dict[str, float]]:
     r: dict[str, tuple[float, float]] = {}
     n: dict[str, int] = {}
     for p in sorted(games, key=lambda g: g.i):
-        for name in set(p.seats):
+        names = sorted(set(p.seats))
+        for name in names:
             r.setdefault(name, (MODEL.mu, MODEL.sigma))
             n[name] = n.get(name, 0) + 1
         win, lose = split_sides(p.ruleset, p.roles, p.winners)
         if p.draw or not win or not lose:
             continue
-        teams = [[MODEL.rating(mu=r[p.seats[s]][0], sigma=r[p.seats[s]][1]) for s in side]
-                 for side in (win, lose)]
-        rated = MODEL.rate(teams, ranks=[1.0, 2.0])
-        moves: dict[str, list[tuple[float, float]]] = {}
-        for side, team in zip((win, lose), rated, strict=True):
-            for s, new in zip(side, team, strict=True):
-                moves.setdefault(p.seats[s], []).append((new.mu - r[p.seats[s]][0], new.sigma))
-        for name, m in moves.items():
-            mu = r[name][0] + sum(d for d, _ in m) / len(m)
-            r[name] = (mu, sum(sg for _, sg in m) / len(m))
+        won = Counter(p.seats[s] for s in win)
+        lost = Counter(p.seats[s] for s in lose)
+        moves: dict[str, list[tuple[float, float]]] = {}  # every result from the game's start
+        for a, b in combinations(names, 2):
+            net = won[a] * lost[b] - won[b] * lost[a]
+            if net == 0:
+                continue
+            first, second = (a, b) if net > 0 else (b, a)
+            [[x], [y]] = MODEL.rate([[MODEL.rating(*r[first])], [MODEL.rating(*r[second])]],
+                                    ranks=[1.0, 2.0])
+            moves.setdefault(first, []).append((x.mu - r[first][0], x.sigma))
+            moves.setdefault(second, []).append((y.mu - r[second][0], y.sigma))
+        for name, m in moves.items():  # summed, so the pairs' order does not matter
+            r[name] = (r[name][0] + sum(d for d, _ in m), min(sg for _, sg in m))
     return {k: {"mu": round(mu, 3), "sigma": round(sg, 3), "ordinal": round(mu - 3 * sg, 3),
                 "games": n[k]} for k, (mu, sg) in sorted(r.items())}
 
