@@ -6,7 +6,8 @@ at the table instead: P beat Q if P's winning seats times Q's losing seats outnu
 seats times P's losing seats (the seat pairs, one on each side, that one of them won), Q beat P
 if the other way round, and no result if they tie or the game was a draw. Each result is one
 1-v-1 openskill update from the ratings at the game's start (a policy's moves summed, its sigma
-the smallest), so ratings stay centred where they started and an equal policy stays equal. (Rating each seat inside its side and averaging a policy's seats, as before, drifted: the
+the smallest), so ratings stay centred where they started and an equal policy stays equal.
+(Rating each seat inside its side and averaging a policy's seats, as before, drifted: the
 two-team update is not zero-sum when the sides differ in size, and 2,000 games took both
 policies' mu below 0.) Games are applied in game-number order, so a resumed tournament arrives
 at the same numbers as an uninterrupted one.
