@@ -11,13 +11,13 @@ import random
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import grpc
 import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry
-from prometheus_client.parser import text_string_to_metric_families
+from scrape_helpers import Samples
+from scrape_helpers import scrape as scrape_names
 
 from services.eventlog import Seat
 from services.eventlog.play import record_game
@@ -41,15 +41,9 @@ NAMES = {"arena_matchmaker_tickets_enqueued", "arena_matchmaker_tickets_cancelle
          "arena_matchmaker_ratings_updates"}
 
 
-def scrape(port: int) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    """GET /metrics: {(sample name, sorted labels): value}; also checks every family is there."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-        text = r.read().decode()
-    families = list(text_string_to_metric_families(text))
-    missing = NAMES - {f.name for f in families}
-    assert not missing, missing
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families
-            for s in f.samples}
+def scrape(port: int) -> Samples:
+    """GET /metrics (every family in NAMES must be there)."""
+    return scrape_names(port, NAMES)
 
 
 def value(reg: CollectorRegistry, name: str, **labels: str) -> float:

@@ -18,7 +18,8 @@ from pathlib import Path
 import grpc
 import pytest
 import redis.asyncio as aioredis
-from prometheus_client.parser import text_string_to_metric_families
+from scrape_helpers import Samples
+from scrape_helpers import scrape as scrape_names
 
 from services.eventlog import InMemoryEventStore, RedisEventStore
 from services.eventlog.store import EventStore
@@ -39,18 +40,11 @@ from .sse import get, get_json, open_sse
 NAMES = {"arena_replay_spectators", "arena_replay_events_sent", "arena_replay_decisions_sent",
          "arena_replay_http_requests", "arena_replay_listings", "arena_replay_games_listed",
          "arena_replay_feeds"}
-Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
 
 def scrape(port: int) -> Samples:
-    """GET /metrics: {(sample name, sorted labels): value}; also checks every family is there."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
-        text = r.read().decode()
-    families = list(text_string_to_metric_families(text))
-    missing = NAMES - {f.name for f in families}
-    assert not missing, missing
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families
-            for s in f.samples}
+    """GET /metrics (every family in NAMES must be there)."""
+    return scrape_names(port, NAMES)
 
 
 def requests(route: str, status: str) -> tuple[str, tuple[tuple[str, str], ...]]:
