@@ -87,14 +87,12 @@ class SeatMind:
         """Fold one log entry the seat may see (already redacted by the engine)."""
         if seq <= self.seq:
             return  # a repeat after a reconnect
-        self.seq = seq
         if kind == "seed_reveal":
             self.over = True
         if kind in NOT_EVENTS:
+            self.seq = seq
             return
-        e = decode_event(payload)
-        apply(self.view, e)
-        self.policy.observe(e)
+        self.fold_event(seq, decode_event(payload))
 
     def fold_event(self, seq: int, e: ev.Event) -> None:
         """Fold one already decoded (and redacted) event logged at `seq`."""

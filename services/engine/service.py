@@ -41,7 +41,7 @@ from ..rules import api
 from . import tokens
 from .feed import SeatFeed
 from .metrics import Metrics
-from .side import Effects, Fields, Secret, Side
+from .side import Effects, Fields, Secret, Side, apply_effects
 
 MAX_SEATS = 16
 MAX_PICKS = 64
@@ -379,17 +379,10 @@ class Games:
                         ) -> None:
         """Outside an append (a sweep, a repeated create): give the pending decision a deadline
         (with `only_new`, only if it has none, and then publish it to bots), or finish."""
-        game_id = hot.log.game
         effects = self._effects(hot, hot.log.version, answered=answered)
         if effects.deadline is None:
             await self._finish(hot)
-        else:
-            new = await self.side.set_deadline(game_id, *effects.deadline, only_new=only_new)
-            if new or not only_new:
-                for stream, fields in effects.messages:
-                    await self.side.publish(stream, fields)
-        if answered is not None:
-            await self.side.clear_deadline(game_id, answered)
+        await apply_effects(self.side, hot.log.game, effects, only_new=only_new)
 
     async def _finish(self, hot: Hot) -> None:
         """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""

@@ -102,13 +102,22 @@ async def append_then_apply(side: Side, store: EventStore, game: str, expected: 
     """`append_with` in two steps: the append, then each effect (a crash between them leaves
     the new decision without its message until its deadline reposts it)."""
     version = await store.append(game, expected, records)
+    await apply_effects(side, game, effects)
+    return version
+
+
+async def apply_effects(side: Side, game: str, effects: Effects, *, only_new: bool = False
+                        ) -> None:
+    """Apply `effects` outside an append script. With `only_new` an existing deadline is kept
+    and the messages are published only if the deadline was new (nobody published them)."""
+    new = True
+    if effects.deadline is not None:
+        new = await side.set_deadline(game, *effects.deadline, only_new=only_new)
+    if new or not only_new:
+        for stream, fields in effects.messages:
+            await side.publish(stream, fields)
     if effects.clear is not None:
         await side.clear_deadline(game, effects.clear)
-    if effects.deadline is not None:
-        await side.set_deadline(game, *effects.deadline)
-    for stream, fields in effects.messages:
-        await side.publish(stream, fields)
-    return version
 
 
 def _member(game: str, decision: int) -> str:
