@@ -28,8 +28,12 @@ def _game_args(p: argparse.ArgumentParser, games: int) -> None:
     p.add_argument("--players", type=int, default=8)
     p.add_argument("--games", type=int, default=games)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--options", type=_json_options, default={},
-                   help='ruleset options as JSON, e.g. \'{"double_renegade": true}\'')
+    p.add_argument(
+        "--options",
+        type=_json_options,
+        default={},
+        help="ruleset options as JSON, e.g. '{\"double_renegade\": true}'",
+    )
     p.add_argument("--json", action="store_true", help="print JSON only")
 
 
@@ -48,23 +52,38 @@ def cmd_selfplay(argv: list[str]) -> int:
     """arena selfplay — play seeded games in-process and summarise them."""
     p = argparse.ArgumentParser(prog="arena selfplay", description=cmd_selfplay.__doc__)
     _game_args(p, 100)
-    p.add_argument("--policies", default="random",
-                   help="comma-separated: random, heuristic, oracle")
-    p.add_argument("--assign", default="seat", choices=["seat", "camp"],
-                   help="rotate the policies over seats (game i: seat s plays policy (s+i) mod k)"
-                        " or over whole camps (lord's side, rebels, renegades)")
+    p.add_argument(
+        "--policies", default="random", help="comma-separated: random, heuristic, oracle"
+    )
+    p.add_argument(
+        "--assign",
+        default="seat",
+        choices=["seat", "camp"],
+        help="rotate the policies over seats (game i: seat s plays policy (s+i) mod k)"
+        " or over whole camps (lord's side, rebels, renegades)",
+    )
     args = p.parse_args(argv)
     from .bots.selfplay import selfplay
     from .rules.api import UnknownOption
 
     try:
-        out = selfplay(args.ruleset, args.players, args.games, args.seed,
-                       args.policies.split(","), args.options, args.assign)
+        out = selfplay(
+            args.ruleset,
+            args.players,
+            args.games,
+            args.seed,
+            args.policies.split(","),
+            args.options,
+            args.assign,
+        )
     except (UnknownOption, ValueError) as err:
         print(f"arena selfplay: {err}", file=sys.stderr)
         return 2
-    print(json.dumps(out, ensure_ascii=False) if args.json else json.dumps(out, indent=2,
-                                                                            ensure_ascii=False))
+    print(
+        json.dumps(out, ensure_ascii=False)
+        if args.json
+        else json.dumps(out, indent=2, ensure_ascii=False)
+    )
     return 0
 
 
@@ -93,8 +112,11 @@ def cmd_bench(argv: list[str]) -> int:
         return code
     if what == "eventlog":
         pe = argparse.ArgumentParser(prog="arena bench eventlog")
-        pe.add_argument("--redis-url", default=None,
-                        help="an existing Redis (default: start a throw-away redis-server)")
+        pe.add_argument(
+            "--redis-url",
+            default=None,
+            help="an existing Redis (default: start a throw-away redis-server)",
+        )
         pe.add_argument("--size", type=int, default=4000, help="events per run")
         pe.add_argument("--rounds", type=int, default=3)
         pe.add_argument("--json", action="store_true")

@@ -17,5 +17,4 @@ def scrape(port: int, names: set[str]) -> Samples:
     families = list(text_string_to_metric_families(text))
     missing = names - {f.name for f in families}
     assert not missing, missing
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families
-            for s in f.samples}
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}

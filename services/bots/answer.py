@@ -88,9 +88,16 @@ def fold_view(mind: SeatMind, raw: bytes, upto: int) -> bool:
 class Answerer:
     """Handles decisions messages for one worker (see the module docstring)."""
 
-    def __init__(self, engine: Engine, minds: Minds, secret: bytes, *,
-                 token_ttl_ms: int = 3_600_000, retries: int = 3, backoff_s: float = 0.05
-                 ) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        minds: Minds,
+        secret: bytes,
+        *,
+        token_ttl_ms: int = 3_600_000,
+        retries: int = 3,
+        backoff_s: float = 0.05,
+    ) -> None:
         self.engine, self.minds, self.secret = engine, minds, secret
         self.token_ttl_ms = token_ttl_ms
         self.retries, self.backoff_s = retries, backoff_s

@@ -25,8 +25,16 @@ from ..eventlog.redis_client import connect
 from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 
 
-async def run_once(url: str, games: int, players: int, engines: int, bots: int, policy: str,
-                   ruleset: str, timeout_s: float) -> dict[str, Any]:
+async def run_once(
+    url: str,
+    games: int,
+    players: int,
+    engines: int,
+    bots: int,
+    policy: str,
+    ruleset: str,
+    timeout_s: float,
+) -> dict[str, Any]:
     """One measurement; returns its figures."""
     ns = f"bench-{uuid.uuid4().hex[:8]}"
     client = connect(url)
@@ -49,9 +57,14 @@ async def run_once(url: str, games: int, players: int, engines: int, bots: int, 
             if keys:
                 await client.delete(*keys)
             await client.aclose()
-    return {"bot_workers": bots, "engines": engines, "games": len(files),
-            "seconds": round(secs, 2), "games_per_s": round(len(files) / secs, 3),
-            "decisions_per_s": round(decisions / secs, 1)}
+    return {
+        "bot_workers": bots,
+        "engines": engines,
+        "games": len(files),
+        "seconds": round(secs, 2),
+        "games_per_s": round(len(files) / secs, 3),
+        "decisions_per_s": round(decisions / secs, 1),
+    }
 
 
 @contextlib.contextmanager
@@ -83,10 +96,25 @@ def main(argv: list[str] | None = None) -> int:
     runs = []
     with redis_url() as url:
         for n in (int(x) for x in a.bots.split(",")):
-            runs.append(asyncio.run(run_once(url, a.games, a.players, a.engines, n, a.policy,
-                                             a.ruleset, a.timeout_s)))
-    print(json.dumps({"ruleset": a.ruleset, "players": a.players, "policy": a.policy,
-                      "cpus": os.cpu_count(), "load": os.getloadavg()[0], "runs": runs}))
+            runs.append(
+                asyncio.run(
+                    run_once(
+                        url, a.games, a.players, a.engines, n, a.policy, a.ruleset, a.timeout_s
+                    )
+                )
+            )
+    print(
+        json.dumps(
+            {
+                "ruleset": a.ruleset,
+                "players": a.players,
+                "policy": a.policy,
+                "cpus": os.cpu_count(),
+                "load": os.getloadavg()[0],
+                "runs": runs,
+            }
+        )
+    )
     return 0
 
 

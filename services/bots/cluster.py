@@ -29,15 +29,17 @@ def _env() -> dict[str, str]:
     return dict(os.environ, ARENA_SECRET=SECRET)
 
 
-def start_engines(url: str, ns: str, n: int, archive_dir: Path, repost_ms: int = 1000
-                  ) -> list[tuple[subprocess.Popen[str], int]]:
+def start_engines(
+    url: str, ns: str, n: int, archive_dir: Path, repost_ms: int = 1000
+) -> list[tuple[subprocess.Popen[str], int]]:
     """`n` engine workers (e0, e1 …) started together; (process, gRPC port) each."""
     procs = [spawn_engine(url, ns, f"e{i}", archive_dir, repost_ms) for i in range(n)]
     return [(p, _ready(p)["port"]) for p in procs]
 
 
-def start_bots(url: str, ns: str, n: int, ports: list[int], policy: str = "random",
-               claim_idle_ms: int = 1000) -> list[subprocess.Popen[str]]:
+def start_bots(
+    url: str, ns: str, n: int, ports: list[int], policy: str = "random", claim_idle_ms: int = 1000
+) -> list[subprocess.Popen[str]]:
     """`n` bot workers (b0, b1 …) started together, each consuming once this returns."""
     procs = [spawn_bots(url, ns, f"b{i}", ports, policy, claim_idle_ms) for i in range(n)]
     for p in procs:
@@ -55,24 +57,71 @@ def _ready(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return out
 
 
-def spawn_engine(url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
-                 ) -> subprocess.Popen[str]:
+def spawn_engine(
+    url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
+) -> subprocess.Popen[str]:
     """An engine worker on a free port (its first line of output names the port)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "engine", "--redis-url", url, "--namespace", ns,
-         "--port", "0", "--consumer", name, "--archive-dir", str(archive_dir),
-         "--claim-idle-ms", "1000", "--bot-repost-ms", str(repost_ms), "--sweep-ms", "100"],
-        stdout=subprocess.PIPE, text=True, env=_env())
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "engine",
+            "--redis-url",
+            url,
+            "--namespace",
+            ns,
+            "--port",
+            "0",
+            "--consumer",
+            name,
+            "--archive-dir",
+            str(archive_dir),
+            "--claim-idle-ms",
+            "1000",
+            "--bot-repost-ms",
+            str(repost_ms),
+            "--sweep-ms",
+            "100",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
 
 
-def spawn_bots(url: str, ns: str, name: str, ports: list[int], policy: str = "random",
-               claim_idle_ms: int = 1000) -> subprocess.Popen[str]:
+def spawn_bots(
+    url: str,
+    ns: str,
+    name: str,
+    ports: list[int],
+    policy: str = "random",
+    claim_idle_ms: int = 1000,
+) -> subprocess.Popen[str]:
     """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "bots", "--redis-url", url, "--namespace", ns,
-         "--consumer", name, "--policy", policy, "--claim-idle-ms", str(claim_idle_ms),
-         "--engine", ",".join(f"127.0.0.1:{p}" for p in ports)],
-        stdout=subprocess.PIPE, text=True, env=_env())
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "bots",
+            "--redis-url",
+            url,
+            "--namespace",
+            ns,
+            "--consumer",
+            name,
+            "--policy",
+            policy,
+            "--claim-idle-ms",
+            str(claim_idle_ms),
+            "--engine",
+            ",".join(f"127.0.0.1:{p}" for p in ports),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
 
 
 def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
@@ -91,16 +140,23 @@ def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
     return out
 
 
-async def publish_matches(client: aioredis.Redis, ns: str, games: int, players: int,
-                          policies: list[str], seed: int = 500, ruleset: str = "standard"
-                          ) -> list[str]:
+async def publish_matches(
+    client: aioredis.Redis,
+    ns: str,
+    games: int,
+    players: int,
+    policies: list[str],
+    seed: int = 500,
+    ruleset: str = "standard",
+) -> list[str]:
     """Publish `games` all-bot matches; seat s of game i plays policies[(s + i) % k]."""
     ids: list[str] = []
     for i in range(games):
-        seats = [{"player": f"bot:{policies[(s + i) % len(policies)]}", "bot": True}
-                 for s in range(players)]
-        match = {"match_id": f"{ns}-g{i}", "ruleset": ruleset, "seats": seats,
-                 "seed": seed + i}
+        seats = [
+            {"player": f"bot:{policies[(s + i) % len(policies)]}", "bot": True}
+            for s in range(players)
+        ]
+        match = {"match_id": f"{ns}-g{i}", "ruleset": ruleset, "seats": seats, "seed": seed + i}
         await publish(client, f"{ns}:matches", {"match": json.dumps(match)})
         ids.append(f"{ns}-g{i}")
     return ids
@@ -116,5 +172,8 @@ def archived(archive_dir: Path) -> list[Path]:
 def answers(path: Path) -> list[AnswerRecord]:
     """The answers logged in an archived game, in order."""
     records = archive.unpack(path.read_bytes()).records
-    return [decode_payload(e.payload, AnswerRecord)
-            for e in map(decode_entry, records) if e.kind == ANSWER]
+    return [
+        decode_payload(e.payload, AnswerRecord)
+        for e in map(decode_entry, records)
+        if e.kind == ANSWER
+    ]

@@ -25,8 +25,17 @@ from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 
 MAX_BATCH = 512  # = the engine's limit per SubmitActions call
 _CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}
-TRANSIENT = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "ABORTED", "RESOURCE_EXHAUSTED",
-                       "INTERNAL", "UNKNOWN", "CANCELLED"})
+TRANSIENT = frozenset(
+    {
+        "UNAVAILABLE",
+        "DEADLINE_EXCEEDED",
+        "ABORTED",
+        "RESOURCE_EXHAUSTED",
+        "INTERNAL",
+        "UNKNOWN",
+        "CANCELLED",
+    }
+)
 
 
 class EngineError(Exception):
@@ -55,13 +64,13 @@ class Submitted:
 class Engine(Protocol):
     """What the bot worker asks of the engine."""
 
-    async def submit(self, game: str, token: str, decision: int, picks: list[str]
-                     ) -> Submitted:
+    async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
         """Answer `decision` for the token's seat."""
         ...
 
-    def entries(self, game: str, token: str, after: int
-                ) -> AsyncGenerator[tuple[int, str, str], None]:
+    def entries(
+        self, game: str, token: str, after: int
+    ) -> AsyncGenerator[tuple[int, str, str], None]:
         """(seq, type, payload JSON) of log entries after `after`, redacted for the token's
         seat, live ones included; the caller stops reading when it has what it needs."""
         ...
@@ -78,8 +87,7 @@ class GrpcEngine:
     (grpc.aio channels bind to the loop they are made in).
     """
 
-    def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0
-                 ) -> None:
+    def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0) -> None:
         if not targets:
             raise ValueError("no engine address")
         self.channels = [grpc.aio.insecure_channel(t) for t in targets]
@@ -87,32 +95,37 @@ class GrpcEngine:
         self.timeout_s, self.cooldown_s = timeout_s, cooldown_s
         self.down_until = [0.0] * len(self.stubs)
         # answers submitted in one loop iteration go to their worker as one SubmitActions call
-        self.batchers = [TickBatcher(functools.partial(self._submit_batch, i), 32, 8)
-                         for i in range(len(self.stubs))]
+        self.batchers = [
+            TickBatcher(functools.partial(self._submit_batch, i), 32, 8)
+            for i in range(len(self.stubs))
+        ]
 
     def _pick(self, game: str) -> int:
         n, now = len(self.stubs), time.monotonic()
         first = zlib.crc32(game.encode()) % n
-        return next((i for i in ((first + k) % n for k in range(n))
-                     if self.down_until[i] <= now), first)
+        return next(
+            (i for i in ((first + k) % n for k in range(n)) if self.down_until[i] <= now), first
+        )
 
     def _failed(self, index: int, err: grpc.aio.AioRpcError) -> EngineError:
         if err.code() == grpc.StatusCode.UNAVAILABLE:
             self.down_until[index] = time.monotonic() + self.cooldown_s
         return EngineError(err.code().name, err.details() or "")
 
-    async def submit(self, game: str, token: str, decision: int, picks: list[str]
-                     ) -> Submitted:
+    async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
         """See Engine.submit (batched with the other answers of this loop iteration)."""
-        req = game_pb2.SubmitActionRequest(game_id=game, seat_token=token, decision_id=decision,
-                                           picks=picks)
+        req = game_pb2.SubmitActionRequest(
+            game_id=game, seat_token=token, decision_id=decision, picks=picks
+        )
         return await self.batchers[self._pick(game)].submit(req)
 
-    async def _submit_batch(self, index: int, reqs: list[game_pb2.SubmitActionRequest]
-                            ) -> list[Submitted | EngineError]:
+    async def _submit_batch(
+        self, index: int, reqs: list[game_pb2.SubmitActionRequest]
+    ) -> list[Submitted | EngineError]:
         try:
             reply = await self.stubs[index].SubmitActions(
-                game_pb2.SubmitActionsRequest(actions=reqs), timeout=self.timeout_s)
+                game_pb2.SubmitActionsRequest(actions=reqs), timeout=self.timeout_s
+            )
         except grpc.aio.AioRpcError as err:
             raise self._failed(index, err) from None
         out: list[Submitted | EngineError] = []
@@ -120,16 +133,22 @@ class GrpcEngine:
             if r.code:
                 out.append(EngineError(_CODE_NAMES.get(r.code, "UNKNOWN"), r.reason))
             else:
-                out.append(Submitted(bool(r.response.duplicate), int(r.response.version),
-                                     bool(r.response.over)))
+                out.append(
+                    Submitted(
+                        bool(r.response.duplicate), int(r.response.version), bool(r.response.over)
+                    )
+                )
         return out
 
-    async def entries(self, game: str, token: str, after: int
-                      ) -> AsyncGenerator[tuple[int, str, str], None]:
+    async def entries(
+        self, game: str, token: str, after: int
+    ) -> AsyncGenerator[tuple[int, str, str], None]:
         """See Engine.entries (GameService.StreamView, cancelled when the caller stops)."""
         i = self._pick(game)
-        call = self.stubs[i].StreamView(game_pb2.StreamViewRequest(
-            game_id=game, seat_token=token, from_seq=after), timeout=self.timeout_s)
+        call = self.stubs[i].StreamView(
+            game_pb2.StreamViewRequest(game_id=game, seat_token=token, from_seq=after),
+            timeout=self.timeout_s,
+        )
         try:
             async for env in call:
                 yield int(env.seq), str(env.type), str(env.payload_json)

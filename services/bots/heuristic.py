@@ -24,9 +24,14 @@ from .threat import Reading
 
 Handler = Callable[[Reading, Decision], list[str]]
 HANDLERS: dict[str, Handler] = {
-    "respond": tactics.respond, "confirm": tactics.confirm, "choose": tactics.choose,
-    "pick_card": tactics.pick_card, "discard": tactics.discard, "cards": tactics.pick_cards,
-    "draft": tactics.draft, "targets": play.choose_targets,
+    "respond": tactics.respond,
+    "confirm": tactics.confirm,
+    "choose": tactics.choose,
+    "pick_card": tactics.pick_card,
+    "discard": tactics.discard,
+    "cards": tactics.pick_cards,
+    "draft": tactics.draft,
+    "targets": play.choose_targets,
 }
 MAX_PLAYS = 60  # play-phase decisions per phase before the policy just ends the phase
 
@@ -35,8 +40,11 @@ def legal(d: Decision, picks: list[str]) -> bool:
     """Whether ``picks`` is a well-formed answer to ``d`` (a subset of the options, right size)."""
     if not picks:
         return d.declinable
-    return (len(set(picks)) == len(picks) and set(picks) <= set(d.options)
-            and d.min <= len(picks) <= d.max)
+    return (
+        len(set(picks)) == len(picks)
+        and set(picks) <= set(d.options)
+        and d.min <= len(picks) <= d.max
+    )
 
 
 def safe_default(d: Decision) -> list[str]:
@@ -51,8 +59,14 @@ class HeuristicPolicy:
 
     name = "heuristic"
 
-    def __init__(self, seed: int, seat: int = -1, true_roles: list[str] | None = None,
-                 budget_ms: float = 50.0, strict: bool = False) -> None:
+    def __init__(
+        self,
+        seed: int,
+        seat: int = -1,
+        true_roles: list[str] | None = None,
+        budget_ms: float = 50.0,
+        strict: bool = False,
+    ) -> None:
         self.seed, self.counter = seed, 0
         self.seat = seat
         self.mem = Memory(seat, true_roles)

@@ -96,7 +96,9 @@ class Memory:
             self.rivals = not any(table)
             self.cls = classes_of(set(table) | set(rs.camps), rs.camps)
         else:
-            self.wuxie = 0 if isinstance(e, ev.Nullified | ev.Dodged | ev.CardPlayed) else self.wuxie
+            self.wuxie = (
+                0 if isinstance(e, ev.Nullified | ev.Dodged | ev.CardPlayed) else self.wuxie
+            )
 
     def _role(self, e: ev.RoleAssigned) -> None:
         if e.seat == self.seat and e.role:

@@ -11,6 +11,12 @@ class OraclePolicy(HeuristicPolicy):
 
     name = "oracle"
 
-    def __init__(self, seed: int, seat: int, true_roles: list[str], budget_ms: float = 50.0,
-                 strict: bool = False) -> None:
+    def __init__(
+        self,
+        seed: int,
+        seat: int,
+        true_roles: list[str],
+        budget_ms: float = 50.0,
+        strict: bool = False,
+    ) -> None:
         super().__init__(seed, seat, list(true_roles), budget_ms, strict)

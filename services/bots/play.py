@@ -69,8 +69,7 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
         v = max((slash_value(r, t, c) for t in reach), default=0.0)
         return 4.0 + 3.0 * v if v > 0.25 else 0.0
     if n == "酒":
-        slashes = [o for o in opts if o.startswith("card:") and
-                   r.card(int(o[5:])).name in SLASHES]
+        slashes = [o for o in opts if o.startswith("card:") and r.card(int(o[5:])).name in SLASHES]
         reach = [t for t in others if r.distance(r.me, t) <= r.attack_range(r.me)]
         v = max((slash_value(r, t) for t in reach), default=0.0)
         return 7.5 if slashes and v > 0.6 else 0.0
@@ -91,8 +90,15 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
         return 3.0 if sum(r.friend[t] for t in r.alive) > 0 else 0.0
     if n in BAD_JUDGE:
         dist = 1 if n == "兵粮寸断" else 99
-        v = max((-r.friend[t] for t in others if r.distance(r.me, t) <= dist
-                 and not any(r.mem.name(j) == n for j in r.seats[t].judge)), default=0.0)
+        v = max(
+            (
+                -r.friend[t]
+                for t in others
+                if r.distance(r.me, t) <= dist
+                and not any(r.mem.name(j) == n for j in r.seats[t].judge)
+            ),
+            default=0.0,
+        )
         return 6.0 + v if v > 0.4 else 0.0
     if n == "借刀杀人":
         v = max((-r.friend[t] for t in others if "weapon" in r.equip(t)), default=0.0)
@@ -175,8 +181,11 @@ def choose_targets(r: Reading, d: Decision) -> list[str]:
     elif card == "铁索连环":
         score = {t: (r.friend[t] if r.seats[t].chained else -r.friend[t]) for t in seats}
     elif std_skill(skill) in HEAL_SKILLS or skill == "结姻" or card in ("桃", "酒"):
-        score = {t: r.friend[t] * (1 + r.seats[t].max_hp - r.seats[t].hp)
-                 for t in seats if r.seats[t].hp < r.seats[t].max_hp}
+        score = {
+            t: r.friend[t] * (1 + r.seats[t].max_hp - r.seats[t].hp)
+            for t in seats
+            if r.seats[t].hp < r.seats[t].max_hp
+        }
         score.update({t: -9.0 for t in seats if t not in score})
     elif std_skill(skill) == "离间":
         return _lijian(r, d, seats)

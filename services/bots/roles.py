@@ -31,25 +31,57 @@ EXACT_LIMIT = 6000
 
 # P(act | actor class, target class), up to a constant per act kind
 _HOSTILE = {
-    ("rebel", "lord"): 1.0, ("rebel", "loyalist"): 0.9, ("rebel", "rebel"): 0.12,
-    ("rebel", "renegade"): 0.5, ("lord", "rebel"): 0.9, ("loyalist", "rebel"): 0.9,
-    ("lord", "loyalist"): 0.15, ("loyalist", "lord"): 0.05, ("loyalist", "loyalist"): 0.15,
-    ("lord", "renegade"): 0.5, ("loyalist", "renegade"): 0.5, ("renegade", "lord"): 0.2,
-    ("renegade", "loyalist"): 0.45, ("renegade", "rebel"): 0.8, ("renegade", "renegade"): 0.6,
+    ("rebel", "lord"): 1.0,
+    ("rebel", "loyalist"): 0.9,
+    ("rebel", "rebel"): 0.12,
+    ("rebel", "renegade"): 0.5,
+    ("lord", "rebel"): 0.9,
+    ("loyalist", "rebel"): 0.9,
+    ("lord", "loyalist"): 0.15,
+    ("loyalist", "lord"): 0.05,
+    ("loyalist", "loyalist"): 0.15,
+    ("lord", "renegade"): 0.5,
+    ("loyalist", "renegade"): 0.5,
+    ("renegade", "lord"): 0.2,
+    ("renegade", "loyalist"): 0.45,
+    ("renegade", "rebel"): 0.8,
+    ("renegade", "renegade"): 0.6,
     # a third camp (佞臣): for the ruler against the rebels, against the loyalists
-    ("third", "lord"): 0.1, ("third", "loyalist"): 0.5, ("third", "rebel"): 0.8,
-    ("third", "renegade"): 0.5, ("third", "third"): 0.05, ("lord", "third"): 0.3,
-    ("loyalist", "third"): 0.4, ("rebel", "third"): 0.8, ("renegade", "third"): 0.5,
+    ("third", "lord"): 0.1,
+    ("third", "loyalist"): 0.5,
+    ("third", "rebel"): 0.8,
+    ("third", "renegade"): 0.5,
+    ("third", "third"): 0.05,
+    ("lord", "third"): 0.3,
+    ("loyalist", "third"): 0.4,
+    ("rebel", "third"): 0.8,
+    ("renegade", "third"): 0.5,
 }
 _FRIENDLY = {
-    ("rebel", "lord"): 0.03, ("rebel", "loyalist"): 0.1, ("rebel", "rebel"): 1.0,
-    ("rebel", "renegade"): 0.3, ("lord", "rebel"): 0.1, ("loyalist", "rebel"): 0.1,
-    ("lord", "loyalist"): 1.0, ("loyalist", "lord"): 1.0, ("loyalist", "loyalist"): 1.0,
-    ("lord", "renegade"): 0.4, ("loyalist", "renegade"): 0.4, ("renegade", "lord"): 0.8,
-    ("renegade", "loyalist"): 0.3, ("renegade", "rebel"): 0.1, ("renegade", "renegade"): 0.3,
-    ("third", "lord"): 0.7, ("third", "loyalist"): 0.2, ("third", "rebel"): 0.1,
-    ("third", "renegade"): 0.2, ("third", "third"): 1.0, ("lord", "third"): 0.5,
-    ("loyalist", "third"): 0.4, ("rebel", "third"): 0.1, ("renegade", "third"): 0.3,
+    ("rebel", "lord"): 0.03,
+    ("rebel", "loyalist"): 0.1,
+    ("rebel", "rebel"): 1.0,
+    ("rebel", "renegade"): 0.3,
+    ("lord", "rebel"): 0.1,
+    ("loyalist", "rebel"): 0.1,
+    ("lord", "loyalist"): 1.0,
+    ("loyalist", "lord"): 1.0,
+    ("loyalist", "loyalist"): 1.0,
+    ("lord", "renegade"): 0.4,
+    ("loyalist", "renegade"): 0.4,
+    ("renegade", "lord"): 0.8,
+    ("renegade", "loyalist"): 0.3,
+    ("renegade", "rebel"): 0.1,
+    ("renegade", "renegade"): 0.3,
+    ("third", "lord"): 0.7,
+    ("third", "loyalist"): 0.2,
+    ("third", "rebel"): 0.1,
+    ("third", "renegade"): 0.2,
+    ("third", "third"): 1.0,
+    ("lord", "third"): 0.5,
+    ("loyalist", "third"): 0.4,
+    ("rebel", "third"): 0.1,
+    ("renegade", "third"): 0.3,
 }
 _LOG_H = {k: math.log(v) for k, v in _HOSTILE.items()}
 _LOG_F = {k: math.log(v) for k, v in _FRIENDLY.items()}
@@ -111,8 +143,9 @@ def count_arrangements(roles: list[str]) -> int:
 class _Base(ABC):
     """What both beliefs share: the class map, the known roles and P(role) from P(class)."""
 
-    def __init__(self, role_cards: list[str], known: dict[int, str],
-                 cls: Mapping[str, str] | None) -> None:
+    def __init__(
+        self, role_cards: list[str], known: dict[int, str], cls: Mapping[str, str] | None
+    ) -> None:
         self.n = len(role_cards)
         self.cls: dict[str, str] = dict(cls) if cls is not None else {r: r for r in role_cards}
         self.known_role: dict[int, str] = {}
@@ -171,8 +204,9 @@ class _Base(ABC):
 class RoleBelief(_Base):
     """P(assignment) over the hidden seats, from one seat's point of view (exact)."""
 
-    def __init__(self, role_cards: list[str], known: dict[int, str],
-                 cls: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, role_cards: list[str], known: dict[int, str], cls: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(role_cards, known, cls)
         self.index = {s: i for i, s in enumerate(self.hidden)}
         self.assign = _arrangements(self.rest)
@@ -197,7 +231,9 @@ class RoleBelief(_Base):
             return
         c = self.of(role)
         keep = [k for k, a in enumerate(self.assign) if a[i] == c]
-        if not keep or role not in self.dealt:  # not one of the dealt cards (a role gained in play): its old card stays
+        if (
+            not keep or role not in self.dealt
+        ):  # not one of the dealt cards (a role gained in play): its old card stays
             self.convert(seat, role)
             return
         self._keep(keep)
@@ -225,8 +261,9 @@ class RoleBelief(_Base):
             return
         table = _LOG_H if hostile else _LOG_F
         for k, a in enumerate(self.assign):
-            self.logw[k] += strength * table.get((self._role(actor, a), self._role(target, a)),
-                                                 -0.7)
+            self.logw[k] += strength * table.get(
+                (self._role(actor, a), self._role(target, a)), -0.7
+            )
         self._marg = None
 
     def marginals(self) -> list[dict[str, float]]:
@@ -255,12 +292,14 @@ class FactoredBelief(_Base):
 
     ROUNDS = 25
 
-    def __init__(self, role_cards: list[str], known: dict[int, str],
-                 cls: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, role_cards: list[str], known: dict[int, str], cls: Mapping[str, str] | None = None
+    ) -> None:
         super().__init__(role_cards, known, cls)
         self.need: dict[str, float] = {c: float(k) for c, k in Counter(self.rest).items()}
-        self.score: dict[int, dict[str, float]] = {s: {c: 0.0 for c in self.need}
-                                                   for s in self.hidden}
+        self.score: dict[int, dict[str, float]] = {
+            s: {c: 0.0 for c in self.need} for s in self.hidden
+        }
         self._marg = None
 
     def _live(self) -> list[int]:
@@ -310,8 +349,9 @@ class FactoredBelief(_Base):
         marg = self.marginals()
 
         def expect(c: str, other: dict[str, float], first: bool) -> float:
-            tot = sum(p * math.exp(table.get((c, o) if first else (o, c), -0.7))
-                      for o, p in other.items())
+            tot = sum(
+                p * math.exp(table.get((c, o) if first else (o, c), -0.7)) for o, p in other.items()
+            )
             return math.log(tot) if tot > 0 else 0.0
 
         if actor not in self.known:
@@ -357,8 +397,9 @@ class FactoredBelief(_Base):
 Belief = RoleBelief | FactoredBelief
 
 
-def make_belief(role_cards: list[str], known: dict[int, str],
-                cls: Mapping[str, str] | None = None) -> Belief:
+def make_belief(
+    role_cards: list[str], known: dict[int, str], cls: Mapping[str, str] | None = None
+) -> Belief:
     """The exact belief when the hidden arrangements are few enough, else the factored one."""
     c = dict(cls) if cls is not None else {r: r for r in role_cards}
     rest = [c.get(r, r) for r in role_cards]

@@ -48,7 +48,7 @@ def decode_event(payload: bytes | str) -> ev.Event:
 def policy_name(player: str, default: str) -> str:
     """The policy a seat plays: `bot:NAME` names it, else the worker's default."""
     if player.startswith(BOT_PREFIX):
-        name = player[len(BOT_PREFIX):]
+        name = player[len(BOT_PREFIX) :]
         if name in SERVABLE:
             return name
     return default
@@ -125,8 +125,9 @@ class Minds:
         mind = self.minds.get(key)
         if mind is None:
             name, seed = policy_name(player, self.default), seat_seed(game, seat)
-            mind = SeatMind(game, seat, name, make_policy(name, seed, seat), new_view(seat),
-                            seed=seed)
+            mind = SeatMind(
+                game, seat, name, make_policy(name, seed, seat), new_view(seat), seed=seed
+            )
             self.minds[key] = mind
             while len(self.minds) > self.capacity:
                 self.minds.popitem(last=False)

@@ -36,8 +36,9 @@ class Policy(Protocol):
     def act(self, d: Decision, view: View | None = None) -> Answer: ...
 
 
-def make_policy(name: str, seed: int, seat: int = -1, true_roles: list[str] | None = None,
-                strict: bool = False) -> Policy:
+def make_policy(
+    name: str, seed: int, seat: int = -1, true_roles: list[str] | None = None, strict: bool = False
+) -> Policy:
     """A policy by name; only ``oracle`` is given ``true_roles``."""
     if name == "random":
         return RandomPolicy(seed)
@@ -56,8 +57,9 @@ def rotation(names: list[str], players: int, game: int) -> list[str]:
     return [names[(s + game) % len(names)] for s in range(players)]
 
 
-def camp_rotation(names: list[str], roles: list[str], game: int,
-                  cls: dict[str, str] | None = None) -> list[str]:
+def camp_rotation(
+    names: list[str], roles: list[str], game: int, cls: dict[str, str] | None = None
+) -> list[str]:
     """Policy names by seat when whole camps share a policy: the lord's side, the rebels and the
     renegades (with any third camp) each take a digit of ``game`` in base k, so k**3 consecutive
     games cover every pairing of camps and policies. ``cls``: role -> class
@@ -79,8 +81,9 @@ class Table:
     def __init__(self, g: Game, names: list[str], seed: int, strict: bool = False) -> None:
         roles = [p.role for p in g.players]
         self.views = [new_view(s) for s in range(len(g.players))]
-        self.policies = [make_policy(n, seed * 1000 + s, s, roles, strict)
-                         for s, n in enumerate(names)]
+        self.policies = [
+            make_policy(n, seed * 1000 + s, s, roles, strict) for s, n in enumerate(names)
+        ]
         self.names = names
         self.roles = roles
         self.times: dict[str, list[float]] = {}
@@ -122,17 +125,28 @@ class Table:
             self.accuracy.append((rnd, got, prior))
 
 
-def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None = None,
-              options: dict[str, Any] | None = None, max_decisions: int = 200_000,
-              strict: bool = False, table_out: list[Table] | None = None,
-              camp_game: int = -1) -> tuple[Game, dict[str, int]]:
+def play_game(
+    ruleset: str,
+    players: int,
+    seed: int,
+    policies: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    max_decisions: int = 200_000,
+    strict: bool = False,
+    table_out: list[Table] | None = None,
+    camp_game: int = -1,
+) -> tuple[Game, dict[str, int]]:
     """Play one game to its end (``policies`` by seat, cycled; or by camp for game number
     ``camp_game`` ≥ 0); returns the final state and counts."""
     g = api.new_game(ruleset, players, seed, options)
     names = policies or ["random"]
-    by_seat = ([names[i % len(names)] for i in range(players)] if camp_game < 0 else
-               camp_rotation(names, [p.role for p in g.players], camp_game,
-                             role_classes(ruleset, players, options)))
+    by_seat = (
+        [names[i % len(names)] for i in range(players)]
+        if camp_game < 0
+        else camp_rotation(
+            names, [p.role for p in g.players], camp_game, role_classes(ruleset, players, options)
+        )
+    )
     t = Table(g, by_seat, seed, strict)
     if table_out is not None:
         table_out.append(t)
@@ -151,9 +165,15 @@ def play_game(ruleset: str, players: int, seed: int, policies: list[str] | None 
     return g, {"decisions": decisions, "events": events, "turns": g.round}
 
 
-def selfplay(ruleset: str, players: int, games: int, seed: int,
-             policies: list[str] | None = None, options: dict[str, Any] | None = None,
-             assign: str = "seat") -> dict[str, Any]:
+def selfplay(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    policies: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    assign: str = "seat",
+) -> dict[str, Any]:
     """Play ``games`` seeded games and return the JSON summary. ``assign`` ``seat`` rotates the
     policies over seats; ``camp`` gives each camp (lord's side, rebels, renegades) one policy and
     rotates those, so per-role rates compare whole teams."""
@@ -170,14 +190,17 @@ def selfplay(ruleset: str, players: int, games: int, seed: int,
     for i in range(games):
         tables: list[Table] = []
         if assign == "camp":
-            g, c = play_game(ruleset, players, seed + i, names, options, table_out=tables,
-                             camp_game=i)
+            g, c = play_game(
+                ruleset, players, seed + i, names, options, table_out=tables, camp_game=i
+            )
         else:
-            g, c = play_game(ruleset, players, seed + i, rotation(names, players, i), options,
-                             table_out=tables)
+            g, c = play_game(
+                ruleset, players, seed + i, rotation(names, players, i), options, table_out=tables
+            )
         tab = tables[0]
-        records.append(GameRecord(seats=tab.names, roles=tab.roles, winners=list(g.winners),
-                                  draw=g.draw_game))
+        records.append(
+            GameRecord(seats=tab.names, roles=tab.roles, winners=list(g.winners), draw=g.draw_game)
+        )
         for k, v in tab.times.items():
             times.setdefault(k, []).extend(v)
         accuracy.extend(tab.accuracy)
@@ -185,9 +208,18 @@ def selfplay(ruleset: str, players: int, games: int, seed: int,
         events += c["events"]
         turns += c["turns"]
     secs = time.perf_counter() - t0
-    out = {"ruleset": ruleset, "players": players, "games": games, "seed": seed,
-           "policies": names, "assign": assign, "mean_rounds": turns / max(games, 1), "decisions": decisions,
-           "events": events, "seconds": round(secs, 3)}
+    out = {
+        "ruleset": ruleset,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "policies": names,
+        "assign": assign,
+        "mean_rounds": turns / max(games, 1),
+        "decisions": decisions,
+        "events": events,
+        "seconds": round(secs, 3),
+    }
     out.update(summarise(records, times, accuracy))
     return out
 

@@ -26,8 +26,11 @@ def newcombe(w1: int, n1: int, w2: int, n2: int) -> tuple[float, float, float]:
     l1, u1 = wilson(w1, n1)
     l2, u2 = wilson(w2, n2)
     d = p1 - p2
-    return d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2), d + math.sqrt((u1 - p1) ** 2
-                                                                            + (p2 - l2) ** 2)
+    return (
+        d,
+        d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+        d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2),
+    )
 
 
 def mean_ci(xs: list[float], z: float = Z95) -> tuple[float, float, float]:

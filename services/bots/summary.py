@@ -30,8 +30,11 @@ def _r(x: float) -> float:
     return round(x, 4)
 
 
-def summarise(records: list[GameRecord], times: dict[str, list[float]],
-              accuracy: list[tuple[int, float, float]]) -> dict[str, Any]:
+def summarise(
+    records: list[GameRecord],
+    times: dict[str, list[float]],
+    accuracy: list[tuple[int, float, float]],
+) -> dict[str, Any]:
     """The JSON summary of ``records``."""
     names = sorted({n for r in records for n in r.seats})
     present = {x for r in records for x in r.roles}
@@ -57,12 +60,14 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
     out: dict[str, Any] = {"wins_by_camp": camp, "per_policy": {}, "per_role": {}}
     for n in names:
         m, lo, hi = mean_ci(share[n])
-        out["per_policy"][n] = {"win_rate": _r(m), "ci95": [_r(lo), _r(hi)],
-                                "games": len(share[n])}
+        out["per_policy"][n] = {"win_rate": _r(m), "ci95": [_r(lo), _r(hi)], "games": len(share[n])}
     for (n, role), xs in sorted(by_role.items()):
         lo, hi = wilson(sum(xs), len(xs))
         out["per_role"].setdefault(n, {})[role] = {
-            "win_rate": _r(sum(xs) / len(xs)), "ci95": [_r(lo), _r(hi)], "games": len(xs)}
+            "win_rate": _r(sum(xs) / len(xs)),
+            "ci95": [_r(lo), _r(hi)],
+            "games": len(xs),
+        }
     if len(names) == 2:
         a, b = names
         out["margin"] = {"of": f"{a} - {b}"}
@@ -76,8 +81,13 @@ def summarise(records: list[GameRecord], times: dict[str, list[float]],
         prior = [a[2] for a in accuracy if a[0] == rnd]
         m, lo, hi = mean_ci(got)
         out["role_guess"][f"round_{rnd}"] = {
-            "mean_p_true": _r(m), "ci95": [_r(lo), _r(hi)], "prior": _r(sum(prior) / len(prior)),
-            "samples": len(got)}
-    out["decision_cpu_ms"] = {n: {"p50": _r(percentile(t, 0.5)), "p99": _r(percentile(t, 0.99)),
-                              "n": len(t)} for n, t in sorted(times.items())}
+            "mean_p_true": _r(m),
+            "ci95": [_r(lo), _r(hi)],
+            "prior": _r(sum(prior) / len(prior)),
+            "samples": len(got),
+        }
+    out["decision_cpu_ms"] = {
+        n: {"p50": _r(percentile(t, 0.5)), "p99": _r(percentile(t, 0.99)), "n": len(t)}
+        for n, t in sorted(times.items())
+    }
     return out

@@ -11,10 +11,34 @@ from .threat import Reading
 
 AOE = ("南蛮入侵", "万箭齐发")
 SKILL_RANK = {
-    "制衡": 3.0, "奸雄": 2.0, "反馈": 2.0, "鬼才": 2.0, "刚烈": 2.0, "裸衣": 2.0, "天妒": 1.0,
-    "遗计": 3.0, "倾国": 2.0, "洛神": 2.5, "奇袭": 2.5, "离间": 3.0, "闭月": 1.5, "狂骨": 2.0,
-    "英姿": 2.5, "反间": 2.0, "国色": 2.5, "流离": 2.0, "谦逊": 2.0, "连营": 2.0, "结姻": 2.5,
-    "枭姬": 2.5, "烈弓": 2.5, "无双": 3.0, "铁骑": 2.5, "龙胆": 2.5, "青囊": 3.0, "急救": 2.5,
+    "制衡": 3.0,
+    "奸雄": 2.0,
+    "反馈": 2.0,
+    "鬼才": 2.0,
+    "刚烈": 2.0,
+    "裸衣": 2.0,
+    "天妒": 1.0,
+    "遗计": 3.0,
+    "倾国": 2.0,
+    "洛神": 2.5,
+    "奇袭": 2.5,
+    "离间": 3.0,
+    "闭月": 1.5,
+    "狂骨": 2.0,
+    "英姿": 2.5,
+    "反间": 2.0,
+    "国色": 2.5,
+    "流离": 2.0,
+    "谦逊": 2.0,
+    "连营": 2.0,
+    "结姻": 2.5,
+    "枭姬": 2.5,
+    "烈弓": 2.5,
+    "无双": 3.0,
+    "铁骑": 2.5,
+    "龙胆": 2.5,
+    "青囊": 3.0,
+    "急救": 2.5,
 }
 
 
@@ -86,8 +110,12 @@ def confirm(r: Reading, d: Decision) -> list[str]:
     victim = victims[0] if victims else -1
     yes = ["yes"]
     if name == "寒冰剑":
-        return yes if victim >= 0 and (r.friend[victim] > 0 or r.seats[victim].hp > 2
-                                       and len(r.equip(victim)) >= 2) else []
+        return (
+            yes
+            if victim >= 0
+            and (r.friend[victim] > 0 or r.seats[victim].hp > 2 and len(r.equip(victim)) >= 2)
+            else []
+        )
     if name == "麒麟弓":
         return yes if victim >= 0 and r.friend[victim] < 0 else []
     if name == "裸衣":
@@ -126,13 +154,16 @@ def enhance(r: Reading, d: Decision) -> list[str]:
         if not foes:
             return [] if d.declinable else d.options[:1]
         low = any(r.seats[t].hp <= 2 for t in foes)
-        for o in (("slash+damage", "damage", "slash") if low else ("damage", "slash")):
+        for o in ("slash+damage", "damage", "slash") if low else ("damage", "slash"):
             if o in opts:
                 return [o]
     elif card in ("决斗", "火攻") or card in AOE:
         if "damage" in opts:
-            v = (sum(r.harm_value(t) for t in r.alive if t != r.me) if card in AOE else
-                 sum(r.harm_value(t) for t in r.mem.trick[2] if 0 <= t < len(r.seats)))
+            v = (
+                sum(r.harm_value(t) for t in r.alive if t != r.me)
+                if card in AOE
+                else sum(r.harm_value(t) for t in r.mem.trick[2] if 0 <= t < len(r.seats))
+            )
             if v > 0.5:
                 return ["damage"]
     elif card == "桃" and "peach" in opts:
@@ -165,8 +196,9 @@ def choose(r: Reading, d: Decision) -> list[str]:
     if about == "刚烈":
         cheap = ranked_hand(r, list(r.seats[r.me].hand))[:2]
         cost = sum(keep_value(r.card(c)) for c in cheap)
-        return ["discard" if "discard" in opts and (cost < 11 or r.seats[r.me].hp <= 1)
-                else "damage"]
+        return [
+            "discard" if "discard" in opts and (cost < 11 or r.seats[r.me].hp <= 1) else "damage"
+        ]
     if about == "雌雄双股剑":
         cheap = ranked_hand(r, list(r.seats[r.me].hand))
         low = cheap and keep_value(r.card(cheap[0])) < 4
@@ -191,6 +223,7 @@ def pick_card(r: Reading, d: Decision) -> list[str]:
     """Pick one of another seat's cards: an enemy's best gear or hand, a friend's bad judgement."""
     owner = int(d.info.get("owner", -1))
     friendly = 0 <= owner < len(r.seats) and r.friend[owner] > 0.2
+
     def worth(o: str) -> float:
         if o == "hand":
             return -1.0 if friendly else 4.6
@@ -201,6 +234,7 @@ def pick_card(r: Reading, d: Decision) -> list[str]:
             return (8.0 if bad else 0.5) if friendly else (-2.0 if bad else 1.0)
         v = ARMOR_VALUE.get(c.name, equip_value(c)) if c.type == "equip" else 3.0
         return -v if friendly else v
+
     return [max(d.options, key=lambda o: (worth(o), o))]
 
 
@@ -239,9 +273,11 @@ def _slashed(r: Reading) -> int:
 def draft(r: Reading, d: Decision) -> list[str]:
     """The general with the most HP and the strongest skills."""
     gens = RULESETS[r.mem.ruleset].generals() if r.mem.ruleset in RULESETS else {}
+
     def score(o: str) -> float:
         g = gens.get(o[8:])
         if g is None:
             return 0.0
         return g.hp * 2.0 + sum(SKILL_RANK.get(std_skill(s), 1.0) for s in g.skills)
+
     return [max(d.options, key=lambda o: (score(o), o))]

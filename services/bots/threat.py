@@ -17,21 +17,36 @@ def _relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> 
     """How much I want each role class (:func:`.roles.classes_of`) to prosper, in [-1.5, 1.5]."""
     if my_class in ("lord", "loyalist"):
         rene = -0.6 if rebels else -1.0
-        return {"lord": 1.5, "loyalist": 1.0, "rebel": -1.0, "renegade": rene,
-                "third": -0.3 if rebels else -1.0}
+        return {
+            "lord": 1.5,
+            "loyalist": 1.0,
+            "rebel": -1.0,
+            "renegade": rene,
+            "third": -0.3 if rebels else -1.0,
+        }
     if my_class == "rebel":
         return {"lord": -1.5, "loyalist": -1.0, "rebel": 1.0, "renegade": -0.3, "third": -0.9}
     if my_class == "third":  # 佞臣: the one ruler alive, everyone else gone, loyalists too
-        return {"lord": 1.2 if rebels else 0.6, "loyalist": -0.4 if rebels else -1.0,
-                "rebel": -1.0, "renegade": -0.8, "third": 1.0}
+        return {
+            "lord": 1.2 if rebels else 0.6,
+            "loyalist": -0.4 if rebels else -1.0,
+            "rebel": -1.0,
+            "renegade": -0.8,
+            "third": 1.0,
+        }
     # renegade: prop up the lord while the rebels are strong, then turn on everyone, lord last
     if rebels and rebels >= loyal:
         return {"lord": 0.9, "loyalist": 0.2, "rebel": -1.0, "renegade": -0.5, "third": 0.1}
     if rebels:
         return {"lord": 0.4, "loyalist": -0.6, "rebel": -0.9, "renegade": -0.6, "third": -0.6}
     last = loyal <= 1 and renegades_alive <= 1
-    return {"lord": -1.5 if last else 0.3, "loyalist": -1.0, "rebel": -1.0, "renegade": -1.0,
-            "third": -1.0}
+    return {
+        "lord": -1.5 if last else 0.3,
+        "loyalist": -1.0,
+        "rebel": -1.0,
+        "renegade": -1.0,
+        "third": -1.0,
+    }
 
 
 class Reading:
@@ -50,9 +65,12 @@ class Reading:
         if mem.rivals:  # no roles (1v1): the opponent is simply the enemy
             self.friend = [1.0 if s.seat == me else -1.0 for s in view.seats]
         else:
-            self.friend = [1.0 if s.seat == me else
-                           sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
-                           for s in view.seats]
+            self.friend = [
+                1.0
+                if s.seat == me
+                else sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
+                for s in view.seats
+            ]
         rs = RULESETS.get(mem.ruleset)
         self.measures = rs.measures_distance if rs is not None else True
         cards = mem.cards
@@ -126,8 +144,10 @@ class Reading:
             color = color_of(slash.suit) if slash else "none"
             if armor.name == "八卦阵":
                 p += (1 - p) * 0.5
-            elif (armor.name, color) == ("仁王盾", "black") or (armor.name, nature) == ("藤甲",
-                                                                                    "normal"):
+            elif (armor.name, color) == ("仁王盾", "black") or (armor.name, nature) == (
+                "藤甲",
+                "normal",
+            ):
                 p = 1.0
         return min(p, 1.0)
 
@@ -142,8 +162,12 @@ class Reading:
     def expected(self, t: int, need: str) -> float:
         """P(``t`` holds at least one ``need`` card), from its hand count."""
         s = self.seats[t]
-        q = {"闪": self.q_dodge, "杀": self.q_slash, "桃": self.q_peach,
-             "无懈可击": self.q_wuxie}.get(need, 0.1)
+        q = {
+            "闪": self.q_dodge,
+            "杀": self.q_slash,
+            "桃": self.q_peach,
+            "无懈可击": self.q_wuxie,
+        }.get(need, 0.1)
         known = self.hand_names(t)
         if need in known:
             return 1.0

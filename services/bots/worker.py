@@ -42,18 +42,30 @@ class Metrics:
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.outcomes = Counter("arena_bot_decisions", "decisions messages by outcome",
-                                ["outcome"], registry=self.registry)
-        self.latency = Histogram("arena_bot_answer_seconds", "message received to acked",
-                                 registry=self.registry)
+        self.outcomes = Counter(
+            "arena_bot_decisions",
+            "decisions messages by outcome",
+            ["outcome"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "arena_bot_answer_seconds", "message received to acked", registry=self.registry
+        )
 
 
 class BotWorker:
     """The consume loop: stale messages first (now and then), else new ones; bounded fan-out."""
 
-    def __init__(self, consumer: GroupConsumer, answerer: Answerer, *, max_inflight: int = 32,
-                 read_count: int = 32, claim_every_s: float = 1.0,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        consumer: GroupConsumer,
+        answerer: Answerer,
+        *,
+        max_inflight: int = 32,
+        read_count: int = 32,
+        claim_every_s: float = 1.0,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.consumer, self.answerer = consumer, answerer
         self.max_inflight = max_inflight
         self.read_count = read_count
@@ -115,13 +127,27 @@ async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
     client = connect(args.redis_url)
     engine = GrpcEngine([t for t in args.engine.split(",") if t], args.timeout_ms / 1000)
-    answerer = Answerer(engine, Minds(args.policy, args.cache_size), tokens.secret_from_env(),
-                        token_ttl_ms=args.token_ttl_ms)
-    consumer = GroupConsumer(client, f"{args.namespace}:decisions", GROUP, args.consumer,
-                             min_idle_ms=args.claim_idle_ms, max_deliveries=args.max_deliveries,
-                             dead_stream=f"{args.namespace}:dead")
-    worker = BotWorker(consumer, answerer, max_inflight=args.max_inflight,
-                       claim_every_s=min(1.0, args.claim_idle_ms / 2000))
+    answerer = Answerer(
+        engine,
+        Minds(args.policy, args.cache_size),
+        tokens.secret_from_env(),
+        token_ttl_ms=args.token_ttl_ms,
+    )
+    consumer = GroupConsumer(
+        client,
+        f"{args.namespace}:decisions",
+        GROUP,
+        args.consumer,
+        min_idle_ms=args.claim_idle_ms,
+        max_deliveries=args.max_deliveries,
+        dead_stream=f"{args.namespace}:dead",
+    )
+    worker = BotWorker(
+        consumer,
+        answerer,
+        max_inflight=args.max_inflight,
+        claim_every_s=min(1.0, args.claim_idle_ms / 2000),
+    )
     if args.metrics_port is not None:
         serve(args.metrics_port, worker.metrics.registry)
     stop = asyncio.Event()
@@ -133,11 +159,22 @@ async def run(args: argparse.Namespace) -> None:
     try:
         await worker.run(stop)
     finally:
-        print(json.dumps({"consumer": args.consumer, "outcomes": worker.outcomes, "batched": {
-            "answers": sum(b.items for b in engine.batchers),
-            "submit_calls": sum(b.batches for b in engine.batchers),
-            "acks": consumer.acks.items, "xack_calls": consumer.acks.batches},
-            "answer_ms_mean": mean_ms(worker.metrics.latency)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "consumer": args.consumer,
+                    "outcomes": worker.outcomes,
+                    "batched": {
+                        "answers": sum(b.items for b in engine.batchers),
+                        "submit_calls": sum(b.batches for b in engine.batchers),
+                        "acks": consumer.acks.items,
+                        "xack_calls": consumer.acks.batches,
+                    },
+                    "answer_ms_mean": mean_ms(worker.metrics.latency),
+                }
+            ),
+            flush=True,
+        )
         await engine.close()
         await client.aclose()
 
@@ -145,19 +182,37 @@ async def run(args: argparse.Namespace) -> None:
 def main(argv: list[str]) -> int:
     """Parse `arena bots` arguments and run the worker."""
     p = argparse.ArgumentParser(prog="arena bots", description="run one bot worker")
-    p.add_argument("--policy", choices=SERVABLE, default="heuristic",
-                   help="for seats whose player id does not name one (bot:NAME)")
-    p.add_argument("--consumer", default=f"{socket.gethostname()}-{os.getpid()}",
-                   help="consumer name in the decisions group")
-    p.add_argument("--engine", default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
-                   help="GameService address(es), comma-separated")
+    p.add_argument(
+        "--policy",
+        choices=SERVABLE,
+        default="heuristic",
+        help="for seats whose player id does not name one (bot:NAME)",
+    )
+    p.add_argument(
+        "--consumer",
+        default=f"{socket.gethostname()}-{os.getpid()}",
+        help="consumer name in the decisions group",
+    )
+    p.add_argument(
+        "--engine",
+        default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
+        help="GameService address(es), comma-separated",
+    )
     p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     p.add_argument("--namespace", default="arena", help="key and stream prefix")
-    p.add_argument("--claim-idle-ms", type=int, default=10_000,
-                   help="take over messages pending this long (their worker died)")
+    p.add_argument(
+        "--claim-idle-ms",
+        type=int,
+        default=10_000,
+        help="take over messages pending this long (their worker died)",
+    )
     p.add_argument("--max-deliveries", type=int, default=5, help="then dead-letter")
-    p.add_argument("--max-inflight", type=int, default=512,
-                   help="decisions handled at once (their answers share SubmitActions calls)")
+    p.add_argument(
+        "--max-inflight",
+        type=int,
+        default=512,
+        help="decisions handled at once (their answers share SubmitActions calls)",
+    )
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
     p.add_argument("--token-ttl-ms", type=int, default=3_600_000)
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")

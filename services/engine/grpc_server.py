@@ -49,46 +49,62 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     def __init__(self, games: Games) -> None:
         self.games = games
 
-    async def CreateGame(self, request: game_pb2.CreateGameRequest,
-                         context: grpc.aio.ServicerContext) -> game_pb2.CreateGameResponse:
+    async def CreateGame(
+        self, request: game_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.CreateGameResponse:
         """See game.proto."""
         try:
             try:
                 options = msgspec.json.decode(request.options_json or "{}", type=dict[str, Any])
             except msgspec.MsgspecError as exc:
                 raise Refused("INVALID_ARGUMENT", f"options_json: {exc}") from None
-            match = NewMatch(match_id=request.match_id, ruleset=request.ruleset,
-                             seats=[Seat(s.player, s.bot) for s in request.seats],
-                             options=options, time_limit_ms=request.time_limit_ms)
+            match = NewMatch(
+                match_id=request.match_id,
+                ruleset=request.ruleset,
+                seats=[Seat(s.player, s.bot) for s in request.seats],
+                options=options,
+                time_limit_ms=request.time_limit_ms,
+            )
             created, version = await self.games.create_game(match)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, never UNKNOWN
             await _refuse(context, exc)
             raise
-        return game_pb2.CreateGameResponse(game_id=request.match_id, created=created,
-                                           version=version)
+        return game_pb2.CreateGameResponse(
+            game_id=request.match_id, created=created, version=version
+        )
 
-    async def _submit(self, request: game_pb2.SubmitActionRequest, *, with_next: bool
-                      ) -> game_pb2.SubmitActionResponse:
+    async def _submit(
+        self, request: game_pb2.SubmitActionRequest, *, with_next: bool
+    ) -> game_pb2.SubmitActionResponse:
         """One answer through `Games.submit_action`, counted and timed; raises on refusal."""
         m, start = self.games.metrics, time.perf_counter()
         try:
-            r = await self.games.submit_action(request.game_id, request.seat_token,
-                                               request.decision_id, list(request.picks))
+            r = await self.games.submit_action(
+                request.game_id, request.seat_token, request.decision_id, list(request.picks)
+            )
         except Exception as exc:
             m.count("actions", getattr(exc, "code", "INTERNAL").lower())
             raise
         m.count("actions", "duplicate" if r.duplicate else "ok")
         m.latency.observe(time.perf_counter() - start)
         out = game_pb2.SubmitActionResponse(
-            duplicate=r.duplicate, version=r.version, over=r.over,
-            answer=common_pb2.Answer(decision_id=r.answer.decision, seat=r.answer.seat,
-                                     picks=r.answer.picks, auto=r.answer.auto))
+            duplicate=r.duplicate,
+            version=r.version,
+            over=r.over,
+            answer=common_pb2.Answer(
+                decision_id=r.answer.decision,
+                seat=r.answer.seat,
+                picks=r.answer.picks,
+                auto=r.answer.auto,
+            ),
+        )
         if with_next and r.next is not None and not r.over:
             out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
         return out
 
-    async def SubmitAction(self, request: game_pb2.SubmitActionRequest,
-                           context: grpc.aio.ServicerContext) -> game_pb2.SubmitActionResponse:
+    async def SubmitAction(
+        self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.SubmitActionResponse:
         """See game.proto."""
         try:
             return await self._submit(request, with_next=True)
@@ -96,16 +112,18 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             await _refuse(context, exc)
             raise
 
-    async def SubmitActions(self, request: game_pb2.SubmitActionsRequest,
-                            context: grpc.aio.ServicerContext
-                            ) -> game_pb2.SubmitActionsResponse:
+    async def SubmitActions(
+        self, request: game_pb2.SubmitActionsRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.SubmitActionsResponse:
         """See game.proto: the answers run concurrently (one game's answers in order, by its
         lock), so their Redis writes share round trips; each one is refused on its own."""
         if len(request.actions) > MAX_BATCH:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                f"at most {MAX_BATCH} actions per call")
-        done = await asyncio.gather(*(self._submit(a, with_next=False) for a in request.actions),
-                                    return_exceptions=True)
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_BATCH} actions per call"
+            )
+        done = await asyncio.gather(
+            *(self._submit(a, with_next=False) for a in request.actions), return_exceptions=True
+        )
         out = game_pb2.SubmitActionsResponse()
         for r in done:
             if isinstance(r, game_pb2.SubmitActionResponse):
@@ -113,14 +131,16 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             elif isinstance(r, Refused):
                 out.results.add(code=grpc.StatusCode[r.code].value[0], reason=r.reason)
             elif isinstance(r, Exception):
-                out.results.add(code=grpc.StatusCode.INTERNAL.value[0],
-                                reason=f"{type(r).__name__}: {r}")
+                out.results.add(
+                    code=grpc.StatusCode.INTERNAL.value[0], reason=f"{type(r).__name__}: {r}"
+                )
             else:  # a BaseException (cancellation): not ours to swallow
                 raise r
         return out
 
-    async def GetView(self, request: game_pb2.GetViewRequest,
-                      context: grpc.aio.ServicerContext) -> game_pb2.GetViewResponse:
+    async def GetView(
+        self, request: game_pb2.GetViewRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.GetViewResponse:
         """See game.proto."""
         try:
             viewer = _viewer(self.games, request.game_id, request.seat_token)
@@ -129,17 +149,16 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
-        out = game_pb2.GetViewResponse(version=hot.log.version, viewer=viewer,
-                                       over=hot.game.over)
+        out = game_pb2.GetViewResponse(version=hot.log.version, viewer=viewer, over=hot.game.over)
         out.events.extend(views.envelope(seq, decode_entry(d), viewer) for seq, d in records)
         d = api.pending(hot.game)
         if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
             out.pending.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
         return out
 
-    async def StreamView(self, request: game_pb2.StreamViewRequest,
-                         context: grpc.aio.ServicerContext
-                         ) -> AsyncIterator[common_pb2.EventEnvelope]:
+    async def StreamView(
+        self, request: game_pb2.StreamViewRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[common_pb2.EventEnvelope]:
         """See game.proto: entries after from_seq, then live ones until the seed reveal."""
         try:
             viewer = _viewer(self.games, request.game_id, request.seat_token)
@@ -159,8 +178,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             if not rows and await self.games.store.head(request.game_id) == 0:
                 return  # archived and dropped from Redis
 
-    async def GetDecision(self, request: game_pb2.GetDecisionRequest,
-                          context: grpc.aio.ServicerContext) -> game_pb2.GetDecisionResponse:
+    async def GetDecision(
+        self, request: game_pb2.GetDecisionRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.GetDecisionResponse:
         """See game.proto."""
         try:
             viewer = _viewer(self.games, request.game_id, request.seat_token)
@@ -178,15 +198,17 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return out
 
 
-def make_server(games: Games, host: str = "127.0.0.1", port: int = 0
-                ) -> tuple[grpc.aio.Server, int, Any]:
+def make_server(
+    games: Games, host: str = "127.0.0.1", port: int = 0
+) -> tuple[grpc.aio.Server, int, Any]:
     """A grpc.aio server with GameService and health checking (create it inside the running
     event loop); returns (server, bound port, health servicer)."""
     from grpc_health.v1 import health, health_pb2_grpc
 
     server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_MESSAGE)])
     game_pb2_grpc.add_GameServiceServicer_to_server(  # type: ignore[no-untyped-call]
-        GameServicer(games), server)
+        GameServicer(games), server
+    )
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
     return server, server.add_insecure_port(f"{host}:{port}"), checker
@@ -196,7 +218,10 @@ async def set_serving(checker: Any, serving: bool = True) -> None:
     """Report the worker (and GameService) as serving or not to health checks."""
     from grpc_health.v1 import health_pb2
 
-    status = (health_pb2.HealthCheckResponse.SERVING if serving
-              else health_pb2.HealthCheckResponse.NOT_SERVING)
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
     for name in ("", "arena.v1.GameService"):
         await checker.set(name, status)

@@ -12,19 +12,33 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.games_active = Gauge("arena_engine_games_active", "games in this worker's cache "
-                                  "that have not ended", registry=r)
-        self.actions = Counter("arena_engine_actions", "SubmitAction calls by result",
-                               ["result"], registry=r)
-        self.latency = Histogram("arena_engine_action_latency_seconds", "SubmitAction latency",
-                                 buckets=(.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1,
-                                          2.5), registry=r)
-        self.conflicts = Counter("arena_engine_append_conflicts", "appends refused for a stale "
-                                 "expected version", registry=r)
-        self.decisions_pending = Gauge("arena_engine_decisions_pending", "decisions waiting for "
-                                       "an answer (all workers)", registry=r)
-        self.cache = Counter("arena_engine_cache_lookups", "hot-game cache lookups", ["hit"],
-                             registry=r)
+        self.games_active = Gauge(
+            "arena_engine_games_active",
+            "games in this worker's cache that have not ended",
+            registry=r,
+        )
+        self.actions = Counter(
+            "arena_engine_actions", "SubmitAction calls by result", ["result"], registry=r
+        )
+        self.latency = Histogram(
+            "arena_engine_action_latency_seconds",
+            "SubmitAction latency",
+            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+            registry=r,
+        )
+        self.conflicts = Counter(
+            "arena_engine_append_conflicts",
+            "appends refused for a stale expected version",
+            registry=r,
+        )
+        self.decisions_pending = Gauge(
+            "arena_engine_decisions_pending",
+            "decisions waiting for an answer (all workers)",
+            registry=r,
+        )
+        self.cache = Counter(
+            "arena_engine_cache_lookups", "hot-game cache lookups", ["hit"], registry=r
+        )
         self._children: dict[tuple[str, str], Counter] = {}
 
     def count(self, counter: str, label: str) -> None:

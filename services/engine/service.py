@@ -162,8 +162,10 @@ class Games:
             raise Refused("NOT_FOUND", f"no game {game_id!r}")
         header = decode_payload(decode_entry(first[0][1]).payload, Header)
         secret = await self.side.get_secret(game_id)
-        reveal = next((decode_payload(e.payload, SeedReveal) for e in loaded.tail
-                       if e.kind == SEED_REVEAL), None)
+        reveal = next(
+            (decode_payload(e.payload, SeedReveal) for e in loaded.tail if e.kind == SEED_REVEAL),
+            None,
+        )
         seed = secret.seed if secret else reveal.seed if reveal else None
         if loaded.snapshot is not None:
             game = api.restore(loaded.snapshot.state)
@@ -172,18 +174,26 @@ class Games:
             api.advance(game)
         else:
             raise Refused("INTERNAL", f"game {game_id!r} has neither a snapshot nor a seed")
-        hot = Hot(loaded.log, game, header, finished=reveal is not None,
-                  indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
-                  time_limit_ms=(secret.time_limit_ms if secret else 0)
-                  or self.default_time_limit_ms)
+        hot = Hot(
+            loaded.log,
+            game,
+            header,
+            finished=reveal is not None,
+            indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
+            time_limit_ms=(secret.time_limit_ms if secret else 0) or self.default_time_limit_ms,
+        )
         base = hot.indexed_after
         current: AnswerRecord | None = None
         for i, entry in enumerate(loaded.tail):
             seq = base + 1 + i
             if entry.kind == ANSWER:
                 current = decode_payload(entry.payload, AnswerRecord)
-                api.submit(game, api.Answer(decision=current.decision, seat=current.seat,
-                                            picks=list(current.picks)))
+                api.submit(
+                    game,
+                    api.Answer(
+                        decision=current.decision, seat=current.seat, picks=list(current.picks)
+                    ),
+                )
                 hot.answers[current.decision] = (current, seq)
             elif entry.kind == EVENT and current is not None:
                 hot.answers[current.decision] = (current, seq)
@@ -223,15 +233,26 @@ class Games:
         secret = await self.side.put_secret(game_id, Secret(seed, new_salt(), limit))
         game = api.new_game(match.ruleset, len(match.seats), secret.seed, dict(match.options))
         events = api.advance(game)
-        header = Header(game_id=game_id, ruleset=match.ruleset, players=len(match.seats),
-                        rules_version=api.RULES_VERSION, seats=list(match.seats),
-                        seed_commitment=commit_seed(secret.seed, secret.salt),
-                        options=dict(match.options), started_at_ms=_now_ms())
-        items = [(HEADER, encode_payload(header))] + [(EVENT, api.encode_event(e))
-                                                      for e in events]
+        header = Header(
+            game_id=game_id,
+            ruleset=match.ruleset,
+            players=len(match.seats),
+            rules_version=api.RULES_VERSION,
+            seats=list(match.seats),
+            seed_commitment=commit_seed(secret.seed, secret.salt),
+            options=dict(match.options),
+            started_at_ms=_now_ms(),
+        )
+        items = [(HEADER, encode_payload(header))] + [(EVENT, api.encode_event(e)) for e in events]
         log = GameLog(self.store, game_id)
-        hot = Hot(log, game, header, indexed_after=len(items), time_limit_ms=secret.time_limit_ms,
-                  feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]))
+        hot = Hot(
+            log,
+            game,
+            header,
+            indexed_after=len(items),
+            time_limit_ms=secret.time_limit_ms,
+            feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]),
+        )
         hot.feed.add(2, events, [data for _, data in items[1:]])  # the header is entry 1
         effects = self._effects(hot, len(items))
         # cached and locked before the append publishes the first decision: an answer that
@@ -239,8 +260,10 @@ class Games:
         async with hot.lock:
             self._put(game_id, hot)
             try:
-                await log.append(items, functools.partial(self.side.append_with, self.store,
-                                                          game_id, effects=effects))
+                await log.append(
+                    items,
+                    functools.partial(self.side.append_with, self.store, game_id, effects=effects),
+                )
             except VersionConflict:  # the match was seen before: make sure its game is moving
                 self.evict(game_id)
             except BaseException:
@@ -257,8 +280,9 @@ class Games:
 
     # ---- answers -----------------------------------------------------------------------------
 
-    async def submit_action(self, game_id: str, token: str, decision: int, picks: list[str]
-                            ) -> Result:
+    async def submit_action(
+        self, game_id: str, token: str, decision: int, picks: list[str]
+    ) -> Result:
         """Answer `decision` for the token's seat (see the module docstring for the rules)."""
         try:
             claims = self.tokens.verify(token)
@@ -271,8 +295,9 @@ class Games:
             raise Refused("INVALID_ARGUMENT", "too many or too long picks")
         return await self._decide(game_id, claims.s, decision, list(picks), auto=False)
 
-    async def _decide(self, game_id: str, seat: int, decision: int, picks: list[str], *,
-                      auto: bool) -> Result:
+    async def _decide(
+        self, game_id: str, seat: int, decision: int, picks: list[str], *, auto: bool
+    ) -> Result:
         for attempt in range(MAX_RETRIES):
             cached = game_id in self.cache
             hot = await self.get(game_id)
@@ -282,22 +307,25 @@ class Games:
                 d = api.pending(hot.game)
                 # the state is at the log's version, so its pending decision has no answer yet:
                 # only an older id needs the (possibly stored) answer looked up
-                prior = None if d is not None and d.id == decision else await self._answered(
-                    hot, decision)
+                prior = (
+                    None
+                    if d is not None and d.id == decision
+                    else await self._answered(hot, decision)
+                )
                 if prior is not None:
                     if prior[0].seat != seat:
-                        raise Refused("PERMISSION_DENIED",
-                                      "that decision belonged to another seat")
-                    return Result(prior[0], prior[1], True, api.pending(hot.game),
-                                  hot.game.over)
+                        raise Refused("PERMISSION_DENIED", "that decision belonged to another seat")
+                    return Result(prior[0], prior[1], True, api.pending(hot.game), hot.game.over)
                 if d is None or hot.game.over:
                     raise Refused("FAILED_PRECONDITION", "the game is over")
                 if d.id != decision:
                     if cached and decision > d.id and attempt == 0:
                         self.evict(game_id)  # maybe another worker moved on: look again
                         continue
-                    raise Refused("FAILED_PRECONDITION",
-                                  f"decision {decision} is not pending (pending: {d.id})")
+                    raise Refused(
+                        "FAILED_PRECONDITION",
+                        f"decision {decision} is not pending (pending: {d.id})",
+                    )
                 if d.seat != seat:
                     raise Refused("PERMISSION_DENIED", f"decision {d.id} is for another seat")
                 try:
@@ -316,16 +344,16 @@ class Games:
         """
         game = hot.game
         try:
-            events = api.submit(game, api.Answer(decision=rec.decision, seat=rec.seat,
-                                                 picks=list(rec.picks)))
+            events = api.submit(
+                game, api.Answer(decision=rec.decision, seat=rec.seat, picks=list(rec.picks))
+            )
         except api.IllegalAnswer as exc:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
         before = hot.log.version
         encoded = [api.encode_event(e) for e in events]
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
         effects = self._effects(hot, before + 1 + len(encoded), answered=rec.decision)
-        write = functools.partial(self.side.append_with, self.store, hot.log.game,
-                                  effects=effects)
+        write = functools.partial(self.side.append_with, self.store, hot.log.game, effects=effects)
         try:
             await hot.log.record_answer(rec, encoded, write)
         except VersionConflict:
@@ -367,16 +395,22 @@ class Games:
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `view` carries the seat's events it has not been
         sent yet, when the engine knows them (feed.py)."""
-        fields: Fields = {"game": hot.log.game, "decision": d.id, "seat": d.seat,
-                          "player": hot.header.seats[d.seat].player, "version": version,
-                          "body": msgspec.json.encode(d)}
+        fields: Fields = {
+            "game": hot.log.game,
+            "decision": d.id,
+            "seat": d.seat,
+            "player": hot.header.seats[d.seat].player,
+            "version": version,
+            "body": msgspec.json.encode(d),
+        }
         view = hot.feed.view_for(d.seat, version)
         if view is not None:
             fields["view"] = view
         return fields
 
-    async def _schedule(self, hot: Hot, *, answered: int | None = None, only_new: bool = False
-                        ) -> None:
+    async def _schedule(
+        self, hot: Hot, *, answered: int | None = None, only_new: bool = False
+    ) -> None:
         """Outside an append (a sweep, a repeated create): give the pending decision a deadline
         (with `only_new`, only if it has none, and then publish it to bots), or finish."""
         effects = self._effects(hot, hot.log.version, answered=answered)
@@ -391,8 +425,12 @@ class Games:
             secret = await self.side.get_secret(game_id)
             if secret is None:
                 raise Refused("INTERNAL", f"game {game_id!r} lost its seed")
-            reveal = SeedReveal(seed=secret.seed, salt=secret.salt, ended_at_ms=_now_ms(),
-                                winners=list(hot.game.winners))
+            reveal = SeedReveal(
+                seed=secret.seed,
+                salt=secret.salt,
+                ended_at_ms=_now_ms(),
+                winners=list(hot.game.winners),
+            )
             try:
                 await hot.log.finish(reveal)
             except VersionConflict:
@@ -400,8 +438,9 @@ class Games:
                 self.evict(game_id)
                 return  # whoever appended will finish it; a sweep retries otherwise
             hot.finished = True
-        await self.side.publish("finished", {"game": game_id,
-                                             "winners": msgspec.json.encode(hot.game.winners)})
+        await self.side.publish(
+            "finished", {"game": game_id, "winners": msgspec.json.encode(hot.game.winners)}
+        )
         if self.archive_dir is not None:
             self.archive_dir.mkdir(parents=True, exist_ok=True)
             await archive_game(self.store, game_id, self.archive_dir)

@@ -66,8 +66,9 @@ class Side(Protocol):
         """Forget the secret (after the game is archived)."""
         ...
 
-    async def set_deadline(self, game: str, decision: int, at_ms: int, *, only_new: bool = False
-                           ) -> bool:
+    async def set_deadline(
+        self, game: str, decision: int, at_ms: int, *, only_new: bool = False
+    ) -> bool:
         """Make `decision` of `game` due at `at_ms`; with `only_new`, keep an existing time.
 
         Returns whether the member was new.
@@ -90,15 +91,17 @@ class Side(Protocol):
         """Append a message to `{ns}:{stream}`."""
         ...
 
-    async def append_with(self, store: EventStore, game: str, expected: int,
-                          records: list[bytes], effects: Effects) -> int:
+    async def append_with(
+        self, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects
+    ) -> int:
         """Append `records` to the game's log and apply `effects` only if that succeeded;
         returns the new version (VersionConflict as the store raises it)."""
         ...
 
 
-async def append_then_apply(side: Side, store: EventStore, game: str, expected: int,
-                            records: list[bytes], effects: Effects) -> int:
+async def append_then_apply(
+    side: Side, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects
+) -> int:
     """`append_with` in two steps: the append, then each effect (a crash between them leaves
     the new decision without its message until its deadline reposts it)."""
     version = await store.append(game, expected, records)
@@ -106,8 +109,7 @@ async def append_then_apply(side: Side, store: EventStore, game: str, expected: 
     return version
 
 
-async def apply_effects(side: Side, game: str, effects: Effects, *, only_new: bool = False
-                        ) -> None:
+async def apply_effects(side: Side, game: str, effects: Effects, *, only_new: bool = False) -> None:
     """Apply `effects` outside an append script. With `only_new` an existing deadline is kept
     and the messages are published only if the deadline was new (nobody published them)."""
     new = True
@@ -163,8 +165,9 @@ class RedisSide:
         """See Side.drop_secret."""
         await self.client.delete(self._secret_key(game))
 
-    async def set_deadline(self, game: str, decision: int, at_ms: int, *, only_new: bool = False
-                           ) -> bool:
+    async def set_deadline(
+        self, game: str, decision: int, at_ms: int, *, only_new: bool = False
+    ) -> bool:
         """See Side.set_deadline."""
         member = {_member(game, decision): at_ms}
         added = await self.auto.run(lambda p: p.zadd(self.deadlines, member, nx=only_new))
@@ -189,8 +192,9 @@ class RedisSide:
         key, body = self.stream(stream), dict(fields)
         await self.auto.run(lambda p: p.xadd(key, body))  # type: ignore[arg-type]
 
-    async def append_with(self, store: EventStore, game: str, expected: int,
-                          records: list[bytes], effects: Effects) -> int:
+    async def append_with(
+        self, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects
+    ) -> int:
         """See Side.append_with: one script on Redis (the effects as the append's outbox)."""
         if not isinstance(store, RedisEventStore) or store.client is not self.client:
             return await append_then_apply(self, store, game, expected, records, effects)
@@ -199,8 +203,7 @@ class RedisSide:
             outbox.append(OutboxCommand("ZREM", self.deadlines, (_member(game, effects.clear),)))
         if effects.deadline is not None:
             decision, at_ms = effects.deadline
-            outbox.append(OutboxCommand("ZADD", self.deadlines,
-                                        (at_ms, _member(game, decision))))
+            outbox.append(OutboxCommand("ZADD", self.deadlines, (at_ms, _member(game, decision))))
         for stream, fields in effects.messages:
             args: list[str | int | bytes] = ["*"]
             for k, v in fields.items():
@@ -230,8 +233,9 @@ class MemorySide:
         """See Side.drop_secret."""
         self.secrets.pop(game, None)
 
-    async def set_deadline(self, game: str, decision: int, at_ms: int, *, only_new: bool = False
-                           ) -> bool:
+    async def set_deadline(
+        self, game: str, decision: int, at_ms: int, *, only_new: bool = False
+    ) -> bool:
         """See Side.set_deadline."""
         m = _member(game, decision)
         new = m not in self.deadlines
@@ -256,8 +260,9 @@ class MemorySide:
         """See Side.publish."""
         self.published.append((stream, dict(fields)))
 
-    async def append_with(self, store: EventStore, game: str, expected: int,
-                          records: list[bytes], effects: Effects) -> int:
+    async def append_with(
+        self, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects
+    ) -> int:
         """See Side.append_with (two steps: nothing to make atomic in memory)."""
         return await append_then_apply(self, store, game, expected, records, effects)
 

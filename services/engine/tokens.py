@@ -53,8 +53,9 @@ def _sign(secret: bytes, claims: bytes) -> bytes:
     return hmac.new(secret, DOMAIN + claims, hashlib.sha256).digest()
 
 
-def issue(secret: bytes, game: str, seat: int, ttl_ms: int = 24 * 3600 * 1000,
-          now_ms: int | None = None) -> str:
+def issue(
+    secret: bytes, game: str, seat: int, ttl_ms: int = 24 * 3600 * 1000, now_ms: int | None = None
+) -> str:
     """A token for `seat` of `game`, valid for `ttl_ms`."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
     claims = msgspec.json.encode(SeatClaims(game, seat, now + ttl_ms))

@@ -22,9 +22,15 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
     elif entry.kind == ANSWER:
         rec = decode_payload(entry.payload, AnswerRecord)
         shown = viewer in (rec.seat, api.GOD)
-        payload = msgspec.json.encode({"decision": rec.decision, "seat": rec.seat,
-                                       "picks": rec.picks if shown else None,
-                                       "count": len(rec.picks), "auto": rec.auto})
+        payload = msgspec.json.encode(
+            {
+                "decision": rec.decision,
+                "seat": rec.seat,
+                "picks": rec.picks if shown else None,
+                "count": len(rec.picks),
+                "auto": rec.auto,
+            }
+        )
         kind = ANSWER
     elif entry.kind == HEADER:
         payload, kind = msgspec.json.encode(decode_payload(entry.payload, Header)), HEADER
@@ -33,8 +39,9 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
         kind = SEED_REVEAL
     else:
         payload, kind = b"null", entry.kind
-    return common_pb2.EventEnvelope(seq=seq, type=str(kind), hash=entry.hash,
-                                    payload_json=payload.decode())
+    return common_pb2.EventEnvelope(
+        seq=seq, type=str(kind), hash=entry.hash, payload_json=payload.decode()
+    )
 
 
 def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
@@ -47,6 +54,14 @@ def decision(game_id: str, d: api.Decision, version: int, viewer: int) -> common
     """A decision for `viewer`: options and info only for the seat that decides."""
     mine = viewer == d.seat
     return common_pb2.Decision(
-        game_id=game_id, id=d.id, seat=d.seat, kind=d.kind,
-        options=list(d.options) if mine else [], min=d.min, max=d.max, declinable=d.declinable,
-        info_json=msgspec.json.encode(d.info).decode() if mine else "", version=version)
+        game_id=game_id,
+        id=d.id,
+        seat=d.seat,
+        kind=d.kind,
+        options=list(d.options) if mine else [],
+        min=d.min,
+        max=d.max,
+        declinable=d.declinable,
+        info_json=msgspec.json.encode(d.info).decode() if mine else "",
+        version=version,
+    )

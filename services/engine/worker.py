@@ -44,17 +44,24 @@ async def run(args: argparse.Namespace) -> None:
     """Run one worker until SIGTERM/SIGINT."""
     client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
-    games = Games(RedisEventStore(client, args.namespace), side, tokens.secret_from_env(),
-                  cache_size=args.cache_size, snapshot_every=args.snapshot_every,
-                  default_time_limit_ms=args.time_limit_ms, bot_repost_ms=args.bot_repost_ms,
-                  archive_dir=Path(args.archive_dir) if args.archive_dir else None)
+    games = Games(
+        RedisEventStore(client, args.namespace),
+        side,
+        tokens.secret_from_env(),
+        cache_size=args.cache_size,
+        snapshot_every=args.snapshot_every,
+        default_time_limit_ms=args.time_limit_ms,
+        bot_repost_ms=args.bot_repost_ms,
+        archive_dir=Path(args.archive_dir) if args.archive_dir else None,
+    )
     server, port, checker = make_server(games, args.host, args.port)
     await server.start()
     await set_serving(checker)
     if args.metrics_port is not None:
         serve(args.metrics_port, games.metrics.registry)
-    consumer = GroupConsumer(client, side.stream("matches"), GROUP, args.consumer,
-                             min_idle_ms=args.claim_idle_ms)
+    consumer = GroupConsumer(
+        client, side.stream("matches"), GROUP, args.consumer, min_idle_ms=args.claim_idle_ms
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -72,8 +79,10 @@ async def run(args: argparse.Namespace) -> None:
             await asyncio.sleep(args.sweep_ms / 1000)
 
     print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
-    tasks = [asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
-             asyncio.create_task(sweeper())]
+    tasks = [
+        asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
+        asyncio.create_task(sweeper()),
+    ]
     await stop.wait()
     await set_serving(checker, False)
     await server.stop(grace=2)
@@ -81,9 +90,16 @@ async def run(args: argparse.Namespace) -> None:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     await client.aclose()
-    print(json.dumps({"consumer": args.consumer, "batched": {
-        "appends": _batched(games.store), "side": _batched(side)},
-        "action_ms_mean": mean_ms(games.metrics.latency)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "consumer": args.consumer,
+                "batched": {"appends": _batched(games.store), "side": _batched(side)},
+                "action_ms_mean": mean_ms(games.metrics.latency),
+            }
+        ),
+        flush=True,
+    )
 
 
 def _batched(owner: object) -> dict[str, int]:
@@ -102,14 +118,25 @@ def main(argv: list[str]) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")
-    p.add_argument("--consumer", default=f"{socket.gethostname()}-{os.getpid()}",
-                   help="consumer name in the arena:matches group")
+    p.add_argument(
+        "--consumer",
+        default=f"{socket.gethostname()}-{os.getpid()}",
+        help="consumer name in the arena:matches group",
+    )
     p.add_argument("--archive-dir", default=None, help="archive finished games here")
-    p.add_argument("--claim-idle-ms", type=int, default=30_000,
-                   help="take over matches pending this long with a dead worker")
+    p.add_argument(
+        "--claim-idle-ms",
+        type=int,
+        default=30_000,
+        help="take over matches pending this long with a dead worker",
+    )
     p.add_argument("--time-limit-ms", type=int, default=60_000, help="default per human decision")
-    p.add_argument("--bot-repost-ms", type=int, default=5_000,
-                   help="publish an unanswered bot decision again after this long")
+    p.add_argument(
+        "--bot-repost-ms",
+        type=int,
+        default=5_000,
+        help="publish an unanswered bot decision again after this long",
+    )
     p.add_argument("--sweep-ms", type=int, default=250)
     p.add_argument("--cache-size", type=int, default=512)
     p.add_argument("--snapshot-every", type=int, default=200)

@@ -69,8 +69,7 @@ class GameLog:
         head = entries[-1].hash if entries else prev
         return Loaded(cls(store, game, version, head), snap, entries)
 
-    async def append(self, items: Sequence[tuple[str, bytes]], write: Write | None = None
-                     ) -> int:
+    async def append(self, items: Sequence[tuple[str, bytes]], write: Write | None = None) -> int:
         """Seal and append (kind, payload) items in one atomic batch; returns the new version.
 
         `write(expected_version, records)` stores the sealed records instead of the store's own
@@ -90,11 +89,13 @@ class GameLog:
         """Append engine events (already encoded with `api.encode_event`)."""
         return await self.append([(EVENT, e) for e in events])
 
-    async def record_answer(self, answer: AnswerRecord, events: Sequence[bytes],
-                            write: Write | None = None) -> int:
+    async def record_answer(
+        self, answer: AnswerRecord, events: Sequence[bytes], write: Write | None = None
+    ) -> int:
         """Append an accepted answer and the events it produced, atomically."""
-        return await self.append([(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events],
-                                 write)
+        return await self.append(
+            [(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events], write
+        )
 
     async def finish(self, reveal: SeedReveal, events: Sequence[bytes] = ()) -> int:
         """Append any last events and the seed reveal that closes the log."""

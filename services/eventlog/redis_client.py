@@ -37,8 +37,11 @@ class HiredisPackConnection(aioredis.Connection):
         except TypeError:
             pass  # a bytearray or memoryview (copied to bytes), or a bad argument
         try:
-            packed: bytes = _hiredis_pack(tuple(  # type: ignore[arg-type]
-                bytes(a) if isinstance(a, (bytearray, memoryview)) else a for a in args))
+            packed: bytes = _hiredis_pack(
+                tuple(  # type: ignore[arg-type]
+                    bytes(a) if isinstance(a, (bytearray, memoryview)) else a for a in args
+                )
+            )
             return [packed]
         except TypeError as exc:  # what redis-py's encoder says of bool/None/objects
             raise DataError(f"Invalid input in command {args[:1]!r}: {exc}") from None
@@ -52,8 +55,10 @@ def connect(url: str, **kwargs: Any) -> aioredis.Redis:
     """An asyncio client for `url` (redis:// over TCP packs with hiredis, which encodes text as
     strict UTF-8: other encodings, other schemes and machines without hiredis get redis-py's
     stock connections). Close it with `aclose()`."""
-    stock_text = (kwargs.get("encoding", "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
-                  and kwargs.get("encoding_errors", "strict") == "strict")
+    stock_text = (
+        kwargs.get("encoding", "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
+        and kwargs.get("encoding_errors", "strict") == "strict"
+    )
     if _hiredis_pack is None or not url.startswith("redis://") or not stock_text:
         return aioredis.Redis.from_url(url, **kwargs)
     pool = aioredis.ConnectionPool.from_url(url, connection_class=HiredisPackConnection, **kwargs)

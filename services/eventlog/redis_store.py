@@ -202,8 +202,13 @@ class RedisEventStore:
         """The snapshot hash key of `game`."""
         return f"{self.namespace}:{{{check_game_id(game)}}}:snap"
 
-    async def append(self, game: str, expected_version: int, records: Sequence[bytes],
-                     outbox: Sequence[OutboxCommand] = ()) -> int:
+    async def append(
+        self,
+        game: str,
+        expected_version: int,
+        records: Sequence[bytes],
+        outbox: Sequence[OutboxCommand] = (),
+    ) -> int:
         """See EventStore.append; `outbox` commands run in the same script, after the entries,
         only if the append is accepted (their keys must live on the log's server)."""
         keys: list[str] = [self.log_key(game)]
@@ -219,7 +224,8 @@ class RedisEventStore:
             script, args = self._append, [expected_version, *records]
         try:
             reply: Any = await self.auto.run(
-                lambda p: p.evalsha(script.sha, len(keys), *keys, *args))
+                lambda p: p.evalsha(script.sha, len(keys), *keys, *args)
+            )
         except NoScriptError:  # a restarted or new server: load the script and run it
             reply = await script(keys=keys, args=args)
         ok, version = int(reply[0]), int(reply[1])
@@ -262,8 +268,9 @@ class RedisEventStore:
         """See EventStore.tail."""
         if block_ms <= 0:
             return await self.read(game, after)
-        return [(_seq(sid), fields[b"e"]) for sid, fields in await self._xread(game, after,
-                                                                               block_ms)]
+        return [
+            (_seq(sid), fields[b"e"]) for sid, fields in await self._xread(game, after, block_ms)
+        ]
 
     async def tail_timed(self, game: str, after: int, block_ms: int) -> list[TimedRecord]:
         """See EventStore.tail_timed."""

@@ -36,8 +36,14 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
     """Tickets matched per second with `tickets` queued."""
     ns = f"bench-{uuid.uuid4().hex[:8]}"
     clock = ManualClock(0)
-    mm = Matchmaker(client, build_modes(default=Policy(bot_after_ms=0)), b"bench", clock,
-                    namespace=ns, ticket_ttl_ms=3_600_000)
+    mm = Matchmaker(
+        client,
+        build_modes(default=Policy(bot_after_ms=0)),
+        b"bench",
+        clock,
+        namespace=ns,
+        ticket_ttl_ms=3_600_000,
+    )
     rng = random.Random(1)
     for i in range(tickets):
         t = await mm.enqueue(f"p{i}", MODES[i % len(MODES)])
@@ -52,18 +58,30 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
         matched += sum(len(f.tickets) for f in formed)
     elapsed = time.perf_counter() - start
     await _drop(client, ns)
-    return {"queued": tickets, "matched": matched, "ticks": ticks, "seconds": round(elapsed, 3),
-            "matched_per_s": round(matched / elapsed, 1)}
+    return {
+        "queued": tickets,
+        "matched": matched,
+        "ticks": ticks,
+        "seconds": round(elapsed, 3),
+        "matched_per_s": round(matched / elapsed, 1),
+    }
 
 
-async def latency(client: aioredis.Redis, tickets: int = 400, tick_ms: int = 20,
-                  gap_ms: float = 2.0) -> dict[str, Any]:
+async def latency(
+    client: aioredis.Redis, tickets: int = 400, tick_ms: int = 20, gap_ms: float = 2.0
+) -> dict[str, Any]:
     """Enqueue -> MATCHED notification latency over gRPC (server, ticker and clients share one
     event loop, so at high arrival rates this measures that loop's queueing as well)."""
     ns = f"bench-{uuid.uuid4().hex[:8]}"
     ratings = RatingStore(client, ns)
-    mm = Matchmaker(client, build_modes(default=Policy(bot_after_ms=0)), b"bench",
-                    SystemClock(), ratings=ratings, namespace=ns)
+    mm = Matchmaker(
+        client,
+        build_modes(default=Policy(bot_after_ms=0)),
+        b"bench",
+        SystemClock(),
+        ratings=ratings,
+        namespace=ns,
+    )
     notifier = Notifier(client, mm.channel)
     stop = asyncio.Event()
     server, port, _ = make_server(MatchmakerServicer(mm, notifier, ratings, 1.0))
@@ -85,8 +103,9 @@ async def latency(client: aioredis.Redis, tickets: int = 400, tick_ms: int = 20,
             await asyncio.sleep(i * gap_ms / 1000)
             t0 = time.perf_counter()
             t = await stub.Enqueue(pb.EnqueueRequest(player=f"l{i}", mode="standard-4"))
-            async for u in stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id,
-                                                                  player=t.player)):
+            async for u in stub.WatchTicket(
+                pb.WatchTicketRequest(ticket_id=t.ticket_id, player=t.player)
+            ):
                 if u.state == pb.TicketUpdate.MATCHED:
                     out.append((time.perf_counter() - t0) * 1000)
 
@@ -96,8 +115,13 @@ async def latency(client: aioredis.Redis, tickets: int = 400, tick_ms: int = 20,
     await server.stop(None)
     await _drop(client, ns)
     q = statistics.quantiles(out, n=100)
-    return {"tickets": len(out), "tick_ms": tick_ms, "arrival_gap_ms": gap_ms, "p50_ms": round(q[49], 1),
-            "p99_ms": round(q[98], 1)}
+    return {
+        "tickets": len(out),
+        "tick_ms": tick_ms,
+        "arrival_gap_ms": gap_ms,
+        "p50_ms": round(q[49], 1),
+        "p99_ms": round(q[98], 1),
+    }
 
 
 async def _drop(client: aioredis.Redis, ns: str) -> None:
@@ -117,9 +141,13 @@ async def _main(url: str | None) -> dict[str, Any]:
             return await _main(server.url)
     client = connect(url)
     try:
-        return {"throughput": await throughput(client),
-                "notify": [await latency(client, 400, gap_ms=2.0),
-                           await latency(client, 200, gap_ms=10.0)]}
+        return {
+            "throughput": await throughput(client),
+            "notify": [
+                await latency(client, 400, gap_ms=2.0),
+                await latency(client, 200, gap_ms=10.0),
+            ],
+        }
     finally:
         await client.aclose()
 

@@ -22,8 +22,13 @@ GROUP = "ratings"
 class Ratings:
     """Rates finished games from their logs (or archive files) into a RatingStore."""
 
-    def __init__(self, store: EventStore, ratings: RatingStore, archive_dir: Path | None,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        ratings: RatingStore,
+        archive_dir: Path | None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.store = store
         self.ratings = ratings
         self.archive_dir = archive_dir
@@ -48,12 +53,15 @@ class Ratings:
         await self.rate(game)
 
 
-async def rebuild(folder: Path, ratings: RatingStore | None = None
-                  ) -> tuple[dict[str, dict[str, tuple[float, float, int]]], dict[str, str]]:
+async def rebuild(
+    folder: Path, ratings: RatingStore | None = None
+) -> tuple[dict[str, dict[str, tuple[float, float, int]]], dict[str, str]]:
     """Ratings recomputed from the archive folder alone; with `ratings`, stored in place of the
     live ones. Returns ({mode: {player: (mu, sigma, games)}}, {file: why skipped})."""
     results, skipped = scan_archive(folder)
     tables = await ratings.replace(results) if ratings is not None else fold(results)
-    out = {mode: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())}
-           for mode, t in sorted(tables.items())}
+    out = {
+        mode: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())}
+        for mode, t in sorted(tables.items())
+    }
     return out, skipped

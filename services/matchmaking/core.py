@@ -86,11 +86,21 @@ def _s(v: Any) -> str:
 class Matchmaker:
     """Enqueue, watch, cancel and match tickets; any number of processes may share a Redis."""
 
-    def __init__(self, client: aioredis.Redis, modes: Mapping[str, Mode], secret: bytes,
-                 clock: Clock, *, ratings: RatingStore | None = None, namespace: str = "arena",
-                 ticket_ttl_ms: int = 30_000, token_ttl_ms: int = 24 * 3600 * 1000,
-                 time_limit_ms: int = 0, rng: random.Random | None = None,
-                 metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis,
+        modes: Mapping[str, Mode],
+        secret: bytes,
+        clock: Clock,
+        *,
+        ratings: RatingStore | None = None,
+        namespace: str = "arena",
+        ticket_ttl_ms: int = 30_000,
+        token_ttl_ms: int = 24 * 3600 * 1000,
+        time_limit_ms: int = 0,
+        rng: random.Random | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.client = client
         self.metrics = metrics or Metrics()
         self.modes = dict(modes)
@@ -144,10 +154,12 @@ class Matchmaker:
         exp = now + self.ticket_ttl_ms
         ok, tid = await self._enqueue(
             keys=[self._p(player), self._t(ticket), self._q(m.id), self._w(m.id), self.expiry],
-            args=[ticket, player, m.id, repr(rating.mu), now, exp, self.gc_ms, f"{m.id}|{ticket}"])
+            args=[ticket, player, m.id, repr(rating.mu), now, exp, self.gc_ms, f"{m.id}|{ticket}"],
+        )
         if not ok:
-            raise Refused("ALREADY_EXISTS",
-                          f"player {player!r} already has a live ticket {_s(tid)}")
+            raise Refused(
+                "ALREADY_EXISTS", f"player {player!r} already has a live ticket {_s(tid)}"
+            )
         self.metrics.count("enqueued", m.id)
         return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp)
 
@@ -159,9 +171,19 @@ class Matchmaker:
         if not raw or b"state" not in raw:
             return None
         f = {k.decode(): v.decode() for k, v in raw.items()}
-        return TicketInfo(ticket, f["player"], f["mode"], f["state"], float(f["rating"]),
-                          int(f["enq"]), int(f["exp"]), int(f.get("done", 0)), f.get("game", ""),
-                          int(f.get("seat", -1)), f.get("token", ""))
+        return TicketInfo(
+            ticket,
+            f["player"],
+            f["mode"],
+            f["state"],
+            float(f["rating"]),
+            int(f["enq"]),
+            int(f["exp"]),
+            int(f.get("done", 0)),
+            f.get("game", ""),
+            int(f.get("seat", -1)),
+            f.get("token", ""),
+        )
 
     async def owned(self, ticket: str, player: str) -> TicketInfo:
         """The ticket if `player` owns it: NOT_FOUND or PERMISSION_DENIED otherwise."""
@@ -178,16 +200,31 @@ class Matchmaker:
         if info is None or info.state != "queued":
             return info
         exp = self.clock.now_ms() + self.ticket_ttl_ms
-        await self._refresh(keys=[self._t(ticket), self.expiry, self._p(info.player)],
-                            args=[exp, self.gc_ms, f"{info.mode}|{ticket}", ticket])
+        await self._refresh(
+            keys=[self._t(ticket), self.expiry, self._p(info.player)],
+            args=[exp, self.gc_ms, f"{info.mode}|{ticket}", ticket],
+        )
         return await self.ticket(ticket)
 
     async def _retire_one(self, info: TicketInfo, state: str) -> tuple[str, bool]:
         """(the ticket's state or why not, whether this call made the change): see RETIRE."""
-        keys = [self._t(info.ticket), self._q(info.mode), self._w(info.mode), self.expiry,
-                self._p(info.player)]
-        args: list[Any] = [info.ticket, info.player, info.mode, state, self.clock.now_ms(), self.gc_ms,
-                f"{info.mode}|{info.ticket}", self.channel]
+        keys = [
+            self._t(info.ticket),
+            self._q(info.mode),
+            self._w(info.mode),
+            self.expiry,
+            self._p(info.player),
+        ]
+        args: list[Any] = [
+            info.ticket,
+            info.player,
+            info.mode,
+            state,
+            self.clock.now_ms(),
+            self.gc_ms,
+            f"{info.mode}|{info.ticket}",
+            self.channel,
+        ]
         result, changed = await self._retire(keys=keys, args=args)
         return _s(result), bool(changed)
 
@@ -218,8 +255,9 @@ class Matchmaker:
     # ---- the matching loop ----------------------------------------------------------------------
     async def expire_due(self, limit: int = 500) -> int:
         """Expire queued tickets whose time-to-live ran out; returns how many."""
-        members: Any = await self.client.zrangebyscore(self.expiry, "-inf", self.clock.now_ms(),
-                                                  start=0, num=limit)
+        members: Any = await self.client.zrangebyscore(
+            self.expiry, "-inf", self.clock.now_ms(), start=0, num=limit
+        )
         done = 0
         for member in members:
             mode, _, ticket = member.decode().partition("|")
@@ -242,8 +280,11 @@ class Matchmaker:
         out: dict[str, list[Waiting]] = {}
         for i, name in enumerate(names):
             enq = {t.decode(): int(s) for t, s in rows[2 * i + 1]}
-            found = [Waiting(t.decode(), float(r), enq[t.decode()])
-                     for t, r in rows[2 * i] if t.decode() in enq]
+            found = [
+                Waiting(t.decode(), float(r), enq[t.decode()])
+                for t, r in rows[2 * i]
+                if t.decode() in enq
+            ]
             if found:
                 out[name] = found
         return out
@@ -286,17 +327,37 @@ class Matchmaker:
         for ticket, player, seat in zip(table.tickets, players, order, strict=False):
             seats[seat] = Seat(player, False)
             seat_of[ticket] = seat
-        toks = {seat: tokens.issue(self.secret, game, seat, self.token_ttl_ms, now_ms=now)
-                for seat in seat_of.values()}
-        match = NewMatch(match_id=game, ruleset=mode.ruleset, seats=seats,
-                         options=dict(mode.options), time_limit_ms=self.time_limit_ms)
-        args: list[Any] = [mode.id, now, len(table.tickets), game,
-                           msgspec.json.encode(match), json.dumps(toks), self.gc_ms,
-                           self.channel]
+        toks = {
+            seat: tokens.issue(self.secret, game, seat, self.token_ttl_ms, now_ms=now)
+            for seat in seat_of.values()
+        }
+        match = NewMatch(
+            match_id=game,
+            ruleset=mode.ruleset,
+            seats=seats,
+            options=dict(mode.options),
+            time_limit_ms=self.time_limit_ms,
+        )
+        args: list[Any] = [
+            mode.id,
+            now,
+            len(table.tickets),
+            game,
+            msgspec.json.encode(match),
+            json.dumps(toks),
+            self.gc_ms,
+            self.channel,
+        ]
         for ticket, player in zip(table.tickets, players, strict=True):
             args += [ticket, player, seat_of[ticket], toks[seat_of[ticket]]]
-        keys = [self._q(mode.id), self._w(mode.id), self.expiry, self.matches,
-                *(self._t(t) for t in table.tickets), *(self._p(p) for p in players)]
+        keys = [
+            self._q(mode.id),
+            self._w(mode.id),
+            self.expiry,
+            self.matches,
+            *(self._t(t) for t in table.tickets),
+            *(self._p(p) for p in players),
+        ]
         ok, ref = await self._form(keys=keys, args=args)
         if not ok:
             self.metrics.conflicts.inc()

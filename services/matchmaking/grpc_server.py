@@ -19,8 +19,12 @@ from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
 
 pb = matchmaker_pb2
-STATES = {"queued": pb.TicketUpdate.WAITING, "matched": pb.TicketUpdate.MATCHED,
-          "cancelled": pb.TicketUpdate.CANCELLED, "expired": pb.TicketUpdate.EXPIRED}
+STATES = {
+    "queued": pb.TicketUpdate.WAITING,
+    "matched": pb.TicketUpdate.MATCHED,
+    "cancelled": pb.TicketUpdate.CANCELLED,
+    "expired": pb.TicketUpdate.EXPIRED,
+}
 MAX_LEADERBOARD = 500
 
 
@@ -71,8 +75,14 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> None:
 
 def ticket_pb(info: TicketInfo, players: int) -> matchmaker_pb2.Ticket:
     """A ticket as the client sees it."""
-    return pb.Ticket(ticket_id=info.ticket, player=info.player, mode=info.mode, players=players,
-                     enqueued_ms=info.enqueued_ms, expires_ms=info.expires_ms)
+    return pb.Ticket(
+        ticket_id=info.ticket,
+        player=info.player,
+        mode=info.mode,
+        players=players,
+        enqueued_ms=info.enqueued_ms,
+        expires_ms=info.expires_ms,
+    )
 
 
 def update_pb(info: TicketInfo, now_ms: int) -> matchmaker_pb2.TicketUpdate:
@@ -95,8 +105,9 @@ async def _refuse(context: grpc.aio.ServicerContext[Any, Any], exc: BaseExceptio
 class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
     """The transport shim over `Matchmaker`."""
 
-    def __init__(self, mm: Matchmaker, notifier: Notifier, ratings: RatingStore,
-                 heartbeat_s: float = 1.0) -> None:
+    def __init__(
+        self, mm: Matchmaker, notifier: Notifier, ratings: RatingStore, heartbeat_s: float = 1.0
+    ) -> None:
         self.mm = mm
         self.notifier = notifier
         self.ratings = ratings
@@ -111,8 +122,9 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
             raise
         return ticket_pb(info, self.mm.modes[info.mode].players)
 
-    async def WatchTicket(self, request: Any, context: Any
-                          ) -> AsyncIterator[matchmaker_pb2.TicketUpdate]:
+    async def WatchTicket(
+        self, request: Any, context: Any
+    ) -> AsyncIterator[matchmaker_pb2.TicketUpdate]:
         """See matchmaker.proto: an update on every change and every heartbeat while queued;
         the stream ends with the final state. Watching keeps the ticket alive."""
         try:
@@ -156,20 +168,33 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
-        return pb.LeaderboardResponse(ratings=[
-            pb.Rating(player=p, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games)
-            for p, r in rows])
+        return pb.LeaderboardResponse(
+            ratings=[
+                pb.Rating(player=p, mu=r.mu, sigma=r.sigma, ordinal=r.ordinal, games=r.games)
+                for p, r in rows
+            ]
+        )
 
     async def ListModes(self, request: Any, context: Any) -> matchmaker_pb2.ListModesResponse:
         """See matchmaker.proto."""
-        return pb.ListModesResponse(modes=[
-            pb.Mode(id=m.id, ruleset=m.ruleset, players=m.players,
-                    options_json=json.dumps(m.options), bot_after_ms=m.policy.bot_after_ms,
-                    min_humans=m.policy.min_humans) for m in self.mm.modes.values()])
+        return pb.ListModesResponse(
+            modes=[
+                pb.Mode(
+                    id=m.id,
+                    ruleset=m.ruleset,
+                    players=m.players,
+                    options_json=json.dumps(m.options),
+                    bot_after_ms=m.policy.bot_after_ms,
+                    min_humans=m.policy.min_humans,
+                )
+                for m in self.mm.modes.values()
+            ]
+        )
 
 
-def make_server(servicer: MatchmakerServicer, host: str = "127.0.0.1", port: int = 0
-                ) -> tuple[grpc.aio.Server, int, Any]:
+def make_server(
+    servicer: MatchmakerServicer, host: str = "127.0.0.1", port: int = 0
+) -> tuple[grpc.aio.Server, int, Any]:
     """A grpc.aio server with the Matchmaker and health checking (create it inside the running
     loop); returns (server, bound port, health servicer)."""
     from grpc_health.v1 import health, health_pb2_grpc
@@ -186,7 +211,10 @@ async def set_serving(checker: Any, serving: bool = True) -> None:
     """Report the process (and the Matchmaker service) to health checks."""
     from grpc_health.v1 import health_pb2
 
-    status = (health_pb2.HealthCheckResponse.SERVING if serving
-              else health_pb2.HealthCheckResponse.NOT_SERVING)
+    status = (
+        health_pb2.HealthCheckResponse.SERVING
+        if serving
+        else health_pb2.HealthCheckResponse.NOT_SERVING
+    )
     for name in ("", "arena.v1.Matchmaker"):
         await checker.set(name, status)

@@ -32,8 +32,9 @@ class Table:
     bots: int
 
 
-def form_tables(waiting: Sequence[Waiting], players: int, policy: Policy, now_ms: int
-                ) -> list[Table]:
+def form_tables(
+    waiting: Sequence[Waiting], players: int, policy: Policy, now_ms: int
+) -> list[Table]:
     """Tables for `waiting` at `now_ms`; no ticket is in two of them."""
     by_age = sorted(waiting, key=lambda w: (w.enqueued_ms, w.ticket))
     by_rating = sorted(waiting, key=lambda w: (w.rating, w.ticket))
@@ -50,14 +51,21 @@ def form_tables(waiting: Sequence[Waiting], players: int, policy: Policy, now_ms
         reach = window(anchor)
         lo = bisect.bisect_left(keys, anchor.rating - reach)
         hi = bisect.bisect_right(keys, anchor.rating + reach)
-        near = [w for w in by_rating[lo:hi]
-                if w.ticket not in taken and w.ticket != anchor.ticket
-                and abs(w.rating - anchor.rating) <= window(w)]
+        near = [
+            w
+            for w in by_rating[lo:hi]
+            if w.ticket not in taken
+            and w.ticket != anchor.ticket
+            and abs(w.rating - anchor.rating) <= window(w)
+        ]
         near.sort(key=lambda w: (abs(w.rating - anchor.rating), w.enqueued_ms, w.ticket))
         if len(near) + 1 >= players:
             chosen = [anchor, *near[: players - 1]]
-        elif (policy.bot_after_ms > 0 and now_ms - anchor.enqueued_ms >= policy.bot_after_ms
-              and len(near) + 1 >= policy.min_humans):
+        elif (
+            policy.bot_after_ms > 0
+            and now_ms - anchor.enqueued_ms >= policy.bot_after_ms
+            and len(near) + 1 >= policy.min_humans
+        ):
             chosen = [anchor, *near]
         else:
             continue

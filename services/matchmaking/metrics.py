@@ -13,32 +13,67 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.enqueued = Counter("arena_matchmaker_tickets_enqueued", "tickets created, by mode",
-                                ["mode"], registry=r)
-        self.cancelled = Counter("arena_matchmaker_tickets_cancelled", "queued tickets "
-                                 "cancelled by their player, by mode", ["mode"], registry=r)
-        self.expired = Counter("arena_matchmaker_tickets_expired", "queued tickets whose "
-                               "time-to-live ran out (nobody watched them), by mode", ["mode"],
-                               registry=r)
-        self.matched = Counter("arena_matchmaker_tickets_matched", "tickets seated at a formed "
-                               "table, by mode", ["mode"], registry=r)
-        self.tables = Counter("arena_matchmaker_tables_formed", "tables formed and published to "
-                              "arena:matches, by mode", ["mode"], registry=r)
-        self.backfills = Counter("arena_matchmaker_bot_backfills", "formed tables whose empty "
-                                 "seats went to bots, by mode", ["mode"], registry=r)
-        self.bot_seats = Counter("arena_matchmaker_bot_seats", "seats given to bots, by mode",
-                                 ["mode"], registry=r)
-        self.conflicts = Counter("arena_matchmaker_form_conflicts", "tables not formed because a "
-                                 "ticket was taken meanwhile (another matchmaker, a cancel, an "
-                                 "expiry)", registry=r)
-        self.wait = Histogram("arena_matchmaker_wait_seconds", "enqueued to seated, per matched "
-                              "ticket", buckets=(.25, .5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300),
-                              registry=r)
-        self.queue_depth = Gauge("arena_matchmaker_queue_depth", "tickets waiting after this "
-                                 "process' last tick, by mode", ["mode"], registry=r)
-        self.ratings = Counter("arena_matchmaker_ratings_updates", "finished games handed to "
-                               "the ratings, by result (rated; duplicate: already counted)",
-                               ["result"], registry=r)
+        self.enqueued = Counter(
+            "arena_matchmaker_tickets_enqueued", "tickets created, by mode", ["mode"], registry=r
+        )
+        self.cancelled = Counter(
+            "arena_matchmaker_tickets_cancelled",
+            "queued tickets cancelled by their player, by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.expired = Counter(
+            "arena_matchmaker_tickets_expired",
+            "queued tickets whose time-to-live ran out (nobody watched them), by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.matched = Counter(
+            "arena_matchmaker_tickets_matched",
+            "tickets seated at a formed table, by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.tables = Counter(
+            "arena_matchmaker_tables_formed",
+            "tables formed and published to arena:matches, by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.backfills = Counter(
+            "arena_matchmaker_bot_backfills",
+            "formed tables whose empty seats went to bots, by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.bot_seats = Counter(
+            "arena_matchmaker_bot_seats", "seats given to bots, by mode", ["mode"], registry=r
+        )
+        self.conflicts = Counter(
+            "arena_matchmaker_form_conflicts",
+            "tables not formed because a "
+            "ticket was taken meanwhile (another matchmaker, a cancel, an "
+            "expiry)",
+            registry=r,
+        )
+        self.wait = Histogram(
+            "arena_matchmaker_wait_seconds",
+            "enqueued to seated, per matched ticket",
+            buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 30, 45, 60, 120, 300),
+            registry=r,
+        )
+        self.queue_depth = Gauge(
+            "arena_matchmaker_queue_depth",
+            "tickets waiting after this process' last tick, by mode",
+            ["mode"],
+            registry=r,
+        )
+        self.ratings = Counter(
+            "arena_matchmaker_ratings_updates",
+            "finished games handed to the ratings, by result (rated; duplicate: already counted)",
+            ["result"],
+            registry=r,
+        )
         self._counters: dict[tuple[str, str], Counter] = {}
         self._depths: dict[str, Gauge] = {}
 

@@ -61,8 +61,9 @@ def mode_id(ruleset: str, players: int) -> str:
     return f"{ruleset}-{players}"
 
 
-def build_modes(policies: Mapping[str, Policy] | None = None,
-                default: Policy | None = None) -> dict[str, Mode]:
+def build_modes(
+    policies: Mapping[str, Policy] | None = None, default: Policy | None = None
+) -> dict[str, Mode]:
     """Every mode of every registered ruleset; `policies` overrides by mode id or ruleset id."""
     policies = dict(policies or {})
     base = default or Policy()

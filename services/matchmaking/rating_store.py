@@ -55,15 +55,19 @@ class RatingStore:
             out.add(key.decode().rsplit(":", 1)[1])
         return sorted(out)
 
-    async def leaderboard(self, mode: str, offset: int = 0, limit: int = 50
-                          ) -> list[tuple[str, PlayerRating]]:
+    async def leaderboard(
+        self, mode: str, offset: int = 0, limit: int = 50
+    ) -> list[tuple[str, PlayerRating]]:
         """Players by ordinal, best first."""
         names: Any = await self.client.zrevrange(self._key("lb", mode), offset, offset + limit - 1)
         if not names:
             return []
         rows: Any = await self.client.hmget(self._key("r", mode), names)
-        return [(n.decode(), _RATING_DEC.decode(r)) for n, r in zip(names, rows, strict=True)
-                if r is not None]
+        return [
+            (n.decode(), _RATING_DEC.decode(r))
+            for n, r in zip(names, rows, strict=True)
+            if r is not None
+        ]
 
     async def rated(self, mode: str, game: str) -> bool:
         """Whether `game` already counts in `mode`."""
@@ -86,11 +90,15 @@ class RatingStore:
                         history = [_RESULT_DEC.decode(v) for v in values]
                         table = fold([*history, result]).get(result.mode, {})
                     else:
-                        humans = sorted({p for p, b in zip(result.players, result.bots,
-                                                           strict=True) if not b})
+                        humans = sorted(
+                            {p for p, b in zip(result.players, result.bots, strict=True) if not b}
+                        )
                         rows: Any = await pipe.hmget(ratings, humans) if humans else []
-                        current = {p: _RATING_DEC.decode(r)
-                                   for p, r in zip(humans, rows, strict=True) if r is not None}
+                        current = {
+                            p: _RATING_DEC.decode(r)
+                            for p, r in zip(humans, rows, strict=True)
+                            if r is not None
+                        }
                         table = apply(current, result)
                     pipe.multi()  # type: ignore[no-untyped-call]
                     if late:
@@ -104,8 +112,9 @@ class RatingStore:
                     continue
 
     @staticmethod
-    def _write(pipe: aioredis.client.Pipeline, ratings: str, board: str,
-               table: Mapping[str, PlayerRating]) -> None:
+    def _write(
+        pipe: aioredis.client.Pipeline, ratings: str, board: str, table: Mapping[str, PlayerRating]
+    ) -> None:
         if table:
             pipe.hset(ratings, mapping={p: _ENC.encode(r) for p, r in table.items()})
             pipe.zadd(board, {p: r.ordinal for p, r in table.items()})

@@ -72,8 +72,9 @@ def camp_teams(ruleset: str, roles: list[str]) -> list[list[int]]:
     return sorted(teams.values(), key=lambda seats: seats[0])
 
 
-def split_sides(ruleset: str, roles: list[str], winners: Iterable[int]
-                ) -> tuple[list[int], list[int]]:
+def split_sides(
+    ruleset: str, roles: list[str], winners: Iterable[int]
+) -> tuple[list[int], list[int]]:
     """(seats of the winning camps, seats of the losing camps)."""
     won = set(winners)
     win: list[int] = []
@@ -102,9 +103,14 @@ def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, 
         raise ValueError(f"game {result.game_id}: roles, players and bots differ in length")
     win, lose = sides(result)
     if result.draw or not win or not lose:
-        return {p: PlayerRating(r.mu, r.sigma, r.games + 1) for p, r in
-                ((p, current.get(p, PRIOR)) for p, b in zip(result.players, result.bots,
-                                                            strict=True) if not b)}
+        return {
+            p: PlayerRating(r.mu, r.sigma, r.games + 1)
+            for p, r in (
+                (p, current.get(p, PRIOR))
+                for p, b in zip(result.players, result.bots, strict=True)
+                if not b
+            )
+        }
     teams = [win, lose]
     model_teams = []
     for seats in teams:

@@ -38,10 +38,16 @@ def result_of(records: list[bytes]) -> GameResult:
     if ended is None:
         raise NotFinished(f"game {header.game_id} has no game_ended event")
     return GameResult(
-        game_id=header.game_id, mode=mode_id(header.ruleset, header.players),
-        ruleset=header.ruleset, ended_ms=reveal.ended_at_ms,
-        players=[s.player for s in header.seats], bots=[s.bot for s in header.seats],
-        roles=list(ended.roles), winners=list(ended.winner_seats), draw=ended.draw)
+        game_id=header.game_id,
+        mode=mode_id(header.ruleset, header.players),
+        ruleset=header.ruleset,
+        ended_ms=reveal.ended_at_ms,
+        players=[s.player for s in header.seats],
+        bots=[s.bot for s in header.seats],
+        roles=list(ended.roles),
+        winners=list(ended.winner_seats),
+        draw=ended.draw,
+    )
 
 
 def archived_result(path: Path) -> GameResult:

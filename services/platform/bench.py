@@ -35,8 +35,9 @@ from .up import Platform, Running, UpConfig
 WARMUP = 2
 
 
-def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: str
-                     ) -> tuple[float, int]:
+def _in_process_once(
+    ruleset: str, players: int, games: int, seed: int, policy: str
+) -> tuple[float, int]:
     t0 = time.perf_counter()
     decisions = 0
     for i in range(games):
@@ -55,20 +56,27 @@ def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: 
     return time.perf_counter() - t0, decisions
 
 
-def in_process(ruleset: str, players: int, games: int, seed: int, policy: str,
-               repeat: int = 3) -> dict[str, Any]:
+def in_process(
+    ruleset: str, players: int, games: int, seed: int, policy: str, repeat: int = 3
+) -> dict[str, Any]:
     """games/s of the seeded games in one process (random: engine + policy; heuristic: with
     every seat's view folded, as the bot service does): the median of `repeat` runs."""
     runs = [_in_process_once(ruleset, players, games, seed, policy) for _ in range(repeat)]
     rates = sorted(games / secs for secs, _ in runs)
     secs = statistics.median(secs for secs, _ in runs)
-    return {"games": games, "seconds": round(secs, 3), "games_per_s": round(games / secs, 3),
-            "games_per_s_min_max": [round(rates[0], 3), round(rates[-1], 3)],
-            "repeats": repeat, "decisions_per_game": round(runs[0][1] / max(games, 1), 1)}
+    return {
+        "games": games,
+        "seconds": round(secs, 3),
+        "games_per_s": round(games / secs, 3),
+        "games_per_s_min_max": [round(rates[0], 3), round(rates[-1], 3)],
+        "repeats": repeat,
+        "decisions_per_game": round(runs[0][1] / max(games, 1), 1),
+    }
 
 
-async def _drive(run: Running, ids: list[str], matches: list[dict[str, Any]],
-                 timeout: float) -> None:
+async def _drive(
+    run: Running, ids: list[str], matches: list[dict[str, Any]], timeout: float
+) -> None:
     client = connect(run.redis_url)
     try:
         games = Games(client, run.namespace, None)
@@ -79,21 +87,39 @@ async def _drive(run: Running, ids: list[str], matches: list[dict[str, Any]],
         deadline = time.monotonic() + timeout
         while left:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{len(left)} of {len(ids)} games unfinished after "
-                                   f"{timeout:.0f} s")
+                raise RuntimeError(
+                    f"{len(left)} of {len(ids)} games unfinished after {timeout:.0f} s"
+                )
             left.difference_update(await games.finished(block_ms=500))
     finally:
         await client.aclose()
 
 
-def through_platform(ruleset: str, players: int, games: int, seed: int, policy: str,
-                     engines: int, bots: int, redis_url: str | None) -> dict[str, Any]:
+def through_platform(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    policy: str,
+    engines: int,
+    bots: int,
+    redis_url: str | None,
+) -> dict[str, Any]:
     """games/s through `engines` engine workers and `bots` bot workers, and CPU per process."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        cfg = UpConfig(engines=engines, bots=bots, var_dir=Path(tmp), persist=False,
-                       redis_url=redis_url, matchmaker=False, replay=False, engine_port=0,
-                       metrics_port=0, bot_policy=policy,
-                       namespace=f"bench-{os.getpid()}-{engines}")
+        cfg = UpConfig(
+            engines=engines,
+            bots=bots,
+            var_dir=Path(tmp),
+            persist=False,
+            redis_url=redis_url,
+            matchmaker=False,
+            replay=False,
+            engine_port=0,
+            metrics_port=0,
+            bot_policy=policy,
+            namespace=f"bench-{os.getpid()}-{engines}",
+        )
         with Platform(cfg) as platform:
             run = platform.start()
             seats = [policy] * players
@@ -110,10 +136,17 @@ def through_platform(ruleset: str, players: int, games: int, seed: int, policy: 
             secs = time.perf_counter() - t0
             cpu = {n: round((cpu_seconds(p) - cpu0[n]) / secs, 3) for n, p in procs.items()}
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
-    return {"engines": engines, "bots": bots, "games": games, "seconds": round(secs, 3),
-            "games_per_s": round(games / secs, 3), "cpu_share": cpu,
-            "loadavg_1m_before": round(load, 2), "bottleneck": bottleneck(cpu),
-            "workers": workers}
+    return {
+        "engines": engines,
+        "bots": bots,
+        "games": games,
+        "seconds": round(secs, 3),
+        "games_per_s": round(games / secs, 3),
+        "cpu_share": cpu,
+        "loadavg_1m_before": round(load, 2),
+        "bottleneck": bottleneck(cpu),
+        "workers": workers,
+    }
 
 
 def worker_reports(log_dir: Path) -> dict[str, Any]:
@@ -134,14 +167,19 @@ def worker_reports(log_dir: Path) -> dict[str, Any]:
 def _summary(report: dict[str, Any]) -> dict[str, Any]:
     b = report["batched"]
     if "answers" in b:  # a bot worker
-        return {"answers": b["answers"],
-                "answers_per_submit_call": round(b["answers"] / max(b["submit_calls"], 1), 1),
-                "decision_held_ms_mean": report.get("answer_ms_mean")}
+        return {
+            "answers": b["answers"],
+            "answers_per_submit_call": round(b["answers"] / max(b["submit_calls"], 1), 1),
+            "decision_held_ms_mean": report.get("answer_ms_mean"),
+        }
     appends = b.get("appends", {})
-    return {"appends": appends.get("commands", 0),
-            "appends_per_pipeline": round(appends.get("commands", 0)
-                                          / max(appends.get("pipelines", 0), 1), 1),
-            "answer_ms_mean": report.get("action_ms_mean")}
+    return {
+        "appends": appends.get("commands", 0),
+        "appends_per_pipeline": round(
+            appends.get("commands", 0) / max(appends.get("pipelines", 0), 1), 1
+        ),
+        "answer_ms_mean": report.get("action_ms_mean"),
+    }
 
 
 def bottleneck(cpu: dict[str, float], cores: int | None = None) -> str:
@@ -153,24 +191,45 @@ def bottleneck(cpu: dict[str, float], cores: int | None = None) -> str:
     if share >= 0.85:
         return f"{kind} ({top} used {share:.0%} of a core; one Python process is one core)"
     if total >= 0.85 * cores:
-        return (f"the machine's {cores} cores ({total:.2f} cores busy in our processes; "
-                f"largest: {top} {share:.0%})")
-    return (f"none saturated in our processes ({total:.2f} cores busy, largest {top} "
-            f"{share:.0%}): waiting on round trips (gRPC, Redis) or on other load")
+        return (
+            f"the machine's {cores} cores ({total:.2f} cores busy in our processes; "
+            f"largest: {top} {share:.0%})"
+        )
+    return (
+        f"none saturated in our processes ({total:.2f} cores busy, largest {top} "
+        f"{share:.0%}): waiting on round trips (gRPC, Redis) or on other load"
+    )
 
 
-def bench_e2e(ruleset: str, players: int, games: int, seed: int, policy: str,
-              engine_counts: list[int], bots: int, redis_url: str | None, repeat: int = 3
-              ) -> dict[str, Any]:
+def bench_e2e(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    policy: str,
+    engine_counts: list[int],
+    bots: int,
+    redis_url: str | None,
+    repeat: int = 3,
+) -> dict[str, Any]:
     """The whole benchmark for one bot policy as JSON-ready data."""
     base = in_process(ruleset, players, games, seed, policy, repeat)
-    runs = [through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
-            for k in engine_counts]
+    runs = [
+        through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
+        for k in engine_counts
+    ]
     for r in runs:
         r["ratio_to_in_process"] = round(r["games_per_s"] / base["games_per_s"], 3)
-    out: dict[str, Any] = {"ruleset": ruleset, "players": players, "games": games,
-                           "seed": seed, "policy": policy, "cores": os.cpu_count(),
-                           "in_process": base, "platform": runs}
+    out: dict[str, Any] = {
+        "ruleset": ruleset,
+        "players": players,
+        "games": games,
+        "seed": seed,
+        "policy": policy,
+        "cores": os.cpu_count(),
+        "in_process": base,
+        "platform": runs,
+    }
     by = {r["engines"]: r for r in runs}
     if 1 in by and 2 in by:
         out["two_vs_one_engines"] = round(by[2]["games_per_s"] / by[1]["games_per_s"], 3)

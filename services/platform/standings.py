@@ -61,20 +61,30 @@ def rate(games: list[Played]) -> dict[str, dict[str, float]]:
             if net == 0:
                 continue
             first, second = (a, b) if net > 0 else (b, a)
-            [[x], [y]] = MODEL.rate([[MODEL.rating(*r[first])], [MODEL.rating(*r[second])]],
-                                    ranks=[1.0, 2.0])
+            [[x], [y]] = MODEL.rate(
+                [[MODEL.rating(*r[first])], [MODEL.rating(*r[second])]], ranks=[1.0, 2.0]
+            )
             moves.setdefault(first, []).append((x.mu - r[first][0], x.sigma))
             moves.setdefault(second, []).append((y.mu - r[second][0], y.sigma))
         for name, m in moves.items():  # summed, so the pairs' order does not matter
             r[name] = (r[name][0] + sum(d for d, _ in m), min(sg for _, sg in m))
-    return {k: {"mu": round(mu, 3), "sigma": round(sg, 3), "ordinal": round(mu - 3 * sg, 3),
-                "games": n[k]} for k, (mu, sg) in sorted(r.items())}
+    return {
+        k: {
+            "mu": round(mu, 3),
+            "sigma": round(sg, 3),
+            "ordinal": round(mu - 3 * sg, 3),
+            "games": n[k],
+        }
+        for k, (mu, sg) in sorted(r.items())
+    }
 
 
 def standings(games: list[Played]) -> dict[str, Any]:
     """Win rates with 95% intervals per policy and per (policy, role), and ratings."""
-    recs = [GameRecord(seats=g.seats, roles=g.roles, winners=g.winners, draw=g.draw)
-            for g in sorted(games, key=lambda g: g.i)]
+    recs = [
+        GameRecord(seats=g.seats, roles=g.roles, winners=g.winners, draw=g.draw)
+        for g in sorted(games, key=lambda g: g.i)
+    ]
     out = summarise(recs, {}, [])
     out.pop("role_guess", None)
     out.pop("decision_ms", None)
@@ -89,8 +99,10 @@ def table(result: dict[str, Any]) -> Any:
 
     from ..bots.summary import ROLES
 
-    t = Table(title=f"{result['games_done']} games · {result['spec']['ruleset']} "
-                    f"{result['spec']['players']} players")
+    t = Table(
+        title=f"{result['games_done']} games · {result['spec']['ruleset']} "
+        f"{result['spec']['players']} players"
+    )
     t.add_column("policy")
     t.add_column("win rate [95%]", justify="right")
     for role in ROLES:
@@ -108,7 +120,11 @@ def table(result: dict[str, Any]) -> Any:
     for name, pol in st["per_policy"].items():
         roles = st["per_role"].get(name, {})
         rt = st["ratings"].get(name, {})
-        t.add_row(name, fmt(pol), *(fmt(roles.get(r)) for r in ROLES),
-                  f"{rt.get('mu', 0):.2f} ± {rt.get('sigma', 0):.2f}",
-                  f"{rt.get('ordinal', 0):.2f}")
+        t.add_row(
+            name,
+            fmt(pol),
+            *(fmt(roles.get(r)) for r in ROLES),
+            f"{rt.get('mu', 0):.2f} ± {rt.get('sigma', 0):.2f}",
+            f"{rt.get('ordinal', 0):.2f}",
+        )
     return t

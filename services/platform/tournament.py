@@ -75,8 +75,10 @@ class Spec:
         """Refuse what cannot be played, before any game is published."""
         bad = [p for p in self.policies if p not in SERVABLE]
         if not self.policies or bad:
-            raise TournamentError(f"policies must be among {', '.join(SERVABLE)} (a live bot "
-                                  f"sees only its seat, so oracle cannot play); got {bad}")
+            raise TournamentError(
+                f"policies must be among {', '.join(SERVABLE)} (a live bot "
+                f"sees only its seat, so oracle cannot play); got {bad}"
+            )
         if self.games < 0 or self.assign not in ("seat", "camp"):
             raise TournamentError("--games must be >= 0 and --assign seat or camp")
         try:
@@ -105,8 +107,9 @@ def _sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted
 
 
-def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int,
-                   as_json: bool) -> int:
+def run_tournament(
+    spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int, as_json: bool
+) -> int:
     """Play what the journal lacks, then write and print the results; exit status."""
     spec.check()
     folder = cfg.var_dir / "tournaments"
@@ -133,8 +136,11 @@ def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int
             played = asyncio.run(_play(spec, run, todo, done, journal, n, as_json))
             seconds = time.perf_counter() - t0
     except (KeyboardInterrupt, _Interrupted):
-        print(f"\narena tournament: interrupted; {len(read_journal(journal))} of {spec.games} "
-              "games recorded — run the same command again to continue", file=sys.stderr)
+        print(
+            f"\narena tournament: interrupted; {len(read_journal(journal))} of {spec.games} "
+            "games recorded — run the same command again to continue",
+            file=sys.stderr,
+        )
         return 130
     except RuntimeError as exc:
         raise TournamentError(str(exc)) from None
@@ -144,10 +150,17 @@ def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int
             platform.stop()
         signal.signal(signal.SIGTERM, previous)
     games = [done[i] for i in sorted(done) if i < spec.games]
-    result = {"spec": asdict(spec), "key": spec.key(), "games_done": len(games),
-              "games_played_now": played, "seconds_now": round(seconds, 3),
-              "games_per_s_now": round(played / seconds, 3) if seconds else None,
-              "journal": str(journal), **info, "standings": standings(games)}
+    result = {
+        "spec": asdict(spec),
+        "key": spec.key(),
+        "games_done": len(games),
+        "games_played_now": played,
+        "seconds_now": round(seconds, 3),
+        "games_per_s_now": round(played / seconds, 3) if seconds else None,
+        "journal": str(journal),
+        **info,
+        "standings": standings(games),
+    }
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False))
     if as_json:
         print(json.dumps(result, ensure_ascii=False))
@@ -160,8 +173,15 @@ def run_tournament(spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int
     return 0
 
 
-async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Played],
-                journal: Path, concurrency: int, quiet: bool) -> int:
+async def _play(
+    spec: Spec,
+    run: Running,
+    todo: list[int],
+    done: dict[int, Played],
+    journal: Path,
+    concurrency: int,
+    quiet: bool,
+) -> int:
     client = connect(run.redis_url)
     games = Games(client, run.namespace, Path(run.archive_dir))
     by_id = {spec.game_id(i): i for i in todo}
@@ -177,9 +197,16 @@ async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Playe
 
             def record(i: int, res: Any) -> None:
                 nonlocal played, last
-                p = Played(i=i, game=res.game_id, seed=spec.seed + i, seats=seats[i],
-                           ruleset=spec.ruleset,
-                           roles=list(res.roles), winners=list(res.winners), draw=res.draw)
+                p = Played(
+                    i=i,
+                    game=res.game_id,
+                    seed=spec.seed + i,
+                    seats=seats[i],
+                    ruleset=spec.ruleset,
+                    roles=list(res.roles),
+                    winners=list(res.winners),
+                    draw=res.draw,
+                )
                 jf.write(msgspec.json.encode(p) + b"\n")
                 jf.flush()
                 done[i] = p
@@ -191,13 +218,17 @@ async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Playe
                 while queue and len(inflight) < concurrency:
                     i = queue.pop(0)
                     gid = spec.game_id(i)
-                    res = (await games.result(gid, tries=1)
-                           if (Path(run.archive_dir) / f"{gid}.arena").exists() else None)
+                    res = (
+                        await games.result(gid, tries=1)
+                        if (Path(run.archive_dir) / f"{gid}.arena").exists()
+                        else None
+                    )
                     if res is not None:  # finished while nobody listened
                         record(i, res)
                         continue
-                    await games.publish(bot_match(gid, spec.ruleset, seats[i],
-                                                  spec.seed + i, spec.options))
+                    await games.publish(
+                        bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
+                    )
                     inflight.add(gid)
                 for gid in await games.finished(block_ms=500):
                     if gid in inflight:
@@ -209,14 +240,16 @@ async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Playe
                         record(by_id[gid], res)
                 idle = time.monotonic() - last
                 if inflight and idle > GIVE_UP_S:
-                    raise RuntimeError(f"no game finished in {GIVE_UP_S:.0f} s; is a bot worker "
-                                       "running?")
+                    raise RuntimeError(
+                        f"no game finished in {GIVE_UP_S:.0f} s; is a bot worker running?"
+                    )
                 if inflight and idle > STALL_S and time.monotonic() - nudged > STALL_S:
                     nudged = time.monotonic()
                     for gid in inflight:  # idempotent: makes sure each game is moving
                         i = by_id[gid]
-                        await games.publish(bot_match(gid, spec.ruleset, seats[i],
-                                                      spec.seed + i, spec.options))
+                        await games.publish(
+                            bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
+                        )
     finally:
         await client.aclose()
     return played
@@ -225,8 +258,10 @@ async def _play(spec: Spec, run: Running, todo: list[int], done: dict[int, Playe
 def _check_seats(players: list[str], expected: list[str], gid: str) -> None:
     got = [p.removeprefix(BOT) for p in players]
     if got != expected:
-        raise RuntimeError(f"game {gid} was played with seats {got}, expected {expected}: "
-                           "another tournament with the same key?")
+        raise RuntimeError(
+            f"game {gid} was played with seats {got}, expected {expected}: "
+            "another tournament with the same key?"
+        )
 
 
 class _Bar:
@@ -249,12 +284,19 @@ class _Bar:
             )
 
             self.progress = Progress(
-                TextColumn("games"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} games/s"), TextColumn("ETA"),
-                TimeRemainingColumn(), TimeElapsedColumn(), transient=False)
+                TextColumn("games"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]} games/s"),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TimeElapsedColumn(),
+                transient=False,
+            )
             self.progress.__enter__()
-            self.task = self.progress.add_task("games", total=self.total,
-                                               completed=self.done, rate="–")
+            self.task = self.progress.add_task(
+                "games", total=self.total, completed=self.done, rate="–"
+            )
             self.t0 = time.perf_counter()
             self.start_done = self.done
         return self

@@ -131,9 +131,18 @@ class Platform:
         run = Running(os.getpid(), url, cfg.namespace, archive, redis_started=started)
         engines = []
         for i in range(cfg.engines):
-            argv = ["engine", *common, "--host", cfg.host,
-                    "--port", str(_port(cfg.engine_port, i)), "--consumer", f"engine-{i}",
-                    "--archive-dir", archive]
+            argv = [
+                "engine",
+                *common,
+                "--host",
+                cfg.host,
+                "--port",
+                str(_port(cfg.engine_port, i)),
+                "--consumer",
+                f"engine-{i}",
+                "--archive-dir",
+                archive,
+            ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
@@ -141,23 +150,51 @@ class Platform:
         for c in engines:
             run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
         if cfg.matchmaker:
-            argv = ["matchmaker", *common, "--host", cfg.host, "--port", str(cfg.matchmaker_port),
-                    "--consumer", "matchmaker-0", "--archive-dir", archive]
+            argv = [
+                "matchmaker",
+                *common,
+                "--host",
+                cfg.host,
+                "--port",
+                str(cfg.matchmaker_port),
+                "--consumer",
+                "matchmaker-0",
+                "--archive-dir",
+                archive,
+            ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
             mm = self.sup.start("matchmaker", argv)
         if cfg.replay:
-            argv = ["replay-server", *common, "--host", cfg.host, "--http-port", str(cfg.http_port),
-                    "--port", str(cfg.replay_grpc_port or 0), "--archive", archive,
-                    # any worker serves any game: the live table asks the first for decisions
-                    *(["--engine", run.engines[0]] if run.engines else [])]
+            argv = [
+                "replay-server",
+                *common,
+                "--host",
+                cfg.host,
+                "--http-port",
+                str(cfg.http_port),
+                "--port",
+                str(cfg.replay_grpc_port or 0),
+                "--archive",
+                archive,
+                # any worker serves any game: the live table asks the first for decisions
+                *(["--engine", run.engines[0]] if run.engines else []),
+            ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.replay_metrics_port)]
             rp = self.sup.start("replay-server", argv, replay_ready)
         bots = []
         for j in range(cfg.bots):
-            argv = ["bots", *common, "--engine", ",".join(run.engines),
-                    "--consumer", f"bots-{j}", "--policy", cfg.bot_policy]
+            argv = [
+                "bots",
+                *common,
+                "--engine",
+                ",".join(run.engines),
+                "--consumer",
+                f"bots-{j}",
+                "--policy",
+                cfg.bot_policy,
+            ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + 100 + j)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + 100 + j}/metrics")
@@ -215,8 +252,13 @@ def find_running(var_dir: Path) -> Running | None:
 
 def describe(run: Running, cfg: UpConfig) -> str:
     """What `arena up` prints once everything is up."""
-    where = ("REDIS_URL" if not run.redis_started else
-             f"data and AOF in {cfg.var_dir / 'redis'}" if cfg.persist else "throw-away")
+    where = (
+        "REDIS_URL"
+        if not run.redis_started
+        else f"data and AOF in {cfg.var_dir / 'redis'}"
+        if cfg.persist
+        else "throw-away"
+    )
     lines = [f"arena up: Redis {run.redis_url} ({where})"]
     if run.viewer_url:
         lines.append(f"  web viewer        {run.viewer_url}")
@@ -245,8 +287,11 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
     """The `arena up` command: returns the exit status."""
     other = find_running(cfg.var_dir)
     if other is not None and other.pid != os.getpid():
-        print(f"arena up: already running (pid {other.pid}, {other.viewer_url}); "
-              f"state in {cfg.var_dir / STATE_FILE}", file=sys.stderr)
+        print(
+            f"arena up: already running (pid {other.pid}, {other.viewer_url}); "
+            f"state in {cfg.var_dir / STATE_FILE}",
+            file=sys.stderr,
+        )
         return 1
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     platform = Platform(cfg)
@@ -286,8 +331,11 @@ async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
             await asyncio.wait_for(stop.wait(), 1.0)
         dead = platform.dead()
         if dead:
-            print(f"arena up: {', '.join(dead)} exited; stopping (logs in "
-                  f"{cfg.var_dir / 'logs'})", file=sys.stderr, flush=True)
+            print(
+                f"arena up: {', '.join(dead)} exited; stopping (logs in {cfg.var_dir / 'logs'})",
+                file=sys.stderr,
+                flush=True,
+            )
             status = 1
             break
     for t in tasks:

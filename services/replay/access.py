@@ -73,7 +73,9 @@ def parse_viewer(text: str | None) -> int:
     try:
         viewer = int(text)
     except ValueError:
-        raise BadRequest(f"viewer must be a seat number, 'spectator' or 'god', not {text!r}") from None
+        raise BadRequest(
+            f"viewer must be a seat number, 'spectator' or 'god', not {text!r}"
+        ) from None
     if viewer < GOD:
         raise BadRequest(f"no viewer {viewer}")
     return viewer

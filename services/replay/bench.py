@@ -34,8 +34,13 @@ class TimedStore(RedisEventStore):
 
     appended: dict[int, float]
 
-    async def append(self, game: str, expected_version: int, records: Sequence[bytes],
-                     outbox: Sequence[OutboxCommand] = ()) -> int:
+    async def append(
+        self,
+        game: str,
+        expected_version: int,
+        records: Sequence[bytes],
+        outbox: Sequence[OutboxCommand] = (),
+    ) -> int:
         """See RedisEventStore.append."""
         t = time.monotonic()
         version = await super().append(game, expected_version, records, outbox)
@@ -86,8 +91,7 @@ def _clients(port: int, game: str, n: int, url: str, key: str, conn: Connection)
         outs: list[dict[int, float]] = [{} for _ in range(n)]
         raw: dict[int, float] = {}
         readies = [asyncio.Event() for _ in range(n)]
-        tasks = [asyncio.create_task(_spectator(port, game, outs[i], readies[i]))
-                 for i in range(n)]
+        tasks = [asyncio.create_task(_spectator(port, game, outs[i], readies[i])) for i in range(n)]
         xr = asyncio.create_task(_xread(url, key, raw))
         await asyncio.gather(*(r.wait() for r in readies))
         conn.send("ready")
@@ -126,7 +130,8 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
         await asyncio.sleep(0.01)
     parent, child = mp.get_context("spawn").Pipe()
     proc = mp.get_context("spawn").Process(
-        target=_clients, args=(port, game, spectators, url, store.log_key(game), child))
+        target=_clients, args=(port, game, spectators, url, store.log_key(game), child)
+    )
     proc.start()
     await asyncio.to_thread(parent.recv)  # every spectator connected
     go.set()
@@ -142,8 +147,10 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
     await client.aclose()
     sent = {s for out in outs for s in out if s > after}  # answers are not sent to spectators
     return {
-        "spectators": spectators, "entries": len(store.appended) - after,
-        "entries_sent": len(sent), "deliveries": len(sse),
+        "spectators": spectators,
+        "entries": len(store.appended) - after,
+        "entries_sent": len(sent),
+        "deliveries": len(sse),
         "missing": spectators * len(sent) - len(sse),
         "sse_ms": {"p50": _pct(sse, 0.5), "p99": _pct(sse, 0.99), "max": _pct(sse, 1.0)},
         "xread_ms": {"p50": _pct(xr, 0.5), "p99": _pct(xr, 0.99), "max": _pct(xr, 1.0)},
@@ -162,8 +169,11 @@ def bench_replay(url: str | None, spectators: list[int], pace_ms: float) -> dict
     if binary is None:
         raise RuntimeError("no redis-server found; pass --redis-url")
     with LocalRedis(binary) as server:
-        return {"redis": "local", "pace_ms": pace_ms,
-                "runs": [asyncio.run(run_one(server.url, n, pace_ms, "bench")) for n in spectators]}
+        return {
+            "redis": "local",
+            "pace_ms": pace_ms,
+            "runs": [asyncio.run(run_one(server.url, n, pace_ms, "bench")) for n in spectators],
+        }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,7 +78,9 @@ class Replay:
             seat_check = hmac_seat_check(secret_from_env())
         self.seat_check = seat_check
         if live_ids is None:
-            live_ids = redis_live_ids(store) if isinstance(store, RedisEventStore) else _no_live_ids()
+            live_ids = (
+                redis_live_ids(store) if isinstance(store, RedisEventStore) else _no_live_ids()
+            )
         self.live_ids = live_ids
         self.idle_ms = idle_ms
         self.decisions = decisions
@@ -116,13 +118,26 @@ class Replay:
         """The feed of ``game`` and what ``viewer`` may receive of it; raises Forbidden."""
         feed = await self.feed(game)
         header = decode_payload(decode_entry(feed.records[0]).payload, Header)
-        grant = authorize(game, self.policy(header), feed.over, header.players, viewer, token,
-                          delay_ms, self.seat_check)
+        grant = authorize(
+            game,
+            self.policy(header),
+            feed.over,
+            header.players,
+            viewer,
+            token,
+            delay_ms,
+            self.seat_check,
+        )
         return feed, grant
 
     async def get_events(
-        self, game: str, viewer: int, token: str | None = None,
-        after: int = 0, upto: int | None = None, delay_ms: int = 0,
+        self,
+        game: str,
+        viewer: int,
+        token: str | None = None,
+        after: int = 0,
+        upto: int | None = None,
+        delay_ms: int = 0,
     ) -> EventsPage:
         """Entries of ``game`` after ``after`` (up to ``upto``), redacted, delay applied."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
@@ -133,7 +148,11 @@ class Replay:
         return EventsPage(grant, out, max(end, after), feed.over)
 
     async def stream(
-        self, game: str, viewer: int, token: str | None = None, after: int = 0,
+        self,
+        game: str,
+        viewer: int,
+        token: str | None = None,
+        after: int = 0,
         delay_ms: int = 0,
     ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
         """Batches of (seq, entry JSON) after ``after``, each released no earlier than the grant's
@@ -142,7 +161,11 @@ class Replay:
         return self._entries(self._watch(feed, grant, max(0, after), decisions=False))
 
     async def watch(
-        self, game: str, viewer: int, token: str | None = None, after: int = 0,
+        self,
+        game: str,
+        viewer: int,
+        token: str | None = None,
+        after: int = 0,
         delay_ms: int = 0,
     ) -> AsyncGenerator[Update, None]:
         """Like ``stream``, and after each batch the public pending decision (decisions.py):
@@ -153,7 +176,7 @@ class Replay:
 
     @staticmethod
     async def _entries(
-        updates: AsyncGenerator[Update, None]
+        updates: AsyncGenerator[Update, None],
     ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
         try:
             async for batch, _ in updates:
@@ -173,8 +196,11 @@ class Replay:
                 end = feed.released(grant.delay_ms, self.clock.now_ms())
                 batch: list[tuple[int, bytes]] = []
                 if end > after:
-                    batch = [(s, e) for s in range(after + 1, end + 1)
-                             if (e := feed.envelope(s, grant.viewer)) is not None]
+                    batch = [
+                        (s, e)
+                        for s in range(after + 1, end + 1)
+                        if (e := feed.envelope(s, grant.viewer)) is not None
+                    ]
                     after = end
                 if batch:
                     sent = None  # a viewer drops the decision it shows when entries arrive

@@ -34,7 +34,6 @@ from ..rules.core.views import SPECTATOR, decision_visible
 log = logging.getLogger(__name__)
 
 
-
 @dataclass(frozen=True)
 class Pending:
     """A pending decision as the engine shows a spectator: the log version it became pending at,
@@ -91,8 +90,9 @@ class EngineDecisions:
             self._channel = grpc.aio.insecure_channel(self.address)
             self._stub = game_pb2_grpc.GameServiceStub(self._channel)  # type: ignore[no-untyped-call]
         try:
-            r = await self._stub.GetDecision(game_pb2.GetDecisionRequest(game_id=game),
-                                             timeout=self.timeout_s)
+            r = await self._stub.GetDecision(
+                game_pb2.GetDecisionRequest(game_id=game), timeout=self.timeout_s
+            )
         except grpc.aio.AioRpcError as exc:
             if exc.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT):
                 return None  # not an engine game (a demo), or archived and gone

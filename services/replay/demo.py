@@ -32,15 +32,24 @@ def sleeper(ms: float) -> Pace:
 
 
 async def play_live(
-    store: EventStore, game_id: str, ruleset: str = "standard", players: int = 5, seed: int = 1,
-    pace: Pace | None = None, options: dict[str, Any] | None = None,
+    store: EventStore,
+    game_id: str,
+    ruleset: str = "standard",
+    players: int = 5,
+    seed: int = 1,
+    pace: Pace | None = None,
+    options: dict[str, Any] | None = None,
 ) -> GameLog:
     """Play a random-bot game into ``store``, awaiting ``pace`` before every answer."""
     salt = new_salt()
     header = Header(
-        game_id=game_id, ruleset=ruleset, players=players, rules_version=api.RULES_VERSION,
+        game_id=game_id,
+        ruleset=ruleset,
+        players=players,
+        rules_version=api.RULES_VERSION,
         seats=[Seat(f"bot{i}", True) for i in range(players)],
-        seed_commitment=commit_seed(seed, salt), options=options or {},
+        seed_commitment=commit_seed(seed, salt),
+        options=options or {},
         started_at_ms=int(time.time() * 1000),
     )
     log = await GameLog.start(store, header)
@@ -60,7 +69,6 @@ async def play_live(
         await log.record_answer(record, [api.encode_event(e) for e in events])
         for e in events:
             winners = list(getattr(e, "winner_seats", winners))
-    reveal = SeedReveal(seed=seed, salt=salt, ended_at_ms=int(time.time() * 1000),
-                        winners=winners)
+    reveal = SeedReveal(seed=seed, salt=salt, ended_at_ms=int(time.time() * 1000), winners=winners)
     await log.finish(reveal)
     return log

@@ -44,8 +44,12 @@ def header_json(h: Header) -> dict[str, Any]:
 
 def reveal_json(r: SeedReveal) -> dict[str, Any]:
     """A seed reveal as plain JSON data."""
-    return {"seed": r.seed, "salt": r.salt.hex(), "ended_at_ms": r.ended_at_ms,
-            "winners": list(r.winners)}
+    return {
+        "seed": r.seed,
+        "salt": r.salt.hex(),
+        "ended_at_ms": r.ended_at_ms,
+        "winners": list(r.winners),
+    }
 
 
 def _wrap(seq: int, kind: str, key: str, body: bytes) -> bytes:

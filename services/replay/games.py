@@ -73,18 +73,31 @@ def redis_live_ids(store: RedisEventStore) -> LiveIds:
 def summary_of(header: Header, reveal: SeedReveal | None, version: int) -> GameSummary:
     """A live game's summary from its header and, once it has finished, its seed reveal."""
     return GameSummary(
-        id=header.game_id, ruleset=header.ruleset, players=[s.player for s in header.seats],
-        bots=[s.bot for s in header.seats], start=header.started_at_ms,
-        end=reveal.ended_at_ms if reveal else 0, winners=list(reveal.winners) if reveal else [],
-        rules_version=header.rules_version, finished=reveal is not None, version=version,
+        id=header.game_id,
+        ruleset=header.ruleset,
+        players=[s.player for s in header.seats],
+        bots=[s.bot for s in header.seats],
+        start=header.started_at_ms,
+        end=reveal.ended_at_ms if reveal else 0,
+        winners=list(reveal.winners) if reveal else [],
+        rules_version=header.rules_version,
+        finished=reveal is not None,
+        version=version,
     )
 
 
 def archived_summary(r: CatalogRecord) -> GameSummary:
     """An archived game's summary from its catalog record."""
     return GameSummary(
-        id=r.id, ruleset=r.ruleset, players=list(r.players), bots=list(r.bots), start=r.start,
-        end=r.end, winners=list(r.winners), rules_version=r.rules_version, finished=True,
+        id=r.id,
+        ruleset=r.ruleset,
+        players=list(r.players),
+        bots=list(r.bots),
+        start=r.start,
+        end=r.end,
+        winners=list(r.winners),
+        rules_version=r.rules_version,
+        finished=True,
         archived=True,
     )
 

@@ -29,22 +29,36 @@ _CODES = {NotFound: "NOT_FOUND", Forbidden: "PERMISSION_DENIED", BadRequest: "IN
 def summary_pb(g: GameSummary) -> replay_pb2.GameSummary:
     """A lobby summary as its proto message."""
     return replay_pb2.GameSummary(
-        game_id=g.id, ruleset=g.ruleset, start_ms=g.start, end_ms=g.end, winners=g.winners,
-        rules_version=g.rules_version, finished=g.finished,
-        seats=[common_pb2.Seat(seat=i, player=p, bot=b)
-               for i, (p, b) in enumerate(zip(g.players, g.bots, strict=False))])
+        game_id=g.id,
+        ruleset=g.ruleset,
+        start_ms=g.start,
+        end_ms=g.end,
+        winners=g.winners,
+        rules_version=g.rules_version,
+        finished=g.finished,
+        seats=[
+            common_pb2.Seat(seat=i, player=p, bot=b)
+            for i, (p, b) in enumerate(zip(g.players, g.bots, strict=False))
+        ],
+    )
 
 
 def envelope_pb(feed: GameFeed, seq: int, data: bytes, with_hash: bool) -> common_pb2.EventEnvelope:
     """One entry envelope (JSON from envelope.py) as an EventEnvelope."""
     x = msgspec.json.decode(data)
     kind = x["kind"]
-    body = x.get({"event": "event", "answer": "answer", "header": "header",
-                  "seed_reveal": "reveal"}.get(kind, ""), {})
+    body = x.get(
+        {"event": "event", "answer": "answer", "header": "header", "seed_reveal": "reveal"}.get(
+            kind, ""
+        ),
+        {},
+    )
     return common_pb2.EventEnvelope(
-        seq=seq, type=body.get("type", kind) if kind == "event" else kind,
+        seq=seq,
+        type=body.get("type", kind) if kind == "event" else kind,
         hash=decode_entry(feed.records[seq - 1]).hash if with_hash else b"",
-        payload_json=json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+        payload_json=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+    )
 
 
 def _token(context: Any) -> str | None:
@@ -68,13 +82,15 @@ class ReplayServicer:
         """Live and archived games; page_token is the offset of the next page."""
         offset = int(request.page_token or 0)
         limit = request.limit or 100
-        games = await self.replay.list_games(GameFilter(ruleset=request.ruleset,
-                                                        player=request.player, limit=0))
-        page = games[offset: offset + limit]
+        games = await self.replay.list_games(
+            GameFilter(ruleset=request.ruleset, player=request.player, limit=0)
+        )
+        page = games[offset : offset + limit]
         more = offset + limit < len(games)
         self.replay.metrics.listed_games("grpc", len(page))
-        return replay_pb2.ListGamesResponse(games=[summary_pb(g) for g in page],
-                                            next_page_token=str(offset + limit) if more else "")
+        return replay_pb2.ListGamesResponse(
+            games=[summary_pb(g) for g in page], next_page_token=str(offset + limit) if more else ""
+        )
 
     async def GetGame(self, request: Any, context: Any) -> replay_pb2.GameSummary:
         """One game's summary."""
@@ -87,21 +103,28 @@ class ReplayServicer:
     async def GetEvents(self, request: Any, context: Any) -> replay_pb2.GetEventsResponse:
         """Entries from_seq < seq <= upto_seq, redacted for the viewer."""
         try:
-            page = await self.replay.get_events(request.game_id, request.viewer, _token(context),
-                                                request.from_seq, request.upto_seq or None)
+            page = await self.replay.get_events(
+                request.game_id,
+                request.viewer,
+                _token(context),
+                request.from_seq,
+                request.upto_seq or None,
+            )
             feed = await self.replay.feed(request.game_id)
         except (NotFound, Forbidden, BadRequest) as exc:
             await self._fail(context, exc)
             raise
         full = page.grant.viewer == -2 or page.over
-        return replay_pb2.GetEventsResponse(events=[
-            envelope_pb(feed, msgspec.json.decode(e)["seq"], e, full) for e in page.entries])
+        return replay_pb2.GetEventsResponse(
+            events=[envelope_pb(feed, msgspec.json.decode(e)["seq"], e, full) for e in page.entries]
+        )
 
     async def StreamGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """Live tail, redacted, held ``delay_ms`` (at least the table's delay) behind."""
         try:
-            batches = await self.replay.stream(request.game_id, request.viewer, _token(context),
-                                               request.from_seq, request.delay_ms)
+            batches = await self.replay.stream(
+                request.game_id, request.viewer, _token(context), request.from_seq, request.delay_ms
+            )
             feed = await self.replay.feed(request.game_id)
         except (NotFound, Forbidden, BadRequest) as exc:
             await self._fail(context, exc)
@@ -125,10 +148,13 @@ class ReplayServicer:
             await self._fail(context, exc)
             raise
         d = r.divergence
-        return replay_pb2.VerifyResponse(ok=r.ok, entries=r.entries,
-                                         divergence_seq=d.entry if d else 0,
-                                         divergence_kind=d.kind if d else "",
-                                         reason=d.reason if d else "")
+        return replay_pb2.VerifyResponse(
+            ok=r.ok,
+            entries=r.entries,
+            divergence_seq=d.entry if d else 0,
+            divergence_kind=d.kind if d else "",
+            reason=d.reason if d else "",
+        )
 
 
 async def start_grpc(replay: Replay, address: str) -> tuple[Any, int]:

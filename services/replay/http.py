@@ -38,8 +38,14 @@ MAX_HEAD = 16 * 1024
 KEEPALIVE_S = 15.0
 WEB = resources.files(__package__).joinpath("web")
 Route = Callable[["Request", asyncio.StreamWriter], Awaitable[None]]
-_STATUS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
-           405: "Method Not Allowed", 500: "Internal Server Error"}
+_STATUS = {
+    200: "OK",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    500: "Internal Server Error",
+}
 
 
 @dataclass
@@ -61,8 +67,12 @@ class Request:
 
 
 def _head(status: int, ctype: str, extra: str = "", length: int | None = None) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_STATUS.get(status, 'OK')}", f"Content-Type: {ctype}",
-             "Cache-Control: no-store", "X-Content-Type-Options: nosniff"]
+    lines = [
+        f"HTTP/1.1 {status} {_STATUS.get(status, 'OK')}",
+        f"Content-Type: {ctype}",
+        "Cache-Control: no-store",
+        "X-Content-Type-Options: nosniff",
+    ]
     if length is not None:
         lines += [f"Content-Length: {length}", "Connection: close"]
     return ("\r\n".join(lines) + "\r\n" + extra + "\r\n").encode()
@@ -97,8 +107,9 @@ class HttpServer:
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         """Listen; returns the bound port."""
-        self.server = await asyncio.start_server(self._serve, host, port, limit=MAX_HEAD,
-                                                 backlog=2048)
+        self.server = await asyncio.start_server(
+            self._serve, host, port, limit=MAX_HEAD, backlog=2048
+        )
         return int(self.server.sockets[0].getsockname()[1])
 
     async def close(self) -> None:
@@ -175,8 +186,13 @@ class HttpServer:
                 return "verify", lambda r, w: self._verify(p[2], w)
         return None
 
-    async def _send(self, w: asyncio.StreamWriter, status: int, body: object,
-                    ctype: str = "application/json; charset=utf-8") -> None:
+    async def _send(
+        self,
+        w: asyncio.StreamWriter,
+        status: int,
+        body: object,
+        ctype: str = "application/json; charset=utf-8",
+    ) -> None:
         data = body if isinstance(body, bytes) else msgspec.json.encode(body)
         w.write(_head(status, ctype, length=len(data)) + data)
         await w.drain()
@@ -191,9 +207,14 @@ class HttpServer:
         await self._send(w, 200, f.read_bytes(), ctype)
 
     async def _games(self, req: Request, w: asyncio.StreamWriter) -> None:
-        f = GameFilter(ruleset=req.query.get("ruleset", ""), player=req.query.get("player", ""),
-                       status=req.query.get("status", ""), since_ms=req.int_arg("since"),
-                       until_ms=req.int_arg("until"), limit=req.int_arg("limit", 100))
+        f = GameFilter(
+            ruleset=req.query.get("ruleset", ""),
+            player=req.query.get("player", ""),
+            status=req.query.get("status", ""),
+            since_ms=req.int_arg("since"),
+            until_ms=req.int_arg("until"),
+            limit=req.int_arg("limit", 100),
+        )
         if f.status not in ("", "live", "finished"):
             raise BadRequest("status must be live or finished")
         games = await self.replay.list_games(f)
@@ -206,8 +227,11 @@ class HttpServer:
         from .envelope import header_json
 
         body = b'{"header":%s,"over":%s,"version":%d,"cards":%s}' % (
-            msgspec.json.encode(header_json(header)), b"true" if feed.over else b"false",
-            feed.version, await self.replay.cards(game))
+            msgspec.json.encode(header_json(header)),
+            b"true" if feed.over else b"false",
+            feed.version,
+            await self.replay.cards(game),
+        )
         await self._send(w, 200, body)
 
     def _viewer_args(self, req: Request) -> tuple[int, str | None, int]:
@@ -219,11 +243,17 @@ class HttpServer:
 
     async def _events(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
         viewer, token, delay = self._viewer_args(req)
-        page = await self.replay.get_events(game, viewer, token, req.int_arg("from"),
-                                            req.int_arg("to") or None, delay)
+        page = await self.replay.get_events(
+            game, viewer, token, req.int_arg("from"), req.int_arg("to") or None, delay
+        )
         body = b'{"game":%s,"viewer":%d,"delay_ms":%d,"upto":%d,"over":%s,"entries":[%s]}' % (
-            json.dumps(game).encode(), page.grant.viewer, page.grant.delay_ms, page.upto,
-            b"true" if page.over else b"false", b",".join(page.entries))
+            json.dumps(game).encode(),
+            page.grant.viewer,
+            page.grant.delay_ms,
+            page.upto,
+            b"true" if page.over else b"false",
+            b",".join(page.entries),
+        )
         await self._send(w, 200, body)
 
     async def _stream(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
@@ -238,8 +268,13 @@ class HttpServer:
         spectators.inc()
         pending: asyncio.Task[Update] | None = None
         try:
-            w.write(_head(200, "text/event-stream; charset=utf-8",
-                          "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n"))
+            w.write(
+                _head(
+                    200,
+                    "text/event-stream; charset=utf-8",
+                    "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n",
+                )
+            )
             w.write(b"retry: 2000\n\n")
             await w.drain()
             it = aiter(batches)

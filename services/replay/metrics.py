@@ -19,21 +19,44 @@ class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
         r = self.registry
-        self.spectators = Gauge("arena_replay_spectators", "open live-game streams (SSE "
-                                "/api/games/ID/stream, gRPC StreamGame), by transport",
-                                ["transport"], registry=r)
-        self.events = Counter("arena_replay_events_sent", "log entries sent on streams, by "
-                              "transport", ["transport"], registry=r)
-        self.decisions = Counter("arena_replay_decisions_sent", "pending-decision messages sent "
-                                 "on SSE streams", registry=r)
-        self.requests = Counter("arena_replay_http_requests", "HTTP requests by route and status "
-                                "class (2xx, 4xx, 5xx)", ["route", "status"], registry=r)
-        self.listings = Counter("arena_replay_listings", "lobby listings (GET /api/games, gRPC "
-                                "ListGames), by transport", ["transport"], registry=r)
-        self.listed = Counter("arena_replay_games_listed", "game summaries returned by lobby "
-                              "listings, by transport", ["transport"], registry=r)
-        self.feeds = Gauge("arena_replay_feeds", "games held in memory (live tails and recent "
-                           "replays)", registry=r)
+        self.spectators = Gauge(
+            "arena_replay_spectators",
+            "open live-game streams (SSE /api/games/ID/stream, gRPC StreamGame), by transport",
+            ["transport"],
+            registry=r,
+        )
+        self.events = Counter(
+            "arena_replay_events_sent",
+            "log entries sent on streams, by transport",
+            ["transport"],
+            registry=r,
+        )
+        self.decisions = Counter(
+            "arena_replay_decisions_sent",
+            "pending-decision messages sent on SSE streams",
+            registry=r,
+        )
+        self.requests = Counter(
+            "arena_replay_http_requests",
+            "HTTP requests by route and status class (2xx, 4xx, 5xx)",
+            ["route", "status"],
+            registry=r,
+        )
+        self.listings = Counter(
+            "arena_replay_listings",
+            "lobby listings (GET /api/games, gRPC ListGames), by transport",
+            ["transport"],
+            registry=r,
+        )
+        self.listed = Counter(
+            "arena_replay_games_listed",
+            "game summaries returned by lobby listings, by transport",
+            ["transport"],
+            registry=r,
+        )
+        self.feeds = Gauge(
+            "arena_replay_feeds", "games held in memory (live tails and recent replays)", registry=r
+        )
         # the children each place increments, looked up once (labels() costs microseconds)
         self.open = {t: self.spectators.labels(t) for t in TRANSPORTS}
         self.sent = {t: self.events.labels(t) for t in TRANSPORTS}

@@ -25,28 +25,60 @@ log = logging.getLogger(__name__)
 
 def parser() -> argparse.ArgumentParser:
     """The command's arguments."""
-    p = argparse.ArgumentParser(prog="arena replay-server", description=(
-        "Serve replays and live spectating: the web viewer and HTTP/SSE API, and gRPC "
-        "ReplayService."))
+    p = argparse.ArgumentParser(
+        prog="arena replay-server",
+        description=(
+            "Serve replays and live spectating: the web viewer and HTTP/SSE API, and gRPC "
+            "ReplayService."
+        ),
+    )
     p.add_argument("--port", type=int, default=0, help="gRPC port (0: no gRPC)")
     p.add_argument("--http-port", type=int, default=8080)
-    p.add_argument("--metrics-port", type=int, default=None,
-                   help="serve /metrics here (0 = any free port; default: none)")
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve /metrics here (0 = any free port; default: none)",
+    )
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL"),
-                   help="default: $REDIS_URL, else a throw-away redis-server")
+    p.add_argument(
+        "--redis-url",
+        default=os.environ.get("REDIS_URL"),
+        help="default: $REDIS_URL, else a throw-away redis-server",
+    )
     p.add_argument("--namespace", default="arena", help="Redis key prefix")
-    p.add_argument("--archive", type=Path, default=Path("var/archive"),
-                   help="folder of finished games (GAME.arena + catalog.jsonl)")
-    p.add_argument("--spectator-delay-ms", type=int, default=0,
-                   help="hold live spectators at least this far behind")
-    p.add_argument("--god-delay-ms", type=int, default=None,
-                   help="allow the god view of live games this far behind (default: only at the end)")
-    p.add_argument("--engine", default="", metavar="HOST:PORT",
-                   help="an engine worker's GameService: the live table shows the pending "
-                        "decision (its public part; none if absent)")
-    p.add_argument("--demo", type=int, default=0, metavar="N",
-                   help="also play N random-bot games, one after another, at a watchable pace")
+    p.add_argument(
+        "--archive",
+        type=Path,
+        default=Path("var/archive"),
+        help="folder of finished games (GAME.arena + catalog.jsonl)",
+    )
+    p.add_argument(
+        "--spectator-delay-ms",
+        type=int,
+        default=0,
+        help="hold live spectators at least this far behind",
+    )
+    p.add_argument(
+        "--god-delay-ms",
+        type=int,
+        default=None,
+        help="allow the god view of live games this far behind (default: only at the end)",
+    )
+    p.add_argument(
+        "--engine",
+        default="",
+        metavar="HOST:PORT",
+        help="an engine worker's GameService: the live table shows the pending "
+        "decision (its public part; none if absent)",
+    )
+    p.add_argument(
+        "--demo",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also play N random-bot games, one after another, at a watchable pace",
+    )
     return p
 
 
@@ -58,8 +90,14 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     await clock.sync()
     decisions = EngineDecisions(args.engine) if args.engine else None
     metrics = Metrics()
-    replay = Replay(store, args.archive, policy=lambda h: policy, clock=clock,
-                    decisions=decisions, metrics=metrics)
+    replay = Replay(
+        store,
+        args.archive,
+        policy=lambda h: policy,
+        clock=clock,
+        decisions=decisions,
+        metrics=metrics,
+    )
     exporter = None
     if args.metrics_port is not None:
         exporter = serve_metrics(args.metrics_port, metrics.registry)
@@ -113,8 +151,9 @@ async def _demo(store: RedisEventStore, games: int) -> object:
     from .demo import play_live, sleeper
 
     for i in range(games):
-        await play_live(store, f"demo-{int(time.time())}-{i}", players=6, seed=i + 1,
-                        pace=sleeper(300))
+        await play_live(
+            store, f"demo-{int(time.time())}-{i}", players=6, seed=i + 1, pace=sleeper(300)
+        )
     return None
 
 

@@ -21,10 +21,31 @@ from .core.views import apply as _apply
 from .rulesets.standard import RULES_VERSION
 
 __all__ = [
-    "Answer", "Decision", "Event", "Game", "IllegalAnswer", "GOD", "SPECTATOR", "RULES_VERSION",
-    "advance", "submit", "pending", "new_game", "snapshot", "restore", "fork", "redact",
-    "encode_event", "decode_event", "default_answer", "is_over", "rulesets", "UnknownOption",
-    "View", "new_view", "apply_view",
+    "Answer",
+    "Decision",
+    "Event",
+    "Game",
+    "IllegalAnswer",
+    "GOD",
+    "SPECTATOR",
+    "RULES_VERSION",
+    "advance",
+    "submit",
+    "pending",
+    "new_game",
+    "snapshot",
+    "restore",
+    "fork",
+    "redact",
+    "encode_event",
+    "decode_event",
+    "default_answer",
+    "is_over",
+    "rulesets",
+    "UnknownOption",
+    "View",
+    "new_view",
+    "apply_view",
 ]
 
 
@@ -50,22 +71,28 @@ def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, A
     out = rs.option_defaults()
     for k, v in (options or {}).items():
         if k not in out:
-            raise UnknownOption(f"unknown option {k!r} for ruleset {ruleset!r} "
-                                f"(known: {', '.join(sorted(out))})")
+            raise UnknownOption(
+                f"unknown option {k!r} for ruleset {ruleset!r} (known: {', '.join(sorted(out))})"
+            )
         out[k] = v
     return out
 
 
-def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None
-             ) -> Game:
+def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None) -> Game:
     """A freshly dealt game; call :func:`advance` to run it to its first decision."""
     opts = resolve_options(ruleset, options)
     rs = RULESETS[ruleset]
     if not rs.min_players <= players <= rs.max_players:
-        raise UnknownOption(f"{ruleset} takes {rs.min_players}–{rs.max_players} players, "
-                            f"not {players}")
-    g = Game(ruleset=ruleset, options=opts, seed=seed, cards=rs.deck(opts),
-             players=[Player(seat=i) for i in range(players)])
+        raise UnknownOption(
+            f"{ruleset} takes {rs.min_players}–{rs.max_players} players, not {players}"
+        )
+    g = Game(
+        ruleset=ruleset,
+        options=opts,
+        seed=seed,
+        cards=rs.deck(opts),
+        players=[Player(seat=i) for i in range(players)],
+    )
     rs.setup(g)
     return g
 

@@ -22,8 +22,13 @@ from .core.state import Game
 FORK_SAMPLES_PER_GAME = 3
 
 
-def _play(ruleset: str, players: int, seed: int, options: dict[str, Any] | None,
-          keep: list[Game] | None = None) -> tuple[int, int]:
+def _play(
+    ruleset: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any] | None,
+    keep: list[Game] | None = None,
+) -> tuple[int, int]:
     """Play one game with the random policy on every seat; returns (decisions, events).
 
     With ``keep``, forks of a few mid-game states are appended to it (for timing ``fork``).
@@ -62,8 +67,9 @@ def fork_us(states: list[Game], repeat: int = 5) -> float:
     return statistics.median(times) * 1e6 if times else 0.0
 
 
-def bench_engine(ruleset: str, players: int, games: int, seed: int = 1,
-                 options: dict[str, Any] | None = None) -> dict[str, Any]:
+def bench_engine(
+    ruleset: str, players: int, games: int, seed: int = 1, options: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Play ``games`` random games and report throughput, fork latency and peak memory."""
     decisions = events = 0
     t0 = time.perf_counter()
@@ -89,8 +95,14 @@ def bench_engine(ruleset: str, players: int, games: int, seed: int = 1,
     }
 
 
-def profile_engine(ruleset: str, players: int, games: int, seed: int = 1, top: int = 30,
-                   options: dict[str, Any] | None = None) -> str:
+def profile_engine(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int = 1,
+    top: int = 30,
+    options: dict[str, Any] | None = None,
+) -> str:
     """Run the games under cProfile; the top functions by cumulative and by own time."""
     prof = cProfile.Profile()
     prof.enable()

@@ -28,8 +28,7 @@ class LocalEngine:
         self.submits = 0
         self.seen_by: set[int] = set()  # viewers entries were redacted for
 
-    async def submit(self, game: str, token: str, decision: int, picks: list[str]
-                     ) -> Submitted:
+    async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
         self.submits += 1
         try:
             r = await self.games.submit_action(game, token, decision, picks)
@@ -37,8 +36,9 @@ class LocalEngine:
             raise EngineError(exc.code, exc.reason) from None
         return Submitted(r.duplicate, r.version, r.over)
 
-    async def entries(self, game: str, token: str, after: int
-                      ) -> AsyncGenerator[tuple[int, str, str], None]:
+    async def entries(
+        self, game: str, token: str, after: int
+    ) -> AsyncGenerator[tuple[int, str, str], None]:
         viewer = tokens.verify(SECRET, token).s
         self.seen_by.add(viewer)
         for seq, data in await self.games.store.read(game, after):
@@ -58,8 +58,13 @@ async def _setup(policy: str, players: int = 4, seed: int = 3) -> tuple[Games, M
     return games, side
 
 
-async def _play(games: Games, side: MemorySide, answerers: list[Answerer],
-                repeat: bool = False, views: bool = True) -> dict[str, int]:
+async def _play(
+    games: Games,
+    side: MemorySide,
+    answerers: list[Answerer],
+    repeat: bool = False,
+    views: bool = True,
+) -> dict[str, int]:
     """Feed every published decision to the answerers in turn until the game ends (without
     their `view` field if not `views`, so bots catch up through the engine)."""
     outcomes: dict[str, int] = {}
@@ -114,8 +119,11 @@ async def test_stale_and_poison_messages() -> None:
     assert await answerer.handle(first) == "answered"
     other = Answerer(LocalEngine(games), Minds("random"), SECRET)
     assert await other.handle(first) == "duplicate"  # the engine's no-op
-    later = {**first, b"decision": b"999",
-             b"body": first[b"body"].replace(b'"id":' + first[b"decision"], b'"id":999')}
+    later = {
+        **first,
+        b"decision": b"999",
+        b"body": first[b"body"].replace(b'"id":' + first[b"decision"], b'"id":999'),
+    }
     assert await other.handle(later) == "stale"  # not pending: acked and dropped
     with pytest.raises(Poison):
         await other.handle({b"game": b"g1", b"body": b"{"})
@@ -129,8 +137,7 @@ async def test_transient_errors_are_retried_then_left_pending() -> None:
     class Flaky(LocalEngine):
         fails = 2
 
-        async def submit(self, game: str, token: str, decision: int, picks: list[str]
-                         ) -> Submitted:
+        async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
             if self.fails:
                 self.fails -= 1
                 raise EngineError("UNAVAILABLE", "down")

@@ -74,6 +74,7 @@ def test_plays_from_bytes_of_its_own_view_only() -> None:
 
 def test_deterministic_for_a_seed() -> None:
     """The same seeds give the same game, answer for answer."""
+
     def run() -> list[list[str]]:
         answers: list[list[str]] = []
         g = api.new_game("honglou", 10, 5)
@@ -98,7 +99,14 @@ def test_unknown_kind_falls_back_safely() -> None:
     view = tables[0].views[0]
     p.mem = tables[0].policies[0].mem  # type: ignore[attr-defined]
     for declinable in (True, False):
-        d = Decision(id=1, seat=0, kind="mystery", options=["a", "b", "c"], min=2, max=2,
-                     declinable=declinable)
+        d = Decision(
+            id=1,
+            seat=0,
+            kind="mystery",
+            options=["a", "b", "c"],
+            min=2,
+            max=2,
+            declinable=declinable,
+        )
         picks = p.act(d, view).picks
         assert legal(d, picks) and (picks == [] if declinable else len(picks) == 2)

@@ -34,14 +34,22 @@ class Stub:
         return "answered"
 
 
-async def test_poison_transient_and_broken(redis_client: aioredis.Redis,
-                                           redis_namespace: str) -> None:
+async def test_poison_transient_and_broken(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
     stream = f"{ns}:decisions"
     for kind in ("ok", "poison", "flaky", "broken"):
         await publish(redis_client, stream, {"kind": kind})
-    consumer = GroupConsumer(redis_client, stream, GROUP, "c0", min_idle_ms=50,
-                             max_deliveries=3, dead_stream=f"{ns}:dead")
+    consumer = GroupConsumer(
+        redis_client,
+        stream,
+        GROUP,
+        "c0",
+        min_idle_ms=50,
+        max_deliveries=3,
+        dead_stream=f"{ns}:dead",
+    )
     stub = Stub()
     worker = BotWorker(consumer, stub, claim_every_s=0.02)  # type: ignore[arg-type]
     stop = asyncio.Event()

@@ -37,14 +37,18 @@ def test_every_registered_ruleset_is_covered() -> None:
     assert {t[0] for t in TABLES} == set(RULESETS)
 
 
-@pytest.mark.parametrize(("ruleset", "players", "options", "games"), TABLES,
-                         ids=[f"{t[0]}-{t[1]}-{'-'.join(map(str, t[2].values())) or 'default'}"
-                              for t in TABLES])
-def test_every_answer_is_accepted(ruleset: str, players: int, options: dict[str, Any],
-                                  games: int) -> None:
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "games"),
+    TABLES,
+    ids=[f"{t[0]}-{t[1]}-{'-'.join(map(str, t[2].values())) or 'default'}" for t in TABLES],
+)
+def test_every_answer_is_accepted(
+    ruleset: str, players: int, options: dict[str, Any], games: int
+) -> None:
     for seed in range(games):
-        g, counts = play_game(ruleset, players, 300 + seed, MIXES[seed % len(MIXES)], options,
-                              strict=True)
+        g, counts = play_game(
+            ruleset, players, 300 + seed, MIXES[seed % len(MIXES)], options, strict=True
+        )
         assert g.over and counts["decisions"] > 0
 
 
@@ -85,12 +89,14 @@ def test_extended_identity_decisions_are_played(monkeypatch: pytest.MonkeyPatch)
     for seed in range(8):
         play_game("extended", 12, 60 + seed, ["heuristic"], {"variant": "advanced"}, strict=True)
     topics = Counter(_topic(d) for d, _ in seen)
-    assert topics["pantu"] + topics["策立"] + topics["势颓"] + topics["背水"] + topics["暴乱"] > 0, \
-        topics
+    assert (
+        topics["pantu"] + topics["策立"] + topics["势颓"] + topics["背水"] + topics["暴乱"] > 0
+    ), topics
 
 
 def test_chengtian_camp_order_and_the_opponent_is_the_enemy(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     seen = _record(monkeypatch)
     tables: list[Table] = []
     play_game("chengtian", 2, 5, ["heuristic"], strict=True, table_out=tables)
@@ -98,11 +104,14 @@ def test_chengtian_camp_order_and_the_opponent_is_the_enemy(
     p = tables[0].policies[0]
     assert isinstance(p, HeuristicPolicy) and p.mem.rivals and p.mem.belief is None
     # the heuristic attacks: some 杀 targets were picked
-    assert any(d.kind == "targets" and d.info.get("card") in ("杀", "火杀", "雷杀") and picks
-               for d, picks in seen)
+    assert any(
+        d.kind == "targets" and d.info.get("card") in ("杀", "火杀", "雷杀") and picks
+        for d, picks in seen
+    )
 
 
 # --- role inference over any role table --------------------------------------------------------
+
 
 def test_classes_follow_the_camps() -> None:
     ext = RULESETS["extended"]
@@ -152,8 +161,10 @@ def test_role_learned_and_the_factored_belief() -> None:
 
 def test_a_role_gained_in_play_keeps_the_old_card_hidden() -> None:
     cards = ["lord", "loyalist", "rebel", "rebel", "renegade"]
-    for b in (RoleBelief(cards, {0: "lord", 1: "rebel"}),
-              FactoredBelief(cards, {0: "lord", 1: "rebel"})):
+    for b in (
+        RoleBelief(cards, {0: "lord", 1: "rebel"}),
+        FactoredBelief(cards, {0: "lord", 1: "rebel"}),
+    ):
         b.reveal(2, "pantu")  # not a dealt card: a conversion
         assert b.known_role[2] == "pantu"
         total = sum(sum(b.marginals()[s].values()) for s in (3, 4))
@@ -161,8 +172,10 @@ def test_a_role_gained_in_play_keeps_the_old_card_hidden() -> None:
 
 
 def test_insight_narrows_the_belief() -> None:
-    b = make_belief(["lord", "loyalist", "loyalist", "rebel", "rebel", "rebel", "renegade"],
-                    {0: "lord", 1: "loyalist"})
+    b = make_belief(
+        ["lord", "loyalist", "loyalist", "rebel", "rebel", "rebel", "renegade"],
+        {0: "lord", 1: "loyalist"},
+    )
     b.restrict(3, {"rebel"})
     assert b.prob(3, "rebel") == pytest.approx(1.0)
 

@@ -35,28 +35,34 @@ def test_full_measurement_by_camp() -> None:
 
 # --- the other rulesets (issues 10 and 11): whole camps share a policy --------------------------
 
-NEW_TABLES = [("extended", 8, {"variant": "beginner"}), ("jinyu", 8, {"mougong": True}),
-              ("jinyu", 8, {})]
+NEW_TABLES = [
+    ("extended", 8, {"variant": "beginner"}),
+    ("jinyu", 8, {"mougong": True}),
+    ("jinyu", 8, {}),
+]
 
 
-@pytest.mark.parametrize(("ruleset", "players", "options", "games"),
-                         [("extended", 8, {"variant": "beginner"}, 120),
-                          ("jinyu", 8, {"mougong": True}, 100)])
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "games"),
+    [("extended", 8, {"variant": "beginner"}, 120), ("jinyu", 8, {"mougong": True}, 100)],
+)
 def test_heuristic_lords_side_beats_random_on_new_rulesets(
-        ruleset: str, players: int, options: dict[str, object], games: int) -> None:
+    ruleset: str, players: int, options: dict[str, object], games: int
+) -> None:
     """A quick check: the heuristic lord's side wins clearly more than random's (measured at 200
     games: extended beginner +0.51 [0.39, 0.61], jinyu +0.44 [0.31, 0.55])."""
-    out = selfplay(ruleset, players, games, 1, ["heuristic", "random"], dict(options),
-                   assign="camp")
+    out = selfplay(
+        ruleset, players, games, 1, ["heuristic", "random"], dict(options), assign="camp"
+    )
     assert out["margin"]["lord"]["ci95"][0] > 0, out["margin"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "players", "options"), NEW_TABLES)
-def test_full_measurement_new_rulesets(ruleset: str, players: int,
-                                       options: dict[str, object]) -> None:
+def test_full_measurement_new_rulesets(
+    ruleset: str, players: int, options: dict[str, object]
+) -> None:
     """2,000 games by camp: the heuristic side wins more as the lord's side and as the rebels."""
-    out = selfplay(ruleset, players, 2000, 1, ["heuristic", "random"], dict(options),
-                   assign="camp")
+    out = selfplay(ruleset, players, 2000, 1, ["heuristic", "random"], dict(options), assign="camp")
     assert out["margin"]["lord"]["ci95"][0] > 0, out["margin"]
     assert out["margin"]["rebel"]["ci95"][0] > 0, out["margin"]

@@ -67,14 +67,15 @@ async def _head(client: aioredis.Redis, ns: str, game: str) -> int:
 
 
 async def _pending(client: aioredis.Redis, ns: str, consumer: str) -> int:
-    rows: Any = await client.xpending_range(f"{ns}:decisions", "bots", "-", "+", 100,
-                                            consumername=consumer)
+    rows: Any = await client.xpending_range(
+        f"{ns}:decisions", "bots", "-", "+", 100, consumername=consumer
+    )
     return len(rows)
 
 
-async def test_two_engines_two_bots_one_bot_killed(redis_url: str, redis_namespace: str,
-                                                   redis_client: aioredis.Redis,
-                                                   tmp_path: Path) -> None:
+async def test_two_engines_two_bots_one_bot_killed(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
     engines = start_engines(redis_url, ns, 2, archive, repost_ms=60_000)
     bots = start_bots(redis_url, ns, 2, [port for _, port in engines], "random")
@@ -101,9 +102,9 @@ async def test_two_engines_two_bots_one_bot_killed(redis_url: str, redis_namespa
     assert outcomes.get("answered", 0) > 0
 
 
-async def test_duplicated_messages_do_not_double_answer(redis_url: str, redis_namespace: str,
-                                                        redis_client: aioredis.Redis,
-                                                        tmp_path: Path) -> None:
+async def test_duplicated_messages_do_not_double_answer(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+) -> None:
     """A second SubmitAction for a decision is a no-op at the engine; then every decisions
     message is published twice, and each decision is still answered once."""
     ns, archive = redis_namespace, tmp_path / "archive"

@@ -17,9 +17,15 @@ from pathlib import Path
 from typing import Any
 
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--disable-dev-shm-usage", "--remote-debugging-pipe",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--remote-debugging-pipe",
 ]
 
 
@@ -35,10 +41,19 @@ class Chromium:
             os.dup2(out_w, 4)
 
         self.proc = subprocess.Popen(
-            [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-             "about:blank"],
-            pass_fds=(3, 4), preexec_fn=wire, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                binary,
+                *FLAGS,
+                f"--user-data-dir={profile}",
+                f"--window-size={width},{height}",
+                "about:blank",
+            ],
+            pass_fds=(3, 4),
+            preexec_fn=wire,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         os.close(cmd_r)
         os.close(out_w)
         self._next = 0
@@ -47,11 +62,18 @@ class Chromium:
         threading.Thread(target=self._read, daemon=True).start()
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)[
-            "sessionId"]
+            "sessionId"
+        ]
         self.call("Page.enable", session=True)
         self.call("Runtime.enable", session=True)
-        self.call("Emulation.setDeviceMetricsOverride", session=True, width=width,
-                  height=height, deviceScaleFactor=1, mobile=False)
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            session=True,
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
 
     def _read(self) -> None:
         buf = b""
@@ -68,8 +90,9 @@ class Chromium:
                         self._replies[msg["id"]] = msg
                         self._cond.notify_all()
 
-    def call(self, method: str, session: bool = False, timeout: float = 30,
-             **params: Any) -> dict[str, Any]:
+    def call(
+        self, method: str, session: bool = False, timeout: float = 30, **params: Any
+    ) -> dict[str, Any]:
         """Send one command and wait for its reply."""
         with self._cond:
             self._next += 1
@@ -97,8 +120,13 @@ class Chromium:
 
     def js(self, expression: str) -> Any:
         """Evaluate an expression in the page; its JSON value."""
-        r = self.call("Runtime.evaluate", session=True, expression=expression,
-                      returnByValue=True, awaitPromise=True)
+        r = self.call(
+            "Runtime.evaluate",
+            session=True,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=True,
+        )
         if "exceptionDetails" in r:
             raise RuntimeError(f"page error: {r['exceptionDetails']}")
         return r["result"].get("value")

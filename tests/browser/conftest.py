@@ -75,14 +75,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_replay_server(redis_url: str, namespace: str, archive: Path,
-                        extra: list[str]) -> tuple[subprocess.Popen[str], str]:
+def start_replay_server(
+    redis_url: str, namespace: str, archive: Path, extra: list[str]
+) -> tuple[subprocess.Popen[str], str]:
     """``arena replay-server`` as a real process over the test's Redis namespace."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "replay-server", "--http-port", str(port),
-         "--redis-url", redis_url, "--namespace", namespace, "--archive", str(archive), *extra],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "replay-server",
+            "--http-port",
+            str(port),
+            "--redis-url",
+            redis_url,
+            "--namespace",
+            namespace,
+            "--archive",
+            str(archive),
+            *extra,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -91,7 +109,9 @@ def start_replay_server(redis_url: str, namespace: str, archive: Path,
         except OSError:
             if proc.poll() is not None or time.monotonic() > deadline:
                 proc.kill()
-                pytest.fail(f"replay-server did not start: {proc.stdout.read() if proc.stdout else ''}")
+                pytest.fail(
+                    f"replay-server did not start: {proc.stdout.read() if proc.stdout else ''}"
+                )
             time.sleep(0.1)
     return proc, f"http://127.0.0.1:{port}"
 

@@ -32,18 +32,25 @@ DECISION = "document.querySelector('#decision')"
 
 
 async def test_live_table_shows_the_public_pending_decision_only(
-    browser: Chromium, redis_url: str, redis_client: aioredis.Redis, redis_namespace: str,
+    browser: Chromium,
+    redis_url: str,
+    redis_client: aioredis.Redis,
+    redis_namespace: str,
     tmp_path: Path,
 ) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
     games = Games(store, MemorySide(), SECRET)
     server, grpc_port, _ = make_server(games)
     await server.start()
-    proc, url = start_replay_server(redis_url, redis_namespace, tmp_path / "archive",
-                                    ["--engine", f"127.0.0.1:{grpc_port}"])
+    proc, url = start_replay_server(
+        redis_url, redis_namespace, tmp_path / "archive", ["--engine", f"127.0.0.1:{grpc_port}"]
+    )
     try:
-        await games.create_game(NewMatch(match_id=GAME, ruleset="standard",
-                                         seats=[Seat(f"p{i}") for i in range(5)], seed=31))
+        await games.create_game(
+            NewMatch(
+                match_id=GAME, ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=31
+            )
+        )
         policy = RandomPolicy(3)
 
         async def pending() -> tuple[api.Decision, int, int]:
@@ -61,8 +68,7 @@ async def test_live_table_shows_the_public_pending_decision_only(
 
         async def answer(d: api.Decision) -> None:
             a = policy.act(d)
-            await games.submit_action(GAME, tokens.issue(SECRET, GAME, d.seat), d.id,
-                                      list(a.picks))
+            await games.submit_action(GAME, tokens.issue(SECRET, GAME, d.seat), d.id, list(a.picks))
 
         async def run_until(public: bool, skip: int = 0) -> tuple[api.Decision, int]:
             """Answer decisions (pacing them) until one whose publicity is ``public``."""
@@ -80,11 +86,14 @@ async def test_live_table_shows_the_public_pending_decision_only(
 
         d, version = await run_until(public=True, skip=30)
         await asyncio.to_thread(
-            browser.wait_for, f"{DECISION} && {DECISION}.dataset.seat === '{d.seat}' && "
+            browser.wait_for,
+            f"{DECISION} && {DECISION}.dataset.seat === '{d.seat}' && "
             f"{DECISION}.dataset.kind === '{d.kind}' && "
-            f"{DECISION}.dataset.version === '{version}'")
+            f"{DECISION}.dataset.version === '{version}'",
+        )
         asked = await asyncio.to_thread(
-            browser.js, "[...document.querySelectorAll('.seat.asked')].map(s => s.dataset.seat)")
+            browser.js, "[...document.querySelectorAll('.seat.asked')].map(s => s.dataset.seat)"
+        )
         assert asked == [str(d.seat)]
         text = await asyncio.to_thread(browser.js, f"{DECISION}.textContent")
         assert text.startswith(f"waiting for S{d.seat}"), text
@@ -95,14 +104,19 @@ async def test_live_table_shows_the_public_pending_decision_only(
         await asyncio.to_thread(browser.wait_for, f"{DECISION} && !{DECISION}.dataset.kind")
         await asyncio.sleep(1.0)  # the engine is asked after every batch: give it every chance
         assert await asyncio.to_thread(browser.js, f"{DECISION}.dataset.kind || ''") == ""
-        assert await asyncio.to_thread(browser.js, "document.querySelectorAll('.seat.asked').length") == 0
+        assert (
+            await asyncio.to_thread(browser.js, "document.querySelectorAll('.seat.asked').length")
+            == 0
+        )
 
         while not (await games.get(GAME)).game.over:
             await answer((await pending())[0])
         messages = []
         while (m := await asyncio.wait_for(sse.next(), 30)) is not None:
             messages.append(m)
-        await asyncio.to_thread(browser.wait_for, "document.querySelector('#conn').textContent === 'game over'")
+        await asyncio.to_thread(
+            browser.wait_for, "document.querySelector('#conn').textContent === 'game over'"
+        )
         records = [data for _, data in await store.read(GAME)]
         raw = bytes(sse.raw)
         for needle in (b"card:", b"skill:", b'"picks"', b"declinable", b'"info"'):
@@ -110,7 +124,9 @@ async def test_live_table_shows_the_public_pending_decision_only(
         decisions = [json.loads(m.data) for m in messages if m.event == "decision"]
         assert any(x.get("seat") == d.seat and x.get("version") for x in decisions)
         assert all(set(x) in ({"version"}, {"version", "seat", "kind"}) for x in decisions)
-        assert all(x.get("kind") in (None, "play", "discard", "targets", "draft") for x in decisions)
+        assert all(
+            x.get("kind") in (None, "play", "discard", "targets", "draft") for x in decisions
+        )
         truth = Truth(records, n_cards(records))
         leaks = [x for m in messages if m.id for x in truth.leaks(int(m.id), m.data, api.SPECTATOR)]
         assert not leaks, leaks[:5]

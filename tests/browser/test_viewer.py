@@ -26,28 +26,37 @@ async def test_live_table_follows_the_game_and_replay_seeks(
 ) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
     game = asyncio.create_task(
-        play_live(store, "browser-live", players=6, seed=7, pace=sleeper(60)))
+        play_live(store, "browser-live", players=6, seed=7, pace=sleeper(60))
+    )
     while not await store.head("browser-live"):
         await asyncio.sleep(0.05)
     b = browser
     await asyncio.to_thread(b.goto, f"{replay_server}/#/")
-    await asyncio.to_thread(b.wait_for, "!!document.querySelector('tr[data-game=\"browser-live\"]')")
+    await asyncio.to_thread(
+        b.wait_for, "!!document.querySelector('tr[data-game=\"browser-live\"]')"
+    )
     await asyncio.to_thread(b.goto, f"{replay_server}/#/live/browser-live")
     await asyncio.to_thread(b.wait_for, f"{SEATS}.length === 6")
     seen = []
     for _ in range(6):  # the table moves while the game runs
-        seen.append(await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.seq)"))
+        seen.append(
+            await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.seq)")
+        )
         await asyncio.sleep(0.4)
     assert not game.done(), "the game ended before the page was sampled; slow the pace"
     assert seen == sorted(seen) and seen[-1] > seen[0], seen
     assert await asyncio.to_thread(b.js, "document.querySelector('#log').children.length") > 10
     await asyncio.to_thread(b.screenshot, ARTIFACTS / "live.png")
     # a spectator's table shows no other seat's hand faces, only counts
-    hands = await asyncio.to_thread(b.js, f"{SEATS}.map(s => s.querySelectorAll('.hand .card').length)")
+    hands = await asyncio.to_thread(
+        b.js, f"{SEATS}.map(s => s.querySelectorAll('.hand .card').length)"
+    )
     counts = await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hand))")
     assert sum(counts) > 0 and hands == [0] * 6, (hands, counts)
     await game
-    await asyncio.to_thread(b.wait_for, "document.querySelector('#conn').textContent === 'game over'")
+    await asyncio.to_thread(
+        b.wait_for, "document.querySelector('#conn').textContent === 'game over'"
+    )
 
     records = [d for _, d in await store.read("browser-live")]
     events = [api.decode_event(e.payload) for e in map(decode_entry, records) if e.kind == EVENT]
@@ -56,25 +65,42 @@ async def test_live_table_follows_the_game_and_replay_seeks(
     assert live_hp == [s.hp for s in final.seats]
 
     # replay: seek to an event where HP differs from the start, compare with the server's fold
-    at = next(i for i in range(len(events), 0, -1)
-              if [s.hp for s in fold(events[:i], GOD).seats]
-              != [s.max_hp for s in fold(events[:i], GOD).seats] and i < len(events) * 2 // 3)
+    at = next(
+        i
+        for i in range(len(events), 0, -1)
+        if [s.hp for s in fold(events[:i], GOD).seats]
+        != [s.max_hp for s in fold(events[:i], GOD).seats]
+        and i < len(events) * 2 // 3
+    )
     await asyncio.to_thread(b.goto, f"{replay_server}/#/replay/browser-live?at={at}")
-    await asyncio.to_thread(b.wait_for, f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {at}")
+    await asyncio.to_thread(
+        b.wait_for,
+        f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {at}",
+    )
     want = [s.hp for s in fold(events[:at], GOD).seats]
     assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == want
     # god view of a finished game: hands are shown
-    assert await asyncio.to_thread(b.js, f"{SEATS}.some(s => s.querySelectorAll('.hand .card').length)")
+    assert await asyncio.to_thread(
+        b.js, f"{SEATS}.some(s => s.querySelectorAll('.hand .card').length)"
+    )
     await asyncio.to_thread(b.screenshot, ARTIFACTS / "replay.png")
     # seek with the control, then step forward once
     k = at // 2
-    await asyncio.to_thread(b.js, f"(() => {{ const el = document.querySelector('#at'); el.value = {k}; el.dispatchEvent(new Event('change')); return 1; }})()")
+    await asyncio.to_thread(
+        b.js,
+        f"(() => {{ const el = document.querySelector('#at'); el.value = {k}; el.dispatchEvent(new Event('change')); return 1; }})()",
+    )
     assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == [
-        s.hp for s in fold(events[:k], GOD).seats]
+        s.hp for s in fold(events[:k], GOD).seats
+    ]
     await asyncio.to_thread(b.js, "document.querySelector('#fwd').click()")
-    assert await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.index)") == k + 1
+    assert (
+        await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.index)")
+        == k + 1
+    )
     assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == [
-        s.hp for s in fold(events[: k + 1], GOD).seats]
+        s.hp for s in fold(events[: k + 1], GOD).seats
+    ]
 
 
 async def test_honglou_names(
@@ -85,8 +111,13 @@ async def test_honglou_names(
     records = [d for _, d in await store.read("hl")]
     n = sum(1 for d in records if decode_entry(d).kind == EVENT)
     await asyncio.to_thread(browser.goto, f"{replay_server}/#/replay/hl?at={n}")
-    await asyncio.to_thread(browser.wait_for, f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}")
-    roles = await asyncio.to_thread(browser.js, "[...document.querySelectorAll('.role')].map(r => r.textContent)")
+    await asyncio.to_thread(
+        browser.wait_for,
+        f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}",
+    )
+    roles = await asyncio.to_thread(
+        browser.js, "[...document.querySelectorAll('.role')].map(r => r.textContent)"
+    )
     assert "主人" in roles and "主公" not in roles, roles
     text = await asyncio.to_thread(browser.js, "document.body.innerText")
     assert "桃" not in text and "八卦阵" not in text, json.dumps(text[:500], ensure_ascii=False)

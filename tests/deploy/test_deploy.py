@@ -39,8 +39,13 @@ def _compose() -> dict[str, Any]:
 
 @cache
 def _help(command: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "services.cli", command, "--help"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "services.cli", command, "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -80,8 +85,14 @@ def test_every_file_parses() -> None:
         elif p.suffix == ".json":
             json.loads(p.read_text())
     kinds = {d["kind"] for d in _manifests()}
-    assert {"ConfigMap", "StatefulSet", "Deployment", "Service", "HorizontalPodAutoscaler",
-            "PersistentVolumeClaim"} <= kinds
+    assert {
+        "ConfigMap",
+        "StatefulSet",
+        "Deployment",
+        "Service",
+        "HorizontalPodAutoscaler",
+        "PersistentVolumeClaim",
+    } <= kinds
 
 
 def test_every_service_is_an_arena_command_with_those_flags() -> None:
@@ -99,8 +110,11 @@ def test_every_service_is_an_arena_command_with_those_flags() -> None:
 
 
 def test_hpa_for_stateless_workers() -> None:
-    hpas = {d["spec"]["scaleTargetRef"]["name"] for d in _manifests()
-            if d["kind"] == "HorizontalPodAutoscaler"}
+    hpas = {
+        d["spec"]["scaleTargetRef"]["name"]
+        for d in _manifests()
+        if d["kind"] == "HorizontalPodAutoscaler"
+    }
     assert hpas == {"arena-engine", "arena-bots"}
 
 
@@ -109,11 +123,12 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
     assert "default=50051" in (SERVICES / "engine" / "worker.py").read_text()
     assert "default=50052" in (SERVICES / "matchmaking" / "service.py").read_text()
     assert "default=8080" in (SERVICES / "replay" / "server.py").read_text()
-    expected = {"engine": {"--port": "50051", "--metrics-port": "9100"},
-                "bots": {"--metrics-port": "9101"},
-                "matchmaker": {"--port": "50052", "--metrics-port": "9102"},
-                "replay-server": {"--http-port": "8080", "--port": "50053",
-                                  "--metrics-port": "9103"}}
+    expected = {
+        "engine": {"--port": "50051", "--metrics-port": "9100"},
+        "bots": {"--metrics-port": "9101"},
+        "matchmaker": {"--port": "50052", "--metrics-port": "9102"},
+        "replay-server": {"--http-port": "8080", "--port": "50053", "--metrics-port": "9103"},
+    }
     for where, argv in _arena_lines():
         for flag, port in expected[argv[0]].items():
             assert _flag(argv, flag) == port, (where, flag)
@@ -124,16 +139,22 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
                 value = _flag([str(a) for a in c.get("args", [])], flag)
                 if value is not None:
                     assert int(value) in declared, (doc["metadata"]["name"], flag)
-    pods = {d["metadata"]["name"]: {p["containerPort"] for c in _containers(d)
-                                    for p in c.get("ports", [])}
-            for d in _manifests() if d["kind"] in ("Deployment", "StatefulSet")}
+    pods = {
+        d["metadata"]["name"]: {
+            p["containerPort"] for c in _containers(d) for p in c.get("ports", [])
+        }
+        for d in _manifests()
+        if d["kind"] in ("Deployment", "StatefulSet")
+    }
     for d in _manifests():
         if d["kind"] == "Service":
             for p in d["spec"]["ports"]:
                 assert p["targetPort"] in pods[d["metadata"]["name"]], d["metadata"]["name"]
     prom = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
-    scraped = {c["dns_sd_configs"][0]["names"][0]: c["dns_sd_configs"][0]["port"]
-               for c in prom["scrape_configs"]}
+    scraped = {
+        c["dns_sd_configs"][0]["names"][0]: c["dns_sd_configs"][0]["port"]
+        for c in prom["scrape_configs"]
+    }
     assert scraped == {"engine": 9100, "bots": 9101, "matchmaker": 9102, "replay-server": 9103}
     for name, port in scraped.items():  # each scraped compose service serves /metrics there
         assert _flag(_compose()["services"][name]["command"], "--metrics-port") == str(port)
@@ -141,10 +162,14 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
     engine_addr = _flag(_compose()["services"]["bots"]["command"], "--engine")
     assert engine_addr == "engine:50051"
     docker = (DEPLOY / "Dockerfile").read_text()
-    exposed = {p for line in docker.splitlines() if line.startswith("EXPOSE")
-               for p in line.split()[1:]}
-    flagged = {_flag(argv, f) for _, argv in _arena_lines()
-               for f in ("--port", "--metrics-port", "--http-port")}
+    exposed = {
+        p for line in docker.splitlines() if line.startswith("EXPOSE") for p in line.split()[1:]
+    }
+    flagged = {
+        _flag(argv, f)
+        for _, argv in _arena_lines()
+        for f in ("--port", "--metrics-port", "--http-port")
+    }
     assert flagged - {None} <= exposed, "a port the image does not EXPOSE"
 
 
@@ -163,11 +188,15 @@ def test_prometheus_scrapes_every_metrics_port_under_the_alerts_job_names() -> N
             assert notes.get("prometheus.io/scrape") == "true", d["metadata"]["name"]
             assert notes.get("prometheus.io/port") == port, d["metadata"]["name"]
             k8s_jobs.add(d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"])
-    assert compose_jobs == k8s_jobs == {"arena-engine", "arena-bots", "arena-matchmaker",
-                                        "arena-replay"}
+    assert (
+        compose_jobs
+        == k8s_jobs
+        == {"arena-engine", "arena-bots", "arena-matchmaker", "arena-replay"}
+    )
     rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())["groups"]
-    alerted = {j for g in rules for r in g["rules"] for j in re.findall(r'job="([^"]+)"',
-                                                                        r["expr"])}
+    alerted = {
+        j for g in rules for r in g["rules"] for j in re.findall(r'job="([^"]+)"', r["expr"])
+    }
     assert alerted == compose_jobs, f"a scraped job without an up-alert: {alerted}"
 
 
@@ -177,10 +206,16 @@ def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
     compose = _compose()["services"]
     addr = _flag(compose["replay-server"]["command"], "--engine")
     assert addr == f"engine:{_flag(compose['engine']['command'], '--port')}"
-    services = {d["metadata"]["name"]: {p["port"] for p in d["spec"]["ports"]}
-                for d in _manifests() if d["kind"] == "Service"}
-    found = [argv for where, argv in _arena_lines()
-             if where.startswith("k8s:") and argv[0] == "replay-server"]
+    services = {
+        d["metadata"]["name"]: {p["port"] for p in d["spec"]["ports"]}
+        for d in _manifests()
+        if d["kind"] == "Service"
+    }
+    found = [
+        argv
+        for where, argv in _arena_lines()
+        if where.startswith("k8s:") and argv[0] == "replay-server"
+    ]
     assert found
     for argv in found:
         host, _, port = (_flag(argv, "--engine") or "").partition(":")
@@ -205,8 +240,11 @@ def test_dashboard_and_alerts_name_real_metrics() -> None:
     code = "\n".join(p.read_text() for p in SERVICES.rglob("*.py"))
     dash = json.loads((DEPLOY / "grafana" / "dashboards" / "arena.json").read_text())
     exprs = [t["expr"] for p in dash["panels"] for t in p["targets"]]
-    exprs += [r["expr"] for g in yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml")
-                                               .read_text())["groups"] for r in g["rules"]]
+    exprs += [
+        r["expr"]
+        for g in yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())["groups"]
+        for r in g["rules"]
+    ]
     names = {m for e in exprs for m in re.findall(r"\barena_[a-z_]+", e)}
     assert names
     # the matchmaker's and the replay server's panels
@@ -226,24 +264,34 @@ def promtool() -> str:
     if found:
         return found
     if shutil.which("apt-get"):
-        for cmd in (["apt-get", "update", "-qq"],
-                    ["apt-get", "install", "-y", "-qq", "--no-install-recommends",
-                     "prometheus"]):
+        for cmd in (
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "--no-install-recommends", "prometheus"],
+        ):
             try:
-                subprocess.run(cmd, capture_output=True, timeout=300,
-                               env={"DEBIAN_FRONTEND": "noninteractive", "PATH":
-                                    "/usr/sbin:/usr/bin:/sbin:/bin"})
+                subprocess.run(
+                    cmd,
+                    capture_output=True,
+                    timeout=300,
+                    env={
+                        "DEBIAN_FRONTEND": "noninteractive",
+                        "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+                    },
+                )
             except (OSError, subprocess.TimeoutExpired):
                 break
         found = shutil.which("promtool")
         if found:
             return found
-    pytest.skip("promtool not installed and `apt-get install prometheus` did not provide it "
-                "(no root or no package index); the YAML checks above still ran")
+    pytest.skip(
+        "promtool not installed and `apt-get install prometheus` did not provide it "
+        "(no root or no package index); the YAML checks above still ran"
+    )
 
 
 def test_alert_rules_pass_promtool(promtool: str) -> None:
     for args in (["check", "rules", "alerts.yml"], ["check", "config", "prometheus.yml"]):
-        out = subprocess.run([promtool, *args], cwd=DEPLOY / "prometheus", capture_output=True,
-                             text=True, timeout=60)
+        out = subprocess.run(
+            [promtool, *args], cwd=DEPLOY / "prometheus", capture_output=True, text=True, timeout=60
+        )
         assert out.returncode == 0, out.stdout + out.stderr

@@ -33,17 +33,40 @@ PLAYERS = 4
 def start_worker(url: str, ns: str, name: str, archive: Path) -> tuple[subprocess.Popen[str], int]:
     env = dict(os.environ, ARENA_SECRET=SECRET)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "engine", "--redis-url", url, "--namespace", ns,
-         "--port", "0", "--consumer", name, "--archive-dir", str(archive),
-         "--claim-idle-ms", "1000", "--bot-repost-ms", "1000", "--sweep-ms", "100"],
-        stdout=subprocess.PIPE, text=True, env=env)
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "engine",
+            "--redis-url",
+            url,
+            "--namespace",
+            ns,
+            "--port",
+            "0",
+            "--consumer",
+            name,
+            "--archive-dir",
+            str(archive),
+            "--claim-idle-ms",
+            "1000",
+            "--bot-repost-ms",
+            "1000",
+            "--sweep-ms",
+            "100",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     return proc, int(json.loads(line)["port"])
 
 
-async def test_two_workers_one_killed(redis_url: str, redis_namespace: str,
-                                      redis_client: aioredis.Redis, tmp_path: Path) -> None:
+async def test_two_workers_one_killed(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
     workers = [start_worker(redis_url, ns, f"w{i}", archive) for i in range(2)]
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _, port in workers]
@@ -52,9 +75,12 @@ async def test_two_workers_one_killed(redis_url: str, redis_namespace: str,
     answered = 0
     try:
         for i in range(GAMES):
-            match = {"match_id": f"{ns}-g{i}", "ruleset": "standard",
-                     "seats": [{"player": f"bot{s}", "bot": True} for s in range(PLAYERS)],
-                     "seed": 1000 + i}
+            match = {
+                "match_id": f"{ns}-g{i}",
+                "ruleset": "standard",
+                "seats": [{"player": f"bot{s}", "bot": True} for s in range(PLAYERS)],
+                "seed": 1000 + i,
+            }
             await publish(redis_client, f"{ns}:matches", {"match": json.dumps(match)})
 
         async def answer(msg: Message) -> None:
@@ -69,24 +95,31 @@ async def test_two_workers_one_killed(redis_url: str, redis_namespace: str,
                     if not alive[w]:
                         continue
                     try:
-                        await stubs[w].SubmitAction(game_pb2.SubmitActionRequest(
-                            game_id=game, seat_token=token, decision_id=d.id, picks=picks),
-                            timeout=5)
+                        await stubs[w].SubmitAction(
+                            game_pb2.SubmitActionRequest(
+                                game_id=game, seat_token=token, decision_id=d.id, picks=picks
+                            ),
+                            timeout=5,
+                        )
                         answered += 1
                         return
                     except grpc.aio.AioRpcError as err:
                         if err.code() == grpc.StatusCode.INVALID_ARGUMENT:
                             break  # try the default answer
-                        if err.code() in (grpc.StatusCode.FAILED_PRECONDITION,
-                                          grpc.StatusCode.NOT_FOUND):
+                        if err.code() in (
+                            grpc.StatusCode.FAILED_PRECONDITION,
+                            grpc.StatusCode.NOT_FOUND,
+                        ):
                             return  # stale message: the game moved on
                         if err.code() == grpc.StatusCode.UNAVAILABLE:
                             continue
                         raise
 
         stop = asyncio.Event()
-        bots = [GroupConsumer(redis_client, f"{ns}:decisions", "bots", f"b{i}",
-                              min_idle_ms=1000) for i in range(3)]
+        bots = [
+            GroupConsumer(redis_client, f"{ns}:decisions", "bots", f"b{i}", min_idle_ms=1000)
+            for i in range(3)
+        ]
         loops = [asyncio.create_task(b.run(answer, stop, block_ms=200)) for b in bots]
         deadline = time.monotonic() + 50
         while answered < 60 * GAMES // 10 and time.monotonic() < deadline:

@@ -28,12 +28,19 @@ def _fields(f: dict[str, str | int | bytes]) -> dict[bytes, bytes]:
     return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in f.items()}
 
 
-async def _played(seed: int, players: int = 5, ruleset: str = "standard"
-                  ) -> tuple[InMemoryEventStore, MemorySide, dict[int, api.Event]]:
+async def _played(
+    seed: int, players: int = 5, ruleset: str = "standard"
+) -> tuple[InMemoryEventStore, MemorySide, dict[int, api.Event]]:
     store, side = InMemoryEventStore(), MemorySide()
     g = _games(store, side)
-    await g.create_game(NewMatch(match_id="f1", ruleset=ruleset, seed=seed,
-                                 seats=[Seat("bot:heuristic", True) for _ in range(players)]))
+    await g.create_game(
+        NewMatch(
+            match_id="f1",
+            ruleset=ruleset,
+            seed=seed,
+            seats=[Seat("bot:heuristic", True) for _ in range(players)],
+        )
+    )
     await play_out(g, "f1")
     log = {}
     for seq, data in await store.read("f1"):

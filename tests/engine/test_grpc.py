@@ -26,10 +26,12 @@ async def env() -> AsyncIterator[Env]:
     server, port, checker = make_server(games)
     await server.start()
     await set_serving(checker)
-    await games.create_game(NewMatch(match_id="g1", ruleset="standard",
-                                     seats=[Seat(f"p{i}") for i in range(5)], seed=1))
-    await games.create_game(NewMatch(match_id="g2", ruleset="standard",
-                                     seats=[Seat(f"p{i}") for i in range(5)], seed=2))
+    await games.create_game(
+        NewMatch(match_id="g1", ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=1)
+    )
+    await games.create_game(
+        NewMatch(match_id="g2", ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=2)
+    )
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
         yield games, game_pb2_grpc.GameServiceStub(ch)
     await server.stop(None)
@@ -48,13 +50,16 @@ async def test_seat_isolation_status_codes(env: Env) -> None:
     d = (await stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1"))).decision
     assert d.options == []  # a spectator sees no options
     own = tokens.issue(SECRET, "g1", d.seat)
-    mine = (await stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1", seat_token=own)))
+    mine = await stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1", seat_token=own))
     picks = [] if mine.decision.declinable else list(mine.decision.options[: mine.decision.min])
     head = await games.store.head("g1")
 
     def sub(token: str, game: str = "g1", decision: int = d.id, p: list[str] = picks) -> object:
-        return stub.SubmitAction(game_pb2.SubmitActionRequest(
-            game_id=game, seat_token=token, decision_id=decision, picks=p))
+        return stub.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                game_id=game, seat_token=token, decision_id=decision, picks=p
+            )
+        )
 
     C = grpc.StatusCode
     assert await _code(sub(tokens.issue(SECRET, "g1", (d.seat + 1) % 5))) == C.PERMISSION_DENIED
@@ -75,50 +80,87 @@ async def test_seat_isolation_status_codes(env: Env) -> None:
     assert view.version == ok.version and view.events[0].type == "header"  # type: ignore[attr-defined]
 
 
-picks_st = st.lists(st.one_of(st.text(max_size=80), st.sampled_from(
-    ["end", "yes", "card:0", "card:-1", "seat:3", "hand"])), max_size=70)
+picks_st = st.lists(
+    st.one_of(
+        st.text(max_size=80), st.sampled_from(["end", "yes", "card:0", "card:-1", "seat:3", "hand"])
+    ),
+    max_size=70,
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(game=st.one_of(st.sampled_from(["g1", "g2", "nosuch"]), st.text(max_size=120)),
-       seat=st.integers(-3, 12), decision=st.integers(-(2**63), 2**63 - 1), picks=picks_st,
-       token_kind=st.sampled_from(["good", "junk", "none", "other"]),
-       junk=st.binary(max_size=200))
-async def test_bad_submit_never_unknown(env: Env, game: str, seat: int, decision: int,
-                                        picks: list[str], token_kind: str, junk: bytes) -> None:
+@given(
+    game=st.one_of(st.sampled_from(["g1", "g2", "nosuch"]), st.text(max_size=120)),
+    seat=st.integers(-3, 12),
+    decision=st.integers(-(2**63), 2**63 - 1),
+    picks=picks_st,
+    token_kind=st.sampled_from(["good", "junk", "none", "other"]),
+    junk=st.binary(max_size=200),
+)
+async def test_bad_submit_never_unknown(
+    env: Env, game: str, seat: int, decision: int, picks: list[str], token_kind: str, junk: bytes
+) -> None:
     games, stub = env
     heads = {g: await games.store.head(g) for g in ("g1", "g2")}
-    token = {"good": tokens.issue(SECRET, game, seat), "junk": junk.hex(), "none": "",
-             "other": tokens.issue(SECRET, "g2" if game == "g1" else "g1", seat)}[token_kind]
+    token = {
+        "good": tokens.issue(SECRET, game, seat),
+        "junk": junk.hex(),
+        "none": "",
+        "other": tokens.issue(SECRET, "g2" if game == "g1" else "g1", seat),
+    }[token_kind]
     if token_kind == "good" and game in ("g1", "g2"):
         d = (await stub.GetDecision(game_pb2.GetDecisionRequest(game_id=game))).decision
         if d.id == decision and d.seat == seat:
             return  # that could be a legal answer; covered by the seat test
-    code = await _code(stub.SubmitAction(game_pb2.SubmitActionRequest(
-        game_id=game, seat_token=token, decision_id=decision, picks=picks)))
-    assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION,
-                    grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.NOT_FOUND,
-                    grpc.StatusCode.UNAUTHENTICATED), code
+    code = await _code(
+        stub.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                game_id=game, seat_token=token, decision_id=decision, picks=picks
+            )
+        )
+    )
+    assert code in (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNAUTHENTICATED,
+    ), code
     assert heads == {g: await games.store.head(g) for g in ("g1", "g2")}
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(mid=st.text(max_size=120), ruleset=st.sampled_from(["standard", "", "nope"]),
-       n=st.integers(0, 20), options=st.sampled_from(["", "{}", "[]", "{\"x\":1}", "nul", "{\"double_renegade\": 3}"]),
-       limit=st.integers(-(2**63), 2**63 - 1))
-async def test_bad_create_never_unknown(env: Env, mid: str, ruleset: str, n: int, options: str,
-                                        limit: int) -> None:
+@given(
+    mid=st.text(max_size=120),
+    ruleset=st.sampled_from(["standard", "", "nope"]),
+    n=st.integers(0, 20),
+    options=st.sampled_from(["", "{}", "[]", '{"x":1}', "nul", '{"double_renegade": 3}']),
+    limit=st.integers(-(2**63), 2**63 - 1),
+)
+async def test_bad_create_never_unknown(
+    env: Env, mid: str, ruleset: str, n: int, options: str, limit: int
+) -> None:
     games, stub = env
     if mid in ("g1", "g2"):
         return
     seats = [common_pb2.Seat(seat=i, player=f"p{i}") for i in range(n)]
-    code = await _code(stub.CreateGame(game_pb2.CreateGameRequest(
-        match_id=mid, ruleset=ruleset, seats=seats, options_json=options, time_limit_ms=limit)))
+    code = await _code(
+        stub.CreateGame(
+            game_pb2.CreateGameRequest(
+                match_id=mid,
+                ruleset=ruleset,
+                seats=seats,
+                options_json=options,
+                time_limit_ms=limit,
+            )
+        )
+    )
     assert code != grpc.StatusCode.UNKNOWN and code != grpc.StatusCode.INTERNAL, code
 
 
 async def test_huge_message_refused(env: Env) -> None:
     _, stub = env
-    code = await _code(stub.SubmitAction(game_pb2.SubmitActionRequest(
-        game_id="g1", seat_token="x" * (2 << 20))))
+    code = await _code(
+        stub.SubmitAction(game_pb2.SubmitActionRequest(game_id="g1", seat_token="x" * (2 << 20)))
+    )
     assert code == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -16,14 +16,19 @@ from services.rules import api
 SECRET = b"k"
 
 
-def _games(store: InMemoryEventStore | None = None, side: MemorySide | None = None,
-           **kw: object) -> Games:
+def _games(
+    store: InMemoryEventStore | None = None, side: MemorySide | None = None, **kw: object
+) -> Games:
     return Games(store or InMemoryEventStore(), side or MemorySide(), SECRET, **kw)  # type: ignore[arg-type]
 
 
 def match(mid: str = "m1", players: int = 4, bots: bool = True, seed: int = 7) -> NewMatch:
-    return NewMatch(match_id=mid, ruleset="standard",
-                    seats=[Seat(f"p{i}", bots) for i in range(players)], seed=seed)
+    return NewMatch(
+        match_id=mid,
+        ruleset="standard",
+        seats=[Seat(f"p{i}", bots) for i in range(players)],
+        seed=seed,
+    )
 
 
 async def test_create_is_idempotent() -> None:
@@ -36,11 +41,12 @@ async def test_create_is_idempotent() -> None:
 
 async def test_bad_matches_refused() -> None:
     g = _games()
-    for bad in (NewMatch(match_id="x y", ruleset="standard", seats=[Seat("a")] * 4),
-                NewMatch(match_id="m", ruleset="nope", seats=[Seat("a")] * 4),
-                NewMatch(match_id="m", ruleset="standard", seats=[]),
-                NewMatch(match_id="m", ruleset="standard", seats=[Seat("a")] * 4,
-                         options={"bogus": 1})):
+    for bad in (
+        NewMatch(match_id="x y", ruleset="standard", seats=[Seat("a")] * 4),
+        NewMatch(match_id="m", ruleset="nope", seats=[Seat("a")] * 4),
+        NewMatch(match_id="m", ruleset="standard", seats=[]),
+        NewMatch(match_id="m", ruleset="standard", seats=[Seat("a")] * 4, options={"bogus": 1}),
+    ):
         with pytest.raises(Refused) as err:
             await g.create_game(bad)
         assert err.value.code == "INVALID_ARGUMENT"
@@ -90,9 +96,14 @@ async def test_seat_rules_and_duplicates() -> None:
     expired = tokens.issue(SECRET, "m1", d.seat, ttl_ms=-1)
     forged = tokens.issue(b"not the secret", "m1", d.seat)
     head = await store.head("m1")
-    cases = [(wrong_seat, d.id, "PERMISSION_DENIED"), (other_game, d.id, "PERMISSION_DENIED"),
-             (expired, d.id, "UNAUTHENTICATED"), (forged, d.id, "UNAUTHENTICATED"),
-             ("", d.id, "UNAUTHENTICATED"), (own, d.id + 5, "FAILED_PRECONDITION")]
+    cases = [
+        (wrong_seat, d.id, "PERMISSION_DENIED"),
+        (other_game, d.id, "PERMISSION_DENIED"),
+        (expired, d.id, "UNAUTHENTICATED"),
+        (forged, d.id, "UNAUTHENTICATED"),
+        ("", d.id, "UNAUTHENTICATED"),
+        (own, d.id + 5, "FAILED_PRECONDITION"),
+    ]
     for tok, did, code in cases:
         with pytest.raises(Refused) as err:
             await g.submit_action("m1", tok, did, list(api.default_answer(d).picks))
@@ -155,6 +166,8 @@ async def test_bot_decisions_are_published_and_republished() -> None:
     await g.create_game(match())
     published = [f for s, f in side.published if s == "decisions"]
     assert len(published) == 1
-    assert published[0]["player"] == f"p{published[0]['seat']}"  # the seat's player id: the bot service reads a policy from it
+    assert (
+        published[0]["player"] == f"p{published[0]['seat']}"
+    )  # the seat's player id: the bot service reads a policy from it
     await g.sweep()
     assert len([f for s, f in side.published if s == "decisions"]) == 2

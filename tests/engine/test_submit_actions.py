@@ -55,13 +55,19 @@ async def env(request: pytest.FixtureRequest) -> AsyncIterator[Env]:
     await set_serving(checker)
     try:
         for k, g in enumerate(GAMES):
-            await games.create_game(NewMatch(
-                match_id=g, ruleset="standard", seed=100 + k,
-                seats=[Seat(f"bot:random{i}" if bots else f"p{i}", bot=bots) for i in range(5)]))
+            await games.create_game(
+                NewMatch(
+                    match_id=g,
+                    ruleset="standard",
+                    seed=100 + k,
+                    seats=[Seat(f"bot:random{i}" if bots else f"p{i}", bot=bots) for i in range(5)],
+                )
+            )
             for _ in range(k):
                 d = await _pending(games, g)
-                await games.submit_action(g, tokens.issue(SECRET, g, d.seat), d.id,
-                                          list(api.default_answer(d).picks))
+                await games.submit_action(
+                    g, tokens.issue(SECRET, g, d.seat), d.id, list(api.default_answer(d).picks)
+                )
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
             yield Env(games, game_pb2_grpc.GameServiceStub(ch), port, client, ns)
     finally:
@@ -79,13 +85,22 @@ async def _pending(games: Games, g: str) -> api.Decision:
     return d
 
 
-async def _answer(games: Games, g: str, *, secret: bytes = SECRET, decision_delta: int = 0,
-                  picks: list[str] | None = None) -> game_pb2.SubmitActionRequest:
+async def _answer(
+    games: Games,
+    g: str,
+    *,
+    secret: bytes = SECRET,
+    decision_delta: int = 0,
+    picks: list[str] | None = None,
+) -> game_pb2.SubmitActionRequest:
     """The default answer to `g`'s pending decision (optionally spoiled)."""
     d = await _pending(games, g)
     return game_pb2.SubmitActionRequest(
-        game_id=g, seat_token=tokens.issue(secret, g, d.seat), decision_id=d.id + decision_delta,
-        picks=list(api.default_answer(d).picks) if picks is None else picks)
+        game_id=g,
+        seat_token=tokens.issue(secret, g, d.seat),
+        decision_id=d.id + decision_delta,
+        picks=list(api.default_answer(d).picks) if picks is None else picks,
+    )
 
 
 async def _heads(games: Games) -> dict[str, int]:
@@ -181,8 +196,11 @@ async def test_redis_outbox_effects_follow_the_batch(env: Env) -> None:
     deadlines, decisions = f"{ns}:deadlines", f"{ns}:decisions"
     old = {g: (await _pending(games, g)).id for g in GAMES}
     published = await client.xlen(decisions)
-    reqs = [await _answer(games, "g0"), await _answer(games, "g1"),
-            await _answer(games, "g2", picks=["card:99999"])]
+    reqs = [
+        await _answer(games, "g0"),
+        await _answer(games, "g1"),
+        await _answer(games, "g2", picks=["card:99999"]),
+    ]
     reply = await env.stub.SubmitActions(game_pb2.SubmitActionsRequest(actions=reqs))
     assert [r.code for r in reply.results] == [OK, OK, INVALID_ARGUMENT]
     members = {m.decode() for m in await client.zrange(deadlines, 0, -1)}
@@ -207,7 +225,8 @@ async def test_grpc_engine_batches_concurrent_submits(env: Env) -> None:
     try:
         out = await asyncio.gather(
             *(engine.submit(r.game_id, r.seat_token, r.decision_id, list(r.picks)) for r in reqs),
-            return_exceptions=True)
+            return_exceptions=True,
+        )
         assert engine.batchers[0].batches == 1 and engine.batchers[0].items == len(GAMES)
     finally:
         await engine.close()

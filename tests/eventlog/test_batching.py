@@ -153,7 +153,9 @@ async def test_a_cancelled_caller_does_not_break_the_others() -> None:
     assert [out[i] for i in (0, 2, 3)] == [("done", 0), ("done", 2), ("done", 3)]
     # and the batcher keeps working
     assert await asyncio.gather(batcher.submit("x"), batcher.submit("y")) == [
-        ("done", "x"), ("done", "y")]
+        ("done", "x"),
+        ("done", "y"),
+    ]
 
 
 async def test_a_caller_cancelled_before_the_flush_does_not_break_the_others() -> None:
@@ -177,7 +179,8 @@ async def auto(redis_client: aioredis.Redis) -> AsyncIterator[AutoPipeline]:
 
 
 async def test_autopipeline_concurrent_commands_share_one_pipeline(
-        auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str) -> None:
+    auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     keys = [f"{redis_namespace}:n{i}" for i in range(10)]
     await redis_client.set(keys[3], 41)
     replies = await asyncio.gather(*(auto.run(lambda p, k=k: p.incr(k)) for k in keys))
@@ -193,7 +196,8 @@ async def test_autopipeline_concurrent_commands_share_one_pipeline(
 
 
 async def test_autopipeline_command_error_fails_only_its_caller(
-        auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str) -> None:
+    auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
     await redis_client.set(f"{ns}:text", "not a number")
     out = await asyncio.gather(
@@ -209,7 +213,8 @@ async def test_autopipeline_command_error_fails_only_its_caller(
 
 
 async def test_autopipeline_bad_adds_fail_only_their_callers(
-        auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str) -> None:
+    auto: AutoPipeline, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
 
     def raises(p: object) -> object:
@@ -246,6 +251,5 @@ async def test_autopipeline_all_adds_refused_sends_nothing(auto: AutoPipeline) -
     def raises(p: object) -> object:
         raise KeyError("x")
 
-    out = await asyncio.gather(auto.run(raises), auto.run(lambda p: None),
-                               return_exceptions=True)
+    out = await asyncio.gather(auto.run(raises), auto.run(lambda p: None), return_exceptions=True)
     assert isinstance(out[0], KeyError) and isinstance(out[1], TypeError)

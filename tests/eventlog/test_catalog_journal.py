@@ -45,8 +45,15 @@ def lines(folder: Path) -> list[CatalogRecord]:
 
 def synthetic(game: str, start: int = 1, file: str = "") -> CatalogRecord:
     return CatalogRecord(
-        id=game, ruleset="fake", players=["a", "b"], bots=[True, False], start=start,
-        end=start + 1, winners=[0], rules_version="fake-1", file=file or f"{game}.arena",
+        id=game,
+        ruleset="fake",
+        players=["a", "b"],
+        bots=[True, False],
+        start=start,
+        end=start + 1,
+        winners=[0],
+        rules_version="fake-1",
+        file=file or f"{game}.arena",
     )
 
 

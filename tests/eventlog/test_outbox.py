@@ -36,8 +36,9 @@ def _outbox(ns: str, n: int) -> list[OutboxCommand]:
     ]
 
 
-async def test_outbox_runs_with_the_append(store: RedisEventStore, redis_client: aioredis.Redis,
-                                           redis_namespace: str) -> None:
+async def test_outbox_runs_with_the_append(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
     out, zset = _keys(ns)
     await redis_client.zadd(zset, {"g|0": 5, "other|9": 7})
@@ -45,7 +46,9 @@ async def test_outbox_runs_with_the_append(store: RedisEventStore, redis_client:
     assert version == 2
     assert [r for _, r in await store.read("g")] == [b"a", b"b"]
     assert await redis_client.zrange(zset, 0, -1, withscores=True) == [
-        (b"other|9", 7.0), (b"g|1", 1001.0)]
+        (b"other|9", 7.0),
+        (b"g|1", 1001.0),
+    ]
     rows = await redis_client.xrange(out)
     assert [f for _, f in rows] == [{b"game": b"g", b"decision": b"1", b"body": b"\x00\xffraw"}]
     # a second accepted append runs its outbox too
@@ -54,31 +57,35 @@ async def test_outbox_runs_with_the_append(store: RedisEventStore, redis_client:
     assert await redis_client.xlen(out) == 2
 
 
-async def test_version_conflict_writes_nothing(store: RedisEventStore,
-                                               redis_client: aioredis.Redis,
-                                               redis_namespace: str) -> None:
+async def test_version_conflict_writes_nothing(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
     out, zset = _keys(ns)
     assert await store.append("g", 0, [b"a", b"b"], _outbox(ns, 1)) == 2
-    before = (await redis_client.xlen(store.log_key("g")),
-              await redis_client.zrange(zset, 0, -1, withscores=True),
-              await redis_client.xrange(out))
+    before = (
+        await redis_client.xlen(store.log_key("g")),
+        await redis_client.zrange(zset, 0, -1, withscores=True),
+        await redis_client.xrange(out),
+    )
     for expected in (0, 1, 3, 7):
         with pytest.raises(VersionConflict) as info:
             await store.append("g", expected, [b"x"], _outbox(ns, 2))
         assert info.value.actual == 2
     with pytest.raises(VersionConflict):  # nothing to append, still checked
         await store.append("g", 5, [], _outbox(ns, 2))
-    after = (await redis_client.xlen(store.log_key("g")),
-             await redis_client.zrange(zset, 0, -1, withscores=True),
-             await redis_client.xrange(out))
+    after = (
+        await redis_client.xlen(store.log_key("g")),
+        await redis_client.zrange(zset, 0, -1, withscores=True),
+        await redis_client.xrange(out),
+    )
     assert after == before
     assert await store.head("g") == 2
 
 
-async def test_conflict_and_success_in_one_pipeline(store: RedisEventStore,
-                                                    redis_client: aioredis.Redis,
-                                                    redis_namespace: str) -> None:
+async def test_conflict_and_success_in_one_pipeline(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     """Concurrent appends share a round trip; one game's conflict leaves the other's append and
     outbox alone."""
     ns = redis_namespace
@@ -87,8 +94,15 @@ async def test_conflict_and_success_in_one_pipeline(store: RedisEventStore,
     batches = store.auto.batcher.batches
     results = await asyncio.gather(
         store.append("g1", 0, [b"late"], [OutboxCommand("XADD", out, ("*", "who", "g1"))]),
-        store.append("g2", 0, [b"first"], [OutboxCommand("XADD", out, ("*", "who", "g2")),
-                                           OutboxCommand("ZADD", zset, (1, "g2|1"))]),
+        store.append(
+            "g2",
+            0,
+            [b"first"],
+            [
+                OutboxCommand("XADD", out, ("*", "who", "g2")),
+                OutboxCommand("ZADD", zset, (1, "g2|1")),
+            ],
+        ),
         return_exceptions=True,
     )
     assert store.auto.batcher.batches == batches + 1
@@ -99,22 +113,26 @@ async def test_conflict_and_success_in_one_pipeline(store: RedisEventStore,
 
 
 @pytest.mark.parametrize("name", ["SET", "DEL", "EVAL", "xadd", "FLUSHALL", ""])
-async def test_other_commands_refused_before_sending(store: RedisEventStore,
-                                                     redis_client: aioredis.Redis,
-                                                     redis_namespace: str, name: str) -> None:
+async def test_other_commands_refused_before_sending(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str, name: str
+) -> None:
     out, _ = _keys(redis_namespace)
     batches = store.auto.batcher.batches
     with pytest.raises(ValueError):
-        await store.append("g", 0, [b"a"], [OutboxCommand("XADD", out, ("*", "k", "v")),
-                                            OutboxCommand(name, out, ("x",))])
+        await store.append(
+            "g",
+            0,
+            [b"a"],
+            [OutboxCommand("XADD", out, ("*", "k", "v")), OutboxCommand(name, out, ("x",))],
+        )
     assert store.auto.batcher.batches == batches  # nothing was queued for Redis
     assert await redis_client.exists(store.log_key("g"), out) == 0
     assert await store.head("g") == 0
 
 
-async def test_appends_survive_script_flush(store: RedisEventStore,
-                                            redis_client: aioredis.Redis,
-                                            redis_namespace: str) -> None:
+async def test_appends_survive_script_flush(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     ns = redis_namespace
     out, zset = _keys(ns)
     assert await store.append("g", 0, [b"warm"], _outbox(ns, 1)) == 1  # both scripts loaded
@@ -133,9 +151,9 @@ async def test_appends_survive_script_flush(store: RedisEventStore,
     assert await redis_client.xlen(out) == 2
 
 
-async def test_batched_appends_survive_script_flush(store: RedisEventStore,
-                                                    redis_client: aioredis.Redis,
-                                                    redis_namespace: str) -> None:
+async def test_batched_appends_survive_script_flush(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     """Every append of a pipeline gets NOSCRIPT after a flush; each reloads on its own."""
     ns = redis_namespace
     out, _ = _keys(ns)
@@ -143,10 +161,17 @@ async def test_batched_appends_survive_script_flush(store: RedisEventStore,
     await redis_client.script_flush()
     games = [f"g{i}" for i in range(6)]
     batches = store.auto.batcher.batches
-    versions = await asyncio.gather(*(
-        store.append(g, 0, [g.encode(), b"2"],
-                     [OutboxCommand("XADD", out, ("*", "game", g))] if i % 2 else ())
-        for i, g in enumerate(games)))
+    versions = await asyncio.gather(
+        *(
+            store.append(
+                g,
+                0,
+                [g.encode(), b"2"],
+                [OutboxCommand("XADD", out, ("*", "game", g))] if i % 2 else (),
+            )
+            for i, g in enumerate(games)
+        )
+    )
     assert versions == [2] * len(games)
     assert store.auto.batcher.batches == batches + 1  # one pipeline; reloads go on their own
     for g in games:
@@ -155,9 +180,9 @@ async def test_batched_appends_survive_script_flush(store: RedisEventStore,
     assert published == {b"g", b"g1", b"g3", b"g5"}
 
 
-async def test_outbox_key_of_the_wrong_type_writes_nothing(store: RedisEventStore,
-                                                           redis_client: aioredis.Redis,
-                                                           redis_namespace: str) -> None:
+async def test_outbox_key_of_the_wrong_type_writes_nothing(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     """A script's writes are not undone on error, so the key types are checked before any."""
     ns = redis_namespace
     out, zset = _keys(ns)

@@ -15,16 +15,25 @@ COMMANDS: list[tuple[object, ...]] = [
     ("PING",),
     ("SET", "key", "value"),
     ("SET", b"key", b"value"),
-    ("SET", "k", 0), ("SET", "k", -17), ("SET", "k", 2**64 + 3),
-    ("SET", "k", 1.5), ("SET", "k", 0.1), ("SET", "k", 1e20), ("SET", "k", 1e-7),
-    ("SET", "k", -0.0), ("SET", "k", float("inf")), ("SET", "k", 1 / 3),
+    ("SET", "k", 0),
+    ("SET", "k", -17),
+    ("SET", "k", 2**64 + 3),
+    ("SET", "k", 1.5),
+    ("SET", "k", 0.1),
+    ("SET", "k", 1e20),
+    ("SET", "k", 1e-7),
+    ("SET", "k", -0.0),
+    ("SET", "k", float("inf")),
+    ("SET", "k", 1 / 3),
     ("SET", "k", memoryview(b"view")),
     ("SET", bytearray(b"ba-key"), bytearray(b"ba-value")),
     ("SET", "ключ", "值 — ✓"),
     ("CONFIG GET", "maxmemory"),
     (b"CONFIG GET", b"maxmemory"),
     ("CLIENT  SETNAME", "x"),  # two spaces: split like str.split()
-    ("SET", "k", b""), ("SET", "k", ""), ("SET", "", b""),
+    ("SET", "k", b""),
+    ("SET", "k", ""),
+    ("SET", "", b""),
     ("SET", "big", BIG),
     ("SET", "bigview", memoryview(BIG)),
     ("XADD", "s", "*", "e", b"\x00\r\n\xff", "t", 1234567890123),
@@ -60,8 +69,9 @@ def test_unencodable_arguments_raise_data_error(bad: object) -> None:
         HiredisPackConnection().pack_command("SET", "k", bad)  # type: ignore[arg-type]
 
 
-async def test_connect_honours_the_client_encoding(redis_url: str, redis_namespace: str,
-                                                  redis_client: aioredis.Redis) -> None:
+async def test_connect_honours_the_client_encoding(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis
+) -> None:
     """BUG: HiredisPackConnection ignores the connection's `encoding` / `encoding_errors`
     (`connect(url, encoding=...)` passes them to every connection): it always packs str as
     strict UTF-8, where redis-py encodes with the connection's encoder. The module promises the
@@ -95,8 +105,9 @@ async def test_connect_round_trips_against_redis(redis_url: str, redis_namespace
         sid = await client.xadd(f"{ns}:s", {"e": b"\x00\xff", "n": 3})
         rows = await client.xrange(f"{ns}:s")
         assert rows == [(sid, {b"e": b"\x00\xff", b"n": b"3"})]
-        reply = await client.eval("return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}", 1,
-                                  f"{ns}:x", b"raw", 41)
+        reply = await client.eval(
+            "return {KEYS[1], ARGV[1], tonumber(ARGV[2]) + 1}", 1, f"{ns}:x", b"raw", 41
+        )
         assert reply == [f"{ns}:x".encode(), b"raw", 42]
         with pytest.raises(ResponseError):  # errors still come back as redis-py raises them
             await client.incr(f"{ns}:k")

@@ -208,7 +208,7 @@ async def test_append_times(new_store: StoreFactory) -> None:
     waiting = asyncio.create_task((await new_store()).tail_timed("g1", 3, 5000))
     await asyncio.sleep(0.05)
     await store.append("g1", 3, recs("d"))
-    (seq, data, t), = await asyncio.wait_for(waiting, 5)
+    ((seq, data, t),) = await asyncio.wait_for(waiting, 5)
     assert (seq, data) == (4, b"d") and t is not None and t >= tc
 
 

@@ -18,8 +18,15 @@ POLICY = Policy(bot_after_ms=20_000, min_humans=2, window=3.0, widen_per_s=1.0)
 
 
 def make(client: aioredis.Redis, ns: str, clock: ManualClock, ttl: int = 10_000) -> Matchmaker:
-    return Matchmaker(client, build_modes(default=POLICY), SECRET, clock, namespace=ns,
-                      ticket_ttl_ms=ttl, rng=random.Random(1))
+    return Matchmaker(
+        client,
+        build_modes(default=POLICY),
+        SECRET,
+        clock,
+        namespace=ns,
+        ticket_ttl_ms=ttl,
+        rng=random.Random(1),
+    )
 
 
 async def matches(client: aioredis.Redis, ns: str) -> list[dict[bytes, bytes]]:
@@ -34,8 +41,9 @@ def test_modes_come_from_the_rulesets() -> None:
     assert modes["honglou-10"].ruleset == "honglou"
 
 
-async def test_full_table_published_once_with_tokens(redis_client: aioredis.Redis,
-                                                    redis_namespace: str) -> None:
+async def test_full_table_published_once_with_tokens(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     clock = ManualClock(1_000_000)
     mm = make(redis_client, redis_namespace, clock)
     tickets = [await mm.enqueue(f"p{i}", "standard-5") for i in range(6)]
@@ -84,8 +92,9 @@ async def test_ttl_expiry_and_refresh(redis_client: aioredis.Redis, redis_namesp
     await mm.enqueue("b", "standard-8")  # an expired ticket frees the player
 
 
-async def test_cancel_and_bad_input_change_nothing(redis_client: aioredis.Redis,
-                                                   redis_namespace: str) -> None:
+async def test_cancel_and_bad_input_change_nothing(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     clock = ManualClock(0)
     mm = make(redis_client, redis_namespace, clock)
     t = await mm.enqueue("alice", "standard-5")
@@ -118,8 +127,9 @@ async def test_cancel_and_bad_input_change_nothing(redis_client: aioredis.Redis,
     assert t.ticket not in formed.tickets
 
 
-async def test_bot_backfill_after_the_wait(redis_client: aioredis.Redis,
-                                           redis_namespace: str) -> None:
+async def test_bot_backfill_after_the_wait(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     clock = ManualClock(0)
     mm = make(redis_client, redis_namespace, clock, ttl=60_000)
     lone = await mm.enqueue("solo", "standard-6")
@@ -137,16 +147,19 @@ async def test_bot_backfill_after_the_wait(redis_client: aioredis.Redis,
     assert len(json.loads((await matches(redis_client, redis_namespace))[0][b"tokens"])) == 2
 
 
-async def test_close_ratings_first_window_widens(redis_client: aioredis.Redis,
-                                                 redis_namespace: str) -> None:
+async def test_close_ratings_first_window_widens(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     clock = ManualClock(0)
     mm = make(redis_client, redis_namespace, clock, ttl=600_000)
     # ratings straight into the queue: two clusters 10 mu apart
     low = [await mm.enqueue(f"low{i}", "standard-4") for i in range(3)]
     high = [await mm.enqueue(f"high{i}", "standard-4") for i in range(3)]
     for i, t in enumerate(low + high):
-        await redis_client.zadd(f"{redis_namespace}:{{mm}}:q:standard-4",
-                                {t.ticket: (20.0 if i < 3 else 30.0) + i * 0.1})
+        await redis_client.zadd(
+            f"{redis_namespace}:{{mm}}:q:standard-4",
+            {t.ticket: (20.0 if i < 3 else 30.0) + i * 0.1},
+        )
     extra = await mm.enqueue("low3", "standard-4")
     await redis_client.zadd(f"{redis_namespace}:{{mm}}:q:standard-4", {extra.ticket: 20.5})
     (formed,) = await mm.tick()  # the low four are within 3 mu; the highs wait

@@ -32,10 +32,16 @@ Env = tuple[Matchmaker, ManualClock, matchmaker_pb2_grpc.MatchmakerStub, aioredi
 async def env(redis_client: aioredis.Redis, redis_namespace: str) -> AsyncIterator[Env]:
     clock = ManualClock(0)
     ratings = RatingStore(redis_client, redis_namespace)
-    mm = Matchmaker(redis_client, build_modes({"standard-9": Policy(bot_after_ms=0)},
-                                                 Policy(bot_after_ms=5_000)), SECRET,
-                    clock, ratings=ratings, namespace=redis_namespace, ticket_ttl_ms=10_000,
-                    rng=random.Random(2))
+    mm = Matchmaker(
+        redis_client,
+        build_modes({"standard-9": Policy(bot_after_ms=0)}, Policy(bot_after_ms=5_000)),
+        SECRET,
+        clock,
+        ratings=ratings,
+        namespace=redis_namespace,
+        ticket_ttl_ms=10_000,
+        rng=random.Random(2),
+    )
     notifier = Notifier(redis_client, mm.channel)
     stop = asyncio.Event()
     listener = asyncio.create_task(notifier.run(stop))
@@ -71,18 +77,27 @@ async def test_bad_input_statuses_change_nothing(env: Env, redis_namespace: str)
     assert t.mode == "standard-5" and t.players == 5 and t.expires_ms == 10_000
     keys = sorted(await client.keys(f"{redis_namespace}*"))
     C = grpc.StatusCode
-    assert await _code(stub.Enqueue(pb.EnqueueRequest(player="bob", mode="mahjong-4"))) == \
-        C.INVALID_ARGUMENT
-    assert await _code(stub.Enqueue(pb.EnqueueRequest(player="bob", mode="standard",
-                                                      players=3))) == C.INVALID_ARGUMENT
-    assert await _code(stub.Enqueue(pb.EnqueueRequest(player="", mode="standard-5"))) == \
-        C.INVALID_ARGUMENT
-    assert await _code(stub.Enqueue(pb.EnqueueRequest(player="ann", mode="standard-5"))) == \
-        C.ALREADY_EXISTS
-    assert await _code(stub.Cancel(pb.CancelRequest(ticket_id=t.ticket_id, player="eve"))) == \
-        C.PERMISSION_DENIED
-    assert await _code(stub.Cancel(pb.CancelRequest(ticket_id="nope", player="ann"))) == \
-        C.NOT_FOUND
+    assert (
+        await _code(stub.Enqueue(pb.EnqueueRequest(player="bob", mode="mahjong-4")))
+        == C.INVALID_ARGUMENT
+    )
+    assert (
+        await _code(stub.Enqueue(pb.EnqueueRequest(player="bob", mode="standard", players=3)))
+        == C.INVALID_ARGUMENT
+    )
+    assert (
+        await _code(stub.Enqueue(pb.EnqueueRequest(player="", mode="standard-5")))
+        == C.INVALID_ARGUMENT
+    )
+    assert (
+        await _code(stub.Enqueue(pb.EnqueueRequest(player="ann", mode="standard-5")))
+        == C.ALREADY_EXISTS
+    )
+    assert (
+        await _code(stub.Cancel(pb.CancelRequest(ticket_id=t.ticket_id, player="eve")))
+        == C.PERMISSION_DENIED
+    )
+    assert await _code(stub.Cancel(pb.CancelRequest(ticket_id="nope", player="ann"))) == C.NOT_FOUND
     watch = stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id, player="eve"))
     with pytest.raises(grpc.aio.AioRpcError) as err:
         async for _ in watch:
@@ -90,8 +105,10 @@ async def test_bad_input_statuses_change_nothing(env: Env, redis_namespace: str)
     assert err.value.code() == C.PERMISSION_DENIED
     assert await _code(stub.QueueStatus(pb.QueueStatusRequest(mode="x"))) == C.INVALID_ARGUMENT
     assert await _code(stub.Leaderboard(pb.LeaderboardRequest(mode="x"))) == C.INVALID_ARGUMENT
-    assert await _code(stub.Leaderboard(pb.LeaderboardRequest(mode="standard-5",
-                                                              limit=-1))) == C.INVALID_ARGUMENT
+    assert (
+        await _code(stub.Leaderboard(pb.LeaderboardRequest(mode="standard-5", limit=-1)))
+        == C.INVALID_ARGUMENT
+    )
     assert sorted(await client.keys(f"{redis_namespace}*")) == keys
     assert (await stub.QueueStatus(pb.QueueStatusRequest(mode="standard", players=5))).waiting == 1
     modes = (await stub.ListModes(pb.ListModesRequest())).modes
@@ -101,10 +118,13 @@ async def test_bad_input_statuses_change_nothing(env: Env, redis_namespace: str)
 
 async def test_watch_matched_with_seat_token(env: Env) -> None:
     mm, clock, stub, _ = env
-    tickets = [await stub.Enqueue(pb.EnqueueRequest(player=f"w{i}", mode="standard-4"))
-               for i in range(3)]
-    streams = [stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id, player=t.player))
-               for t in tickets]
+    tickets = [
+        await stub.Enqueue(pb.EnqueueRequest(player=f"w{i}", mode="standard-4")) for i in range(3)
+    ]
+    streams = [
+        stub.WatchTicket(pb.WatchTicketRequest(ticket_id=t.ticket_id, player=t.player))
+        for t in tickets
+    ]
     firsts = [await s.read() for s in streams]
     assert all(u.state == pb.TicketUpdate.WAITING for u in firsts)
     clock.advance(5_000)  # the bot wait is over: one bot takes the fourth seat

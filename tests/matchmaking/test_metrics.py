@@ -33,12 +33,19 @@ from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
 from services.rules import api
 
-NAMES = {"arena_matchmaker_tickets_enqueued", "arena_matchmaker_tickets_cancelled",
-         "arena_matchmaker_tickets_expired", "arena_matchmaker_tickets_matched",
-         "arena_matchmaker_tables_formed", "arena_matchmaker_bot_backfills",
-         "arena_matchmaker_bot_seats", "arena_matchmaker_form_conflicts",
-         "arena_matchmaker_wait_seconds", "arena_matchmaker_queue_depth",
-         "arena_matchmaker_ratings_updates"}
+NAMES = {
+    "arena_matchmaker_tickets_enqueued",
+    "arena_matchmaker_tickets_cancelled",
+    "arena_matchmaker_tickets_expired",
+    "arena_matchmaker_tickets_matched",
+    "arena_matchmaker_tables_formed",
+    "arena_matchmaker_bot_backfills",
+    "arena_matchmaker_bot_seats",
+    "arena_matchmaker_form_conflicts",
+    "arena_matchmaker_wait_seconds",
+    "arena_matchmaker_queue_depth",
+    "arena_matchmaker_ratings_updates",
+}
 
 
 def scrape(port: int) -> Samples:
@@ -50,13 +57,21 @@ def value(reg: CollectorRegistry, name: str, **labels: str) -> float:
     return reg.get_sample_value(name, labels) or 0.0
 
 
-async def test_counts_move_where_things_happen(redis_client: aioredis.Redis,
-                                               redis_namespace: str) -> None:
+async def test_counts_move_where_things_happen(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
     clock = ManualClock(0)
     metrics = Metrics()
-    mm = Matchmaker(redis_client, build_modes(default=Policy(bot_after_ms=20_000, min_humans=2)),
-                    b"mm-metrics", clock, namespace=redis_namespace, ticket_ttl_ms=30_000,
-                    rng=random.Random(1), metrics=metrics)
+    mm = Matchmaker(
+        redis_client,
+        build_modes(default=Policy(bot_after_ms=20_000, min_humans=2)),
+        b"mm-metrics",
+        clock,
+        namespace=redis_namespace,
+        ticket_ttl_ms=30_000,
+        rng=random.Random(1),
+        metrics=metrics,
+    )
     reg = metrics.registry
     server = serve(0, reg)
     try:
@@ -103,8 +118,9 @@ async def test_counts_move_where_things_happen(redis_client: aioredis.Redis,
         await asyncio.to_thread(stop_serving, server)
 
 
-async def test_a_rated_game_counts_once(redis_client: aioredis.Redis, redis_namespace: str,
-                                        tmp_path: Path) -> None:
+async def test_a_rated_game_counts_once(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
     seats = [Seat(f"u{i}", i == 4) for i in range(5)]
     await record_game(store, "rated-1", api, "standard", 5, 11, seats=seats)
@@ -117,8 +133,9 @@ async def test_a_rated_game_counts_once(redis_client: aioredis.Redis, redis_name
     assert value(reg, "arena_matchmaker_ratings_updates_total", result="duplicate") == 1
 
 
-def _metrics_until(port: int, key: tuple[str, tuple[tuple[str, str], ...]], want: float,
-                   timeout: float = 20) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+def _metrics_until(
+    port: int, key: tuple[str, tuple[tuple[str, str], ...]], want: float, timeout: float = 20
+) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     deadline = time.monotonic() + timeout
     while True:
         got = scrape(port)
@@ -129,10 +146,28 @@ def _metrics_until(port: int, key: tuple[str, tuple[tuple[str, str], ...]], want
 
 async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "matchmaker", "--redis-url", redis_url,
-         "--namespace", redis_namespace, "--port", "0", "--metrics-port", "0",
-         "--tick-ms", "20", "--bot-after-ms", "0"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "ARENA_SECRET": "mm-metrics"})
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "matchmaker",
+            "--redis-url",
+            redis_url,
+            "--namespace",
+            redis_namespace,
+            "--port",
+            "0",
+            "--metrics-port",
+            "0",
+            "--tick-ms",
+            "20",
+            "--bot-after-ms",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ARENA_SECRET": "mm-metrics"},
+    )
     try:
         assert proc.stdout is not None
         ready = json.loads(proc.stdout.readline())
@@ -157,9 +192,22 @@ async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: 
 
 def test_no_metrics_port_by_default(redis_url: str, redis_namespace: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "matchmaker", "--redis-url", redis_url,
-         "--namespace", redis_namespace, "--port", "0"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "ARENA_SECRET": "mm-metrics"})
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "matchmaker",
+            "--redis-url",
+            redis_url,
+            "--namespace",
+            redis_namespace,
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ARENA_SECRET": "mm-metrics"},
+    )
     try:
         assert proc.stdout is not None
         assert "metrics_port" not in json.loads(proc.stdout.readline())

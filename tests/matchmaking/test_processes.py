@@ -23,12 +23,34 @@ SIZES = {"standard-4": 33, "standard-5": 52, "standard-8": 41, "honglou-10": 43,
 
 @pytest.fixture
 def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
-    procs = [subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "matchmaker", "--redis-url", redis_url,
-         "--namespace", redis_namespace, "--port", "0", "--tick-ms", "20",
-         "--ticket-ttl-ms", "3000", "--bot-after-ms", "0", "--consumer", f"mm{i}"],
-        stdout=subprocess.PIPE, text=True, env={**os.environ, "ARENA_SECRET": "two-procs"})
-        for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "services.cli",
+                "matchmaker",
+                "--redis-url",
+                redis_url,
+                "--namespace",
+                redis_namespace,
+                "--port",
+                "0",
+                "--tick-ms",
+                "20",
+                "--ticket-ttl-ms",
+                "3000",
+                "--bot-after-ms",
+                "0",
+                "--consumer",
+                f"mm{i}",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "ARENA_SECRET": "two-procs"},
+        )
+        for i in range(2)
+    ]
     try:
         ports = [json.loads(p.stdout.readline())["port"] for p in procs]  # type: ignore[union-attr]
         yield ports
@@ -39,9 +61,9 @@ def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
             p.wait(10)
 
 
-async def test_two_processes_200_tickets(matchmakers: list[int], redis_url: str,
-                                         redis_namespace: str,
-                                         redis_client: aioredis.Redis) -> None:
+async def test_two_processes_200_tickets(
+    matchmakers: list[int], redis_url: str, redis_namespace: str, redis_client: aioredis.Redis
+) -> None:
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in matchmakers]
     stubs = [matchmaker_pb2_grpc.MatchmakerStub(c) for c in channels]
     plan = [(mode, i) for mode, n in SIZES.items() for i in range(n)]
@@ -56,8 +78,9 @@ async def test_two_processes_200_tickets(matchmakers: list[int], redis_url: str,
     prefix = f"{redis_namespace}:{{mm}}:t:"
     deadline = time.monotonic() + 20
     while True:
-        states = {t: (await redis_client.hget(prefix + t, "state") or b"").decode()
-                  for t in tickets}
+        states = {
+            t: (await redis_client.hget(prefix + t, "state") or b"").decode() for t in tickets
+        }
         if all(s in ("matched", "expired") for s in states.values()) or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.2)
@@ -78,7 +101,9 @@ async def test_two_processes_200_tickets(matchmakers: list[int], redis_url: str,
     assert len(seated) == sum(states[t] == "matched" for t in tickets)
     for mode, n in SIZES.items():  # with one rating, every full table forms
         players = int(mode.rsplit("-", 1)[1])
-        assert sum(states[t] == "matched" for t, tk in tickets.items() if tk.mode == mode) \
+        assert (
+            sum(states[t] == "matched" for t, tk in tickets.items() if tk.mode == mode)
             == n - n % players
+        )
     for c in channels:
         await c.close()

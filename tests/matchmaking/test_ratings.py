@@ -19,12 +19,26 @@ from services.matchmaking.results import load_result
 from services.rules import api
 
 
-def result(game: str, roles: list[str], winners: list[int], *, ended: int = 1,
-           bots: list[bool] | None = None, players: list[str] | None = None) -> GameResult:
+def result(
+    game: str,
+    roles: list[str],
+    winners: list[int],
+    *,
+    ended: int = 1,
+    bots: list[bool] | None = None,
+    players: list[str] | None = None,
+) -> GameResult:
     n = len(roles)
-    return GameResult(game_id=game, mode=f"standard-{n}", ruleset="standard", ended_ms=ended,
-                      players=players or [f"p{i}" for i in range(n)],
-                      bots=bots or [False] * n, roles=roles, winners=winners)
+    return GameResult(
+        game_id=game,
+        mode=f"standard-{n}",
+        ruleset="standard",
+        ended_ms=ended,
+        players=players or [f"p{i}" for i in range(n)],
+        bots=bots or [False] * n,
+        roles=roles,
+        winners=winners,
+    )
 
 
 ROLES5 = ["lord", "rebel", "loyalist", "rebel", "renegade"]
@@ -52,17 +66,33 @@ def test_bots_are_not_rated() -> None:
 
 
 def test_draw_counts_but_moves_nobody() -> None:
-    r = GameResult(game_id="d", mode="standard-5", ruleset="standard", ended_ms=1,
-                   players=[f"p{i}" for i in range(5)], bots=[False] * 5, roles=ROLES5,
-                   winners=[], draw=True)
+    r = GameResult(
+        game_id="d",
+        mode="standard-5",
+        ruleset="standard",
+        ended_ms=1,
+        players=[f"p{i}" for i in range(5)],
+        bots=[False] * 5,
+        roles=ROLES5,
+        winners=[],
+        draw=True,
+    )
     out = apply({}, r)
     assert all((v.mu, v.sigma, v.games) == (PRIOR.mu, PRIOR.sigma, 1) for v in out.values())
 
 
 def test_fold_is_order_of_end_time_not_of_arrival() -> None:
     rng = random.Random(3)
-    games = [result(f"g{i}", ROLES5, rng.choice([[0, 2], [1, 3], [4]]), ended=rng.randint(0, 9),
-                    players=rng.sample([f"p{j}" for j in range(8)], 5)) for i in range(30)]
+    games = [
+        result(
+            f"g{i}",
+            ROLES5,
+            rng.choice([[0, 2], [1, 3], [4]]),
+            ended=rng.randint(0, 9),
+            players=rng.sample([f"p{j}" for j in range(8)], 5),
+        )
+        for i in range(30)
+    ]
     shuffled = games[:]
     rng.shuffle(shuffled)
     assert fold(games) == fold(shuffled) == fold(games + shuffled)
@@ -70,8 +100,16 @@ def test_fold_is_order_of_end_time_not_of_arrival() -> None:
 
 async def test_late_arrival_refolds(redis_client: aioredis.Redis, redis_namespace: str) -> None:
     rng = random.Random(5)
-    games = [result(f"g{i}", ROLES5, rng.choice([[0, 2], [1, 3], [4]]), ended=100 + i,
-                    players=rng.sample([f"p{j}" for j in range(8)], 5)) for i in range(12)]
+    games = [
+        result(
+            f"g{i}",
+            ROLES5,
+            rng.choice([[0, 2], [1, 3], [4]]),
+            ended=100 + i,
+            players=rng.sample([f"p{j}" for j in range(8)], 5),
+        )
+        for i in range(12)
+    ]
     store = RatingStore(redis_client, redis_namespace)
     order = games[:]
     rng.shuffle(order)
@@ -80,19 +118,21 @@ async def test_late_arrival_refolds(redis_client: aioredis.Redis, redis_namespac
     assert await store.record(games[0]) is False
     assert await store.table("standard-5") == fold(games)["standard-5"]
     board = await store.leaderboard("standard-5", 0, 3)
-    assert [r.ordinal for _, r in board] == sorted((r.ordinal for r in fold(games)[
-        "standard-5"].values()), reverse=True)[:3]
+    assert [r.ordinal for _, r in board] == sorted(
+        (r.ordinal for r in fold(games)["standard-5"].values()), reverse=True
+    )[:3]
 
 
-async def play(store: RedisEventStore, game: str, seed: int, players: list[str],
-               bots: list[bool]) -> None:
+async def play(
+    store: RedisEventStore, game: str, seed: int, players: list[str], bots: list[bool]
+) -> None:
     seats = [Seat(p, b) for p, b in zip(players, bots, strict=True)]
     await record_game(store, game, api, "standard", len(seats), seed, seats=seats)
 
 
-async def test_finished_stream_to_ratings_and_rebuild(redis_client: aioredis.Redis,
-                                                      redis_namespace: str,
-                                                      tmp_path: Path) -> None:
+async def test_finished_stream_to_ratings_and_rebuild(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> None:
     ns = redis_namespace
     store = RedisEventStore(redis_client, ns)
     ratings = RatingStore(redis_client, ns)
@@ -132,8 +172,9 @@ async def test_finished_stream_to_ratings_and_rebuild(redis_client: aioredis.Red
         await archive_game(store, g, tmp_path)
     rebuilt, skipped = await rebuild(tmp_path)
     assert skipped == {}
-    assert {m: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())}
-            for m, t in live.items() if t} == rebuilt
+    assert {
+        m: {p: (r.mu, r.sigma, r.games) for p, r in sorted(t.items())} for m, t in live.items() if t
+    } == rebuilt
     stored, _ = await rebuild(tmp_path, ratings)  # write the rebuild back: same numbers
     assert stored == rebuilt
     assert {m: await ratings.table(m) for m in live} == live

@@ -12,8 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def arena(*args: str, env: dict[str, str] | None = None, **kw: object) -> subprocess.Popen[str]:
     """Start `arena ARGS` (as `python -m services.cli`) in the repository."""
-    return subprocess.Popen([sys.executable, "-m", "services.cli", *args], cwd=ROOT,
-                            env=env or clean_env(), text=True, **kw)  # type: ignore[call-overload]
+    return subprocess.Popen(
+        [sys.executable, "-m", "services.cli", *args],
+        cwd=ROOT,
+        env=env or clean_env(),
+        text=True,
+        **kw,
+    )  # type: ignore[call-overload]
 
 
 def clean_env() -> dict[str, str]:

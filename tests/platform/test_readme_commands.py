@@ -37,8 +37,17 @@ def readme_commands() -> list[str]:
 
 def test_the_readme_shows_the_platform_commands() -> None:
     shown = {shlex.split(c)[1] for c in readme_commands()}
-    assert {"up", "tournament", "bench", "export", "verify", "replay-server", "bots",
-            "engine", "matchmaker"} <= shown
+    assert {
+        "up",
+        "tournament",
+        "bench",
+        "export",
+        "verify",
+        "replay-server",
+        "bots",
+        "engine",
+        "matchmaker",
+    } <= shown
 
 
 @pytest.mark.parametrize("line", readme_commands())

@@ -20,10 +20,28 @@ from services.eventlog.verify import verify
 
 
 def _soak(var: Path, games: int, timeout_s: float) -> None:
-    p = arena("tournament", "--var", str(var), "--ruleset", "standard", "--players", "5",
-              "--games", str(games), "--policies", "heuristic,random", "--seed", "11",
-              "--engines", "2", "--concurrency", "200", "--json",
-              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = arena(
+        "tournament",
+        "--var",
+        str(var),
+        "--ruleset",
+        "standard",
+        "--players",
+        "5",
+        "--games",
+        str(games),
+        "--policies",
+        "heuristic,random",
+        "--seed",
+        "11",
+        "--engines",
+        "2",
+        "--concurrency",
+        "200",
+        "--json",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = p.communicate(timeout=timeout_s)
     assert p.returncode == 0, err
     result = json.loads(out)

@@ -11,8 +11,19 @@ from pathlib import Path
 
 from platform_helpers import alive, arena, descendants
 
-ARGS = ["--ruleset", "standard", "--players", "4", "--games", "3", "--policies",
-        "heuristic,random", "--seed", "7", "--json"]
+ARGS = [
+    "--ruleset",
+    "standard",
+    "--players",
+    "4",
+    "--games",
+    "3",
+    "--policies",
+    "heuristic,random",
+    "--seed",
+    "7",
+    "--json",
+]
 
 
 def _journal(var: Path) -> list[dict[str, object]]:
@@ -23,8 +34,9 @@ def _journal(var: Path) -> list[dict[str, object]]:
 
 
 def _finish(var: Path) -> dict[str, object]:
-    p = arena("tournament", "--var", str(var), *ARGS, stdout=subprocess.PIPE,
-              stderr=subprocess.PIPE)
+    p = arena(
+        "tournament", "--var", str(var), *ARGS, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     out, err = p.communicate(timeout=180)
     assert p.returncode == 0, err
     result: dict[str, object] = json.loads(out)
@@ -33,8 +45,16 @@ def _finish(var: Path) -> dict[str, object]:
 
 def test_interrupted_tournament_continues(tmp_path: Path) -> None:
     var = tmp_path / "var"
-    first = arena("tournament", "--var", str(var), *ARGS, "--concurrency", "1",
-                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    first = arena(
+        "tournament",
+        "--var",
+        str(var),
+        *ARGS,
+        "--concurrency",
+        "1",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     kids: set[int] = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not _journal(var) and first.poll() is None:
@@ -72,7 +92,14 @@ def test_interrupted_tournament_continues(tmp_path: Path) -> None:
 
 
 def test_tournament_refuses_oracle(tmp_path: Path) -> None:
-    p = arena("tournament", "--var", str(tmp_path), "--policies", "oracle,random",
-              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = arena(
+        "tournament",
+        "--var",
+        str(tmp_path),
+        "--policies",
+        "oracle,random",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     _, err = p.communicate(timeout=60)
     assert p.returncode == 2 and "oracle" in err

@@ -18,8 +18,18 @@ from platform_helpers import alive, arena, clean_env, descendants
 from services.platform.cli import up_parser
 from services.platform.up import Platform, UpConfig
 
-FREE = ["--http-port", "0", "--replay-grpc-port", "0", "--matchmaker-port", "0",
-        "--engine-port", "0", "--metrics-port", "0"]
+FREE = [
+    "--http-port",
+    "0",
+    "--replay-grpc-port",
+    "0",
+    "--matchmaker-port",
+    "0",
+    "--engine-port",
+    "0",
+    "--metrics-port",
+    "0",
+]
 
 
 def _get(url: str) -> bytes:
@@ -31,8 +41,21 @@ def _get(url: str) -> bytes:
 
 def test_up_serves_and_stops_clean(tmp_path: Path) -> None:
     var = tmp_path / "var"
-    proc = arena("up", "--var", str(var), "--engines", "2", "--bots", "1", "--demo", "1",
-                 "--json", *FREE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = arena(
+        "up",
+        "--var",
+        str(var),
+        "--engines",
+        "2",
+        "--bots",
+        "1",
+        "--demo",
+        "1",
+        "--json",
+        *FREE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     kids: set[int] = set()
     try:
         assert proc.stdout is not None
@@ -50,7 +73,8 @@ def test_up_serves_and_stops_clean(tmp_path: Path) -> None:
         for target in run["engines"]:
             with grpc.insecure_channel(target) as ch:
                 reply = health_pb2_grpc.HealthStub(ch).Check(
-                    health_pb2.HealthCheckRequest(service="arena.v1.GameService"), timeout=5)
+                    health_pb2.HealthCheckRequest(service="arena.v1.GameService"), timeout=5
+                )
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING
         deadline = time.monotonic() + 30
         listed: list[object] = []
@@ -75,25 +99,45 @@ def test_up_serves_and_stops_clean(tmp_path: Path) -> None:
 
 def test_up_reports_an_unreachable_redis_url(tmp_path: Path) -> None:
     env_bad = {"REDIS_URL": "redis://127.0.0.1:1/0"}
-    p = arena("up", "--var", str(tmp_path / "v"), *FREE, env={**clean_env(), **env_bad},
-              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = arena(
+        "up",
+        "--var",
+        str(tmp_path / "v"),
+        *FREE,
+        env={**clean_env(), **env_bad},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = p.communicate(timeout=30)
     assert p.returncode == 2 and "no Redis answers" in err
     assert not os.path.exists(tmp_path / "v" / "up.json")
 
 
 def test_up_serves_metrics_of_the_matchmaker_and_the_replay_server(
-        tmp_path: Path, redis_url: str, redis_namespace: str) -> None:
+    tmp_path: Path, redis_url: str, redis_namespace: str
+) -> None:
     """Port 0: each binds a free port and says which; up.json lists the URLs."""
-    cfg = UpConfig(engines=0, bots=0, var_dir=tmp_path / "var", namespace=redis_namespace,
-                   redis_url=redis_url, persist=False, http_port=0, replay_grpc_port=0,
-                   matchmaker_port=0, matchmaker_metrics_port=0, replay_metrics_port=0)
+    cfg = UpConfig(
+        engines=0,
+        bots=0,
+        var_dir=tmp_path / "var",
+        namespace=redis_namespace,
+        redis_url=redis_url,
+        persist=False,
+        http_port=0,
+        replay_grpc_port=0,
+        matchmaker_port=0,
+        matchmaker_metrics_port=0,
+        replay_metrics_port=0,
+    )
     with Platform(cfg) as platform:
         run = platform.start()
         assert json.loads(run.to_json())["metrics"] == run.metrics
         mm, rp = run.metrics
-        assert all(u.startswith("http://127.0.0.1:") and u.endswith("/metrics")
-                   for u in run.metrics) and mm != rp
+        assert (
+            all(u.startswith("http://127.0.0.1:") and u.endswith("/metrics") for u in run.metrics)
+            and mm != rp
+        )
         assert b"arena_matchmaker_tables_formed" in _get(mm)
         assert json.loads(_get(run.viewer_url + "api/games"))["games"] == []
         counted = 'arena_replay_http_requests_total{route="games",status="2xx"} 1.0'

@@ -50,7 +50,8 @@ class Truth:
     def _sees(where: tuple[str, int], viewer: int) -> bool:
         zone, seat = where
         return zone in ("discard", "processing", "equip", "judge") or (
-            zone == "hand" and seat == viewer and viewer >= 0)
+            zone == "hand" and seat == viewer and viewer >= 0
+        )
 
     def leaks(self, seq: int, data: bytes, viewer: int) -> list[str]:
         """What in ``data`` (received for entry ``seq``) ``viewer`` should not have."""
@@ -63,10 +64,16 @@ class Truth:
                 if not (self._sees(before[c], viewer) or self._sees(after[c], viewer)):
                     out.append(f"entry {seq}: viewer {viewer} sees card {c} ({after[c]})")
         if seq < self.over_at:
-            hidden = {self.roles[s] for s in self.roles
-                      if s != viewer and self.revealed_at.get(s, 10**9) > seq}
-            mine = {self.roles.get(s, "") for s in self.roles
-                    if s == viewer or self.revealed_at.get(s, 10**9) <= seq}
+            hidden = {
+                self.roles[s]
+                for s in self.roles
+                if s != viewer and self.revealed_at.get(s, 10**9) > seq
+            }
+            mine = {
+                self.roles.get(s, "")
+                for s in self.roles
+                if s == viewer or self.revealed_at.get(s, 10**9) <= seq
+            }
             for role in HIDDEN_ROLES:
                 if role in hidden and role not in mine and f'"{role}"'.encode() in data:
                     out.append(f"entry {seq}: viewer {viewer} sees hidden role {role}")

@@ -18,11 +18,13 @@ async def settle(rounds: int = 50) -> None:
 class LiveGame:
     """``play_live`` gated by a queue: ``step(n)`` lets n more answers through."""
 
-    def __init__(self, store: EventStore, game: str, players: int = 5, seed: int = 1,
-                 **kw: Any) -> None:
+    def __init__(
+        self, store: EventStore, game: str, players: int = 5, seed: int = 1, **kw: Any
+    ) -> None:
         self.gate: asyncio.Queue[None] = asyncio.Queue()
         self.task = asyncio.create_task(
-            play_live(store, game, players=players, seed=seed, pace=self._pace, **kw))
+            play_live(store, game, players=players, seed=seed, pace=self._pace, **kw)
+        )
 
     async def _pace(self, version: int) -> None:
         await self.gate.get()

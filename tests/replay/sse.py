@@ -60,8 +60,9 @@ async def open_sse(port: int, path: str, last_event_id: str | None = None) -> Ss
     """GET ``path`` as an EventSource would."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n"
-                 .encode())
+    writer.write(
+        f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
+    )
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
     client = SseClient(reader, writer, int(head.split(b" ")[1]))

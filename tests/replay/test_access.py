@@ -38,8 +38,9 @@ def only_ok(game: str, seat: int, token: str) -> bool:
         (TablePolicy(), False, 2, "ok-g-2", 0, Grant(2, 0)),
     ],
 )
-def test_grants(policy: TablePolicy, over: bool, viewer: int, token: str | None, delay: int,
-                want: Grant) -> None:
+def test_grants(
+    policy: TablePolicy, over: bool, viewer: int, token: str | None, delay: int, want: Grant
+) -> None:
     assert authorize("g", policy, over, 5, viewer, token, delay, only_ok) == want
 
 
@@ -67,7 +68,13 @@ def test_bad_requests() -> None:
         with pytest.raises(BadRequest):
             parse_viewer(text)
     assert [parse_viewer(t) for t in (None, "", "spectator", "god", "4", "-1")] == [
-        SPECTATOR, SPECTATOR, SPECTATOR, GOD, 4, SPECTATOR]
+        SPECTATOR,
+        SPECTATOR,
+        SPECTATOR,
+        GOD,
+        4,
+        SPECTATOR,
+    ]
 
 
 def test_hmac_seat_tokens() -> None:

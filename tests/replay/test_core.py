@@ -65,8 +65,10 @@ async def test_live_spectator_never_gets_a_hidden_card_and_god_waits_for_the_end
         async for batch in it:  # type: ignore[attr-defined]
             out += [e for _, e in batch]
 
-    tasks = [asyncio.create_task(drain(spec, received)),
-             asyncio.create_task(drain(seat, seat_view))]
+    tasks = [
+        asyncio.create_task(drain(spec, received)),
+        asyncio.create_task(drain(seat, seat_view)),
+    ]
     for _ in range(30):
         game.step(5)
         await settle()
@@ -137,8 +139,7 @@ async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
     for seq, at in got:
         assert at >= feed.at_ms[seq - 1] + delay, (seq, at, feed.at_ms[seq - 1])
     # and not later than needed: each entry went out at the first tick at or past its release
-    assert all(at - (feed.at_ms[seq - 1] + delay) < 500 or at == got[-1][1]
-               for seq, at in got)
+    assert all(at - (feed.at_ms[seq - 1] + delay) < 500 or at == got[-1][1] for seq, at in got)
     assert [s for s, _ in got] == [seq_of(e) for e in (await r.get_events("d", SPECTATOR)).entries]
     assert feed.at_ms == [t for _, _, t in await store.read_timed("d")]  # the append times
     await r.close()
@@ -183,8 +184,11 @@ async def test_resume_after_a_sequence_number_is_exact() -> None:
     r = replay_of(store)
     full = [s for batch in [b async for b in await r.stream("g", SPECTATOR)] for s, _ in batch]
     cut = full[len(full) // 2]
-    rest = [s for batch in [b async for b in await r.stream("g", SPECTATOR, after=cut)]
-            for s, _ in batch]
+    rest = [
+        s
+        for batch in [b async for b in await r.stream("g", SPECTATOR, after=cut)]
+        for s, _ in batch
+    ]
     assert full[: len(full) // 2 + 1] + rest == full
 
 
@@ -225,13 +229,19 @@ async def test_page_fold_matches_views() -> None:
     r = replay_of(store)
     from services.eventlog.entry import EVENT, decode_entry
 
-    events = [api.decode_event(e.payload) for e in map(decode_entry, await records(store, "g"))
-              if e.kind == EVENT]
+    events = [
+        api.decode_event(e.payload)
+        for e in map(decode_entry, await records(store, "g"))
+        if e.kind == EVENT
+    ]
     import msgspec
 
     received = [msgspec.json.decode(e) for e in (await r.get_events("g", SPECTATOR)).entries]
-    redacted = [api.decode_event(msgspec.msgpack.encode(x["event"]))
-                for x in received if x["kind"] == "event"]
+    redacted = [
+        api.decode_event(msgspec.msgpack.encode(x["event"]))
+        for x in received
+        if x["kind"] == "event"
+    ]
     assert fold(redacted, SPECTATOR) == fold(events, SPECTATOR)
 
 

@@ -79,31 +79,42 @@ async def engine() -> AsyncIterator[tuple[Games, str]]:
 
 
 def active_seat(records: list[bytes], version: int) -> int:
-    events = [api.decode_event(e.payload) for e in map(decode_entry, records[:version])
-              if e.kind == EVENT]
+    events = [
+        api.decode_event(e.payload) for e in map(decode_entry, records[:version]) if e.kind == EVENT
+    ]
     return fold(events, GOD).current
 
 
 async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
-    engine: tuple[Games, str]
+    engine: tuple[Games, str],
 ) -> None:
     games, address = engine
     store = games.store
     assert isinstance(store, InMemoryEventStore)
     game_id = "dec"
-    await games.create_game(NewMatch(match_id=game_id, ruleset="standard",
-                                     seats=[Seat(f"p{i}") for i in range(5)], seed=12))
-    replay = Replay(store, seat_check=lambda g, s, t: t == f"seat-{s}",
-                    decisions=EngineDecisions(address))
+    await games.create_game(
+        NewMatch(
+            match_id=game_id, ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=12
+        )
+    )
+    replay = Replay(
+        store, seat_check=lambda g, s, t: t == f"seat-{s}", decisions=EngineDecisions(address)
+    )
     http = HttpServer(replay)
     port = await http.start()
-    delayed = Replay(store, seat_check=lambda g, s, t: True, decisions=EngineDecisions(address),
-                     policy=lambda h: TablePolicy(spectator_delay_ms=1))
+    delayed = Replay(
+        store,
+        seat_check=lambda g, s, t: True,
+        decisions=EngineDecisions(address),
+        policy=lambda h: TablePolicy(spectator_delay_ms=1),
+    )
     http2 = HttpServer(delayed)
     port2 = await http2.start()
-    readers = [Reader(await open_sse(port, f"/api/games/{game_id}/stream")),
-               Reader(await open_sse(port, f"/api/games/{game_id}/stream?viewer=1&token=seat-1")),
-               Reader(await open_sse(port2, f"/api/games/{game_id}/stream"))]
+    readers = [
+        Reader(await open_sse(port, f"/api/games/{game_id}/stream")),
+        Reader(await open_sse(port, f"/api/games/{game_id}/stream?viewer=1&token=seat-1")),
+        Reader(await open_sse(port2, f"/api/games/{game_id}/stream")),
+    ]
     spectator, seat1, late = readers
     tasks = [asyncio.create_task(r.run()) for r in readers]
     policy = RandomPolicy(5)
@@ -127,8 +138,9 @@ async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
             while (await replay.feed(game_id)).version < version:
                 await asyncio.sleep(0.001)
         answer = policy.act(d)
-        await games.submit_action(game_id, tokens.issue(SECRET, game_id, d.seat), d.id,
-                                  list(answer.picks))
+        await games.submit_action(
+            game_id, tokens.issue(SECRET, game_id, d.seat), d.id, list(answer.picks)
+        )
     assert hot.game.over
     await asyncio.wait_for(asyncio.gather(*tasks), 20)
     assert public_seen > 20 and hidden_seen > 5, (public_seen, hidden_seen)

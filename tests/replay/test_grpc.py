@@ -43,9 +43,15 @@ async def test_replay_service_end_to_end() -> None:
         assert spec.events and all(e.hash == b"" for e in spec.events)  # hashes would leak draws
         records = [d for _, d in await store.read("live")]
         truth = Truth(records, n_cards(records))
-        leaks = [x for e in spec.events for x in truth.leaks(
-            e.seq, json.dumps(json.loads(e.payload_json), separators=(",", ":")).encode(),
-            SPECTATOR)]
+        leaks = [
+            x
+            for e in spec.events
+            for x in truth.leaks(
+                e.seq,
+                json.dumps(json.loads(e.payload_json), separators=(",", ":")).encode(),
+                SPECTATOR,
+            )
+        ]
         assert not leaks, leaks[:5]
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await stub.GetEvents(replay_pb2.GetEventsRequest(game_id="live", viewer=GOD))
@@ -53,8 +59,10 @@ async def test_replay_service_end_to_end() -> None:
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await stub.GetEvents(replay_pb2.GetEventsRequest(game_id="live", viewer=1))
         assert err.value.code() == grpc.StatusCode.PERMISSION_DENIED
-        seat = await stub.GetEvents(replay_pb2.GetEventsRequest(game_id="live", viewer=1),
-                                    metadata=[("authorization", "Bearer seat-1")])
+        seat = await stub.GetEvents(
+            replay_pb2.GetEventsRequest(game_id="live", viewer=1),
+            metadata=[("authorization", "Bearer seat-1")],
+        )
         assert any(e.type == "answer" for e in seat.events)
         with pytest.raises(grpc.aio.AioRpcError) as err:
             await stub.GetGame(replay_pb2.GetGameRequest(game_id="nope"))
@@ -63,8 +71,9 @@ async def test_replay_service_end_to_end() -> None:
         got = []
 
         async def watch() -> None:
-            call = stub.StreamGame(replay_pb2.StreamGameRequest(game_id="live", viewer=SPECTATOR,
-                                                                from_seq=10))
+            call = stub.StreamGame(
+                replay_pb2.StreamGameRequest(game_id="live", viewer=SPECTATOR, from_seq=10)
+            )
             async for e in call:
                 got.append(e.seq)
 

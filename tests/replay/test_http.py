@@ -93,8 +93,11 @@ async def test_seat_view_needs_its_token_and_god_opens_at_the_end(
     assert status == 200 and page["viewer"] == 2
     recs = await all_records(store, "tok")
     truth = Truth(recs, n_cards(recs))
-    leaks = [x for e in page["entries"] for x in truth.leaks(
-        e["seq"], json.dumps(e, separators=(",", ":")).encode(), 2)]
+    leaks = [
+        x
+        for e in page["entries"]
+        for x in truth.leaks(e["seq"], json.dumps(e, separators=(",", ":")).encode(), 2)
+    ]
     assert not leaks, leaks[:5]
     gate.set()
     await game
@@ -188,9 +191,14 @@ async def test_lobby_static_files_and_errors(
     assert status == 200 and b"<html" in page.lower()
     for path in ("/static/app.js", "/static/style.css"):
         assert (await get(port, path))[0] == 200
-    for path, code in [("/static/../core.py", 404), ("/static/.x", 404), ("/nope", 404),
-                       ("/api/games/none/events", 404), ("/api/games/b%7Bad/events", 400),
-                       ("/api/games/fin/events?viewer=x", 400),
-                       ("/api/games/fin/events?from=x", 400),
-                       ("/api/games?status=maybe", 400)]:
+    for path, code in [
+        ("/static/../core.py", 404),
+        ("/static/.x", 404),
+        ("/nope", 404),
+        ("/api/games/none/events", 404),
+        ("/api/games/b%7Bad/events", 400),
+        ("/api/games/fin/events?viewer=x", 400),
+        ("/api/games/fin/events?from=x", 400),
+        ("/api/games?status=maybe", 400),
+    ]:
         assert (await get(port, path))[0] == code, path

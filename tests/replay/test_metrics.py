@@ -37,9 +37,15 @@ from services.rules.api import SPECTATOR
 from .live import LiveGame, settle
 from .sse import get, get_json, open_sse
 
-NAMES = {"arena_replay_spectators", "arena_replay_events_sent", "arena_replay_decisions_sent",
-         "arena_replay_http_requests", "arena_replay_listings", "arena_replay_games_listed",
-         "arena_replay_feeds"}
+NAMES = {
+    "arena_replay_spectators",
+    "arena_replay_events_sent",
+    "arena_replay_decisions_sent",
+    "arena_replay_http_requests",
+    "arena_replay_listings",
+    "arena_replay_games_listed",
+    "arena_replay_feeds",
+}
 
 
 def scrape(port: int) -> Samples:
@@ -84,8 +90,9 @@ async def store(redis_client: aioredis.Redis, redis_namespace: str) -> RedisEven
 async def served(store: RedisEventStore) -> AsyncIterator[tuple[Metrics, int, int]]:
     """A Replay with its own metrics behind HTTP, and those metrics on a /metrics port."""
     metrics = Metrics()
-    replay = Replay(store, seat_check=lambda g, s, t: False, decisions=DraftPending(store),
-                    metrics=metrics)
+    replay = Replay(
+        store, seat_check=lambda g, s, t: False, decisions=DraftPending(store), metrics=metrics
+    )
     http = HttpServer(replay)
     port = await http.start()
     exporter = serve(0, metrics.registry)
@@ -95,8 +102,9 @@ async def served(store: RedisEventStore) -> AsyncIterator[tuple[Metrics, int, in
     await asyncio.to_thread(stop_serving, exporter)
 
 
-async def test_http_requests_and_listings(store: RedisEventStore,
-                                          served: tuple[Metrics, int, int]) -> None:
+async def test_http_requests_and_listings(
+    store: RedisEventStore, served: tuple[Metrics, int, int]
+) -> None:
     metrics, port, mport = served
     await play_live(store, "fin", players=4, seed=1)
     status, body = await get_json(port, "/api/games")
@@ -120,8 +128,9 @@ async def test_http_requests_and_listings(store: RedisEventStore,
     assert got[("arena_replay_feeds", ())] == 1  # "fin", loaded by GET /api/games/fin
 
 
-async def test_sse_spectators_events_and_decisions(store: RedisEventStore,
-                                                   served: tuple[Metrics, int, int]) -> None:
+async def test_sse_spectators_events_and_decisions(
+    store: RedisEventStore, served: tuple[Metrics, int, int]
+) -> None:
     metrics, port, mport = served
     await play_live(store, "fin", players=4, seed=1)
     live = LiveGame(store, "watched", players=4, seed=3)
@@ -133,7 +142,8 @@ async def test_sse_spectators_events_and_decisions(store: RedisEventStore,
     assert (await asyncio.wait_for(other.next(), 10)) is not None
     await until(lambda: sample(metrics, "arena_replay_spectators", transport="sse") == 1)
     assert (await asyncio.to_thread(scrape, mport))[
-        ("arena_replay_spectators", (("transport", "sse"),))] == 1
+        ("arena_replay_spectators", (("transport", "sse"),))
+    ] == 1
     leaver.close()  # a viewer closing its tab: noticed at the next write
     deadline = time.monotonic() + 10
     while sample(metrics, "arena_replay_spectators", transport="sse") != 0:
@@ -153,8 +163,11 @@ async def test_sse_spectators_events_and_decisions(store: RedisEventStore,
     await finishing
     sse.close()
     await until(lambda: sample(metrics, "arena_replay_spectators", transport="sse") == 0)
-    await until(lambda: sample(metrics, "arena_replay_http_requests_total", route="stream",
-                               status="2xx") == 3)
+    await until(
+        lambda: (
+            sample(metrics, "arena_replay_http_requests_total", route="stream", status="2xx") == 3
+        )
+    )
     got = await asyncio.to_thread(scrape, mport)
     assert entries > 0
     assert got[("arena_replay_events_sent_total", (("transport", "sse"),))] - before == entries
@@ -186,8 +199,7 @@ async def test_grpc_spectators_events_and_listings() -> None:
         got: list[int] = []
 
         async def watch() -> None:
-            call = stub.StreamGame(replay_pb2.StreamGameRequest(game_id="live",
-                                                                viewer=SPECTATOR))
+            call = stub.StreamGame(replay_pb2.StreamGameRequest(game_id="live", viewer=SPECTATOR))
             async for e in call:
                 got.append(e.seq)
 
@@ -196,8 +208,9 @@ async def test_grpc_spectators_events_and_listings() -> None:
         await live.finish()
         await asyncio.wait_for(task, 10)
         await until(lambda: sample(metrics, "arena_replay_spectators", transport="grpc") == 0)
-        assert got and sample(metrics, "arena_replay_events_sent_total",
-                              transport="grpc") == len(got)
+        assert got and sample(metrics, "arena_replay_events_sent_total", transport="grpc") == len(
+            got
+        )
         assert sample(metrics, "arena_replay_events_sent_total", transport="sse") == 0
     await server.stop(0)
     await replay.close()
@@ -205,17 +218,37 @@ async def test_grpc_spectators_events_and_listings() -> None:
 
 def test_the_ready_line_names_the_metrics_port() -> None:
     assert replay_ready("replay-server: web viewer on http://h:8080/") == {"url": "http://h:8080/"}
-    assert replay_ready("replay-server: web viewer on http://h:8080/ (/metrics on port 9301)") \
-        == {"url": "http://h:8080/", "metrics_port": 9301}
+    assert replay_ready("replay-server: web viewer on http://h:8080/ (/metrics on port 9301)") == {
+        "url": "http://h:8080/",
+        "metrics_port": 9301,
+    }
     assert replay_ready("replay-server: started redis://x (throw-away)") is None
 
 
-def test_arena_replay_server_serves_metrics(redis_url: str, redis_namespace: str,
-                                            tmp_path: Path) -> None:
+def test_arena_replay_server_serves_metrics(
+    redis_url: str, redis_namespace: str, tmp_path: Path
+) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "replay-server", "--redis-url", redis_url,
-         "--namespace", redis_namespace, "--http-port", "0", "--metrics-port", "0",
-         "--archive", str(tmp_path)], stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            "replay-server",
+            "--redis-url",
+            redis_url,
+            "--namespace",
+            redis_namespace,
+            "--http-port",
+            "0",
+            "--metrics-port",
+            "0",
+            "--archive",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -17,20 +17,31 @@ from services.rules.core import events as ev
 from services.rules.core.state import SLOTS, Game
 
 # which card subtype may sit in which equipment slot
-SLOT_SUBTYPES = {"weapon": {"weapon"}, "armor": {"armor"}, "plus": {"defensive_horse", "plus"},
-                 "minus": {"offensive_horse", "minus"},
-                 "mount": {"defensive_horse", "offensive_horse", "mount"}}  # seed 003
+SLOT_SUBTYPES = {
+    "weapon": {"weapon"},
+    "armor": {"armor"},
+    "plus": {"defensive_horse", "plus"},
+    "minus": {"offensive_horse", "minus"},
+    "mount": {"defensive_horse", "offensive_horse", "mount"},
+}  # seed 003
 RULESETS_WITHOUT_ROLES = ("chengtian",)
 SEAT_OPTION_PREFIXES = ("card:", "skill:", "seat:", "general:", "suit:")
 
 
 def zones(g: Game) -> list[tuple[str, list[int]]]:
     """Every zone of the table with the card ids it holds."""
-    out: list[tuple[str, list[int]]] = [("draw", g.draw), ("discard", g.discard),
-                                        ("processing", g.processing), ("removed", g.removed)]
+    out: list[tuple[str, list[int]]] = [
+        ("draw", g.draw),
+        ("discard", g.discard),
+        ("processing", g.processing),
+        ("removed", g.removed),
+    ]
     for p in g.players:
-        out += [(f"hand[{p.seat}]", p.hand), (f"equip[{p.seat}]", list(p.equip.values())),
-                (f"judge[{p.seat}]", p.judge)]
+        out += [
+            (f"hand[{p.seat}]", p.hand),
+            (f"equip[{p.seat}]", list(p.equip.values())),
+            (f"judge[{p.seat}]", p.judge),
+        ]
     return out
 
 
@@ -38,7 +49,8 @@ def _frames_for(g: Game, kind: str, seat: int) -> bool:
     """Whether a frame of tag ``kind`` about ``seat`` is on the stack."""
     for fr in g.stack:
         if fr.__struct_config__.tag == kind and (
-                getattr(fr, "seat", None) == seat or getattr(fr, "target", None) == seat):
+            getattr(fr, "seat", None) == seat or getattr(fr, "target", None) == seat
+        ):
             return True
     return False
 
@@ -83,7 +95,8 @@ def check_players(g: Game) -> None:
             assert is_delayed or cid in g.as_name, f"{who}: {g.cards[cid]} in judge area"
         if p.alive and p.hp <= 0 and not g.over:
             assert _frames_for(g, "dying", p.seat) or _frames_for(g, "damage", p.seat), (
-                f"{who}: alive at hp {p.hp} outside a dying/damage procedure")
+                f"{who}: alive at hp {p.hp} outside a dying/damage procedure"
+            )
         if not p.alive:
             assert p.role_revealed, f"{who}: dead with an unrevealed role"
             if not _frames_for(g, "death", p.seat):
@@ -222,10 +235,16 @@ class HpTracker:
             assert e.hp <= self.max_hp[e.seat], e
 
 
-def play_random(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None,
-                *, hp: bool = True, max_decisions: int = 20_000,
-                on_events: Callable[[list[ev.Event]], None] | None = None,
-                ) -> tuple[Game, list[ev.Event]]:
+def play_random(
+    ruleset: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    *,
+    hp: bool = True,
+    max_decisions: int = 20_000,
+    on_events: Callable[[list[ev.Event]], None] | None = None,
+) -> tuple[Game, list[ev.Event]]:
     """One seeded game with the random policy on every seat, checked after every answer: the
     card tracker must match the state, ``check`` must pass, and (``hp``) no event may show HP
     above max HP. Returns the game and its events."""

@@ -11,8 +11,17 @@ from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
 
-KINDS = {"play", "targets", "respond", "discard", "cards", "pick_card", "confirm", "choose",
-         "draft"}
+KINDS = {
+    "play",
+    "targets",
+    "respond",
+    "discard",
+    "cards",
+    "pick_card",
+    "confirm",
+    "choose",
+    "draft",
+}
 # option keys per decision kind, as the README's table lists them
 OPTION_KEYS = {
     "play": re.compile(r"card:\d+|skill:\S+|recast:\d+|end"),  # recast: not in README yet
@@ -75,7 +84,9 @@ def test_decisions_follow_the_readme_table() -> None:
             for opt in d.options:
                 assert OPTION_KEYS[d.kind].fullmatch(opt), (d.kind, opt, d.info)
             if d.kind == "respond":  # "select" (借刀杀人, 青龙偃月刀) is not in the README yet
-                assert d.info.get("need") and d.info.get("mode") in ("use", "play", "select"), d.info
+                assert d.info.get("need") and d.info.get("mode") in ("use", "play", "select"), (
+                    d.info
+                )
             if d.kind == "play":
                 assert "end" in d.options
             api.submit(g, pol[d.seat].act(d))

@@ -57,9 +57,20 @@ def test_options_flipped_still_run() -> None:
     variants: list[dict[str, object]] = [
         {"victory": "first_fall", "first_player": 1, "generals": "vanilla"},
         {"fall_ends_turn": False, "fall_discards_cards": True, "fall_deploy_face_down": True},
-        {"benched_keeps_hp": False, "face_down_skills": True, "camp_size": 4, "generals": "honglou"},
-        {"fan_play_phase_only": False, "fire_attack_any_card": False, "mount_hand_limit": 2,
-         "camp_size": 0, "generals": "standard", "max_reshuffles": 2},
+        {
+            "benched_keeps_hp": False,
+            "face_down_skills": True,
+            "camp_size": 4,
+            "generals": "honglou",
+        },
+        {
+            "fan_play_phase_only": False,
+            "fire_attack_any_card": False,
+            "mount_hand_limit": 2,
+            "camp_size": 0,
+            "generals": "standard",
+            "max_reshuffles": 2,
+        },
     ]
     for i, opts in enumerate(variants):
         for seed in range(25):
@@ -129,8 +140,11 @@ def test_no_distance_every_seat_in_range() -> None:
 def test_baige_forbids_pindian_and_shields_equipment() -> None:
     """白鸽 (produced by a skill): no 拼点 against its holder, its other equipment cannot be
     picked by the opponent; it is removed from the game when it leaves."""
-    g, _ = build(load_text(TABLE.replace("hand: [闪 D2]", "hand: [闪 D2], equip: [藤甲 S2]")
-                           + "fill: true\n", "t"))
+    g, _ = build(
+        load_text(
+            TABLE.replace("hand: [闪 D2]", "hand: [闪 D2], equip: [藤甲 S2]") + "fill: true\n", "t"
+        )
+    )
     assert can_pindian(g, 0, 1)
     assert give_baige(g, 1)
     assert not can_pindian(g, 0, 1) and can_pindian(g, 1, 0)
@@ -171,10 +185,14 @@ def test_general_fell_event_names_the_fallen() -> None:
 
 def test_lebu_seals_as_soon_as_it_is_placed() -> None:
     """乐不思蜀 seals the general the moment it is placed; taken away, the skills return."""
-    g, _ = build(load_text(TABLE.replace("hand: [杀 S3]", "hand: [乐不思蜀 C6, 过河拆桥 S4]")
-                           .replace("{general: vanilla, hand: [闪 D2]}",
-                                    "{general: 林黛玉, hand: [闪 D2]}")
-                           .replace("林黛玉, hand: [乐", "vanilla, hand: [乐"), "t"))
+    g, _ = build(
+        load_text(
+            TABLE.replace("hand: [杀 S3]", "hand: [乐不思蜀 C6, 过河拆桥 S4]")
+            .replace("{general: vanilla, hand: [闪 D2]}", "{general: 林黛玉, hand: [闪 D2]}")
+            .replace("林黛玉, hand: [乐", "vanilla, hand: [乐"),
+            "t",
+        )
+    )
     g.auto_forced = True
     api.advance(g)
     d = g.pending

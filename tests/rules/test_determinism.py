@@ -45,8 +45,12 @@ class Run:
         return self.chain.hexdigest()
 
 
-def play(players: int, seed: int, noise: Callable[[int], None] | None = None,
-         on_decision: Callable[[Game, int], None] | None = None) -> tuple[Game, Run]:
+def play(
+    players: int,
+    seed: int,
+    noise: Callable[[int], None] | None = None,
+    on_decision: Callable[[Game, int], None] | None = None,
+) -> tuple[Game, Run]:
     """Play a random game; ``noise(step)`` runs before every engine call."""
     run = Run()
     if noise:
@@ -121,8 +125,14 @@ def test_same_bytes_across_processes_and_hash_seeds() -> None:
     outs = []
     for hash_seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-        res = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(ROOT)], env=env,
-                             capture_output=True, text=True, timeout=120, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", DIGEST_SCRIPT, str(ROOT)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
         outs.append(res.stdout)
     here = "".join(f"{p} {s} {play(p, s)[1].digest}\n" for p, s in CASES[::2])
     assert outs == [here] * 3
@@ -144,7 +154,7 @@ def test_snapshot_restore_at_random_points_continues_identically() -> None:
         for i, data in snaps.items():
             g = api.restore(data)
             assert api.snapshot(g) == data, "snapshot(restore(b)) != b"
-            assert replay(g, run.answers[i:]) == run.steps[i + 1:], f"{players}p @{i}"
+            assert replay(g, run.answers[i:]) == run.steps[i + 1 :], f"{players}p @{i}"
             assert api.snapshot(g) == end
 
 
@@ -155,7 +165,8 @@ def test_restore_of_a_fresh_and_a_finished_game() -> None:
     again = api.restore(fresh)
     assert api.snapshot(again) == fresh
     assert [api.encode_event(e) for e in api.advance(again)] == [
-        api.encode_event(e) for e in api.advance(g)]
+        api.encode_event(e) for e in api.advance(g)
+    ]
     final, _ = play(5, 8)
     assert api.snapshot(api.restore(api.snapshot(final))) == api.snapshot(final)
 
@@ -194,4 +205,4 @@ def test_fork_is_independent() -> None:
     f.options["max_reshuffles"] = 99
     assert api.snapshot(g) == before
     # and the original continues exactly like the uninterrupted game
-    assert replay(g, run.answers[mid:]) == run.steps[mid + 1:]
+    assert replay(g, run.answers[mid:]) == run.steps[mid + 1 :]

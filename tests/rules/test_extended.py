@@ -33,22 +33,60 @@ GAMES = 100
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 30_000
 CAMPS = {
-    "lord": "zz", "chujun": "zz", "loyalist": "zz", "chengxiang": "zz", "dajiang": "zz",
-    "ninghuan": "nc", "dangren": "nc", "zeishou": "fz", "rebel": "fz", "qiongkou": "fz",
-    "yizei": "fz", "baomin": "fz", "daofei": "fz", "renegade": "nj", "pantu": "nj",
+    "lord": "zz",
+    "chujun": "zz",
+    "loyalist": "zz",
+    "chengxiang": "zz",
+    "dajiang": "zz",
+    "ninghuan": "nc",
+    "dangren": "nc",
+    "zeishou": "fz",
+    "rebel": "fz",
+    "qiongkou": "fz",
+    "yizei": "fz",
+    "baomin": "fz",
+    "daofei": "fz",
+    "renegade": "nj",
+    "pantu": "nj",
 }
-SEED_SKILLS = {"君威", "立储", "罪己", "逆储", "继位", "辅政", "护威", "结党", "惑主", "弄权",
-               "统义", "聚义", "势颓", "军溃", "赏令", "背水", "守义", "暴乱", "赃财", "策立",
-               "纳赂", "仇叛"}
+SEED_SKILLS = {
+    "君威",
+    "立储",
+    "罪己",
+    "逆储",
+    "继位",
+    "辅政",
+    "护威",
+    "结党",
+    "惑主",
+    "弄权",
+    "统义",
+    "聚义",
+    "势颓",
+    "军溃",
+    "赏令",
+    "背水",
+    "守义",
+    "暴乱",
+    "赃财",
+    "策立",
+    "纳赂",
+    "仇叛",
+}
 LORD_DEATH_ORDER = ("逆储", "继位", "统义", "策立")
 
 
-def play(variant: str, seed: int, generals: str = "draft",
-         extra: dict[str, object] | None = None) -> tuple[Game, list[ev.Event]]:
+def play(
+    variant: str, seed: int, generals: str = "draft", extra: dict[str, object] | None = None
+) -> tuple[Game, list[ev.Event]]:
     """One random game, invariants checked after every submit; returns it and its events."""
-    g, log = play_random("extended", SIZE[variant], seed,
-                         {"variant": variant, "generals": generals, **(extra or {})},
-                         max_decisions=MAX_DECISIONS)
+    g, log = play_random(
+        "extended",
+        SIZE[variant],
+        seed,
+        {"variant": variant, "generals": generals, **(extra or {})},
+        max_decisions=MAX_DECISIONS,
+    )
     check_outcome(g, variant)
     check_lord_death_order(log)
     return g, log
@@ -79,12 +117,13 @@ def check_outcome(g: Game, variant: str) -> None:
 def check_lord_death_order(log: list[ev.Event]) -> None:
     """After the lord's death the reveal skills come in the seed's order, before anything else
     the next death could bring."""
-    lord_died = next((i for i, e in enumerate(log) if isinstance(e, ev.Died) and e.role == "lord"),
-                     None)
+    lord_died = next(
+        (i for i, e in enumerate(log) if isinstance(e, ev.Died) and e.role == "lord"), None
+    )
     if lord_died is None:
         return
     seen: list[str] = []
-    for e in log[lord_died + 1:]:
+    for e in log[lord_died + 1 :]:
         if isinstance(e, ev.Died | ev.TurnStarted):
             break
         if isinstance(e, ev.SkillInvoked) and e.skill in LORD_DEATH_ORDER:
@@ -111,9 +150,13 @@ def test_random_games_end_with_invariants(variant: str) -> None:
 
 def test_options_flipped_still_run() -> None:
     """The A-004 switches at their non-default values keep games sane."""
-    opts: dict[str, object] = {"beginner_use_advanced_table": True, "standard_rewards": True,
-                               "junwei_stacks": True, "all_cards_include_judge": True,
-                               "advanced_row_priority": "lord_camp"}
+    opts: dict[str, object] = {
+        "beginner_use_advanced_table": True,
+        "standard_rewards": True,
+        "junwei_stacks": True,
+        "all_cards_include_judge": True,
+        "advanced_row_priority": "lord_camp",
+    }
     for seed in range(10):
         play("beginner" if seed % 2 else "advanced", 90_000 + seed, "vanilla", opts)
 
@@ -128,14 +171,33 @@ def test_two_thousand_games(variant: str) -> None:
 
 def test_roles_and_identity_skills() -> None:
     """8 and 12 seats with the seed's role lines; lord at seat 0 with 君威 (+1, not +2)."""
-    for variant, roles in (("beginner", {"lord": 1, "chujun": 1, "loyalist": 1, "zeishou": 1,
-                                         "rebel": 3, "renegade": 1}),
-                           ("advanced", {r: 1 for r in ("lord", "chujun", "chengxiang",
-                                                        "dajiang", "ninghuan", "dangren",
-                                                        "zeishou", "qiongkou", "yizei",
-                                                        "baomin", "daofei", "renegade")})):
-        g = api.new_game("extended", SIZE[variant], 5, {"variant": variant,
-                                                        "generals": "vanilla"})
+    for variant, roles in (
+        (
+            "beginner",
+            {"lord": 1, "chujun": 1, "loyalist": 1, "zeishou": 1, "rebel": 3, "renegade": 1},
+        ),
+        (
+            "advanced",
+            {
+                r: 1
+                for r in (
+                    "lord",
+                    "chujun",
+                    "chengxiang",
+                    "dajiang",
+                    "ninghuan",
+                    "dangren",
+                    "zeishou",
+                    "qiongkou",
+                    "yizei",
+                    "baomin",
+                    "daofei",
+                    "renegade",
+                )
+            },
+        ),
+    ):
+        g = api.new_game("extended", SIZE[variant], 5, {"variant": variant, "generals": "vanilla"})
         assert Counter(p.role for p in g.players) == roles
         assert g.players[0].role == "lord" and g.players[0].max_hp == 5
         for p in g.players:
@@ -168,8 +230,21 @@ def test_identity_skills_are_apart_from_general_skills() -> None:
 
 # --- information: 立储 and 结党, and nothing else ------------------------------------------------
 
-HIDDEN = ("chujun", "loyalist", "zeishou", "rebel", "renegade", "chengxiang", "dajiang",
-          "ninghuan", "dangren", "qiongkou", "yizei", "baomin", "daofei")
+HIDDEN = (
+    "chujun",
+    "loyalist",
+    "zeishou",
+    "rebel",
+    "renegade",
+    "chengxiang",
+    "dajiang",
+    "ninghuan",
+    "dangren",
+    "qiongkou",
+    "yizei",
+    "baomin",
+    "daofei",
+)
 
 
 def _known(g: Game, viewer: int) -> set[int]:
@@ -231,8 +306,9 @@ def test_no_viewer_sees_a_hidden_card_or_standard_role(variant: str) -> None:
     generals: the finder does not know the reveals of general skills (反间 shows the card it
     moves from hand to hand), and the identity rules are what this ruleset adds."""
     for seed in range(3):
-        g = api.new_game("extended", SIZE[variant], 600 + seed, {"variant": variant,
-                                                               "generals": "vanilla"})
+        g = api.new_game(
+            "extended", SIZE[variant], 600 + seed, {"variant": variant, "generals": "vanilla"}
+        )
         finder = RevealAwareFinder(len(g.players), len(g.cards))
         pol = [RandomPolicy(seed + 100 * i) for i in range(len(g.players))]
         events = api.advance(g)

@@ -25,8 +25,9 @@ SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 
 
-def play(players: int, seed: int, options: dict[str, object] | None = None
-         ) -> tuple[Game, list[ev.Event]]:
+def play(
+    players: int, seed: int, options: dict[str, object] | None = None
+) -> tuple[Game, list[ev.Event]]:
     """One random game, the invariants checked after every submit; returns it and its events."""
     g, log = play_random("honglou", players, seed, options, max_decisions=MAX_DECISIONS)
     check_outcome(g)
@@ -46,10 +47,19 @@ def test_random_games_end_with_invariants(players: int) -> None:
 
 def test_options_flipped_still_run() -> None:
     """Every A-000 switch at its non-default value keeps games sane."""
-    opts = {"genders": "source", "huzhu_others_only": False, "ganglie_short_hand_discards": True,
-            "zuima_optional": True, "tiandu_any_judgement": True, "jiuyuan_literal": True,
-            "fanjian_damage_first": False, "zanghua_wounded_only": False, "shixue_self": True,
-            "luoyi_play_phase_only": False, "lord_bonus_min_players": 5}
+    opts = {
+        "genders": "source",
+        "huzhu_others_only": False,
+        "ganglie_short_hand_discards": True,
+        "zuima_optional": True,
+        "tiandu_any_judgement": True,
+        "jiuyuan_literal": True,
+        "fanjian_damage_first": False,
+        "zanghua_wounded_only": False,
+        "shixue_self": True,
+        "luoyi_play_phase_only": False,
+        "lord_bonus_min_players": 5,
+    }
     for seed in range(30):
         play(4 + seed % 7, 9_000 + seed, opts)
 
@@ -101,8 +111,12 @@ def test_draft_follows_a_000_10(players: int) -> None:
 def test_roles_of_ten() -> None:
     """10 players: 1 主人, 3 仆人, 4 反贼, 2 内奸."""
     g = api.new_game("honglou", 10, 1)
-    assert Counter(p.role for p in g.players) == {"lord": 1, "loyalist": 3, "rebel": 4,
-                                                  "renegade": 2}
+    assert Counter(p.role for p in g.players) == {
+        "lord": 1,
+        "loyalist": 3,
+        "rebel": 4,
+        "renegade": 2,
+    }
 
 
 def test_names_and_deck() -> None:
@@ -110,9 +124,16 @@ def test_names_and_deck() -> None:
     rs = RULESETS["honglou"]
     deck = rs.deck(rs.option_defaults())
     assert len(deck) == 108 and all(c.pack != "maneuvering" for c in deck)
-    for printed, engine in {"药": "桃", "护官符": "八卦阵", "鸳鸯剑": "雌雄双股剑",
-                            "连弩": "诸葛连弩", "青龙刀": "青龙偃月刀", "画戟": "方天画戟",
-                            "主人": "lord", "仆人": "loyalist"}.items():
+    for printed, engine in {
+        "药": "桃",
+        "护官符": "八卦阵",
+        "鸳鸯剑": "雌雄双股剑",
+        "连弩": "诸葛连弩",
+        "青龙刀": "青龙偃月刀",
+        "画戟": "方天画戟",
+        "主人": "lord",
+        "仆人": "loyalist",
+    }.items():
         assert rs.aliases[printed] == engine
         assert rs.display_name(engine) == printed
     gens = rs.generals()
@@ -120,7 +141,10 @@ def test_names_and_deck() -> None:
     males = {n for n, g in gens.items() if g.gender == "male" and n != "vanilla"}
     assert males == {"贾珍", "贾蓉", "焦大", "薛蟠", "薛蝌", "柳湘莲", "蒋玉涵"}
     assert Counter(g.faction for n, g in gens.items() if n != "vanilla") == {
-        "宁国府": 7, "薛府": 8, "群": 5}
+        "宁国府": 7,
+        "薛府": 8,
+        "群": 5,
+    }
 
 
 def test_aliases_share_the_implementation() -> None:

@@ -49,8 +49,9 @@ def play(players: int, seed: int, options: dict[str, object]) -> list[ev.Event]:
             for viewer in (SPECTATOR, 0):
                 api.redact(e, viewer)  # every guarded event has a redaction rule
 
-    g, log = play_random("jinyu", players, seed, options, hp=False, max_decisions=MAX_DECISIONS,
-                         on_events=redacts)
+    g, log = play_random(
+        "jinyu", players, seed, options, hp=False, max_decisions=MAX_DECISIONS, on_events=redacts
+    )
     check_outcome(g)
     for p in g.players:
         assert p.armor >= 0 and p.jade >= 0 and p.rage >= 0
@@ -62,8 +63,9 @@ def run_many(players: int, mougong: bool, games: int) -> Counter[str]:
     """Play ``games`` seeded games; count the skills invoked."""
     skills = Counter[str]()
     for seed in range(games):
-        log = play(players, 70_000 * players + seed + (500_000 if mougong else 0),
-                   {"mougong": mougong})
+        log = play(
+            players, 70_000 * players + seed + (500_000 if mougong else 0), {"mougong": mougong}
+        )
         skills.update(e.skill for e in log if isinstance(e, ev.SkillInvoked))
     return skills
 
@@ -87,12 +89,24 @@ def test_many_random_games(players: int, mougong: bool) -> None:
 
 def test_options_flipped_still_run() -> None:
     """The interpretation switches at their other values keep games sane."""
-    opts = {"mougong": True, "double_renegade": True, "pool": "honglou", "tier": 2,
-            "maneuvering": False, "loyalist_penalty_scope": "allies_only",
-            "lightning_passes_on_death": False, "rage_cap": 4, "rage_per_point": True,
-            "insight_renegades_same_camp": True, "enhanced_wine_scope": "play_phase",
-            "enhanced_peach_full_hp": "jade_only", "mougong_hidden_lord": False,
-            "overheal_to_jade": "always", "jade_cap": 6, "disguised_rebel_draw": 3}
+    opts = {
+        "mougong": True,
+        "double_renegade": True,
+        "pool": "honglou",
+        "tier": 2,
+        "maneuvering": False,
+        "loyalist_penalty_scope": "allies_only",
+        "lightning_passes_on_death": False,
+        "rage_cap": 4,
+        "rage_per_point": True,
+        "insight_renegades_same_camp": True,
+        "enhanced_wine_scope": "play_phase",
+        "enhanced_peach_full_hp": "jade_only",
+        "mougong_hidden_lord": False,
+        "overheal_to_jade": "always",
+        "jade_cap": 6,
+        "disguised_rebel_draw": 3,
+    }
     for seed in range(12):
         play(6 if seed % 2 else 8, 900 + seed, opts)
 

@@ -54,8 +54,12 @@ def illegal_answers(g: Game, d: Decision) -> list[tuple[str, Answer]]:
         ("unknown option", Answer(decision=d.id, seat=d.seat, picks=["card:99999"])),
         ("garbage option", Answer(decision=d.id, seat=d.seat, picks=["end "])),
         ("duplicate picks", Answer(decision=d.id, seat=d.seat, picks=[first, first])),
-        ("too many picks", Answer(decision=d.id, seat=d.seat,
-                                  picks=list(opts) + [f"x{i}" for i in range(d.max + 1)])),
+        (
+            "too many picks",
+            Answer(
+                decision=d.id, seat=d.seat, picks=list(opts) + [f"x{i}" for i in range(d.max + 1)]
+            ),
+        ),
     ]
     if len(opts) > d.max:
         out.append(("over max", Answer(decision=d.id, seat=d.seat, picks=list(opts[: d.max + 1]))))
@@ -64,8 +68,12 @@ def illegal_answers(g: Game, d: Decision) -> list[tuple[str, Answer]]:
     if not d.declinable:
         out.append(("decline", Answer(decision=d.id, seat=d.seat, picks=[])))
     # a legal pick list padded with an illegal one
-    out.append(("legal + unknown", Answer(decision=d.id, seat=d.seat,
-                                          picks=[first, "seat:-7"][: max(2, d.max)])))
+    out.append(
+        (
+            "legal + unknown",
+            Answer(decision=d.id, seat=d.seat, picks=[first, "seat:-7"][: max(2, d.max)]),
+        )
+    )
     return out
 
 

@@ -71,8 +71,10 @@ class LeakFinder:
             self.over = True
         encoded = {v: JSON.encode(self.redact(e, v)) for v in self.viewers}
         ids = {v: card_ids(b) for v, b in encoded.items()}
-        before = {c: {v: self.tracker.visible_to(c, v) for v in self.viewers}
-                  for c in {c for cs in ids.values() for c in cs}}
+        before = {
+            c: {v: self.tracker.visible_to(c, v) for v in self.viewers}
+            for c in {c for cs in ids.values() for c in cs}
+        }
         self.tracker.apply(e)
         for v, data in encoded.items():
             self.checked += 1
@@ -159,8 +161,12 @@ def test_views_show_no_other_hand_unless_revealed() -> None:
     (public, or one it took part in, such as a card 顺手牵羊 took from it)."""
     for players, seed in [(5, 3), (7, 99), (9, 5)]:
         g, stream = _played(players, seed)
-        public_into_hand = {c for e in stream if isinstance(e, ev.CardsMoved)
-                            and e.dst == "hand" and e.seen_by is None for c in e.cards}
+        public_into_hand = {
+            c
+            for e in stream
+            if isinstance(e, ev.CardsMoved) and e.dst == "hand" and e.seen_by is None
+            for c in e.cards
+        }
         for v in [*range(players), SPECTATOR]:
             view = fold(stream, v)
             for s in view.seats:
@@ -168,9 +174,15 @@ def test_views_show_no_other_hand_unless_revealed() -> None:
                 if s.seat == v:
                     assert sorted(s.hand) == sorted(g.players[v].hand)
                 else:
-                    seen_into = {c for e in stream if isinstance(e, ev.CardsMoved)
-                                 and e.dst == "hand" and e.seen_by and v in e.seen_by
-                                 for c in e.cards}
+                    seen_into = {
+                        c
+                        for e in stream
+                        if isinstance(e, ev.CardsMoved)
+                        and e.dst == "hand"
+                        and e.seen_by
+                        and v in e.seen_by
+                        for c in e.cards
+                    }
                     assert set(s.hand) <= public_into_hand | seen_into, (v, s.seat, s.hand)
         spec = fold(stream, SPECTATOR)
         assert [s.role for s in spec.seats] == [p.role for p in g.players]  # the game ended
@@ -178,10 +190,19 @@ def test_views_show_no_other_hand_unless_revealed() -> None:
 
 HIDDEN_TAKE_REPRO = [
     ev.GameStarted(ruleset="standard", players=3, options={}, rules_version="1"),
-    ev.CardsMoved(cards=[39], count=1, src="processing", dst="hand", dst_seat=1,
-                  reason="五谷丰登"),  # public: everyone knows seat 1 holds card 39
-    ev.CardsMoved(cards=[39], count=1, src="hand", dst="hand", src_seat=1, dst_seat=2,
-                  reason="take", seen_by=[2, 1]),  # 顺手牵羊 by seat 2: seat 0 sees a count
+    ev.CardsMoved(
+        cards=[39], count=1, src="processing", dst="hand", dst_seat=1, reason="五谷丰登"
+    ),  # public: everyone knows seat 1 holds card 39
+    ev.CardsMoved(
+        cards=[39],
+        count=1,
+        src="hand",
+        dst="hand",
+        src_seat=1,
+        dst_seat=2,
+        reason="take",
+        seen_by=[2, 1],
+    ),  # 顺手牵羊 by seat 2: seat 0 sees a count
 ]
 
 
@@ -204,15 +225,25 @@ def test_views_never_claim_a_card_a_seat_does_not_hold() -> None:
 
 # --- the table: for each guarded event type, what each viewer sees ---------------------------
 
-DRAWN = ev.CardsMoved(cards=[5, 9], count=2, src="draw", dst="hand", dst_seat=2, reason="draw",
-                      seen_by=[2])
-TAKEN = ev.CardsMoved(cards=[7], count=1, src="hand", dst="hand", src_seat=1, dst_seat=3,
-                      reason="take", seen_by=[3, 1])
+DRAWN = ev.CardsMoved(
+    cards=[5, 9], count=2, src="draw", dst="hand", dst_seat=2, reason="draw", seen_by=[2]
+)
+TAKEN = ev.CardsMoved(
+    cards=[7],
+    count=1,
+    src="hand",
+    dst="hand",
+    src_seat=1,
+    dst_seat=3,
+    reason="take",
+    seen_by=[3, 1],
+)
 DISCARDED = ev.CardsMoved(cards=[4], count=1, src="hand", dst="discard", src_seat=1)
 REBEL = ev.RoleAssigned(seat=2, role="rebel", seen_by=[2])
 LORD = ev.RoleAssigned(seat=0, role="lord")
-SECRET_GENERAL = ev.GeneralChosen(seat=1, general="关羽", gender="male", faction="shu",
-                                  max_hp=4, hp=4, seen_by=[1])
+SECRET_GENERAL = ev.GeneralChosen(
+    seat=1, general="关羽", gender="male", faction="shu", max_hp=4, hp=4, seen_by=[1]
+)
 DRAFT = ev.DraftOffered(seat=4, generals=["刘备", "曹操", "孙权"], seen_by=[4])
 LEARNED = ev.RoleLearned(learner=4, seat=6, role="dangren", seen_by=[4])  # seed 004 结党
 INSIGHT = ev.InsightRevealed(seat=2, target=4, result="enemy", seen_by=[2])  # seed 002 洞察
@@ -220,36 +251,50 @@ DISGUISE = ev.RebelDisguised(seat=3, rebel=4, seen_by=[3])  # seed 002 谋攻
 
 # (event, viewer, what the viewer receives): "same" = the event unchanged
 TABLE: list[tuple[ev.Event, int, object]] = [
-    (DRAWN, 2, "same"), (DRAWN, GOD, "same"),
+    (DRAWN, 2, "same"),
+    (DRAWN, GOD, "same"),
     (DRAWN, 1, msgspec.structs.replace(DRAWN, cards=[])),
     (DRAWN, SPECTATOR, msgspec.structs.replace(DRAWN, cards=[])),
-    (TAKEN, 1, "same"), (TAKEN, 3, "same"), (TAKEN, GOD, "same"),
+    (TAKEN, 1, "same"),
+    (TAKEN, 3, "same"),
+    (TAKEN, GOD, "same"),
     (TAKEN, 0, msgspec.structs.replace(TAKEN, cards=[])),
     (TAKEN, SPECTATOR, msgspec.structs.replace(TAKEN, cards=[])),
-    (DISCARDED, 0, "same"), (DISCARDED, SPECTATOR, "same"),
-    (REBEL, 2, "same"), (REBEL, GOD, "same"),
+    (DISCARDED, 0, "same"),
+    (DISCARDED, SPECTATOR, "same"),
+    (REBEL, 2, "same"),
+    (REBEL, GOD, "same"),
     (REBEL, 0, msgspec.structs.replace(REBEL, role="")),
     (REBEL, SPECTATOR, msgspec.structs.replace(REBEL, role="")),
-    (LORD, 3, "same"), (LORD, SPECTATOR, "same"),
+    (LORD, 3, "same"),
+    (LORD, SPECTATOR, "same"),
     (SECRET_GENERAL, 1, "same"),
-    (SECRET_GENERAL, 0, msgspec.structs.replace(SECRET_GENERAL, general="", gender="",
-                                                faction="", max_hp=0, hp=0)),
-    (DRAFT, 4, "same"), (DRAFT, SPECTATOR, msgspec.structs.replace(DRAFT, generals=[])),
+    (
+        SECRET_GENERAL,
+        0,
+        msgspec.structs.replace(SECRET_GENERAL, general="", gender="", faction="", max_hp=0, hp=0),
+    ),
+    (DRAFT, 4, "same"),
+    (DRAFT, SPECTATOR, msgspec.structs.replace(DRAFT, generals=[])),
     (DRAFT, 0, msgspec.structs.replace(DRAFT, generals=[])),
-    (LEARNED, 4, "same"), (LEARNED, GOD, "same"),
+    (LEARNED, 4, "same"),
+    (LEARNED, GOD, "same"),
     (LEARNED, 6, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
     (LEARNED, SPECTATOR, ev.RoleLearned(learner=-1, seat=-1, role="", seen_by=[])),
-    (INSIGHT, 2, "same"), (INSIGHT, GOD, "same"),
+    (INSIGHT, 2, "same"),
+    (INSIGHT, GOD, "same"),
     (INSIGHT, 4, msgspec.structs.replace(INSIGHT, result="")),
     (INSIGHT, SPECTATOR, msgspec.structs.replace(INSIGHT, result="")),
-    (DISGUISE, 3, "same"), (DISGUISE, GOD, "same"),
+    (DISGUISE, 3, "same"),
+    (DISGUISE, GOD, "same"),
     (DISGUISE, 4, ev.RebelDisguised(seat=-1, rebel=-1, seen_by=[])),
     (DISGUISE, SPECTATOR, ev.RebelDisguised(seat=-1, rebel=-1, seen_by=[])),
 ]
 
 
-@pytest.mark.parametrize(("event", "viewer", "expected"), TABLE,
-                         ids=[f"{type(e).__name__}-{v}" for e, v, _ in TABLE])
+@pytest.mark.parametrize(
+    ("event", "viewer", "expected"), TABLE, ids=[f"{type(e).__name__}-{v}" for e, v, _ in TABLE]
+)
 def test_redaction_table(event: ev.Event, viewer: int, expected: object) -> None:
     """Row by row: the redacted event, and that its bytes keep the count but not the faces."""
     got = redact(event, viewer)
@@ -260,19 +305,26 @@ def test_redaction_table(event: ev.Event, viewer: int, expected: object) -> None
 
 def test_every_guarded_event_type_has_a_table_row() -> None:
     """A new event type with a ``seen_by`` guard must be added to the table above."""
-    guarded = {name for name, cls in ev.event_types().items()
-               if "seen_by" in cls.__struct_fields__}
+    guarded = {name for name, cls in ev.event_types().items() if "seen_by" in cls.__struct_fields__}
     covered = {e.__struct_config__.tag for e, _, _ in TABLE}
     assert guarded <= covered, f"no redaction table rows for {guarded - covered}"
 
 
 def test_public_events_pass_unchanged() -> None:
     """Unguarded events (reveals, deaths, the end) are the same for every viewer."""
-    public = [ev.CardUsed(user=1, name="杀", suit="S", rank=7, cards=[3], targets=[2]),
-              ev.CardShown(seat=2, card=11), ev.Judged(seat=1, card=8, reason="闪电", result=True),
-              ev.Died(seat=3, killer=1, role="rebel"), DISCARDED,
-              ev.GameEnded(winners=["rebel"], winner_seats=[1, 3], draw=False,
-                           roles=["lord", "rebel", "loyalist", "rebel"])]
+    public = [
+        ev.CardUsed(user=1, name="杀", suit="S", rank=7, cards=[3], targets=[2]),
+        ev.CardShown(seat=2, card=11),
+        ev.Judged(seat=1, card=8, reason="闪电", result=True),
+        ev.Died(seat=3, killer=1, role="rebel"),
+        DISCARDED,
+        ev.GameEnded(
+            winners=["rebel"],
+            winner_seats=[1, 3],
+            draw=False,
+            roles=["lord", "rebel", "loyalist", "rebel"],
+        ),
+    ]
     for e in public:
         for v in (0, 1, 2, 3, SPECTATOR, GOD):
             assert redact(e, v) is e

@@ -42,8 +42,10 @@ class Slash(CardSpec):
         if type(self).target_ok is not Slash.target_ok:
             return super().can_use(g, user, vc)
         reach = attack_range(g, user)  # once, not per target (the hot path of play options)
-        return any(distance(g, user, t) <= reach and not prohibited(g, t, user, vc.name)
-                   for t in order_from(g, user, include_start=False))
+        return any(
+            distance(g, user, t) <= reach and not prohibited(g, t, user, vc.name)
+            for t in order_from(g, user, include_start=False)
+        )
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
         extra = sum(s.target_count(g, user, vc.name) for s in with_hook(g, user, "target_count"))
@@ -106,8 +108,16 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
             f.pc = 3
             return
         f.pc = 1
-        push(g, AskCard(user=f.target, need="闪", source=use.user, reason=use.vc.name,
-                        ignore_armor=bool(flags & IGNORE_ARMOR)))
+        push(
+            g,
+            AskCard(
+                user=f.target,
+                need="闪",
+                source=use.user,
+                reason=use.vc.name,
+                ignore_armor=bool(flags & IGNORE_ARMOR),
+            ),
+        )
         return
     if f.pc == 1:
         if g.ret is None:
@@ -115,8 +125,16 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
             return
         f.got += dodge_halves(use.vc, g.ret)
         if f.got < 2 * (2 if flags & TWO_DODGE else 1):
-            push(g, AskCard(user=f.target, need="闪", source=use.user, reason=use.vc.name,
-                            ignore_armor=bool(flags & IGNORE_ARMOR)))
+            push(
+                g,
+                AskCard(
+                    user=f.target,
+                    need="闪",
+                    source=use.user,
+                    reason=use.vc.name,
+                    ignore_armor=bool(flags & IGNORE_ARMOR),
+                ),
+            )
             return
         f.pc = 2
         emit(g, Dodged(target=f.target, name=use.vc.name))
@@ -129,8 +147,17 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
         f.pc = 3
     if f.pc == 3:
         f.pc = 4
-        damage(g, use.user, f.target, 1 + use.extra, nature_of(use.vc.name), use.vc.name,
-               use.vc.cards, slash=True, ignore_armor=bool(flags & IGNORE_ARMOR))
+        damage(
+            g,
+            use.user,
+            f.target,
+            1 + use.extra,
+            nature_of(use.vc.name),
+            use.vc.name,
+            use.vc.cards,
+            slash=True,
+            ignore_armor=bool(flags & IGNORE_ARMOR),
+        )
         return
     pop(g)
 

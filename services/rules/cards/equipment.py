@@ -20,10 +20,21 @@ from ..core.vcard import VCard, converted, is_slash
 from ..core.zones import LEAVE_HOOKS, discard_from, draw, move
 from .basic import UNLIMITED
 
-RANGE_OF_WEAPON.update({
-    "诸葛连弩": 1, "青釭剑": 2, "雌雄双股剑": 2, "寒冰剑": 2, "古锭刀": 2, "贯石斧": 3,
-    "青龙偃月刀": 3, "丈八蛇矛": 3, "方天画戟": 4, "朱雀羽扇": 4, "麒麟弓": 5,
-})
+RANGE_OF_WEAPON.update(
+    {
+        "诸葛连弩": 1,
+        "青釭剑": 2,
+        "雌雄双股剑": 2,
+        "寒冰剑": 2,
+        "古锭刀": 2,
+        "贯石斧": 3,
+        "青龙偃月刀": 3,
+        "丈八蛇矛": 3,
+        "方天画戟": 4,
+        "朱雀羽扇": 4,
+        "麒麟弓": 5,
+    }
+)
 
 
 class EquipSpec(CardSpec):
@@ -51,11 +62,33 @@ def slot_of(g: Game, cid: int) -> str:
     return ruleset_of(g).equip_slot(g.cards[cid].subtype)
 
 
-for _name in ("诸葛连弩", "青釭剑", "雌雄双股剑", "寒冰剑", "古锭刀", "贯石斧", "青龙偃月刀",
-              "丈八蛇矛", "方天画戟", "朱雀羽扇", "麒麟弓", "八卦阵", "仁王盾", "藤甲",
-              "白银狮子", "的卢", "绝影", "爪黄飞电", "骅骝", "赤兔", "大宛", "紫骍"):
-    register_card(type(f"Equip_{_name}", (EquipSpec,), {"name": _name,
-                                                        "__doc__": f"{_name}: equipment."}))
+for _name in (
+    "诸葛连弩",
+    "青釭剑",
+    "雌雄双股剑",
+    "寒冰剑",
+    "古锭刀",
+    "贯石斧",
+    "青龙偃月刀",
+    "丈八蛇矛",
+    "方天画戟",
+    "朱雀羽扇",
+    "麒麟弓",
+    "八卦阵",
+    "仁王盾",
+    "藤甲",
+    "白银狮子",
+    "的卢",
+    "绝影",
+    "爪黄飞电",
+    "骅骝",
+    "赤兔",
+    "大宛",
+    "紫骍",
+):
+    register_card(
+        type(f"Equip_{_name}", (EquipSpec,), {"name": _name, "__doc__": f"{_name}: equipment."})
+    )
 
 
 def _use(trig: Trigger, g: Game) -> UseCard | None:
@@ -128,14 +161,26 @@ def _double_swords(g: Game, f: DoubleSwordsChoice) -> None:
     hand = g.players[f.target].hand
     if f.pc == 0:
         f.pc = 1
-        ask(g, f.target, "choose", ["discard", "draw"] if hand else ["draw"], declinable=False,
-            info={"about": "雌雄双股剑"})
+        ask(
+            g,
+            f.target,
+            "choose",
+            ["discard", "draw"] if hand else ["draw"],
+            declinable=False,
+            info={"about": "雌雄双股剑"},
+        )
         return
     if f.pc == 1:
         if answer(g) == ["discard"] and hand:
             f.pc = 2
-            ask(g, f.target, "discard", [f"card:{c}" for c in hand], declinable=False,
-                info={"count": 1, "reason": "雌雄双股剑"})
+            ask(
+                g,
+                f.target,
+                "discard",
+                [f"card:{c}" for c in hand],
+                declinable=False,
+                info={"count": 1, "reason": "雌雄双股剑"},
+            )
             return
         pop(g)
         draw(g, f.user, 1, reason="雌雄双股剑")
@@ -184,8 +229,9 @@ def _ice(g: Game, f: IceSwordDiscard) -> None:
         f.n += 1
         if cid >= 0:
             p = g.players[f.target]
-            move(g, [cid], "hand" if cid in p.hand else "equip", "discard", f.target,
-                 reason="寒冰剑")
+            move(
+                g, [cid], "hand" if cid in p.hand else "equip", "discard", f.target, reason="寒冰剑"
+            )
         return
     if f.n >= 2 or card_count(g, f.target) == 0:
         pop(g)
@@ -315,8 +361,9 @@ def _blade(g: Game, f: BladeFollow) -> None:
         if not g.players[f.target].alive:
             pop(g)
             return
-        push(g, AskCard(user=f.user, need="杀", mode="select", target=f.target,
-                        reason="青龙偃月刀"))
+        push(
+            g, AskCard(user=f.user, need="杀", mode="select", target=f.target, reason="青龙偃月刀")
+        )
         return
     vc = g.ret
     pop(g)
@@ -342,7 +389,9 @@ class Spear(Skill):
 
         if len(g.players[seat].hand) < 2:
             return False
-        return specs_of(g)["杀"].can_use(g, seat, VCard(name="杀", cards=list(g.players[seat].hand)))
+        return specs_of(g)["杀"].can_use(
+            g, seat, VCard(name="杀", cards=list(g.players[seat].hand))
+        )
 
     def activate(self, g: Game, seat: int) -> None:
         push(g, SpearCards(user=seat, use=True))
@@ -359,8 +408,15 @@ class SpearCards(Frame, tag="spear"):
 def _spear(g: Game, f: SpearCards) -> None:
     if f.pc == 0:
         f.pc = 1
-        ask(g, f.user, "cards", [f"card:{c}" for c in g.players[f.user].hand], 2, 2,
-            info={"skill": "丈八蛇矛", "as": "杀"})
+        ask(
+            g,
+            f.user,
+            "cards",
+            [f"card:{c}" for c in g.players[f.user].hand],
+            2,
+            2,
+            info={"skill": "丈八蛇矛", "as": "杀"},
+        )
         return
     picks = answer(g)
     pop(g, None)
@@ -397,8 +453,13 @@ class Fan(Skill):
         if not g.options.get("fan_play_phase_only", False):
             return True
         vc = use.vc
-        return (g.phase == "play" and g.current == seat and not vc.skill and len(vc.cards) == 1
-                and g.cards[vc.cards[0]].name == "杀")
+        return (
+            g.phase == "play"
+            and g.current == seat
+            and not vc.skill
+            and len(vc.cards) == 1
+            and g.cards[vc.cards[0]].name == "杀"
+        )
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         ctx_frame(g, trig).vc.name = "火杀"

@@ -41,8 +41,7 @@ class Snatch(TrickSpec):
     name = "顺手牵羊"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return (t != user and distance_ok(g, user, t, self.name)
-                and card_count(g, t, judge=True) > 0)
+        return t != user and distance_ok(g, user, t, self.name) and card_count(g, t, judge=True) > 0
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))
@@ -63,8 +62,15 @@ class TakeEffect(Frame, tag="take_effect"):
 def _take(g: Game, f: TakeEffect) -> None:
     if f.pc == 0:
         f.pc = 1
-        push(g, PickCard(chooser=f.user, owner=f.target, judge=f.judge,
-                         reason=f.reason or ("顺手牵羊" if f.keep else "过河拆桥")))
+        push(
+            g,
+            PickCard(
+                chooser=f.user,
+                owner=f.target,
+                judge=f.judge,
+                reason=f.reason or ("顺手牵羊" if f.keep else "过河拆桥"),
+            ),
+        )
         return
     cid = g.ret
     pop(g)
@@ -130,8 +136,9 @@ def _duel(g: Game, f: DuelEffect) -> None:
         if g.ret is None:  # lost the duel
             f.pc = 2
             if g.players[f.turn].alive:
-                damage(g, other if g.players[other].alive else -1, f.turn, 1, card="决斗",
-                       duel=True)
+                damage(
+                    g, other if g.players[other].alive else -1, f.turn, 1, card="决斗", duel=True
+                )
             return
         f.got += 1
         if f.got >= slashes_needed(g, other):
@@ -164,8 +171,11 @@ class Collateral(TrickSpec):
 
 def victims(g: Game, wielder: int) -> list[int]:
     """Seats ``wielder`` could legally 杀 (the 借刀杀人 second target)."""
-    return [s for s in order_from(g, wielder, include_start=False)
-            if in_range(g, wielder, s) and not prohibited(g, s, wielder, "杀")]
+    return [
+        s
+        for s in order_from(g, wielder, include_start=False)
+        if in_range(g, wielder, s) and not prohibited(g, s, wielder, "杀")
+    ]
 
 
 class CollateralEffect(Frame, tag="collateral_effect"):
@@ -183,8 +193,17 @@ def _collateral(g: Game, f: CollateralEffect) -> None:
         if not g.players[f.victim].alive:
             g.ret = None
             return
-        push(g, AskCard(user=f.wielder, need="杀", mode="select", source=f.user,
-                        target=f.victim, reason="借刀杀人"))
+        push(
+            g,
+            AskCard(
+                user=f.wielder,
+                need="杀",
+                mode="select",
+                source=f.user,
+                target=f.victim,
+                reason="借刀杀人",
+            ),
+        )
         return
     if f.pc == 1:
         vc = g.ret
@@ -279,8 +298,12 @@ class AmazingGrace(TrickSpec):
         use.data["revealed"] = cards
         from ..core.events import CardsMoved
 
-        emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="processing",
-                           reason="五谷丰登"))
+        emit(
+            g,
+            CardsMoved(
+                cards=cards, count=len(cards), src="draw", dst="processing", reason="五谷丰登"
+            ),
+        )
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, GraceEffect(use=use_idx, target=t))
@@ -304,8 +327,14 @@ def _grace(g: Game, f: GraceEffect) -> None:
     left = [c for c in use.data.get("revealed", []) if c in g.processing]
     if f.pc == 0:
         f.pc = 1
-        ask(g, f.target, "choose", [f"card:{c}" for c in left], declinable=False,
-            info={"about": "五谷丰登"})
+        ask(
+            g,
+            f.target,
+            "choose",
+            [f"card:{c}" for c in left],
+            declinable=False,
+            info={"about": "五谷丰登"},
+        )
         return
     picks = answer(g)
     pop(g)
@@ -380,8 +409,14 @@ def _fire_attack(g: Game, f: FireAttackEffect) -> None:
             pop(g)
             return
         f.pc = 1
-        ask(g, f.target, "choose", [f"card:{c}" for c in t.hand], declinable=False,
-            info={"about": "火攻_show"})
+        ask(
+            g,
+            f.target,
+            "choose",
+            [f"card:{c}" for c in t.hand],
+            declinable=False,
+            info={"about": "火攻_show"},
+        )
         return
     if f.pc == 1:
         f.shown = int(answer(g)[0][5:])
@@ -390,8 +425,13 @@ def _fire_attack(g: Game, f: FireAttackEffect) -> None:
         u = g.players[f.user]
         payable = list(u.hand) + (list(u.equip.values()) if f.any_card else [])
         f.pc = 2
-        ask(g, f.user, "discard", [f"card:{c}" for c in payable if g.cards[c].suit == suit],
-            info={"count": 1, "reason": "火攻", "suit": suit})
+        ask(
+            g,
+            f.user,
+            "discard",
+            [f"card:{c}" for c in payable if g.cards[c].suit == suit],
+            info={"count": 1, "reason": "火攻", "suit": suit},
+        )
         return
     if f.pc == 2:
         picks = answer(g)

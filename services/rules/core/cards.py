@@ -47,9 +47,11 @@ def notation(card: CardDef) -> str:
 @cache
 def standard_deck() -> tuple[CardDef, ...]:
     """The 160 standard, EX and 军争 cards, in the order of ``standard_deck.csv``."""
-    text = resources.files(__package__.rsplit(".", 1)[0] + ".cards").joinpath(
-        "standard_deck.csv"
-    ).read_text(encoding="utf-8")
+    text = (
+        resources.files(__package__.rsplit(".", 1)[0] + ".cards")
+        .joinpath("standard_deck.csv")
+        .read_text(encoding="utf-8")
+    )
     out = []
     for row in csv.DictReader(text.splitlines()):
         out.append(

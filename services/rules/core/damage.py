@@ -51,12 +51,33 @@ class Death(Frame, tag="death"):
     killer: int = -1
 
 
-def damage(g: Game, source: int, target: int, amount: int = 1, nature: str = "normal",
-           card: str = "", cards: list[int] | None = None, slash: bool = False,
-           duel: bool = False, ignore_armor: bool = False) -> None:
+def damage(
+    g: Game,
+    source: int,
+    target: int,
+    amount: int = 1,
+    nature: str = "normal",
+    card: str = "",
+    cards: list[int] | None = None,
+    slash: bool = False,
+    duel: bool = False,
+    ignore_armor: bool = False,
+) -> None:
     """Push a damage event."""
-    push(g, Damage(source=source, target=target, amount=amount, nature=nature, card=card,
-                   cards=list(cards or []), slash=slash, duel=duel, ignore_armor=ignore_armor))
+    push(
+        g,
+        Damage(
+            source=source,
+            target=target,
+            amount=amount,
+            nature=nature,
+            card=card,
+            cards=list(cards or []),
+            slash=slash,
+            duel=duel,
+            ignore_armor=ignore_armor,
+        ),
+    )
 
 
 def recover(g: Game, seat: int, n: int = 1) -> int:
@@ -118,14 +139,24 @@ def _damage(g: Game, f: Damage) -> None:
         f.dealt = f.amount
         rest = absorb(g, f.target, f.amount)
         p.hp -= rest
-        emit(g, Damaged(source=f.source, target=f.target, amount=f.amount, nature=f.nature,
-                        card=f.card, hp=p.hp))
+        emit(
+            g,
+            Damaged(
+                source=f.source,
+                target=f.target,
+                amount=f.amount,
+                nature=f.nature,
+                card=f.card,
+                hp=p.hp,
+            ),
+        )
         if p.chained and f.nature != "normal":
             p.chained = False
             emit(g, ChainToggled(seat=f.target, chained=False))
             if not f.propagated:
-                f.chain = [s for s in order_from(g, g.current)
-                           if s != f.target and g.players[s].chained]
+                f.chain = [
+                    s for s in order_from(g, g.current) if s != f.target and g.players[s].chained
+                ]
         if p.hp <= 0:
             push(g, DyingFrame(seat=f.target, killer=f.source))
         return
@@ -144,8 +175,19 @@ def _damage(g: Game, f: Damage) -> None:
         s = f.chain[f.ci]
         f.ci += 1
         if g.players[s].alive and g.players[s].chained:
-            push(g, Damage(source=f.source, target=s, amount=f.dealt, nature=f.nature,
-                           card=f.card, cards=f.cards, slash=f.slash, propagated=True))
+            push(
+                g,
+                Damage(
+                    source=f.source,
+                    target=s,
+                    amount=f.dealt,
+                    nature=f.nature,
+                    card=f.card,
+                    cards=f.cards,
+                    slash=f.slash,
+                    propagated=True,
+                ),
+            )
             return
     pop(g, f.dealt)
 

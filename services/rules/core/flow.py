@@ -80,8 +80,10 @@ def _game(g: Game, f: GameFrame) -> None:
     if f.pc == 0:
         f.pc = 1
         g.round = max(g.round, 1)
-        push(g, TurnFrame(seat=f.seat, pi=PHASES.index(f.first_phase),
-                          begin=f.first_phase == "start"))
+        push(
+            g,
+            TurnFrame(seat=f.seat, pi=PHASES.index(f.first_phase), begin=f.first_phase == "start"),
+        )
         return
     prev = f.seat
     while f.extra:
@@ -145,7 +147,10 @@ def _turn(g: Game, f: TurnFrame) -> None:
 
 
 _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
-    "judge": JudgePhase, "draw": DrawPhase, "play": PlayPhase, "discard": DiscardPhase,
+    "judge": JudgePhase,
+    "draw": DrawPhase,
+    "play": PlayPhase,
+    "discard": DiscardPhase,
 }
 
 
@@ -237,8 +242,16 @@ def _discard_phase(g: Game, f: DiscardPhase) -> None:
             pop(g)
             return
         f.pc = 1
-        ask(g, f.seat, "discard", [f"card:{c}" for c in p.hand], n, n, declinable=False,
-            info={"count": n, "reason": "discard_phase"})
+        ask(
+            g,
+            f.seat,
+            "discard",
+            [f"card:{c}" for c in p.hand],
+            n,
+            n,
+            declinable=False,
+            info={"count": n, "reason": "discard_phase"},
+        )
         return
     discard_from(g, f.seat, [int(x[5:]) for x in answer(g)], reason="discard_phase")
     pop(g)

@@ -36,8 +36,17 @@ def _judge(g: Game, f: Judge) -> None:
         f.pc = 1
         f.card = take_top(g, 1)[0]
         g.processing.append(f.card)
-        emit(g, CardsMoved(cards=[f.card], count=1, src="draw", dst="processing",
-                           dst_seat=f.seat, reason="judge"))
+        emit(
+            g,
+            CardsMoved(
+                cards=[f.card],
+                count=1,
+                src="draw",
+                dst="processing",
+                dst_seat=f.seat,
+                reason="judge",
+            ),
+        )
         fire(g, "judge_modify", len(g.stack) - 1, seats=order_from(g, g.current))
         return
     if f.pc == 1:

@@ -20,8 +20,9 @@ class PickCard(Frame, tag="pick_card"):
     reason: str = ""
 
 
-def pick_options(g: Game, owner: int, hand: bool, equip: bool, judge: bool,
-                 chooser: int = -1) -> list[str]:
+def pick_options(
+    g: Game, owner: int, hand: bool, equip: bool, judge: bool, chooser: int = -1
+) -> list[str]:
     """The option keys for picking a card of ``owner`` (equipment the ruleset protects from
     ``chooser`` — seed 003 白鸽 — is left out)."""
     from .ruleset import ruleset_of
@@ -30,8 +31,11 @@ def pick_options(g: Game, owner: int, hand: bool, equip: bool, judge: bool,
     out = ["hand"] if hand and p.hand else []
     if equip:
         rs = ruleset_of(g)
-        out += [f"card:{c}" for c in p.equip.values()
-                if chooser < 0 or not rs.equip_protected(g, owner, chooser, c)]
+        out += [
+            f"card:{c}"
+            for c in p.equip.values()
+            if chooser < 0 or not rs.equip_protected(g, owner, chooser, c)
+        ]
     if judge:
         out += [f"card:{c}" for c in p.judge]
     return out
@@ -45,8 +49,14 @@ def _pick(g: Game, f: PickCard) -> None:
         if not opts:
             pop(g, -1)
             return
-        ask(g, f.chooser, "pick_card", opts, declinable=False,
-            info={"owner": f.owner, "reason": f.reason, "hand_count": len(g.players[f.owner].hand)})
+        ask(
+            g,
+            f.chooser,
+            "pick_card",
+            opts,
+            declinable=False,
+            info={"owner": f.owner, "reason": f.reason, "hand_count": len(g.players[f.owner].hand)},
+        )
         return
     picks = answer(g)
     p = g.players[f.owner]

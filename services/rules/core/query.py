@@ -162,8 +162,7 @@ def color(g: Game, cid: int) -> str:
 
 def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
     """Whether ``target`` cannot be chosen as a target of ``card_name`` by ``user``."""
-    return any(s.prohibits(g, target, user, card_name)
-               for s in with_hook(g, target, "prohibits"))
+    return any(s.prohibits(g, target, user, card_name) for s in with_hook(g, target, "prohibits"))
 
 
 def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> bool:

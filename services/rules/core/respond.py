@@ -62,11 +62,30 @@ def options_for(g: Game, f: AskCard) -> list[str]:
 def announce(g: Game, f: AskCard, vc: VCard) -> None:
     """Emit the use/play of ``vc`` and put its physical cards into the discard pile."""
     if f.mode == "use":
-        emit(g, CardUsed(user=f.user, name=vc.name, suit=vc.suit, rank=vc.rank, cards=vc.cards,
-                         targets=[f.target] if f.target >= 0 else [], skill=vc.skill))
+        emit(
+            g,
+            CardUsed(
+                user=f.user,
+                name=vc.name,
+                suit=vc.suit,
+                rank=vc.rank,
+                cards=vc.cards,
+                targets=[f.target] if f.target >= 0 else [],
+                skill=vc.skill,
+            ),
+        )
     else:
-        emit(g, CardPlayed(seat=f.user, name=vc.name, suit=vc.suit, rank=vc.rank, cards=vc.cards,
-                           skill=vc.skill))
+        emit(
+            g,
+            CardPlayed(
+                seat=f.user,
+                name=vc.name,
+                suit=vc.suit,
+                rank=vc.rank,
+                cards=vc.cards,
+                skill=vc.skill,
+            ),
+        )
     for cid in vc.cards:
         zone = zone_of(g, f.user, cid)
         if zone:
@@ -83,8 +102,13 @@ def _ask_card(g: Game, f: AskCard) -> None:
         return
     if f.pc == 0:
         f.pc = 1
-        info = {"need": f.need, "mode": f.mode, "reason": f.reason, "source": f.source,
-                "target": f.target}
+        info = {
+            "need": f.need,
+            "mode": f.mode,
+            "reason": f.reason,
+            "source": f.source,
+            "target": f.target,
+        }
         ask(g, f.user, "respond", options_for(g, f), info=info)
         return
     if f.pc == 1:

@@ -18,7 +18,8 @@ _MASK = (1 << 64) - 1
 def block4(seed: int, block: int) -> tuple[int, int, int, int]:
     """Positions ``4*block`` .. ``4*block+3`` of the stream for ``seed``."""
     out: tuple[int, int, int, int] = _UNPACK4.unpack(
-        hashlib.sha256(_PACK.pack(seed & _MASK, block)).digest())
+        hashlib.sha256(_PACK.pack(seed & _MASK, block)).digest()
+    )
     return out
 
 

@@ -13,8 +13,15 @@ from .state import Game, Player
 class General:
     """A general (or seed character): name, faction, gender, HP and skill names."""
 
-    def __init__(self, name: str, faction: str, gender: str, hp: int, skills: tuple[str, ...] = (),
-                 lord: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        faction: str,
+        gender: str,
+        hp: int,
+        skills: tuple[str, ...] = (),
+        lord: bool = False,
+    ) -> None:
         self.name = name
         self.faction = faction
         self.gender = gender
@@ -77,8 +84,12 @@ class Ruleset(ABC):
 
     def equip_slot(self, subtype: str) -> str:
         """The equipment slot of a card subtype (weapon, armor, plus, minus)."""
-        return {"weapon": "weapon", "armor": "armor", "defensive_horse": "plus",
-                "offensive_horse": "minus"}[subtype]
+        return {
+            "weapon": "weapon",
+            "armor": "armor",
+            "defensive_horse": "plus",
+            "offensive_horse": "minus",
+        }[subtype]
 
     def display_name(self, name: str) -> str:
         """A card or role name as this ruleset prints it."""
@@ -152,9 +163,16 @@ class Ruleset(ABC):
 
     def make_player(self, seat: int, general: General, role: str) -> Player:
         """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
-        return Player(seat=seat, general=general.name, gender=general.gender,
-                      faction=general.faction, role=role, hp=general.hp, max_hp=general.hp,
-                      skills=list(general.skills))
+        return Player(
+            seat=seat,
+            general=general.name,
+            gender=general.gender,
+            faction=general.faction,
+            role=role,
+            hp=general.hp,
+            max_hp=general.hp,
+            skills=list(general.skills),
+        )
 
 
 RULESETS: dict[str, Ruleset] = {}

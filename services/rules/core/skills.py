@@ -103,9 +103,19 @@ class Skill:
 SKILLS: dict[str, Skill] = {}
 LISTENERS: dict[str, set[str]] = {}
 # hook name -> names of the skills that override it (queries skip every other skill)
-HOOKS = ("distance_from", "distance_to", "attack_range", "slash_limit", "hand_limit",
-         "prohibits", "provides", "can_activate", "use_card_ok", "target_count",
-         "ignores_distance")
+HOOKS = (
+    "distance_from",
+    "distance_to",
+    "attack_range",
+    "slash_limit",
+    "hand_limit",
+    "prohibits",
+    "provides",
+    "can_activate",
+    "use_card_ok",
+    "target_count",
+    "ignores_distance",
+)
 HOOK_SETS: dict[str, set[str]] = {h: set() for h in HOOKS}
 
 

@@ -29,8 +29,13 @@ class Trigger(Frame, tag="trigger"):
     cand: str = ""
 
 
-def fire(g: Game, point: str, ctx: int = -1, data: dict[str, Any] | None = None,
-         seats: list[int] | None = None) -> bool:
+def fire(
+    g: Game,
+    point: str,
+    ctx: int = -1,
+    data: dict[str, Any] | None = None,
+    seats: list[int] | None = None,
+) -> bool:
     """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
     names = LISTENERS.get(point)
     if not names:

@@ -46,8 +46,11 @@ class CardSpec:
 
     def legal_targets(self, g: Game, user: int, vc: VCard, data: dict[str, Any]) -> list[int]:
         """Alive seats that may be chosen, not prohibited by skills (谦逊, 空城 …)."""
-        return [t for t in order_from(g, user) if self.target_ok(g, user, vc, t, data)
-                and not prohibited(g, t, user, vc.name)]
+        return [
+            t
+            for t in order_from(g, user)
+            if self.target_ok(g, user, vc, t, data) and not prohibited(g, t, user, vc.name)
+        ]
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
         """How many targets may be chosen (min, max)."""
@@ -58,8 +61,10 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
-        return any(self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
-                   for t in order_from(g, user))
+        return any(
+            self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
+            for t in order_from(g, user)
+        )
 
     def ineffective(self, g: Game, use: UseCard, t: int) -> str:
         """A reason the card has no effect on ``t`` (仁王盾, 藤甲 …), or ""."""
@@ -134,12 +139,27 @@ class UseCard(Frame, tag="use_card"):
     data: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
-def use_card(g: Game, user: int, vc: VCard, targets: list[int] | None = None,
-             counted: bool = True, nullifiable: bool = True, data: dict[str, Any] | None = None
-             ) -> None:
+def use_card(
+    g: Game,
+    user: int,
+    vc: VCard,
+    targets: list[int] | None = None,
+    counted: bool = True,
+    nullifiable: bool = True,
+    data: dict[str, Any] | None = None,
+) -> None:
     """Push a use of ``vc`` by ``user`` (targets chosen in the pipeline if None)."""
-    push(g, UseCard(user=user, vc=vc, targets=targets, counted=counted, nullifiable=nullifiable,
-                    data=data or {}))
+    push(
+        g,
+        UseCard(
+            user=user,
+            vc=vc,
+            targets=targets,
+            counted=counted,
+            nullifiable=nullifiable,
+            data=data or {},
+        ),
+    )
 
 
 def choose_targets(g: Game, f: UseCard, spec: CardSpec) -> None:
@@ -177,8 +197,14 @@ def _use_card(g: Game, f: UseCard) -> None:
         second = spec.second_targets(g, f)
         if second is not None:
             f.pc = 11
-            ask(g, f.user, "targets", [f"seat:{t}" for t in second], declinable=False,
-                info={"card": f.vc.name, "cards": f.vc.cards, "second": True})
+            ask(
+                g,
+                f.user,
+                "targets",
+                [f"seat:{t}" for t in second],
+                declinable=False,
+                info={"card": f.vc.name, "cards": f.vc.cards, "second": True},
+            )
             return
         f.pc = 1
         _declare(g, f, spec)
@@ -200,8 +226,13 @@ def _use_card(g: Game, f: UseCard) -> None:
         if f.i < len(targets):
             f.i += 1
             t = targets[f.i - 1]
-            fire(g, "targeted", me, data={"i": f.i - 1},
-                 seats=[s for s in order_from(g, g.current) if s in (f.user, t)])
+            fire(
+                g,
+                "targeted",
+                me,
+                data={"i": f.i - 1},
+                seats=[s for s in order_from(g, g.current) if s in (f.user, t)],
+            )
             return
         f.i = 0
         f.pc = 4
@@ -249,8 +280,18 @@ def _declare(g: Game, f: UseCard, spec: CardSpec) -> None:
         zone = zone_of(g, f.user, cid)
         if zone:
             move(g, [cid], zone, "processing", f.user, reason="use")
-    emit(g, CardUsed(user=f.user, name=f.vc.name, suit=f.vc.suit, rank=f.vc.rank,
-                     cards=f.vc.cards, targets=list(f.targets or []), skill=f.vc.skill))
+    emit(
+        g,
+        CardUsed(
+            user=f.user,
+            name=f.vc.name,
+            suit=f.vc.suit,
+            rank=f.vc.rank,
+            cards=f.vc.cards,
+            targets=list(f.targets or []),
+            skill=f.vc.skill,
+        ),
+    )
     spec.on_declare(g, f)
     fire(g, "card_using", len(g.stack) - 1)
 

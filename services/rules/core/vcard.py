@@ -32,8 +32,14 @@ def converted(g: Game, name: str, cards: list[int], skill: str) -> VCard:
     several keep a common colour only; none is colourless."""
     if len(cards) == 1:
         c = g.cards[cards[0]]
-        return VCard(name=name, suit=c.suit, color=color_of(c.suit), rank=c.rank, cards=list(cards),
-                     skill=skill)
+        return VCard(
+            name=name,
+            suit=c.suit,
+            color=color_of(c.suit),
+            rank=c.rank,
+            cards=list(cards),
+            skill=skill,
+        )
     colors = {color_of(g.cards[c].suit) for c in cards}
     color = colors.pop() if len(colors) == 1 else "none"
     return VCard(name=name, color=color, cards=list(cards), skill=skill)

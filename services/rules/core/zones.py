@@ -57,8 +57,17 @@ def _add(g: Game, cid: int, zone: str, seat: int, slot: str) -> None:
         raise ValueError(zone)
 
 
-def move(g: Game, cards: list[int], src: str, dst: str, src_seat: int = -1, dst_seat: int = -1,
-         reason: str = "", seen_by: list[int] | None = PUBLIC, slot: str = "") -> None:
+def move(
+    g: Game,
+    cards: list[int],
+    src: str,
+    dst: str,
+    src_seat: int = -1,
+    dst_seat: int = -1,
+    reason: str = "",
+    seen_by: list[int] | None = PUBLIC,
+    slot: str = "",
+) -> None:
     """Move ``cards`` from one zone to another and emit ``cards_moved``.
 
     Fires ``hand_emptied`` when the source seat loses its last hand card and ``equip_lost`` once per
@@ -69,8 +78,19 @@ def move(g: Game, cards: list[int], src: str, dst: str, src_seat: int = -1, dst_
     for cid in cards:
         _remove(g, cid, src, src_seat)
         _add(g, cid, dst, dst_seat, slot)
-    emit(g, CardsMoved(cards=list(cards), count=len(cards), src=src, dst=dst, src_seat=src_seat,
-                       dst_seat=dst_seat, reason=reason, seen_by=seen_by))
+    emit(
+        g,
+        CardsMoved(
+            cards=list(cards),
+            count=len(cards),
+            src=src,
+            dst=dst,
+            src_seat=src_seat,
+            dst_seat=dst_seat,
+            reason=reason,
+            seen_by=seen_by,
+        ),
+    )
     if src == "judge" or dst == "judge":  # seed 003: 乐不思蜀 seals while it lies there
         from .ruleset import ruleset_of
 
@@ -112,8 +132,18 @@ def draw(g: Game, seat: int, n: int, reason: str = "draw") -> list[int]:
         return []
     cards = take_top(g, n)
     g.players[seat].hand.extend(cards)
-    emit(g, CardsMoved(cards=cards, count=n, src="draw", dst="hand", dst_seat=seat, reason=reason,
-                       seen_by=[seat]))
+    emit(
+        g,
+        CardsMoved(
+            cards=cards,
+            count=n,
+            src="draw",
+            dst="hand",
+            dst_seat=seat,
+            reason=reason,
+            seen_by=[seat],
+        ),
+    )
     return cards
 
 

@@ -59,8 +59,14 @@ def _shuffled(g: Game, names: list[str]) -> list[str]:
 
 
 def _offer(g: Game, f: Draft, seat: int) -> None:
-    ask(g, seat, "draft", [f"general:{x}" for x in f.offers[seat]], declinable=False,
-        info={"offer": list(f.offers[seat])})
+    ask(
+        g,
+        seat,
+        "draft",
+        [f"general:{x}" for x in f.offers[seat]],
+        declinable=False,
+        info={"offer": list(f.offers[seat])},
+    )
 
 
 def _rules(g: Game) -> DraftRules:
@@ -70,8 +76,18 @@ def _rules(g: Game) -> DraftRules:
 
 
 def _secret_pick(g: Game, seat: int, gen: General) -> None:
-    emit(g, GeneralChosen(seat=seat, general=gen.name, gender=gen.gender, faction=gen.faction,
-                          max_hp=gen.hp, hp=gen.hp, seen_by=[seat]))
+    emit(
+        g,
+        GeneralChosen(
+            seat=seat,
+            general=gen.name,
+            gender=gen.gender,
+            faction=gen.faction,
+            max_hp=gen.hp,
+            hp=gen.hp,
+            seen_by=[seat],
+        ),
+    )
 
 
 def _deal_others(g: Game, f: Draft, pool: list[str], seats: list[int]) -> None:
@@ -80,7 +96,7 @@ def _deal_others(g: Game, f: Draft, pool: list[str], seats: list[int]) -> None:
     k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(n - 1, 1))
     others = [s for s in seats if s != f.lord]
     for j, s in enumerate(others):
-        f.offers[s] = pool[j * k: (j + 1) * k]
+        f.offers[s] = pool[j * k : (j + 1) * k]
     for s in seats:
         emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
     f.order = seats
@@ -106,8 +122,7 @@ def _draft(g: Game, f: Draft) -> None:
         f.offers[f.lord] = offer
         f.picks = [""] * n
         if not rs.public_lord(g):  # a secret lord picks with everyone, in seat order
-            _deal_others(g, f, _shuffled(g, [x for x in roster if x not in offer]),
-                         list(range(n)))
+            _deal_others(g, f, _shuffled(g, [x for x in roster if x not in offer]), list(range(n)))
             return
         emit(g, DraftOffered(seat=f.lord, generals=offer, seen_by=[f.lord]))
         _offer(g, f, f.lord)

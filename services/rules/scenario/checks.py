@@ -51,8 +51,11 @@ def check_expect(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list
                 _fail(f"seat {n} {field}", want, getattr(p, field))
         if se.hand_count is not None and len(p.hand) != se.hand_count:
             _fail(f"seat {n} hand_count", se.hand_count, len(p.hand))
-        for field, actual in (("hand", p.hand), ("equip", list(p.equip.values())),
-                              ("judge", p.judge)):
+        for field, actual in (
+            ("hand", p.hand),
+            ("equip", list(p.equip.values())),
+            ("judge", p.judge),
+        ):
             want_refs = getattr(se, field)
             if want_refs is not None and Counter(_ids(want_refs, refmap)) != Counter(actual):
                 _fail(f"seat {n} {field}", sorted(str(r) for r in want_refs), shown(actual))
@@ -99,8 +102,7 @@ def _norm(rs_name: str, name: str) -> str:
     return RULESETS[rs_name].aliases.get(name, name)
 
 
-def _value_matches(sc: Scenario, g: Game, refmap: dict[CardRef, int], want: Any,
-                   have: Any) -> bool:
+def _value_matches(sc: Scenario, g: Game, refmap: dict[CardRef, int], want: Any, have: Any) -> bool:
     if isinstance(want, CardRef):
         if isinstance(have, int):
             return refmap.get(want) == have
@@ -118,8 +120,9 @@ def _value_matches(sc: Scenario, g: Game, refmap: dict[CardRef, int], want: Any,
     return bool(want == have)
 
 
-def _matches(sc: Scenario, g: Game, refmap: dict[CardRef, int], pat: EventPattern,
-             e: Event) -> bool:
+def _matches(
+    sc: Scenario, g: Game, refmap: dict[CardRef, int], pat: EventPattern, e: Event
+) -> bool:
     if e.__struct_config__.tag != pat.type:
         return False
     data = msgspec.structs.asdict(e)
@@ -129,16 +132,26 @@ def _matches(sc: Scenario, g: Game, refmap: dict[CardRef, int], pat: EventPatter
     return True
 
 
-def _check_events(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list[Event],
-                  pats: tuple[EventPattern, ...]) -> None:
+def _check_events(
+    sc: Scenario,
+    g: Game,
+    refmap: dict[CardRef, int],
+    events: list[Event],
+    pats: tuple[EventPattern, ...],
+) -> None:
     i = 0
     for n, pat in enumerate(pats):
         while i < len(events) and not _matches(sc, g, refmap, pat, events[i]):
             i += 1
         if i >= len(events):
-            seen = [msgspec.structs.asdict(e) | {"type": e.__struct_config__.tag}
-                    for e in events if e.__struct_config__.tag == pat.type][:6]
-            _fail(f"events[{n}]", {"type": pat.type, **{k: str(v) for k, v in
-                                                        pat.fields.items()}},
-                  f"no such event in order; events of that type: {seen}")
+            seen = [
+                msgspec.structs.asdict(e) | {"type": e.__struct_config__.tag}
+                for e in events
+                if e.__struct_config__.tag == pat.type
+            ][:6]
+            _fail(
+                f"events[{n}]",
+                {"type": pat.type, **{k: str(v) for k, v in pat.fields.items()}},
+                f"no such event in order; events of that type: {seen}",
+            )
         i += 1

@@ -130,7 +130,7 @@ class Runner:
 
     def targets(self, it: Intent, d: Decision) -> list[str] | None:
         pr = self.progress
-        rest = list(it.targets[pr.targets_done:])
+        rest = list(it.targets[pr.targets_done :])
         if not rest:
             return None
         if len(rest) > d.max and not d.info.get("two_step"):
@@ -159,11 +159,13 @@ class Runner:
         ee = self.sc.expect_error
         st = self.sc.script[self.step]
         if ee is None or ee.step != self.step:
-            raise ScenarioFailed(f"step {self.step} ({st.seat}: {st.intent}) was rejected: "
-                                 f"{reason}")
+            raise ScenarioFailed(
+                f"step {self.step} ({st.seat}: {st.intent}) was rejected: {reason}"
+            )
         if ee.contains and ee.contains not in reason:
-            raise ScenarioFailed(f"step {self.step} was rejected, but the reason {reason!r} "
-                                 f"lacks {ee.contains!r}")
+            raise ScenarioFailed(
+                f"step {self.step} was rejected, but the reason {reason!r} lacks {ee.contains!r}"
+            )
 
     def check_fixed_targets(self, st: Step) -> None:
         """A use that names targets must have had them (a fixed-target card ignores none)."""
@@ -188,8 +190,11 @@ class Runner:
         ee = self.sc.expect_error
         if ee is None or ee.step != self.step:
             return False  # rule 3: a decision the step does not answer is declined
-        return k in ("use", "play") and d.kind in ("play", "respond") or (
-            k == "skill" and d.kind == "play")
+        return (
+            k in ("use", "play")
+            and d.kind in ("play", "respond")
+            or (k == "skill" and d.kind == "play")
+        )
 
     def submit(self, d: Decision, picks: list[str]) -> None:
         self.events += api.submit(self.g, Answer(decision=d.id, seat=d.seat, picks=picks))
@@ -207,8 +212,9 @@ class Runner:
                 st = script[self.step]
                 picks = self.answer_for(st, d)
                 if picks is None and self.progress.started and self.offered_but_absent(st, d):
-                    self.rejected(f"{st.intent!r} is not among the legal options of "
-                                  f"{describe(g, d)}")
+                    self.rejected(
+                        f"{st.intent!r} is not among the legal options of {describe(g, d)}"
+                    )
                     return
                 if picks is None and self.progress.started:
                     self.check_fixed_targets(st)
@@ -228,8 +234,10 @@ class Runner:
                     self.progress = Progress()
                 continue
             if self.step < len(script) and self.offered_but_absent(script[self.step], d):
-                self.rejected(f"{script[self.step].intent!r} is not among the legal options "
-                              f"of {describe(g, d)}")
+                self.rejected(
+                    f"{script[self.step].intent!r} is not among the legal options "
+                    f"of {describe(g, d)}"
+                )
                 return
             if not d.declinable and len(d.options) == d.min:
                 self.submit(d, list(d.options))  # a forced decision with one possible answer
@@ -242,22 +250,25 @@ class Runner:
             st = script[self.step]
             if expect_err is not None and expect_err.step == self.step:
                 return  # the engine never offers what the step says: it is rejected
-            raise ScenarioFailed(f"waiting for {describe(g, d)}; next step {self.step}: "
-                                 f"{st.seat}: {st.intent}")
+            raise ScenarioFailed(
+                f"waiting for {describe(g, d)}; next step {self.step}: {st.seat}: {st.intent}"
+            )
         else:
             raise ScenarioFailed(f"no end after {MAX_DECISIONS} decisions")
         if self.progress.started:
             self.check_fixed_targets(script[self.step])
             self.step += 1
         if expect_err is not None:
-            raise ScenarioFailed(f"step {expect_err.step} was expected to be rejected, "
-                                 f"but it was accepted")
+            raise ScenarioFailed(
+                f"step {expect_err.step} was expected to be rejected, but it was accepted"
+            )
         if self.step < len(script):
             st = script[self.step]
-            raise ScenarioFailed(f"the run stopped before step {self.step} "
-                                 f"({st.seat}: {st.intent})"
-                                 + (f"; waiting for {describe(g, g.pending)}" if g.pending else
-                                    "; the game ended"))
+            raise ScenarioFailed(
+                f"the run stopped before step {self.step} "
+                f"({st.seat}: {st.intent})"
+                + (f"; waiting for {describe(g, g.pending)}" if g.pending else "; the game ended")
+            )
         if self.sc.expect is not None:
             check_expect(self.sc, self.g, self.refs, self.events)
 

@@ -40,19 +40,28 @@ class Cards:
         if name in FILLER:
             if ref.suit not in FILLER[name]:
                 raise TableError(f"{ref}: a {name} filler must be of suit {'/'.join(FILLER[name])}")
-            cands = [i for i, c in enumerate(self.deck) if c.suit == ref.suit and c.rank == ref.rank
-                     and i not in self.used]
+            cands = [
+                i
+                for i, c in enumerate(self.deck)
+                if c.suit == ref.suit and c.rank == ref.rank and i not in self.used
+            ]
             cands.sort(key=lambda i: self.deck[i].type != "basic")  # prefer a plain card
             if len(cands) < ref.copy:
-                raise TableError(f"{ref}: the {self.rs.name} deck has no spare card of that suit "
-                                 f"and rank")
+                raise TableError(
+                    f"{ref}: the {self.rs.name} deck has no spare card of that suit and rank"
+                )
             idx = cands[ref.copy - 1] if ref.copy > 1 else cands[0]
         else:
-            same = [i for i, c in enumerate(self.deck)
-                    if c.name == name and c.suit == ref.suit and c.rank == ref.rank]
+            same = [
+                i
+                for i, c in enumerate(self.deck)
+                if c.name == name and c.suit == ref.suit and c.rank == ref.rank
+            ]
             if len(same) < ref.copy:
-                raise TableError(f"{ref}: the {self.rs.name} deck has "
-                                 f"{len(same) or 'no'} such card{'s' if len(same) > 1 else ''}")
+                raise TableError(
+                    f"{ref}: the {self.rs.name} deck has "
+                    f"{len(same) or 'no'} such card{'s' if len(same) > 1 else ''}"
+                )
             idx = same[ref.copy - 1]
             if idx in self.used:
                 raise TableError(f"{ref}: that card is already placed elsewhere in the scenario")
@@ -87,22 +96,32 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
         temporary = [i for i in unused if deck[i].pack == "temporary"]
     table = order + extra + temporary
     ids = {idx: n for n, idx in enumerate(table)}
-    g = Game(ruleset=sc.ruleset, options=options, seed=sc.seed or 0,
-             cards=[deck[i] for i in table])
+    g = Game(ruleset=sc.ruleset, options=options, seed=sc.seed or 0, cards=[deck[i] for i in table])
     refmap = {ref: ids[idx] for ref, idx in cards.taken.items()}
     for n, spec in enumerate(sc.seats):
         gen = gens.get(spec.general) or gens.get(rs.aliases.get(spec.general, spec.general))
         if gen is None:
-            raise TableError(f"seats[{n}].general: {spec.general!r} is not a general of "
-                             f"{sc.ruleset}")
+            raise TableError(
+                f"seats[{n}].general: {spec.general!r} is not a general of {sc.ruleset}"
+            )
         role = spec.role or ""
         bonus = rs.lord_bonus_for(options, len(sc.seats)) if role == "lord" else 0
         max_hp = spec.max_hp if spec.max_hp is not None else gen.hp + bonus
-        p = Player(seat=n, general=gen.name, gender=spec.gender or gen.gender,
-                   faction=gen.faction, role=role, role_revealed=role == "lord",
-                   hp=spec.hp if spec.hp is not None else max_hp, max_hp=max_hp,
-                   alive=spec.alive, skills=list(gen.skills), armor=spec.armor, jade=spec.jade,
-                   rage=spec.rage)
+        p = Player(
+            seat=n,
+            general=gen.name,
+            gender=spec.gender or gen.gender,
+            faction=gen.faction,
+            role=role,
+            role_revealed=role == "lord",
+            hp=spec.hp if spec.hp is not None else max_hp,
+            max_hp=max_hp,
+            alive=spec.alive,
+            skills=list(gen.skills),
+            armor=spec.armor,
+            jade=spec.jade,
+            rage=spec.rage,
+        )
         p.hand = [refmap[r] for r in spec.hand]
         for r in spec.equip:
             c = g.cards[refmap[r]]
@@ -112,8 +131,7 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
         p.judge = [refmap[r] for r in spec.judge]
         for k, name in enumerate(spec.camp):  # seed 003: the generals behind the battlefield
             if name not in gens and rs.aliases.get(name, name) not in gens:
-                raise TableError(f"seats[{n}].camp[{k}]: {name!r} is not a general of "
-                                 f"{sc.ruleset}")
+                raise TableError(f"seats[{n}].camp[{k}]: {name!r} is not a general of {sc.ruleset}")
             p.camp.append(rs.aliases.get(name, name) if name not in gens else name)
         for r in spec.judge:
             name = cards.engine_name(r.name)
@@ -146,6 +164,8 @@ def describe(g: Game, d: Any) -> str:
             opts.append(notation(g.cards[int(o[5:])]))
         else:
             opts.append(o)
-    return (f"seat {d.seat} {d.kind} (min {d.min}, max {d.max}, "
-            f"{'declinable' if d.declinable else 'forced'}) options [{', '.join(opts)}] "
-            f"info {d.info}")
+    return (
+        f"seat {d.seat} {d.kind} (min {d.min}, max {d.max}, "
+        f"{'declinable' if d.declinable else 'forced'}) options [{', '.join(opts)}] "
+        f"info {d.info}"
+    )

@@ -26,8 +26,9 @@ def alias(new: str, old: str, text: str = "", **attrs: Any) -> type[Skill]:
     attributes, e.g. which ruleset option makes it optional)."""
     base = type(SKILLS[old])
     doc = f"{new} = {old}" + (f": {text}" if text else "")
-    cls = type(f"{base.__name__}_{new}", (base,), {"name": new, "text": text, "__doc__": doc,
-                                                    **attrs})
+    cls = type(
+        f"{base.__name__}_{new}", (base,), {"name": new, "text": text, "__doc__": doc, **attrs}
+    )
     register(cls)
     if old in JUDGE_RULES:
         JUDGE_RULES[new] = JUDGE_RULES[old]
@@ -72,8 +73,7 @@ class Procedure(Skill):
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         """The effect, after the frame has popped (push frames freely)."""
 
-    def start(self, g: Game, seat: int, ctx: int = -1, data: dict[str, Any] | None = None
-              ) -> None:
+    def start(self, g: Game, seat: int, ctx: int = -1, data: dict[str, Any] | None = None) -> None:
         """Push the procedure's frame."""
         from ..core.engine import push
 
@@ -103,8 +103,15 @@ def _skill_frame(g: Game, f: SkillFrame) -> None:
         c = sk.cost(g, f.seat, f)
         if c is not None:
             opts, lo, hi = c
-            ask(g, f.seat, "cards", [f"card:{x}" for x in opts], lo, min(hi, len(opts)),
-                info={"skill": f.skill})
+            ask(
+                g,
+                f.seat,
+                "cards",
+                [f"card:{x}" for x in opts],
+                lo,
+                min(hi, len(opts)),
+                info={"skill": f.skill},
+            )
             if g.pending is None and not g.answer:
                 pop(g)
             return
@@ -120,8 +127,15 @@ def _skill_frame(g: Game, f: SkillFrame) -> None:
         c = sk.choices(g, f.seat, f)
         if c is not None:
             opts, lo, hi = c
-            ask(g, f.seat, "targets", [f"seat:{x}" for x in opts], lo, min(hi, len(opts)),
-                info={"skill": f.skill, "cards": f.cards, "ordered": True})
+            ask(
+                g,
+                f.seat,
+                "targets",
+                [f"seat:{x}" for x in opts],
+                lo,
+                min(hi, len(opts)),
+                info={"skill": f.skill, "cards": f.cards, "ordered": True},
+            )
             if g.pending is None and not g.answer:
                 pop(g)
             return
@@ -208,10 +222,16 @@ def _convert_pick(g: Game, f: ConvertPick) -> None:
         cands = sk.eligible(g, f.seat, f.as_name)
         if f.use:
             spec = specs_of(g)[f.as_name]
-            cands = [c for c in cands
-                     if spec.can_use(g, f.seat, converted(g, f.as_name, [c], f.skill))]
-        ask(g, f.seat, "cards", [f"card:{c}" for c in cands], info={"skill": f.skill,
-                                                                   "as": f.as_name})
+            cands = [
+                c for c in cands if spec.can_use(g, f.seat, converted(g, f.as_name, [c], f.skill))
+            ]
+        ask(
+            g,
+            f.seat,
+            "cards",
+            [f"card:{c}" for c in cands],
+            info={"skill": f.skill, "as": f.as_name},
+        )
         return
     picks = answer(g)
     pop(g, None)

@@ -28,8 +28,11 @@ class LiJian(Procedure):
         return [s for s in order_from(g, seat) if g.players[s].gender == "male"]
 
     def can_activate(self, g: Game, seat: int) -> bool:
-        return (not used(g, seat, self.name) and bool(own_cards(g, seat))
-                and len(self._males(g, seat)) >= 2)
+        return (
+            not used(g, seat, self.name)
+            and bool(own_cards(g, seat))
+            and len(self._males(g, seat)) >= 2
+        )
 
     def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return own_cards(g, seat), 1, 1
@@ -39,8 +42,9 @@ class LiJian(Procedure):
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         user, target = f.seats
-        use_card(g, user, VCard(name="决斗", skill=self.name), [target], counted=False,
-                 nullifiable=False)
+        use_card(
+            g, user, VCard(name="决斗", skill=self.name), [target], counted=False, nullifiable=False
+        )
         discard_from(g, seat, f.cards, reason=self.name)
 
 
@@ -83,12 +87,16 @@ class QingNang(Procedure):
 
     def _targets(self, g: Game, seat: int) -> list[int]:
         wounded = bool(opt(g, "zanghua_wounded_only", True))
-        return [s for s in order_from(g, seat)
-                if not wounded or g.players[s].hp < g.players[s].max_hp]
+        return [
+            s for s in order_from(g, seat) if not wounded or g.players[s].hp < g.players[s].max_hp
+        ]
 
     def can_activate(self, g: Game, seat: int) -> bool:
-        return (not used(g, seat, self.name) and bool(g.players[seat].hand)
-                and bool(self._targets(g, seat)))
+        return (
+            not used(g, seat, self.name)
+            and bool(g.players[seat].hand)
+            and bool(self._targets(g, seat))
+        )
 
     def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return list(g.players[seat].hand), 1, 1

@@ -119,7 +119,8 @@ class JiJiang(HuJia):
 
     def can_activate(self, g: Game, seat: int) -> bool:
         return bool(self.helpers(g, seat)) and CARD_SPECS["杀"].can_use(
-            g, seat, VCard(name="杀", skill=self.name))
+            g, seat, VCard(name="杀", skill=self.name)
+        )
 
     def activate(self, g: Game, seat: int) -> None:
         emit(g, SkillInvoked(seat=seat, skill=self.name))
@@ -199,8 +200,15 @@ def _guanxing(g: Game, f: GuanXingFrame) -> None:
         f.pc = 1
         x = min(5, len(order_from(g, f.seat)), len(g.draw))
         f.cards = list(reversed(g.draw[-x:]))
-        ask(g, f.seat, "choose", [f"card:{c}" for c in f.cards] + ["bottom"], 1,
-            len(f.cards) + 1, info={"about": "观星", "cards": list(f.cards)})
+        ask(
+            g,
+            f.seat,
+            "choose",
+            [f"card:{c}" for c in f.cards] + ["bottom"],
+            1,
+            len(f.cards) + 1,
+            info={"about": "观星", "cards": list(f.cards)},
+        )
         return
     picks = answer(g)
     pop(g)
@@ -208,7 +216,7 @@ def _guanxing(g: Game, f: GuanXingFrame) -> None:
         return
     top = [int(p[5:]) for p in picks if p.startswith("card:")]
     rest = [c for c in f.cards if c not in top]
-    del g.draw[-len(f.cards):]
+    del g.draw[-len(f.cards) :]
     if "bottom" in picks:
         g.draw[:0] = list(reversed(rest))  # the first of them ends nearest the top
         rest = []

@@ -44,8 +44,9 @@ class JianXiong(Skill):
         return d is not None and bool(damage_cards(g, d))
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        move(g, damage_cards(g, ctx_frame(g, trig)), "processing", "hand", -1, seat,
-             reason=self.name)
+        move(
+            g, damage_cards(g, ctx_frame(g, trig)), "processing", "hand", -1, seat, reason=self.name
+        )
 
 
 def damage_cards(g: Game, d: Damage) -> list[int]:
@@ -72,8 +73,7 @@ class HuJia(Skill):
     def helpers(self, g: Game, seat: int) -> list[int]:
         """The seats asked, in order."""
         fac = g.players[seat].faction
-        out = [s for s in order_from(g, seat, include_start=False)
-               if g.players[s].faction == fac]
+        out = [s for s in order_from(g, seat, include_start=False) if g.players[s].faction == fac]
         if not opt(g, self.others_key, True):
             out.append(seat)
         return out
@@ -110,8 +110,17 @@ def _helpers(g: Game, f: HelpersAsk) -> None:
         pop(g, None)
         return
     f.pc = 1
-    push(g, AskCard(user=f.order[f.i], need=f.need, mode="play", source=f.seat,
-                    target=f.seat, reason=f.skill))
+    push(
+        g,
+        AskCard(
+            user=f.order[f.i],
+            need=f.need,
+            mode="play",
+            source=f.seat,
+            target=f.seat,
+            reason=f.skill,
+        ),
+    )
 
 
 @register
@@ -123,12 +132,25 @@ class FanKui(Skill):
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         d = _damage_to(g, seat, trig)
-        return (d is not None and d.source >= 0 and d.source != seat
-                and g.players[d.source].alive and card_count(g, d.source) > 0)
+        return (
+            d is not None
+            and d.source >= 0
+            and d.source != seat
+            and g.players[d.source].alive
+            and card_count(g, d.source) > 0
+        )
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        push(g, TakeEffect(user=seat, target=ctx_frame(g, trig).source, keep=True,
-                           judge=False, reason=self.name))
+        push(
+            g,
+            TakeEffect(
+                user=seat,
+                target=ctx_frame(g, trig).source,
+                keep=True,
+                judge=False,
+                reason=self.name,
+            ),
+        )
 
 
 @register
@@ -153,8 +175,12 @@ class GuiCai(Procedure):
         assert isinstance(j, Judge)
         new = f.cards[0]
         c = g.cards[new]
-        emit(g, CardPlayed(seat=seat, name=c.name, suit=c.suit, rank=c.rank, cards=[new],
-                           skill=self.name))
+        emit(
+            g,
+            CardPlayed(
+                seat=seat, name=c.name, suit=c.suit, rank=c.rank, cards=[new], skill=self.name
+            ),
+        )
         move(g, [new], "hand", "processing", seat, reason=self.name)
         old, j.card = j.card, new
         if old in g.processing:
@@ -209,8 +235,16 @@ def _ganglie(g: Game, f: GangLieFrame) -> None:
         if answer(g) == ["discard"]:
             f.pc = 3
             n = min(2, len(src.hand))
-            ask(g, f.source, "discard", [f"card:{c}" for c in src.hand], n, n,
-                declinable=False, info={"count": n, "reason": f.skill})
+            ask(
+                g,
+                f.source,
+                "discard",
+                [f"card:{c}" for c in src.hand],
+                n,
+                n,
+                declinable=False,
+                info={"count": n, "reason": f.skill},
+            )
             return
         pop(g)
         damage(g, f.seat, f.source, 1, card=f.skill)
@@ -240,7 +274,8 @@ class LuoYi(Skill):
         if fr.source != seat or not (fr.slash or fr.duel):
             return False
         return not opt(g, "luoyi_play_phase_only", False) or (
-            g.current == seat and g.phase == "play")
+            g.current == seat and g.phase == "play"
+        )
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         fr = ctx_frame(g, trig)
@@ -313,8 +348,14 @@ def _yiji(g: Game, f: YiJiFrame) -> None:
         f.drawn = [c for c in f.drawn if c in p.hand]
         if f.drawn and p.alive:
             f.pc = 2
-            ask(g, f.seat, "choose", [f"seat:{s}" for s in order_from(g, f.seat)],
-                declinable=False, info={"about": f.skill, "card": f.drawn[0]})
+            ask(
+                g,
+                f.seat,
+                "choose",
+                [f"seat:{s}" for s in order_from(g, f.seat)],
+                declinable=False,
+                info={"about": f.skill, "card": f.drawn[0]},
+            )
             return
         if f.left <= 0 or not p.alive:
             pop(g)
@@ -355,8 +396,13 @@ class LuoShen(Skill):
         if trig.point == "phase_start":
             return bool(trig.data.get("phase") == "start" and g.current == seat)
         j = ctx_frame(g, trig)
-        return (isinstance(j, Judge) and j.reason == self.name and j.seat == seat and j.result
-                and j.card in g.processing)
+        return (
+            isinstance(j, Judge)
+            and j.reason == self.name
+            and j.seat == seat
+            and j.result
+            and j.card in g.processing
+        )
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         if trig.point == "phase_start":

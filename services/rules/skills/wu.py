@@ -104,8 +104,12 @@ class KeJi(Skill):
         if trig.point != "before_phase":  # bookkeeping only: remember a 杀 in the play phase
             fr = ctx_frame(g, trig)
             vc = getattr(fr, "vc", None)
-            if (g.phase == "play" and getattr(fr, "user", -1) == seat and vc is not None
-                    and is_slash(vc.name)):
+            if (
+                g.phase == "play"
+                and getattr(fr, "user", -1) == seat
+                and vc is not None
+                and is_slash(vc.name)
+            ):
                 g.players[seat].marks["t:克己"] = 1
             return False
         return trig.data.get("phase") == "discard" and not g.players[seat].marks.get("t:克己")
@@ -167,8 +171,14 @@ def _fanjian(g: Game, f: FanJianFrame) -> None:
     t = g.players[f.target]
     if f.pc == 0:
         f.pc = 1
-        ask(g, f.target, "choose", [f"suit:{s}" for s in "SHCD"], declinable=False,
-            info={"about": f.skill})
+        ask(
+            g,
+            f.target,
+            "choose",
+            [f"suit:{s}" for s in "SHCD"],
+            declinable=False,
+            info={"about": f.skill},
+        )
         return
     if f.pc == 1:
         f.suit = answer(g)[0][5:]
@@ -216,8 +226,12 @@ class GuoSe(Conversion):
 
 
 def _liuli_ok(g: Game, seat: int, use: UseCard, t: int, without: int) -> bool:
-    return (t not in (seat, use.user) and t not in (use.targets or [])
-            and in_range(g, seat, t, without) and not prohibited(g, t, use.user, use.vc.name))
+    return (
+        t not in (seat, use.user)
+        and t not in (use.targets or [])
+        and in_range(g, seat, t, without)
+        and not prohibited(g, t, use.user, use.vc.name)
+    )
 
 
 @register
@@ -234,8 +248,11 @@ class LiuLi(Procedure):
         if not isinstance(use, UseCard) or not is_slash(use.vc.name):
             return False
         cards = own_cards(g, seat)
-        return bool(cards) and any(_liuli_ok(g, seat, use, t, c) for c in cards
-                                   for t in order_from(g, seat, include_start=False))
+        return bool(cards) and any(
+            _liuli_ok(g, seat, use, t, c)
+            for c in cards
+            for t in order_from(g, seat, include_start=False)
+        )
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         self.start(g, seat, ctx=trig.ctx, data={"i": trig.data["i"]})
@@ -246,8 +263,15 @@ class LiuLi(Procedure):
     def choices(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         use = g.stack[f.ctx]
         without = f.cards[0] if f.cards else -1
-        return [t for t in order_from(g, seat, include_start=False)
-                if _liuli_ok(g, seat, use, t, without)], 1, 1
+        return (
+            [
+                t
+                for t in order_from(g, seat, include_start=False)
+                if _liuli_ok(g, seat, use, t, without)
+            ],
+            1,
+            1,
+        )
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         use = g.stack[f.ctx]
@@ -293,12 +317,18 @@ class JieYin(Procedure):
     once_per_turn = True
 
     def _males(self, g: Game, seat: int) -> list[int]:
-        return [s for s in order_from(g, seat, include_start=False)
-                if g.players[s].gender == "male" and g.players[s].hp < g.players[s].max_hp]
+        return [
+            s
+            for s in order_from(g, seat, include_start=False)
+            if g.players[s].gender == "male" and g.players[s].hp < g.players[s].max_hp
+        ]
 
     def can_activate(self, g: Game, seat: int) -> bool:
-        return (not used(g, seat, self.name) and len(g.players[seat].hand) >= 2
-                and bool(self._males(g, seat)))
+        return (
+            not used(g, seat, self.name)
+            and len(g.players[seat].hand) >= 2
+            and bool(self._males(g, seat))
+        )
 
     def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return list(g.players[seat].hand), 2, 2

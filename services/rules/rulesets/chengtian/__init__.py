@@ -73,9 +73,17 @@ _SUIT = {"spade": "S", "heart": "H", "club": "C", "diamond": "D", "": ""}
 def chengtian_deck() -> tuple[CardDef, ...]:
     """The seed's 104 cards (distribution table order), then the temporary 白鸽."""
     text = resources.files(__package__).joinpath("deck.csv").read_text(encoding="utf-8")
-    return tuple(CardDef(name=r["name_zh"], suit=_SUIT[r["suit"]], rank=int(r["rank"]),
-                         type=r["type"], subtype=r["subtype"], pack=r["pack"])
-                 for r in csv.DictReader(text.splitlines()))
+    return tuple(
+        CardDef(
+            name=r["name_zh"],
+            suit=_SUIT[r["suit"]],
+            rank=int(r["rank"]),
+            type=r["type"],
+            subtype=r["subtype"],
+            pack=r["pack"],
+        )
+        for r in csv.DictReader(text.splitlines())
+    )
 
 
 @register_ruleset
@@ -87,11 +95,21 @@ class ChengTian(Ruleset):
     max_players = 2
     measures_distance = False
     defaults = {
-        "battlefield_size": 1, "camp_size": 2, "damage_to": "battlefield",
-        "victory": "no_general_left", "fall_ends_turn": True, "fall_discards_cards": False,
-        "fall_deploy_face_down": False, "benched_keeps_hp": True, "face_down_skills": False,
-        "first_player": "random", "generals": "all", "fan_play_phase_only": True,
-        "fire_attack_any_card": True, "mount_hand_limit": 1, "max_reshuffles": 0,
+        "battlefield_size": 1,
+        "camp_size": 2,
+        "damage_to": "battlefield",
+        "victory": "no_general_left",
+        "fall_ends_turn": True,
+        "fall_discards_cards": False,
+        "fall_deploy_face_down": False,
+        "benched_keeps_hp": True,
+        "face_down_skills": False,
+        "first_player": "random",
+        "generals": "all",
+        "fan_play_phase_only": True,
+        "fire_attack_any_card": True,
+        "mount_hand_limit": 1,
+        "max_reshuffles": 0,
     }
 
     def deck(self, options: dict[str, Any]) -> list[CardDef]:
@@ -156,10 +174,19 @@ class ChengTian(Ruleset):
         if g.options.get("battlefield_size", 1) != 1:
             raise ValueError("chengtian: only battlefield_size 1 is implemented")
         if g.options.get("damage_to", "battlefield") != "battlefield":
-            raise ValueError("chengtian: damage_to other than 'battlefield' needs several "
-                             "battlefield generals")
-        emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
-                            rules_version=RULES_VERSION, deck=104))
+            raise ValueError(
+                "chengtian: damage_to other than 'battlefield' needs several battlefield generals"
+            )
+        emit(
+            g,
+            GameStarted(
+                ruleset=g.ruleset,
+                players=len(g.players),
+                options=g.options,
+                rules_version=RULES_VERSION,
+                deck=104,
+            ),
+        )
         first = g.options.get("first_player", "random")
         seat = rand_below(g, len(g.players)) if first == "random" else int(first)
         per = 1 + int(g.options.get("camp_size", 2))
@@ -167,7 +194,7 @@ class ChengTian(Ruleset):
         names = [pool[i] for i in shuffle(g, list(range(len(pool))))]
         offers = []
         for s in range(len(g.players)):
-            mine = names[s * per:(s + 1) * per]
+            mine = names[s * per : (s + 1) * per]
             offers.append(mine + ["vanilla"] * (per - len(mine)))
             emit(g, DraftOffered(seat=s, generals=offers[s], seen_by=[s]))
         ids = list(range(len(g.cards)))
@@ -187,8 +214,14 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
 
 def _ask_order(g: Game, f: CampOrder) -> None:
     left = f.offers[f.seat]
-    ask(g, f.seat, "draft", [f"general:{n}" for n in dict.fromkeys(left)], declinable=False,
-        info={"about": "camp", "position": len(g.players[f.seat].camp), "offer": list(left)})
+    ask(
+        g,
+        f.seat,
+        "draft",
+        [f"general:{n}" for n in dict.fromkeys(left)],
+        declinable=False,
+        info={"about": "camp", "position": len(g.players[f.seat].camp), "offer": list(left)},
+    )
 
 
 @handler(CampOrder)
@@ -209,12 +242,21 @@ def _camp_order(g: Game, f: CampOrder) -> None:
     for p in g.players:
         cards = [g.draw.pop() for _ in range(4)]
         p.hand.extend(cards)
-        emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
-                           dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
+        emit(
+            g,
+            CardsMoved(
+                cards=cards,
+                count=len(cards),
+                src="draw",
+                dst="hand",
+                dst_seat=p.seat,
+                reason="deal",
+                seen_by=[p.seat],
+            ),
+        )
     pop(g)
 
 
 def camps(g: Game) -> list[list[str]]:
     """Every seat's camp, top first (a copy)."""
     return [list(p.camp) for p in g.players]
-

@@ -49,8 +49,9 @@ def unseal(g: Game, seat: int) -> None:
 
 def being_judged(g: Game, cid: int) -> bool:
     """Whether the delayed trick ``cid`` is being resolved in a judgement phase right now."""
-    return any(getattr(fr, "card", None) == cid and fr.__struct_config__.tag == "delayed"
-               for fr in g.stack)
+    return any(
+        getattr(fr, "card", None) == cid and fr.__struct_config__.tag == "delayed" for fr in g.stack
+    )
 
 
 def check_seal(g: Game, seat: int) -> None:
@@ -86,8 +87,18 @@ def deploy(g: Game, seat: int, face_down: bool) -> None:
         p.marks.pop("face_down", None)
     refresh_skills(g, seat)
     emit(g, GeneralDeployed(seat=seat, face_down=face_down, camp=len(p.camp)))
-    emit(g, GeneralChosen(seat=seat, general=gen.name, gender=gen.gender, faction=gen.faction,
-                          max_hp=p.max_hp, hp=p.hp, seen_by=[seat] if face_down else None))
+    emit(
+        g,
+        GeneralChosen(
+            seat=seat,
+            general=gen.name,
+            gender=gen.gender,
+            faction=gen.faction,
+            max_hp=p.max_hp,
+            hp=p.hp,
+            seen_by=[seat] if face_down else None,
+        ),
+    )
     emit(g, MaxHpChanged(seat=seat, max_hp=p.max_hp, hp=p.hp))
 
 
@@ -107,8 +118,17 @@ def reveal(g: Game, seat: int) -> None:
     if not p.marks.pop("face_down", 0):
         return
     refresh_skills(g, seat)
-    emit(g, GeneralChosen(seat=seat, general=p.general, gender=p.gender, faction=p.faction,
-                          max_hp=p.max_hp, hp=p.hp))
+    emit(
+        g,
+        GeneralChosen(
+            seat=seat,
+            general=p.general,
+            gender=p.gender,
+            faction=p.faction,
+            max_hp=p.max_hp,
+            hp=p.hp,
+        ),
+    )
 
 
 @register
@@ -155,4 +175,3 @@ def _fall(g: Game, f: GeneralFall) -> None:
     pop(g)
     if f.seat == g.current and g.options.get("fall_ends_turn", True):
         g.abort_turn = True
-

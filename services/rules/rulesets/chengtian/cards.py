@@ -169,4 +169,3 @@ LEAVE_HOOKS["白鸽"] = _baige_left
 def sealed(g: Game, seat: int) -> bool:
     """Whether ``seat``'s battlefield general is sealed by 乐不思蜀."""
     return seal_card(g, seat) >= 0
-

@@ -15,8 +15,14 @@ from ...core.zones import move
 def can_pindian(g: Game, initiator: int, target: int) -> bool:
     """Whether ``initiator`` may start a 拼点 with ``target`` (白鸽 forbids an opponent's)."""
     a, b = g.players[initiator], g.players[target]
-    return (initiator != target and a.alive and b.alive and bool(a.hand) and bool(b.hand)
-            and not prohibited(g, target, initiator, "拼点"))
+    return (
+        initiator != target
+        and a.alive
+        and b.alive
+        and bool(a.hand)
+        and bool(b.hand)
+        and not prohibited(g, target, initiator, "拼点")
+    )
 
 
 class Pindian(Frame, tag="chengtian_pindian"):
@@ -37,14 +43,26 @@ def _pindian(g: Game, f: Pindian) -> None:
             pop(g, False)
             return
         f.pc = 1
-        ask(g, f.initiator, "choose", [f"card:{c}" for c in g.players[f.initiator].hand],
-            declinable=False, info={"about": "拼点", "reason": f.reason})
+        ask(
+            g,
+            f.initiator,
+            "choose",
+            [f"card:{c}" for c in g.players[f.initiator].hand],
+            declinable=False,
+            info={"about": "拼点", "reason": f.reason},
+        )
         return
     if f.pc == 1:
         f.mine = int(answer(g)[0][5:])
         f.pc = 2
-        ask(g, f.target, "choose", [f"card:{c}" for c in g.players[f.target].hand],
-            declinable=False, info={"about": "拼点", "reason": f.reason})
+        ask(
+            g,
+            f.target,
+            "choose",
+            [f"card:{c}" for c in g.players[f.target].hand],
+            declinable=False,
+            info={"about": "拼点", "reason": f.reason},
+        )
         return
     f.theirs = int(answer(g)[0][5:])
     emit(g, CardShown(seat=f.initiator, card=f.mine))

@@ -62,15 +62,26 @@ from .identity import RULER_AURAS
 
 ROLE_SKILLS: dict[str, dict[str, tuple[str, ...]]] = {
     "beginner": {
-        "lord": ("君威", "罪己"), "chujun": ("继位",), "zeishou": ("统义", "赏令"),
-        "rebel": ("赏令",), "renegade": ("策立",),
+        "lord": ("君威", "罪己"),
+        "chujun": ("继位",),
+        "zeishou": ("统义", "赏令"),
+        "rebel": ("赏令",),
+        "renegade": ("策立",),
     },
     "advanced": {
-        "lord": ("君威", "立储", "罪己", *RULER_AURAS), "chujun": ("逆储", "继位"),
-        "chengxiang": ("辅政",), "dajiang": ("护威",), "ninghuan": ("结党", "惑主"),
-        "dangren": ("结党", "弄权"), "zeishou": ("统义", "聚义", "势颓", "军溃", "暴乱"),
-        "qiongkou": ("背水",), "yizei": ("守义",), "baomin": ("暴乱",), "daofei": ("赃财",),
-        "renegade": ("策立",), "pantu": ("纳赂", "仇叛"),
+        "lord": ("君威", "立储", "罪己", *RULER_AURAS),
+        "chujun": ("逆储", "继位"),
+        "chengxiang": ("辅政",),
+        "dajiang": ("护威",),
+        "ninghuan": ("结党", "惑主"),
+        "dangren": ("结党", "弄权"),
+        "zeishou": ("统义", "聚义", "势颓", "军溃", "暴乱"),
+        "qiongkou": ("背水",),
+        "yizei": ("守义",),
+        "baomin": ("暴乱",),
+        "daofei": ("赃财",),
+        "renegade": ("策立",),
+        "pantu": ("纳赂", "仇叛"),
     },
 }
 
@@ -95,11 +106,19 @@ class Extended(Standard):
     def tables(self) -> list[tuple[int, dict[str, Any]]]:
         """Only two tables exist: the 8-player beginner and the 12-player advanced game."""
         return [(8, {"variant": "beginner"}), (12, {"variant": "advanced"})]
+
     defaults = {
-        "variant": "beginner", "beginner_use_advanced_table": False,
-        "advanced_row_priority": "table", "standard_rewards": False, "junwei_stacks": False,
-        "all_cards_include_judge": False, "generals": "draft", "draft_lord_random": 2,
-        "draft_max_offer": 3, "maneuvering": True, "max_reshuffles": 0,
+        "variant": "beginner",
+        "beginner_use_advanced_table": False,
+        "advanced_row_priority": "table",
+        "standard_rewards": False,
+        "junwei_stacks": False,
+        "all_cards_include_judge": False,
+        "generals": "draft",
+        "draft_lord_random": 2,
+        "draft_max_offer": 3,
+        "maneuvering": True,
+        "max_reshuffles": 0,
     }
 
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:
@@ -130,8 +149,16 @@ class Extended(Standard):
         if g.options.get("generals", "draft") != "vanilla":
             self.setup_drafted(g)
             return
-        emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
-                            rules_version=RULES_VERSION, deck=len(g.cards)))
+        emit(
+            g,
+            GameStarted(
+                ruleset=g.ruleset,
+                players=len(g.players),
+                options=g.options,
+                rules_version=RULES_VERSION,
+                deck=len(g.cards),
+            ),
+        )
         self.deal_roles(g)
         for seat in range(len(g.players)):
             self.seat_general(g, seat, VANILLA)

@@ -17,14 +17,36 @@ LORD_CAMP, REBEL_CAMP, RENEGADE_CAMP, NINGCHEN_CAMP = "zhuzhong", "fanzei", "nei
 DRAW = "draw"
 
 BEGINNER_ROLES = ("lord", "chujun", "loyalist", "zeishou", "rebel", "rebel", "rebel", "renegade")
-ADVANCED_ROLES = ("lord", "chujun", "chengxiang", "dajiang", "ninghuan", "dangren", "zeishou",
-                  "qiongkou", "yizei", "baomin", "daofei", "renegade")
+ADVANCED_ROLES = (
+    "lord",
+    "chujun",
+    "chengxiang",
+    "dajiang",
+    "ninghuan",
+    "dangren",
+    "zeishou",
+    "qiongkou",
+    "yizei",
+    "baomin",
+    "daofei",
+    "renegade",
+)
 
 CAMP_OF: dict[str, str] = {
-    "lord": LORD_CAMP, "chujun": LORD_CAMP, "loyalist": LORD_CAMP, "chengxiang": LORD_CAMP,
-    "dajiang": LORD_CAMP, "ninghuan": NINGCHEN_CAMP, "dangren": NINGCHEN_CAMP,
-    "zeishou": REBEL_CAMP, "rebel": REBEL_CAMP, "qiongkou": REBEL_CAMP, "yizei": REBEL_CAMP,
-    "baomin": REBEL_CAMP, "daofei": REBEL_CAMP, "renegade": RENEGADE_CAMP,
+    "lord": LORD_CAMP,
+    "chujun": LORD_CAMP,
+    "loyalist": LORD_CAMP,
+    "chengxiang": LORD_CAMP,
+    "dajiang": LORD_CAMP,
+    "ninghuan": NINGCHEN_CAMP,
+    "dangren": NINGCHEN_CAMP,
+    "zeishou": REBEL_CAMP,
+    "rebel": REBEL_CAMP,
+    "qiongkou": REBEL_CAMP,
+    "yizei": REBEL_CAMP,
+    "baomin": REBEL_CAMP,
+    "daofei": REBEL_CAMP,
+    "renegade": RENEGADE_CAMP,
     "pantu": RENEGADE_CAMP,
 }
 # the rebel camp's members other than the chief: "反贼" (beginner) / "反贼阵营角色" (advanced)
@@ -51,7 +73,7 @@ def alive_in(g: Game, camp: str) -> list[int]:
 
 
 def ruler(g: Game) -> int:
-    """"主公或已发动“继位”的储君": the alive lord, else the alive 储君 who used 继位, else -1."""
+    """ "主公或已发动“继位”的储君": the alive lord, else the alive 储君 who used 继位, else -1."""
     lord = seat_of(g, "lord")
     if lord >= 0:
         return lord

@@ -55,8 +55,11 @@ def _identity_death(g: Game, f: IdentityDeath) -> None:
         assert isinstance(sk, IdentitySkill)
         for seat in _holders(g, f):
             p = g.players[seat]
-            if name in p.identity and (p.alive or seat == f.dead) and sk.applies(
-                    g, seat, f.dead, f.killer):
+            if (
+                name in p.identity
+                and (p.alive or seat == f.dead)
+                and sk.applies(g, seat, f.dead, f.killer)
+            ):
                 invoke(g, seat, name, f.dead, f.killer)
                 return  # one holder per skill: only the victim or the killer can match twice
     pop(g)
@@ -105,8 +108,16 @@ def _beishui(g: Game, f: BeiShui) -> None:
         f.pc = 1
         cards = list(p.hand) + list(p.equip.values())
         n = min(3, len(cards))
-        ask(g, f.seat, "discard", [f"card:{c}" for c in cards], n, n, declinable=False,
-            info={"count": n, "reason": "背水"})
+        ask(
+            g,
+            f.seat,
+            "discard",
+            [f"card:{c}" for c in cards],
+            n,
+            n,
+            declinable=False,
+            info={"count": n, "reason": "背水"},
+        )
         return
     picks = [int(x[5:]) for x in answer(g)]
     pop(g)
@@ -155,8 +166,13 @@ def _celi(g: Game, f: CeLi) -> None:
         if f.dying and p.hp < 1:
             recover(g, f.seat, 1 - p.hp)
         chief = seat_of(g, "zeishou")
-        if adv and f.dying and chief >= 0 and "统义" in g.players[chief].identity and not used(
-                g, chief, "统义"):
+        if (
+            adv
+            and f.dying
+            and chief >= 0
+            and "统义" in g.players[chief].identity
+            and not used(g, chief, "统义")
+        ):
             invoke(g, chief, "统义")  # "或内奸因濒死而发动“策立”明置身份牌时"
         return
     if f.pc == 1:
@@ -180,8 +196,9 @@ def _celi(g: Game, f: CeLi) -> None:
             ask(g, s, "confirm", ["yes"], info={"skill": "策立", "about": "pantu"})
             return
         f.pc = 3
-        ask(g, f.seat, "choose", ["extra_turn", "lose_hp"], declinable=False,
-            info={"about": "策立"})
+        ask(
+            g, f.seat, "choose", ["extra_turn", "lose_hp"], declinable=False, info={"about": "策立"}
+        )
         return
     if f.pc == 3:
         f.pc = 4

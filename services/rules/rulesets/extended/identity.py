@@ -249,8 +249,11 @@ class HuoZhu(IdentitySkill):
     events = ("damage_hit",)  # after every source and target modifier (a final cap)
 
     def can(self, g: Game, seat: int, trig: Any) -> bool:
-        return (ctx_frame(g, trig).amount > 1 and seat == ruler(g)
-                and holder_alive(g, "ninghuan", self.name))
+        return (
+            ctx_frame(g, trig).amount > 1
+            and seat == ruler(g)
+            and holder_alive(g, "ninghuan", self.name)
+        )
 
     def run(self, g: Game, seat: int, trig: Any) -> None:
         ctx_frame(g, trig).amount = 1
@@ -285,9 +288,12 @@ class BaoLuan(IdentitySkill):
     optional = True  # "其可令": the 贼首 decides
 
     def can(self, g: Game, seat: int, trig: Any) -> bool:
-        return (seat == revealed_chief(g) == g.current and not g.turn_marks.get("暴乱")
-                and holder_alive(g, "baomin", self.name)
-                and g.players[ctx_frame(g, trig).target].alive)
+        return (
+            seat == revealed_chief(g) == g.current
+            and not g.turn_marks.get("暴乱")
+            and holder_alive(g, "baomin", self.name)
+            and g.players[ctx_frame(g, trig).target].alive
+        )
 
     def run(self, g: Game, seat: int, trig: Any) -> None:
         g.turn_marks["暴乱"] = 1
@@ -335,4 +341,3 @@ class ChouPan(IdentitySkill):
         # every other seat measures the 叛徒 at distance 1 (the floor), which lifts the distance
         # limit of every card (杀's attack range, 顺手牵羊, 兵粮寸断) used on it
         return -len(g.players) - 8
-

@@ -51,11 +51,21 @@ class HongLou(Standard):
 
     name = "honglou"
     defaults = {
-        "genders": "novel", "huzhu_others_only": True, "ganglie_short_hand_discards": False,
-        "zuima_optional": False, "tiandu_any_judgement": False, "jiuyuan_literal": False,
-        "fanjian_damage_first": True, "zanghua_wounded_only": True, "shixue_self": False,
-        "luoyi_play_phase_only": True, "draft_lord_random": 2, "draft_max_offer": 3,
-        "lord_bonus_min_players": 0, "double_renegade": False, "max_reshuffles": 0,
+        "genders": "novel",
+        "huzhu_others_only": True,
+        "ganglie_short_hand_discards": False,
+        "zuima_optional": False,
+        "tiandu_any_judgement": False,
+        "jiuyuan_literal": False,
+        "fanjian_damage_first": True,
+        "zanghua_wounded_only": True,
+        "shixue_self": False,
+        "luoyi_play_phase_only": True,
+        "draft_lord_random": 2,
+        "draft_max_offer": 3,
+        "lord_bonus_min_players": 0,
+        "double_renegade": False,
+        "max_reshuffles": 0,
         "maneuvering": False,
     }
     aliases = dict(NAMES)
@@ -76,4 +86,3 @@ class HongLou(Standard):
     def lord_candidates(self, g: Game, roster: dict[str, General]) -> list[str]:
         """贾珍 and 薛姨妈 (the seed's 主人技 holders)."""
         return list(LORD_CANDIDATES)
-

@@ -11,21 +11,37 @@ from ...skills.base import alias
 # seed name -> (standard skill, the seed's text); the same-named ones need no alias
 SKILL_ALIASES: dict[str, tuple[str, str]] = {
     "好色": ("奸雄", "可以立即获得造成伤害的牌。"),
-    "护主": ("护驾", "主人技，当需要使用（或打出）一张【闪】时，可以发动护主。所有宁国府势力角色"
-                   "按行动顺序依次选择是否打出“提供”一张【闪】。"),
-    "醉骂": ("烈弓", "出牌阶段，以下两种情况，使用的【杀】不可被闪避：目标角色的手牌数大于或等于"
-                   "你的体力值，或小于或等于你的攻击范围。"),
-    "兼美": ("洛神", "回合开始阶段，可以进行判定：若为黑色，立即获得此生效后的判定牌，并可以再次"
-                   "使用——如此反复，直到出现红色或不愿意判定了为止。"),
+    "护主": (
+        "护驾",
+        "主人技，当需要使用（或打出）一张【闪】时，可以发动护主。所有宁国府势力角色"
+        "按行动顺序依次选择是否打出“提供”一张【闪】。",
+    ),
+    "醉骂": (
+        "烈弓",
+        "出牌阶段，以下两种情况，使用的【杀】不可被闪避：目标角色的手牌数大于或等于"
+        "你的体力值，或小于或等于你的攻击范围。",
+    ),
+    "兼美": (
+        "洛神",
+        "回合开始阶段，可以进行判定：若为黑色，立即获得此生效后的判定牌，并可以再次"
+        "使用——如此反复，直到出现红色或不愿意判定了为止。",
+    ),
     "应怜": ("闭月", "回合结束阶段，可以摸一张牌。"),
-    "噬血": ("狂骨", "锁定技，任何时候，你对于距离为1以内的任何一名角色造成1点伤害，你回复1点"
-                   "体力。"),
+    "噬血": (
+        "狂骨",
+        "锁定技，任何时候，你对于距离为1以内的任何一名角色造成1点伤害，你回复1点体力。",
+    ),
     "嫉妒": ("英姿", "摸牌阶段，可以额外摸一张牌。"),
     "葬花": ("青囊", "出牌阶段，可以主动弃掉一张手牌，令任一目标角色回复1点体力。每回合限用一次。"),
-    "醉卧": ("无双", "锁定技，使用【杀】时，目标角色需连续使用两张【闪】才能抵消；进行【决斗】的"
-                   "角色每次需连续打出两张【杀】。"),
-    "冷面": ("铁骑", "当使用【杀】指定一名角色为目标后，可以进行判定，若结果为红色，此【杀】不可"
-                   "被闪避。"),
+    "醉卧": (
+        "无双",
+        "锁定技，使用【杀】时，目标角色需连续使用两张【闪】才能抵消；进行【决斗】的"
+        "角色每次需连续打出两张【杀】。",
+    ),
+    "冷面": (
+        "铁骑",
+        "当使用【杀】指定一名角色为目标后，可以进行判定，若结果为红色，此【杀】不可被闪避。",
+    ),
     "优伶": ("龙胆", "可以将手牌的【杀】当【闪】、【闪】当【杀】使用或打出。"),
 }
 # where the seed's text behaves differently, the alias changes a class attribute only
@@ -72,14 +88,23 @@ LORD_CANDIDATES = ("贾珍", "薛姨妈")
 @cache
 def characters(source_genders: bool = False) -> dict[str, General]:
     """The 20 characters by name (genders from the novel, or from the copied general)."""
-    return {name: General(name, fac, src if source_genders else gender, hp, skills, lord)
-            for name, fac, gender, hp, skills, lord, src in CHARACTERS}
+    return {
+        name: General(name, fac, src if source_genders else gender, hp, skills, lord)
+        for name, fac, gender, hp, skills, lord, src in CHARACTERS
+    }
 
 
 # printed name -> engine name (cards, roles and the lord-skill label)
 NAMES: dict[str, str] = {
-    "药": "桃", "护官符": "八卦阵", "鸳鸯剑": "雌雄双股剑", "连弩": "诸葛连弩",
-    "青龙刀": "青龙偃月刀", "画戟": "方天画戟", "主人": "lord", "仆人": "loyalist",
-    "主人技": "主公技", "蒋玉菡": "蒋玉涵",
+    "药": "桃",
+    "护官符": "八卦阵",
+    "鸳鸯剑": "雌雄双股剑",
+    "连弩": "诸葛连弩",
+    "青龙刀": "青龙偃月刀",
+    "画戟": "方天画戟",
+    "主人": "lord",
+    "仆人": "loyalist",
+    "主人技": "主公技",
+    "蒋玉菡": "蒋玉涵",
 }
 PRINTED: dict[str, str] = {v: k for k, v in NAMES.items() if k != "蒋玉菡"}

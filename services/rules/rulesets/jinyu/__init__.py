@@ -147,10 +147,10 @@ class JinYu(Standard):
             from ...core.zones import draw
 
             draw(g, killer, 3, reason="reward")
-            counters.gain(g, killer, "armor" if role == "rebel" else "jade",
-                          2 if role == "rebel" else 3)
+            counters.gain(
+                g, killer, "armor" if role == "rebel" else "jade", 2 if role == "rebel" else 3
+            )
         elif role == "loyalist":
             scope = g.options.get("loyalist_penalty_scope", "any")
             if scope == "any" or k.role in ("lord", "loyalist"):
                 rules.loyalist_penalty(g, killer)
-

@@ -53,8 +53,15 @@ from .counters import change_max_hp, gain, reveal_role, set_counter
 RAGE_SKILL = "谋攻"
 MINGJUN = "明君"
 DAMAGE_CARDS = ("杀", "火杀", "雷杀", "决斗", "南蛮入侵", "万箭齐发", "火攻")
-COSTS = {"slash": 1, "dodge": 1, "damage": 2, "slash+damage": 3, "peach": 3, "wine": 4,
-         "delayed": 4}
+COSTS = {
+    "slash": 1,
+    "dodge": 1,
+    "damage": 2,
+    "slash+damage": 3,
+    "peach": 3,
+    "wine": 4,
+    "delayed": 4,
+}
 
 
 def camp(g: Game, seat: int) -> str:
@@ -137,8 +144,16 @@ class Rage(Skill):
     被伪装的反贼进入濒死时回复体力至上限并摸牌、翻开身份。"""
 
     name = RAGE_SKILL
-    events = ("phase_start", "damaged", "hp_lost", "damage_caused", "card_using",
-              "damage_causing", "judge_done", "dying")
+    events = (
+        "phase_start",
+        "damaged",
+        "hp_lost",
+        "damage_caused",
+        "card_using",
+        "damage_causing",
+        "judge_done",
+        "dying",
+    )
     asks_itself = True  # a rule: runs without a "use it?" question; its frames ask their own
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
@@ -148,31 +163,48 @@ class Rage(Skill):
         if pt == "hp_lost":
             src = int(trig.data.get("source", -1))
             return int(trig.data["seat"]) == seat or (
-                src == seat and int(trig.data["seat"]) != seat and p.rage >= 1
-                and g.players[int(trig.data["seat"])].alive)
+                src == seat
+                and int(trig.data["seat"]) != seat
+                and p.rage >= 1
+                and g.players[int(trig.data["seat"])].alive
+            )
         fr = ctx_frame(g, trig)
         if pt == "damaged":
             return isinstance(fr, Damage) and fr.target == seat
         if pt == "damage_caused":
-            return (isinstance(fr, Damage) and fr.source == seat and fr.target != seat
-                    and p.rage >= 1 and g.players[fr.target].alive)
+            return (
+                isinstance(fr, Damage)
+                and fr.source == seat
+                and fr.target != seat
+                and p.rage >= 1
+                and g.players[fr.target].alive
+            )
         if pt == "card_using":
             vc = getattr(fr, "vc", None)
-            return (isinstance(fr, UseCard | AskCard) and fr.user == seat
-                    and isinstance(vc, VCard) and bool(enhancements(g, seat, vc, fr)))
+            return (
+                isinstance(fr, UseCard | AskCard)
+                and fr.user == seat
+                and isinstance(vc, VCard)
+                and bool(enhancements(g, seat, vc, fr))
+            )
         if pt == "damage_causing":
             return isinstance(fr, Damage) and fr.source == seat and self._bonus(g, seat, fr) > 0
         if pt == "judge_done":
             return isinstance(fr, Judge) and fr.seat == seat and self._inverted(g, fr) >= 0
         if pt == "dying":
-            return (isinstance(fr, DyingFrame) and fr.seat == seat
-                    and bool(p.marks.get("disguised")) and not p.marks.get("disguise_used"))
+            return (
+                isinstance(fr, DyingFrame)
+                and fr.seat == seat
+                and bool(p.marks.get("disguised"))
+                and not p.marks.get("disguise_used")
+            )
         return False
 
     def _bonus(self, g: Game, seat: int, d: Damage) -> int:
         p, bonus = g.players[seat], 0
         if g.options.get("enhanced_wine_scope") != "play_phase" or (
-                g.phase == "play" and g.current == seat):
+            g.phase == "play" and g.current == seat
+        ):
             bonus += p.marks.get("t:强化酒", 0)
         use = _enclosing_use(g, d.card) if d.card and not d.propagated else None
         if use is not None and use.user == seat and "damage" in use.vc.tags:
@@ -191,7 +223,8 @@ class Rage(Skill):
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         pt, p = trig.point, g.players[seat]
         if pt in ("phase_start", "damaged", "hp_lost") and (
-                pt != "hp_lost" or int(trig.data["seat"]) == seat):
+            pt != "hp_lost" or int(trig.data["seat"]) == seat
+        ):
             n = 1
             if g.options.get("rage_per_point") and pt != "phase_start":
                 n = int(trig.data["amount"]) if pt == "hp_lost" else ctx_frame(g, trig).dealt
@@ -242,8 +275,12 @@ def _insight(g: Game, f: InsightAsk) -> None:
     if answer(g):
         emit(g, SkillInvoked(seat=f.seat, skill="洞察", targets=[f.target]))
         gain(g, f.seat, "rage", -1)
-        emit(g, InsightRevealed(seat=f.seat, target=f.target,
-                                result=insight(g, f.seat, f.target), seen_by=[f.seat]))
+        emit(
+            g,
+            InsightRevealed(
+                seat=f.seat, target=f.target, result=insight(g, f.seat, f.target), seen_by=[f.seat]
+            ),
+        )
 
 
 class EnhanceAsk(Frame, tag="enhance_ask"):
@@ -259,9 +296,18 @@ def _enhance(g: Game, f: EnhanceAsk) -> None:
     if f.pc == 0:
         f.pc = 1
         fr = g.stack[f.ctx]
-        ask(g, f.seat, "choose", list(f.options),
-            info={"about": "强化", "card": fr.vc.name, "rage": g.players[f.seat].rage,
-                  "costs": {o: COSTS[o] for o in f.options}})
+        ask(
+            g,
+            f.seat,
+            "choose",
+            list(f.options),
+            info={
+                "about": "强化",
+                "card": fr.vc.name,
+                "rage": g.players[f.seat].rage,
+                "costs": {o: COSTS[o] for o in f.options},
+            },
+        )
         return
     picks = answer(g)
     pop(g)
@@ -269,8 +315,9 @@ def _enhance(g: Game, f: EnhanceAsk) -> None:
         return
     pick, fr, p = picks[0], g.stack[f.ctx], g.players[f.seat]
     set_counter(g, f.seat, "rage", p.rage - COSTS[pick])
-    emit(g, SkillInvoked(seat=f.seat, skill="强化", targets=list(getattr(fr, "targets", None)
-                                                                   or [])))
+    emit(
+        g, SkillInvoked(seat=f.seat, skill="强化", targets=list(getattr(fr, "targets", None) or []))
+    )
     vc: VCard = fr.vc
     vc.tags.extend(pick.split("+"))
     if pick == "wine":
@@ -294,8 +341,12 @@ def peach_recover(g: Game, user: int, target: int, vc: Any) -> None:
     p = g.players[target]
     enhanced = isinstance(vc, VCard) and "peach" in vc.tags
     amount = 3 if enhanced else 1
-    if enhanced and p.hp >= p.max_hp and p.alive and (
-            g.options.get("enhanced_peach_full_hp", "max_hp_then_jade") == "max_hp_then_jade"):
+    if (
+        enhanced
+        and p.hp >= p.max_hp
+        and p.alive
+        and (g.options.get("enhanced_peach_full_hp", "max_hp_then_jade") == "max_hp_then_jade")
+    ):
         change_max_hp(g, target, 1, heal=1)
         amount -= 1
     over = amount - recover(g, target, amount)

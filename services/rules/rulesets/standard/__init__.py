@@ -29,7 +29,12 @@ from ..draft import Draft
 from .generals import standard_generals
 
 ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels, renegades
-    4: (1, 1, 1), 5: (1, 2, 1), 6: (1, 3, 1), 7: (2, 3, 1), 8: (2, 4, 1), 9: (3, 4, 1),
+    4: (1, 1, 1),
+    5: (1, 2, 1),
+    6: (1, 3, 1),
+    7: (2, 3, 1),
+    8: (2, 4, 1),
+    9: (3, 4, 1),
     10: (3, 4, 2),
 }
 ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
@@ -38,8 +43,9 @@ RULES_VERSION = "2"  # bump when a rule change alters the events a given input p
 
 def role_cards(players: int, double_renegade: bool) -> list[str]:
     """The role cards for a table (lord first)."""
-    loyal, rebel, rene = (ALT_TABLE if double_renegade and players in ALT_TABLE
-                          else ROLE_TABLE)[players]
+    loyal, rebel, rene = (ALT_TABLE if double_renegade and players in ALT_TABLE else ROLE_TABLE)[
+        players
+    ]
     return ["lord"] + ["loyalist"] * loyal + ["rebel"] * rebel + ["renegade"] * rene
 
 
@@ -48,9 +54,15 @@ class Standard(Ruleset):
     """Standard identity mode, vanilla generals (4 HP; lord 5)."""
 
     name = "standard"
-    defaults = {"double_renegade": False, "maneuvering": True, "lord_bonus_min_players": 0,
-                "max_reshuffles": 0, "generals": "vanilla", "draft_lord_random": 2,
-                "draft_max_offer": 3}
+    defaults = {
+        "double_renegade": False,
+        "maneuvering": True,
+        "lord_bonus_min_players": 0,
+        "max_reshuffles": 0,
+        "generals": "vanilla",
+        "draft_lord_random": 2,
+        "draft_max_offer": 3,
+    }
 
     def generals(self) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals()}
@@ -76,8 +88,16 @@ class Standard(Ruleset):
         roles = self.roles(n, g.options)
         rest = shuffle(g, list(range(1, len(roles))))
         dealt = ["lord"] + [roles[i] for i in rest]
-        emit(g, GameStarted(ruleset=g.ruleset, players=n, options=g.options,
-                            rules_version=RULES_VERSION, deck=len(g.cards)))
+        emit(
+            g,
+            GameStarted(
+                ruleset=g.ruleset,
+                players=n,
+                options=g.options,
+                rules_version=RULES_VERSION,
+                deck=len(g.cards),
+            ),
+        )
         for seat, role in enumerate(dealt):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"
@@ -94,8 +114,17 @@ class Standard(Ruleset):
         p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
         p.max_hp = p.hp = gen.hp + bonus
         p.skills = list(gen.skills)
-        emit(g, GeneralChosen(seat=seat, general=gen.name, gender=gen.gender, faction=gen.faction,
-                              max_hp=p.max_hp, hp=p.hp))
+        emit(
+            g,
+            GeneralChosen(
+                seat=seat,
+                general=gen.name,
+                gender=gen.gender,
+                faction=gen.faction,
+                max_hp=p.max_hp,
+                hp=p.hp,
+            ),
+        )
 
     def deal(self, g: Game, per_seat: int = 4) -> None:
         """Shuffle the deck into the draw pile and deal ``per_seat`` cards to everyone."""
@@ -103,8 +132,18 @@ class Standard(Ruleset):
         for p in g.players:
             cards = [g.draw.pop() for _ in range(per_seat)]
             p.hand.extend(cards)
-            emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
-                               dst_seat=p.seat, reason="deal", seen_by=[p.seat]))
+            emit(
+                g,
+                CardsMoved(
+                    cards=cards,
+                    count=len(cards),
+                    src="draw",
+                    dst="hand",
+                    dst_seat=p.seat,
+                    reason="deal",
+                    seen_by=[p.seat],
+                ),
+            )
 
     # --- the draft (rulesets/draft.py) --------------------------------------------------------
     def deal_roles(self, g: Game) -> None:
@@ -120,9 +159,16 @@ class Standard(Ruleset):
 
     def setup_drafted(self, g: Game) -> None:
         """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over)."""
-        emit(g, GameStarted(ruleset=g.ruleset, players=len(g.players), options=g.options,
-                            rules_version=RULES_VERSION,
-                            deck=len(g.cards)))
+        emit(
+            g,
+            GameStarted(
+                ruleset=g.ruleset,
+                players=len(g.players),
+                options=g.options,
+                rules_version=RULES_VERSION,
+                deck=len(g.cards),
+            ),
+        )
         self.deal_roles(g)
         g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
         push(g, GameFrame(seat=self.first_seat(g)))
@@ -164,5 +210,15 @@ class Standard(Ruleset):
         """Deal ``n`` cards from the draw pile to ``seat`` (seen by it only)."""
         cards = [g.draw.pop() for _ in range(n)]
         g.players[seat].hand.extend(cards)
-        emit(g, CardsMoved(cards=cards, count=len(cards), src="draw", dst="hand",
-                           dst_seat=seat, reason="deal", seen_by=[seat]))
+        emit(
+            g,
+            CardsMoved(
+                cards=cards,
+                count=len(cards),
+                src="draw",
+                dst="hand",
+                dst_seat=seat,
+                reason="deal",
+                seen_by=[seat],
+            ),
+        )

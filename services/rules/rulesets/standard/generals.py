@@ -45,5 +45,7 @@ GENERALS: tuple[tuple[str, str, str, int, tuple[str, ...], bool], ...] = (
 @cache
 def standard_generals() -> dict[str, General]:
     """The 27 generals by name (callers copy before changing the mapping)."""
-    return {name: General(name, fac, gender, hp, skills, lord)
-            for name, fac, gender, hp, skills, lord in GENERALS}
+    return {
+        name: General(name, fac, gender, hp, skills, lord)
+        for name, fac, gender, hp, skills, lord in GENERALS
+    }
