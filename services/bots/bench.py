@@ -4,24 +4,25 @@
 
 For each bot worker count: a fresh namespace, the engines and bot workers started, every match
 published at once, the clock stopped when the last game is archived. Prints JSON. Uses
-REDIS_URL, else starts a local redis-server.
+--redis-url, else starts a throw-away redis-server.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
+import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..cliargs import bench_options, game_options, int_list
 from ..eventlog.redis_client import connect
+from ..eventlog.server import redis_or_throwaway
 from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 
 
@@ -34,6 +35,7 @@ async def run_once(
     policy: str,
     ruleset: str,
     timeout_s: float,
+    seed: int = 1,
 ) -> dict[str, Any]:
     """One measurement; returns its figures."""
     ns = f"bench-{uuid.uuid4().hex[:8]}"
@@ -44,7 +46,7 @@ async def run_once(
         workers = start_bots(url, ns, bots, [p for _, p in eng], policy)
         try:
             t0 = time.perf_counter()
-            await publish_matches(client, ns, games, players, [policy], ruleset=ruleset)
+            await publish_matches(client, ns, games, players, [policy], seed, ruleset)
             files: list[Path] = []
             while time.perf_counter() - t0 < timeout_s and len(files) < games:
                 await asyncio.sleep(0.05)
@@ -67,42 +69,42 @@ async def run_once(
     }
 
 
-@contextlib.contextmanager
-def redis_url() -> Iterator[str]:
-    """REDIS_URL, else a throwaway local redis-server."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
-        return
-    from ..eventlog.server import LocalRedis, find_server_binary
-
-    binary = find_server_binary()
-    if binary is None:
-        raise SystemExit("no REDIS_URL and no redis-server found")
-    with LocalRedis(binary) as server:
-        yield server.url
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench bots` options."""
+    bench_options(p)
+    game_options(p, players=8, games=20, options=False)
+    p.add_argument("--engines", type=int, default=2, help="engine workers")
+    p.add_argument("--bots", type=int_list, default="1,2", help="bot worker counts to measure")
+    p.add_argument(
+        "--policy", default="random", choices=("random", "heuristic"), help="every seat's policy"
+    )
+    p.add_argument("--timeout-s", type=float, default=600, help="give up a run after this long")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse arguments, run each configuration, print JSON."""
-    p = argparse.ArgumentParser(prog="arena bench bots")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--players", type=int, default=8)
-    p.add_argument("--ruleset", default="standard")
-    p.add_argument("--engines", type=int, default=2)
-    p.add_argument("--bots", default="1,2", help="bot worker counts to measure")
-    p.add_argument("--policy", default="random", choices=("random", "heuristic"))
-    p.add_argument("--timeout-s", type=float, default=600)
-    a = p.parse_args(argv)
+def main(a: argparse.Namespace) -> int:
+    """`arena bench bots`: run each configuration, print JSON."""
     runs = []
-    with redis_url() as url:
-        for n in (int(x) for x in a.bots.split(",")):
-            runs.append(
-                asyncio.run(
-                    run_once(
-                        url, a.games, a.players, a.engines, n, a.policy, a.ruleset, a.timeout_s
+    try:
+        with redis_or_throwaway(a.redis_url) as url:
+            for n in a.bots:
+                runs.append(
+                    asyncio.run(
+                        run_once(
+                            url,
+                            a.games,
+                            a.players,
+                            a.engines,
+                            n,
+                            a.policy,
+                            a.ruleset,
+                            a.timeout_s,
+                            a.seed,
+                        )
                     )
                 )
-            )
+    except RuntimeError as err:
+        print(f"arena bench bots: {err}", file=sys.stderr)
+        return 2
     print(
         json.dumps(
             {
@@ -116,7 +118,3 @@ def main(argv: list[str] | None = None) -> int:
         )
     )
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

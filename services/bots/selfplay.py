@@ -8,9 +8,13 @@ with the dealt roles every policy meets every seat and role under fixed seeds.
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 import time
 from typing import Any, Protocol
 
+from ..cliargs import game_options
 from ..rules import api
 from ..rules.core.events import Event, TurnStarted
 from ..rules.core.ruleset import RULESETS
@@ -230,3 +234,40 @@ def camp_of(g: Game) -> str:
     if "lord" in roles or "loyalist" in roles:
         return "lord"
     return sorted(roles)[0] if roles else "none"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena selfplay` options."""
+    game_options(p, players=8, games=100)
+    p.add_argument(
+        "--policies",
+        default="random",
+        help=f"comma-separated, rotated over seats: {', '.join(POLICIES)}",
+    )
+    p.add_argument(
+        "--assign",
+        default="seat",
+        choices=["seat", "camp"],
+        help="rotate the policies over seats (game i: seat s plays policy (s+i) mod k)"
+        " or over whole camps (lord's side, rebels, renegades)",
+    )
+    p.add_argument("--json", action="store_true", help="one line of JSON (default: indented)")
+
+
+def main(args: argparse.Namespace) -> int:
+    """`arena selfplay`: play the games, print the summary as JSON."""
+    try:
+        out = selfplay(
+            args.ruleset,
+            args.players,
+            args.games,
+            args.seed,
+            args.policies.split(","),
+            args.options,
+            args.assign,
+        )
+    except ValueError as err:  # an unknown ruleset, option or policy (UnknownOption included)
+        print(f"arena selfplay: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(out, ensure_ascii=False, indent=None if args.json else 2))
+    return 0

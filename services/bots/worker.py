@@ -19,13 +19,13 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import sys
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
+from ..cliargs import consumer_options, metrics_option, redis_options
 from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
@@ -179,9 +179,9 @@ async def run(args: argparse.Namespace) -> None:
         await client.aclose()
 
 
-def main(argv: list[str]) -> int:
-    """Parse `arena bots` arguments and run the worker."""
-    p = argparse.ArgumentParser(prog="arena bots", description="run one bot worker")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bots` options."""
+    p.description = "Run one bot worker: answer bot seats' decisions from arena:decisions."
     p.add_argument(
         "--policy",
         choices=SERVABLE,
@@ -189,22 +189,13 @@ def main(argv: list[str]) -> int:
         help="for seats whose player id does not name one (bot:NAME)",
     )
     p.add_argument(
-        "--consumer",
-        default=f"{socket.gethostname()}-{os.getpid()}",
-        help="consumer name in the decisions group",
-    )
-    p.add_argument(
         "--engine",
         default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
-        help="GameService address(es), comma-separated",
+        help="GameService address(es), comma-separated ($ARENA_ENGINE if set)",
     )
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    p.add_argument("--namespace", default="arena", help="key and stream prefix")
-    p.add_argument(
-        "--claim-idle-ms",
-        type=int,
-        default=10_000,
-        help="take over messages pending this long (their worker died)",
+    redis_options(p)
+    consumer_options(
+        p, "arena:decisions", 10_000, "take over messages pending this long (their worker died)"
     )
     p.add_argument("--max-deliveries", type=int, default=5, help="then dead-letter")
     p.add_argument(
@@ -214,8 +205,14 @@ def main(argv: list[str]) -> int:
         help="decisions handled at once (their answers share SubmitActions calls)",
     )
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
-    p.add_argument("--token-ttl-ms", type=int, default=3_600_000)
+    p.add_argument(
+        "--token-ttl-ms", type=int, default=3_600_000, help="lifetime of the seat tokens it issues"
+    )
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
-    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")
-    asyncio.run(run(p.parse_args(argv)))
+    metrics_option(p)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the worker until SIGTERM/SIGINT."""
+    asyncio.run(run(args))
     return 0

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import signal
-import socket
 import sys
 from pathlib import Path
 
 import msgspec
 
+from ..cliargs import consumer_options, listen_options, redis_options
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
@@ -110,35 +109,41 @@ def _batched(owner: object) -> dict[str, int]:
     return {"commands": auto.batcher.items, "pipelines": auto.batcher.batches}
 
 
-def main(argv: list[str]) -> int:
-    """Parse `arena engine` arguments and run the worker."""
-    p = argparse.ArgumentParser(prog="arena engine", description="run one engine worker")
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    p.add_argument("--namespace", default="arena", help="key and stream prefix")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=50051, help="gRPC port (0 = any free port)")
-    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics here")
-    p.add_argument(
-        "--consumer",
-        default=f"{socket.gethostname()}-{os.getpid()}",
-        help="consumer name in the arena:matches group",
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena engine` options."""
+    p.description = "Run one engine worker: arena:matches consumer, GameService on gRPC."
+    redis_options(p)
+    listen_options(p, 50051, "GameService gRPC port (0: any free port)")
+    consumer_options(
+        p, "arena:matches", 30_000, "take over matches pending this long with a dead worker"
     )
-    p.add_argument("--archive-dir", default=None, help="archive finished games here")
     p.add_argument(
-        "--claim-idle-ms",
-        type=int,
-        default=30_000,
-        help="take over matches pending this long with a dead worker",
+        "--archive-dir",
+        default=None,
+        help="archive finished games here (default: they stay in Redis)",
     )
-    p.add_argument("--time-limit-ms", type=int, default=60_000, help="default per human decision")
+    p.add_argument(
+        "--time-limit-ms", type=int, default=60_000, help="default time per human decision"
+    )
     p.add_argument(
         "--bot-repost-ms",
         type=int,
         default=5_000,
         help="publish an unanswered bot decision again after this long",
     )
-    p.add_argument("--sweep-ms", type=int, default=250)
-    p.add_argument("--cache-size", type=int, default=512)
-    p.add_argument("--snapshot-every", type=int, default=200)
-    asyncio.run(run(p.parse_args(argv)))
+    p.add_argument(
+        "--sweep-ms",
+        type=int,
+        default=250,
+        help="how often deadlines are checked (time-outs, bot reposts)",
+    )
+    p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
+    p.add_argument(
+        "--snapshot-every", type=int, default=200, help="events between snapshots of a game"
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the worker until SIGTERM/SIGINT."""
+    asyncio.run(run(args))
     return 0

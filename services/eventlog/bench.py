@@ -12,8 +12,11 @@ fold is a per-type counter: `services.rules.api` exposes no view fold yet; when 
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import collections
+import json
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -21,12 +24,13 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
+from ..cliargs import bench_options
 from .entry import EVENT, decode_entry, encode_entry, seal
 from .gamelog import GameLog
 from .memory import InMemoryEventStore
 from .redis_client import connect
 from .redis_store import RedisEventStore
-from .server import LocalRedis, find_server_binary
+from .server import find_server_binary, redis_or_throwaway
 from .verify import Engine, default_engine
 
 
@@ -150,17 +154,23 @@ def bench_eventlog(
     redis_url: str | None = None, size: int = 4000, rounds: int = 3
 ) -> dict[str, Any]:
     """Run the event-log benchmark; starts a throw-away redis-server if `redis_url` is None."""
-    if redis_url:
-        return asyncio.run(_bench(redis_url, size, rounds)) | {"redis": redis_url}
-    binary = find_server_binary()
-    if binary is None:
-        raise RuntimeError("no redis-server >= 6.2 found; set REDIS_URL or install one")
-    with LocalRedis(binary) as server:
-        return asyncio.run(_bench(server.url, size, rounds)) | {"redis": f"local {binary}"}
+    with redis_or_throwaway(redis_url) as url:
+        where = redis_url or f"throw-away {find_server_binary()}"
+        return asyncio.run(_bench(url, size, rounds)) | {"redis": where}
 
 
-if __name__ == "__main__":
-    import json
-    import sys
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench eventlog` options."""
+    bench_options(p)
+    p.add_argument("--size", type=int, default=4000, help="events per run")
+    p.add_argument("--rounds", type=int, default=3, help="runs (the best is reported)")
 
-    print(json.dumps(bench_eventlog(sys.argv[1] if len(sys.argv) > 1 else None), indent=2))
+
+def main(args: argparse.Namespace) -> int:
+    """`arena bench eventlog`: print the JSON report."""
+    try:
+        print(json.dumps(bench_eventlog(args.redis_url, args.size, args.rounds)))
+    except RuntimeError as err:
+        print(f"arena bench eventlog: {err}", file=sys.stderr)
+        return 2
+    return 0

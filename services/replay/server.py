@@ -10,6 +10,7 @@ import os
 import signal
 from pathlib import Path
 
+from ..cliargs import listen_options, redis_options
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
@@ -23,30 +24,15 @@ from .metrics import Metrics
 log = logging.getLogger(__name__)
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command's arguments."""
-    p = argparse.ArgumentParser(
-        prog="arena replay-server",
-        description=(
-            "Serve replays and live spectating: the web viewer and HTTP/SSE API, and gRPC "
-            "ReplayService."
-        ),
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena replay-server` options."""
+    p.description = (
+        "Serve replays and live spectating: the web viewer and HTTP/SSE API, and gRPC "
+        "ReplayService."
     )
-    p.add_argument("--port", type=int, default=0, help="gRPC port (0: no gRPC)")
-    p.add_argument("--http-port", type=int, default=8080)
-    p.add_argument(
-        "--metrics-port",
-        type=int,
-        default=None,
-        help="serve /metrics here (0 = any free port; default: none)",
-    )
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument(
-        "--redis-url",
-        default=os.environ.get("REDIS_URL"),
-        help="default: $REDIS_URL, else a throw-away redis-server",
-    )
-    p.add_argument("--namespace", default="arena", help="Redis key prefix")
+    listen_options(p, 0, "ReplayService gRPC port (0: no gRPC)")
+    p.add_argument("--http-port", type=int, default=8080, help="web viewer and HTTP/SSE API port")
+    redis_options(p, start=True)
     p.add_argument(
         "--archive",
         type=Path,
@@ -70,7 +56,7 @@ def parser() -> argparse.ArgumentParser:
         default="",
         metavar="HOST:PORT",
         help="an engine worker's GameService: the live table shows the pending "
-        "decision (its public part; none if absent)",
+        "decision (its public part; default: none shown)",
     )
     p.add_argument(
         "--demo",
@@ -79,7 +65,6 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="also play N random-bot games, one after another, at a watchable pace",
     )
-    return p
 
 
 async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
@@ -157,10 +142,10 @@ async def _demo(store: RedisEventStore, games: int) -> object:
     return None
 
 
-def main(argv: list[str]) -> int:
+def main(args: argparse.Namespace) -> int:
     """Entry point of ``arena replay-server``."""
-    args = parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    args.redis_url = args.redis_url or os.environ.get("REDIS_URL")
     if args.redis_url:
         asyncio.run(serve(args))
         return 0

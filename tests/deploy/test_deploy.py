@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from services.cli import COMMANDS
+from services.cli import COMMANDS, parser
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -120,9 +120,13 @@ def test_hpa_for_stateless_workers() -> None:
 
 def test_ports_agree_with_the_code_and_each_other() -> None:
     # defaults in the code: engine gRPC 50051, matchmaker 50052, replay HTTP 8080
-    assert "default=50051" in (SERVICES / "engine" / "worker.py").read_text()
-    assert "default=50052" in (SERVICES / "matchmaking" / "service.py").read_text()
-    assert "default=8080" in (SERVICES / "replay" / "server.py").read_text()
+    defaults = {
+        command: vars(parser().parse_args([command]))
+        for command in ("engine", "matchmaker", "replay-server")
+    }
+    assert defaults["engine"]["port"] == 50051
+    assert defaults["matchmaker"]["port"] == 50052
+    assert defaults["replay-server"]["http_port"] == 8080
     expected = {
         "engine": {"--port": "50051", "--metrics-port": "9100"},
         "bots": {"--metrics-port": "9101"},

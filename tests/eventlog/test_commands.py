@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
+from services.cli import main as arena
 from services.eventlog import RedisEventStore
-from services.eventlog.commands import archive_cli, catalog_cli, export_cli, verify_cli
 from services.eventlog.play import record_game
 from services.rules import api
 
@@ -27,19 +27,19 @@ async def test_export_verify_archive_round_trip(
     common = ["--redis-url", redis_url, "--namespace", redis_namespace]
     out = tmp_path / "cli1.arena"
     run = asyncio.to_thread  # the CLI functions run their own event loop
-    assert await run(export_cli, ["cli1", "-o", str(out), *common]) == 0
-    assert await run(verify_cli, [str(out)]) == 0
-    assert await run(verify_cli, ["cli1", "--json", *common]) == 0
+    assert await run(arena, ["export", "cli1", "-o", str(out), *common]) == 0
+    assert await run(arena, ["verify", str(out)]) == 0
+    assert await run(arena, ["verify", "cli1", "--json", *common]) == 0
     capsys.readouterr()
     data = bytearray(out.read_bytes())
     data[len(data) // 2] ^= 0x10
     out.write_bytes(bytes(data))
-    assert await run(verify_cli, [str(out), "--json"]) == 1
+    assert await run(arena, ["verify", str(out), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["divergence"]["entry"] >= 1
-    assert await run(verify_cli, ["nosuchgame", *common]) == 1
+    assert await run(arena, ["verify", "nosuchgame", *common]) == 1
     folder = tmp_path / "archive"
-    assert await run(archive_cli, ["cli1", "--dir", str(folder), *common]) == 0
+    assert await run(arena, ["archive", "cli1", "--dir", str(folder), *common]) == 0
     assert await store.head("cli1") == 0
-    assert await run(catalog_cli, ["rebuild", "--dir", str(folder)]) == 0
+    assert await run(arena, ["catalog", "rebuild", "--dir", str(folder)]) == 0
     assert "1 games catalogued" in capsys.readouterr().out

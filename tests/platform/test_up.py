@@ -15,7 +15,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from platform_helpers import alive, arena, clean_env, descendants
 
-from services.platform.cli import up_parser
+from services.cli import parser
 from services.platform.up import Platform, UpConfig
 
 FREE = [
@@ -150,7 +150,7 @@ def test_up_serves_metrics_of_the_matchmaker_and_the_replay_server(
 def test_up_metrics_port_defaults_are_documented() -> None:
     d = UpConfig()
     assert (d.metrics_port, d.matchmaker_metrics_port, d.replay_metrics_port) == (9100, 9300, 9301)
-    a = up_parser().parse_args(["--matchmaker-metrics-port", "0", "--replay-metrics-port", "0"])
+    a = parser().parse_args(["up", "--matchmaker-metrics-port", "0", "--replay-metrics-port", "0"])
     assert (a.matchmaker_metrics_port, a.replay_metrics_port) == (0, 0)
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "9300" in readme and "9301" in readme

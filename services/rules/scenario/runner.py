@@ -4,6 +4,7 @@ says, then check its expectations. ``python -m services.rules.scenario.runner PA
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import sys
 from collections.abc import Iterable
@@ -300,18 +301,16 @@ def run_paths(paths: Iterable[str | Path], out: Any = None) -> tuple[int, int]:
     return passed, failed
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: run the scenario files and folders given."""
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
-        print("usage: arena scenario run PATH...", file=sys.stderr)
-        return 2
-    _, failed = run_paths(args)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena scenario` options."""
+    p.add_argument("action", choices=["run"], help="run: play each scenario and check it")
+    p.add_argument("paths", nargs="+", help="scenario files and folders of them")
+
+
+def main(args: argparse.Namespace) -> int:
+    """`arena scenario run PATH...`: a line per scenario; exit 1 if any failed."""
+    _, failed = run_paths(args.paths)
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 __all__ = ["run_scenario", "run_paths", "main", "ScenarioFailed", "Runner", "msgspec", "Game"]

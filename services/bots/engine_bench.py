@@ -1,13 +1,16 @@
 """Engine benchmark and profile: random play on every seat, in-process, one core.
 
 ``bench_engine`` is what ``arena bench engine`` prints; ``profile_engine`` runs the same games
-under cProfile and returns the top functions as text (profile before optimising).
+under cProfile and returns the top functions as text (profile before optimising). It lives
+beside the policies it plays with: the rules package imports no service.
 """
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import io
+import json
 import pstats
 import resource
 import statistics
@@ -15,9 +18,11 @@ import sys
 import time
 from typing import Any
 
-from ..bots.random_policy import RandomPolicy
-from . import api
-from .core.state import Game
+from ..cliargs import bench_options, game_options
+from ..rules import api
+from ..rules.api import UnknownOption
+from ..rules.core.state import Game
+from .random_policy import RandomPolicy
 
 FORK_SAMPLES_PER_GAME = 3
 
@@ -119,12 +124,35 @@ def profile_engine(
     return out.getvalue()
 
 
-if __name__ == "__main__":  # python -m services.rules.bench [games] [players]
-    import json
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena bench engine` options."""
+    bench_options(p, redis=False)
+    game_options(p, players=8, games=200)
+    p.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: run N games under cProfile and print the top functions (text)",
+    )
 
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    n = int(args[0]) if args else 200
-    p = int(args[1]) if len(args) > 1 else 8
-    print(json.dumps(bench_engine("standard", p, n)))
-    if "--profile" in sys.argv:
-        print(profile_engine("standard", p, min(n, 50)))
+
+def main(args: argparse.Namespace) -> int:
+    """`arena bench engine`: print the JSON report (or the profile)."""
+    try:
+        if args.profile:
+            print(
+                profile_engine(
+                    args.ruleset, args.players, args.profile, args.seed, 30, args.options
+                )
+            )
+        else:
+            print(
+                json.dumps(
+                    bench_engine(args.ruleset, args.players, args.games, args.seed, args.options)
+                )
+            )
+    except UnknownOption as err:
+        print(f"arena bench engine: {err}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,213 @@
+"""The pieces of the `arena` command tree that commands share.
+
+`services/cli.py` builds one argparse tree from :class:`Command` entries; each service defines
+its own options next to its code (an ``add_arguments(parser)`` and a ``run(args) -> int``) and
+takes the option groups several commands share from here, so a flag such as ``--redis-url``
+is defined once: its name, its default and its help.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NoReturn
+
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One `arena` sub-command: a line of help, its options, and the function it runs.
+
+    ``run`` gets the parsed arguments and returns the process exit code.
+    """
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Group:
+    """A sub-command with sub-commands of its own (`arena bench engine`, `arena ratings show`)."""
+
+    help: str
+    commands: dict[str, Command] = field(default_factory=dict)
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless the help already says it.
+
+    Options off by default (flags, and options whose absence means "none") say in their own
+    words what happens without them, so their help is left as written.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (
+            "(default" in text
+            or "default:" in text
+            or action.default is None
+            or action.default is False
+            or action.default is argparse.SUPPRESS
+            or not action.option_strings
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr and exit status 2.
+
+    An unknown sub-command is named, with the sub-commands there are.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE`` and a pointer to the help; exit 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+    def _check_value(self, action: argparse.Action, value: object) -> None:
+        if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            names = ", ".join(action.choices)
+            raise argparse.ArgumentError(None, f"unknown command {value!r}; commands: {names}")
+        super()._check_value(action, value)
+
+
+def json_object(text: str) -> dict[str, object]:
+    """An argparse type: a JSON object (ruleset options)."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"not JSON: {err}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(
+            "must be a JSON object, e.g. '{\"double_renegade\": true}'"
+        )
+    return value
+
+
+def int_list(text: str) -> list[int]:
+    """An argparse type: comma-separated counts of at least 1, e.g. ``1,2``."""
+    try:
+        out = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        out = []
+    if not out or min(out) < 1:
+        raise argparse.ArgumentTypeError(f"want counts of at least 1, e.g. 1,2 (got {text!r})")
+    return out
+
+
+def names(*choices: str) -> Callable[[str], list[str]]:
+    """An argparse type: comma-separated names, each one of ``choices``."""
+
+    def parse(text: str) -> list[str]:
+        out = [x.strip() for x in text.split(",") if x.strip()]
+        if not out or set(out) - set(choices):
+            raise argparse.ArgumentTypeError(
+                f"want comma-separated names from {', '.join(choices)} (got {text!r})"
+            )
+        return out
+
+    return parse
+
+
+def redis_options(
+    p: argparse.ArgumentParser, *, start: bool = False, namespace: bool = True
+) -> None:
+    """``--redis-url`` (and ``--namespace``) of a command that talks to Redis.
+
+    A service defaults to $REDIS_URL, else the local Redis; with ``start`` the command starts a
+    throw-away redis-server when neither $REDIS_URL nor the flag names one.
+    """
+    g = p.add_argument_group("Redis")
+    if start:  # None: the command looks at $REDIS_URL when it runs, then starts its own
+        g.add_argument(
+            "--redis-url",
+            default=None,
+            help="use this Redis (default: $REDIS_URL, else start a redis-server)",
+        )
+    else:
+        g.add_argument(
+            "--redis-url",
+            default=os.environ.get("REDIS_URL", LOCAL_REDIS),
+            help="the Redis to use ($REDIS_URL if set)",
+        )
+    if namespace:
+        g.add_argument("--namespace", default="arena", help="Redis key and stream prefix")
+
+
+def bench_options(p: argparse.ArgumentParser, *, redis: bool = True) -> None:
+    """What every `arena bench` takes: ``--json`` (and ``--redis-url`` if it uses Redis).
+
+    A bench defaults to a throw-away redis-server rather than $REDIS_URL: it measures a quiet
+    Redis, and it never writes into one that holds real games.
+    """
+    p.add_argument("--json", action="store_true", help="print JSON only (the default output)")
+    if redis:
+        p.add_argument(
+            "--redis-url",
+            default=None,
+            help="an existing Redis (default: start a throw-away redis-server)",
+        )
+
+
+def listen_options(p: argparse.ArgumentParser, port: int, port_help: str) -> None:
+    """``--host`` and ``--port`` of a service that listens (gRPC)."""
+    g = p.add_argument_group("listening")
+    g.add_argument("--host", default="127.0.0.1", help="address to bind")
+    g.add_argument("--port", type=int, default=port, help=port_help)
+    metrics_option(g)
+
+
+def metrics_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """``--metrics-port``: where a service serves Prometheus /metrics, if anywhere."""
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        default=None,
+        help="serve Prometheus /metrics on this port (0: any free port; default: no /metrics)",
+    )
+
+
+def consumer_options(
+    p: argparse.ArgumentParser, stream: str, claim_idle_ms: int, claim_help: str
+) -> None:
+    """``--consumer`` and ``--claim-idle-ms`` of a consumer-group reader of ``stream``."""
+    g = p.add_argument_group("consumer group")
+    g.add_argument(
+        "--consumer",
+        default=f"{socket.gethostname()}-{os.getpid()}",
+        help=f"this process's consumer name in the {stream} group (host-pid)",
+    )
+    g.add_argument("--claim-idle-ms", type=int, default=claim_idle_ms, help=claim_help)
+
+
+def game_options(
+    p: argparse.ArgumentParser,
+    *,
+    players: int,
+    games: int,
+    seed_help: str = "game i is dealt with seed SEED + i",
+    options: bool = True,
+) -> None:
+    """Which games to play: ``--ruleset``, ``--players``, ``--games``, ``--seed``, ``--options``."""
+    g = p.add_argument_group("games")
+    g.add_argument("--ruleset", default="standard", help="ruleset name")
+    g.add_argument("--players", type=int, default=players, help="seats per game")
+    g.add_argument("--games", type=int, default=games, help="how many games")
+    g.add_argument("--seed", type=int, default=1, help=seed_help)
+    if options:
+        g.add_argument(
+            "--options",
+            type=json_object,
+            default={},
+            help="ruleset options as JSON, e.g. '{\"double_renegade\": true}'",
+        )
