@@ -24,6 +24,7 @@ from typing import TypeVar
 
 import msgspec
 
+from ..contracts.streams import BotDecision
 from ..engine.feed import SeatView
 from ..rules import api
 from ..rules.core.state import Decision
@@ -49,20 +50,15 @@ class Request:
     view: bytes | None = None  # decoded only if this worker's view of the seat connects
 
 
-def parse(fields: dict[bytes, bytes]) -> Request:
-    """Decode the engine's message (game, decision, seat, version, player, body); Poison if
-    malformed or inconsistent."""
+def parse(msg: BotDecision) -> Request:
+    """The engine's message with its decision decoded; Poison if malformed or inconsistent."""
     try:
-        game = fields[b"game"].decode()
-        d = msgspec.json.decode(fields[b"body"], type=Decision)
-        decision, seat = int(fields[b"decision"]), int(fields[b"seat"])
-        version = int(fields.get(b"version", b"0"))
-        player = fields.get(b"player", b"").decode()
-    except (KeyError, ValueError, UnicodeError, msgspec.MsgspecError) as exc:
+        d = msgspec.json.decode(msg.body, type=Decision)
+    except msgspec.MsgspecError as exc:
         raise Poison(f"malformed decision message: {exc!r}") from None
-    if (d.id, d.seat) != (decision, seat) or not game:
+    if (d.id, d.seat) != (msg.decision, msg.seat) or not msg.game:
         raise Poison("decision message fields disagree with its body")
-    return Request(game, d, version, player, fields.get(b"view"))
+    return Request(msg.game, d, msg.version, msg.player, msg.view)
 
 
 _VIEW = msgspec.msgpack.Decoder(SeatView)
@@ -102,9 +98,9 @@ class Answerer:
         self.token_ttl_ms = token_ttl_ms
         self.retries, self.backoff_s = retries, backoff_s
 
-    async def handle(self, fields: dict[bytes, bytes]) -> str:
+    async def handle(self, msg: BotDecision) -> str:
         """Answer one message; returns the outcome (see the module docstring)."""
-        req = parse(fields)
+        req = parse(msg)
         d = req.decision
         mind = self.minds.get(req.game, d.seat, req.player)
         async with mind.lock:

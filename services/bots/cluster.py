@@ -16,10 +16,11 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from services.contracts.streams import MATCHES, NewMatch, Seat
 from services.eventlog import archive
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
-from services.eventlog.streams import publish
+from services.eventlog.streams import publish_message
 
 SECRET = "bots-e2e-secret"  # for local test and benchmark clusters only
 
@@ -152,12 +153,9 @@ async def publish_matches(
     """Publish `games` all-bot matches; seat s of game i plays policies[(s + i) % k]."""
     ids: list[str] = []
     for i in range(games):
-        seats = [
-            {"player": f"bot:{policies[(s + i) % len(policies)]}", "bot": True}
-            for s in range(players)
-        ]
-        match = {"match_id": f"{ns}-g{i}", "ruleset": ruleset, "seats": seats, "seed": seed + i}
-        await publish(client, f"{ns}:matches", {"match": json.dumps(match)})
+        seats = [Seat(f"bot:{policies[(s + i) % len(policies)]}", True) for s in range(players)]
+        match = NewMatch(match_id=f"{ns}-g{i}", ruleset=ruleset, seats=seats, seed=seed + i)
+        await publish_message(client, ns, MATCHES, match)
         ids.append(f"{ns}-g{i}")
     return ids
 

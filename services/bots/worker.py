@@ -26,6 +26,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
+from ..contracts.streams import DEAD, DECISIONS, BadMessage, BotDecision, decode, stream_key
 from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
@@ -34,7 +35,7 @@ from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
 from .seats import SERVABLE, Minds
 
-GROUP = "bots"
+GROUP = DECISIONS.groups[0]
 
 
 class Metrics:
@@ -51,6 +52,13 @@ class Metrics:
         self.latency = Histogram(
             "arena_bot_answer_seconds", "message received to acked", registry=self.registry
         )
+
+
+def _decision(msg: Message) -> BotDecision:
+    try:
+        return decode(msg.fields, BotDecision)
+    except BadMessage as exc:
+        raise Poison(str(exc)) from None
 
 
 class BotWorker:
@@ -81,7 +89,7 @@ class BotWorker:
         """Handle one message; Poison is dead-lettered, other failures leave it pending."""
         start = time.perf_counter()
         try:
-            outcome = await self.answerer.handle(msg.fields)
+            outcome = await self.answerer.handle(_decision(msg))
         except Poison as exc:
             await self.consumer.dead_letter(msg, str(exc))
             outcome = "poison"
@@ -135,12 +143,12 @@ async def run(args: argparse.Namespace) -> None:
     )
     consumer = GroupConsumer(
         client,
-        f"{args.namespace}:decisions",
+        stream_key(args.namespace, DECISIONS.name),
         GROUP,
         args.consumer,
         min_idle_ms=args.claim_idle_ms,
         max_deliveries=args.max_deliveries,
-        dead_stream=f"{args.namespace}:dead",
+        dead_stream=stream_key(args.namespace, DEAD),
     )
     worker = BotWorker(
         consumer,

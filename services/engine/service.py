@@ -19,17 +19,16 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
+from ..contracts.streams import BotDecision, GameFinished, NewMatch
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, snapshot_due
 from ..eventlog.records import (
     AnswerRecord,
     Header,
-    Seat,
     SeedReveal,
     commit_seed,
     decode_payload,
@@ -41,7 +40,7 @@ from ..rules import api
 from . import tokens
 from .feed import SeatFeed
 from .metrics import Metrics
-from .side import Effects, Fields, Secret, Side, apply_effects
+from .side import Effects, Secret, Side, apply_effects
 
 MAX_SEATS = 16
 MAX_PICKS = 64
@@ -60,17 +59,6 @@ class Refused(Exception):
 
 class _Stale(Exception):
     """The cached game was behind the log: reload and decide again."""
-
-
-class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
-    """A match to start (the `match` field of an arena:matches message, JSON)."""
-
-    match_id: str
-    ruleset: str
-    seats: list[Seat]
-    options: dict[str, Any] = {}
-    time_limit_ms: int = 0
-    seed: int | None = None
 
 
 @dataclass
@@ -382,7 +370,7 @@ class Games:
             return Effects(clear=answered)
         bot = self._bot(hot, d)
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
-        messages = (("decisions", self._message(hot, d, version)),) if bot else ()
+        messages = (self._message(hot, d, version),) if bot else ()
         return Effects(clear=answered, deadline=(d.id, due), messages=messages)
 
     @staticmethod
@@ -390,23 +378,20 @@ class Games:
         return 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot
 
     @staticmethod
-    def _message(hot: Hot, d: api.Decision, version: int) -> Fields:
+    def _message(hot: Hot, d: api.Decision, version: int) -> BotDecision:
         """The decisions message for a bot seat's decision. `player` names the bot
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `view` carries the seat's events it has not been
         sent yet, when the engine knows them (feed.py)."""
-        fields: Fields = {
-            "game": hot.log.game,
-            "decision": d.id,
-            "seat": d.seat,
-            "player": hot.header.seats[d.seat].player,
-            "version": version,
-            "body": msgspec.json.encode(d),
-        }
-        view = hot.feed.view_for(d.seat, version)
-        if view is not None:
-            fields["view"] = view
-        return fields
+        return BotDecision(
+            game=hot.log.game,
+            decision=d.id,
+            seat=d.seat,
+            player=hot.header.seats[d.seat].player,
+            version=version,
+            body=msgspec.json.encode(d),
+            view=hot.feed.view_for(d.seat, version),
+        )
 
     async def _schedule(
         self, hot: Hot, *, answered: int | None = None, only_new: bool = False
@@ -438,9 +423,7 @@ class Games:
                 self.evict(game_id)
                 return  # whoever appended will finish it; a sweep retries otherwise
             hot.finished = True
-        await self.side.publish(
-            "finished", {"game": game_id, "winners": msgspec.json.encode(hot.game.winners)}
-        )
+        await self.side.publish(GameFinished(game=game_id, winners=list(hot.game.winners)))
         if self.archive_dir is not None:
             self.archive_dir.mkdir(parents=True, exist_ok=True)
             await archive_game(self.store, game_id, self.archive_dir)

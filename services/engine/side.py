@@ -6,8 +6,8 @@
 - `{ns}:deadlines` — sorted set of `GAME|DECISION` by due time (ms). A human decision is due at
   its time limit (then the server answers by default); a bot decision is due a little later,
   and is then published again (its worker may have died between the append and the publish).
-- streams `{ns}:matches`, `{ns}:decisions`, `{ns}:finished` (= services.eventlog.streams names
-  for the default namespace "arena").
+- the shared streams `{ns}:decisions` and `{ns}:finished` (services/contracts/streams.py: the
+  keys, and the message each one carries).
 
 After an answer the engine appends it with its `Effects` (the answered decision's deadline
 dropped, the next one's set, a bot's decision published) by `append_with`: on Redis one script
@@ -23,6 +23,7 @@ from typing import Protocol
 import msgspec
 import redis.asyncio as aioredis
 
+from ..contracts.streams import BotDecision, GameFinished, encode, stream_key, stream_of
 from ..eventlog.batching import AutoPipeline
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..eventlog.store import EventStore
@@ -36,17 +37,18 @@ class Secret(msgspec.Struct, frozen=True):
     time_limit_ms: int
 
 
-Fields = dict[str, str | int | bytes]
+Message = BotDecision | GameFinished
+"""What an engine worker publishes to the shared streams."""
 
 
 @dataclass(frozen=True)
 class Effects:
     """What an append makes due: drop the answered decision's deadline (`clear`), give the new
-    one a deadline (`deadline` = (decision, due at ms)), publish `messages` (stream, fields)."""
+    one a deadline (`deadline` = (decision, due at ms)), publish `messages`."""
 
     clear: int | None = None
     deadline: tuple[int, int] | None = None
-    messages: tuple[tuple[str, Fields], ...] = ()
+    messages: tuple[Message, ...] = ()
 
 
 class Side(Protocol):
@@ -87,8 +89,8 @@ class Side(Protocol):
         """How many decisions have a deadline (= are pending)."""
         ...
 
-    async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
-        """Append a message to `{ns}:{stream}`."""
+    async def publish(self, message: Message) -> None:
+        """Append `message` to its shared stream."""
         ...
 
     async def append_with(
@@ -116,8 +118,8 @@ async def apply_effects(side: Side, game: str, effects: Effects, *, only_new: bo
     if effects.deadline is not None:
         new = await side.set_deadline(game, *effects.deadline, only_new=only_new)
     if new or not only_new:
-        for stream, fields in effects.messages:
-            await side.publish(stream, fields)
+        for message in effects.messages:
+            await side.publish(message)
     if effects.clear is not None:
         await side.clear_deadline(game, effects.clear)
 
@@ -144,9 +146,9 @@ class RedisSide:
     def _secret_key(self, game: str) -> str:
         return f"{self.namespace}:{{{game}}}:secret"
 
-    def stream(self, name: str) -> str:
-        """The full key of shared stream `name` (matches, decisions, finished)."""
-        return f"{self.namespace}:{name}"
+    def stream(self, message: Message) -> str:
+        """The key of the shared stream that carries `message`."""
+        return stream_key(self.namespace, stream_of(message).name)
 
     async def put_secret(self, game: str, secret: Secret) -> Secret:
         """See Side.put_secret."""
@@ -187,9 +189,9 @@ class RedisSide:
         """See Side.pending_count."""
         return int(await self.client.zcard(self.deadlines))
 
-    async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
+    async def publish(self, message: Message) -> None:
         """See Side.publish."""
-        key, body = self.stream(stream), dict(fields)
+        key, body = self.stream(message), encode(message)
         await self.auto.run(lambda p: p.xadd(key, body))  # type: ignore[arg-type]
 
     async def append_with(
@@ -204,11 +206,11 @@ class RedisSide:
         if effects.deadline is not None:
             decision, at_ms = effects.deadline
             outbox.append(OutboxCommand("ZADD", self.deadlines, (at_ms, _member(game, decision))))
-        for stream, fields in effects.messages:
+        for message in effects.messages:
             args: list[str | int | bytes] = ["*"]
-            for k, v in fields.items():
+            for k, v in encode(message).items():
                 args += [k, v]
-            outbox.append(OutboxCommand("XADD", self.stream(stream), tuple(args)))
+            outbox.append(OutboxCommand("XADD", self.stream(message), tuple(args)))
         return await store.append(game, expected, records, outbox)
 
 
@@ -219,7 +221,7 @@ class MemorySide:
         self.namespace = namespace
         self.secrets: dict[str, Secret] = {}
         self.deadlines: dict[str, int] = {}
-        self.published: list[tuple[str, dict[str, str | int | bytes]]] = []
+        self.published: list[Message] = []
 
     async def put_secret(self, game: str, secret: Secret) -> Secret:
         """See Side.put_secret."""
@@ -256,9 +258,13 @@ class MemorySide:
         """See Side.pending_count."""
         return len(self.deadlines)
 
-    async def publish(self, stream: str, fields: dict[str, str | int | bytes]) -> None:
+    async def publish(self, message: Message) -> None:
         """See Side.publish."""
-        self.published.append((stream, dict(fields)))
+        self.published.append(message)
+
+    def decisions(self) -> list[BotDecision]:
+        """The decisions messages published so far, in order."""
+        return [m for m in self.published if isinstance(m, BotDecision)]
 
     async def append_with(
         self, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects

@@ -9,31 +9,30 @@ import signal
 import sys
 from pathlib import Path
 
-import msgspec
-
 from ..cliargs import consumer_options, listen_options, redis_options
+from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
 from . import tokens
 from .grpc_server import make_server, set_serving
-from .service import Games, NewMatch, Refused
+from .service import Games, Refused
 from .side import RedisSide
 
-GROUP = "engine"
+GROUP = MATCHES.groups[0]
 
 
 async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> None:
-    """Create the game of one arena:matches message (field `match`, JSON of NewMatch).
+    """Create the game of one arena:matches message (a NewMatch).
 
-    A match that can never start (bad JSON, unknown ruleset …) goes straight to the dead letters;
-    anything else that fails is retried by the group (and by another worker if this one dies).
+    A match that can never start (malformed, unknown ruleset …) goes straight to the dead
+    letters; anything else that fails is retried by the group (and by another worker if this one
+    dies).
     """
     try:
-        match = msgspec.json.decode(msg.fields.get(b"match", b""), type=NewMatch)
-        await games.create_game(match)
-    except (msgspec.MsgspecError, Refused) as exc:
+        await games.create_game(decode(msg.fields, NewMatch))
+    except (BadMessage, Refused) as exc:
         if isinstance(exc, Refused) and exc.code not in ("INVALID_ARGUMENT",):
             raise
         await consumer.dead_letter(msg, f"bad match: {exc}")
@@ -59,7 +58,12 @@ async def run(args: argparse.Namespace) -> None:
     if args.metrics_port is not None:
         serve(args.metrics_port, games.metrics.registry)
     consumer = GroupConsumer(
-        client, side.stream("matches"), GROUP, args.consumer, min_idle_ms=args.claim_idle_ms
+        client,
+        stream_key(args.namespace, MATCHES.name),
+        GROUP,
+        args.consumer,
+        min_idle_ms=args.claim_idle_ms,
+        dead_stream=stream_key(args.namespace, DEAD),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

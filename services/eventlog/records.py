@@ -21,15 +21,10 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from ..contracts.streams import Seat as Seat  # the header names seats as matches do
+
 SEED_DOMAIN = b"arena-seed-v1\x00"
 COMMITMENT_SCHEME = "sha256(arena-seed-v1\\0 || salt || seed_u64be)"
-
-
-class Seat(msgspec.Struct, frozen=True):
-    """Who sits in a seat: a player id, and whether a bot plays it."""
-
-    player: str
-    bot: bool = False
 
 
 class Header(msgspec.Struct, frozen=True, kw_only=True):

@@ -19,13 +19,10 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 from redis.typing import EncodableT
 
+from ..contracts.streams import DEAD, SharedStream, encode, stream_key
 from .batching import TickBatcher
 
-MATCHES = "arena:matches"
-DECISIONS = "arena:decisions"
-FINISHED = "arena:finished"
-DEAD_LETTER = "arena:dead"
-SHARED_STREAMS = (MATCHES, DECISIONS, FINISHED)
+DEAD_LETTER = stream_key("arena", DEAD)
 
 FieldValue = EncodableT
 
@@ -64,10 +61,21 @@ async def ensure_groups(client: aioredis.Redis, pairs: Iterable[tuple[str, str]]
         await ensure_group(client, stream, group)
 
 
-async def publish(client: aioredis.Redis, stream: str, fields: Mapping[str, FieldValue]) -> str:
-    """Append a message to a shared stream; returns its id."""
+async def publish(
+    client: aioredis.Redis, stream: str, fields: Mapping[str, FieldValue] | Mapping[bytes, bytes]
+) -> str:
+    """Append an entry to stream `stream` (a key); returns its id."""
     body: dict[FieldValue, FieldValue] = {k: v for k, v in fields.items()}
     return _text(await client.xadd(stream, body))
+
+
+async def publish_message(
+    client: aioredis.Redis, namespace: str, stream: SharedStream[Any], message: Any
+) -> str:
+    """Publish a typed message (services.contracts.streams) to its shared stream."""
+    if not isinstance(message, stream.message):
+        raise TypeError(f"{stream.name} carries {stream.message.__name__}, not {message!r}")
+    return await publish(client, stream_key(namespace, stream.name), encode(message))
 
 
 class GroupConsumer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..contracts.streams import FINISHED, BadMessage, GameFinished, decode
 from ..eventlog.store import EventStore, check_game_id
 from ..eventlog.streams import GroupConsumer, Message
 from .metrics import Metrics
@@ -16,7 +17,7 @@ from .rating_store import RatingStore
 from .ratings import fold
 from .results import load_result, scan_archive
 
-GROUP = "ratings"
+GROUP = FINISHED.groups[0]
 
 
 class Ratings:
@@ -44,10 +45,9 @@ class Ratings:
     async def on_finished(self, consumer: GroupConsumer, msg: Message) -> None:
         """Handle one arena:finished message; a message naming no valid game is dead-lettered
         at once, a game not readable yet is retried (then dead-lettered by the group)."""
-        game = msg.fields.get(b"game", b"").decode(errors="replace")
         try:
-            check_game_id(game)
-        except ValueError as exc:
+            game = check_game_id(decode(msg.fields, GameFinished).game)
+        except (BadMessage, ValueError) as exc:
             await consumer.dead_letter(msg, f"bad finished message: {exc}")
             return
         await self.rate(game)

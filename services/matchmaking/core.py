@@ -14,7 +14,6 @@ garbage long after a ticket ended, so tests can move time without sleeping.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import uuid
@@ -22,12 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
 import redis.asyncio as aioredis
 
+from ..contracts.streams import FIELD, MATCHES, NewMatch, Seat, encode, stream_key
 from ..engine import tokens
-from ..engine.service import NewMatch
-from ..eventlog.records import Seat
 from . import scripts
 from .clock import Clock
 from .matcher import Table, Waiting, form_tables
@@ -113,7 +110,7 @@ class Matchmaker:
         self.gc_ms = max(10 * ticket_ttl_ms, 3600_000)
         self.rng = rng or random.SystemRandom()
         self.prefix = f"{namespace}:{{mm}}"
-        self.matches = f"{namespace}:matches"
+        self.matches = stream_key(namespace, MATCHES.name)
         self.channel = f"{self.prefix}:updates"
         self.expiry = f"{self.prefix}:exp"
         self._enqueue = client.register_script(scripts.ENQUEUE)
@@ -337,14 +334,15 @@ class Matchmaker:
             seats=seats,
             options=dict(mode.options),
             time_limit_ms=self.time_limit_ms,
+            mode=mode.id,
+            tokens=toks,
         )
         args: list[Any] = [
             mode.id,
             now,
             len(table.tickets),
             game,
-            msgspec.json.encode(match),
-            json.dumps(toks),
+            encode(match)[FIELD],
             self.gc_ms,
             self.channel,
         ]

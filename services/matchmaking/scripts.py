@@ -1,7 +1,7 @@
 """Lua scripts: each ticket transition is one atomic step, whichever process runs it.
 
 All ticket keys share the `{mm}` hash tag (one Cluster slot). FORM also appends to the shared
-`arena:matches` stream in the same step, so a table is published exactly once and only if every
+`arena:matches` stream (a `NewMatch`, services/contracts/streams.py) in the same step, so a table is published exactly once and only if every
 ticket it names was still queued; on Redis Cluster that stream would need the same hash tag.
 """
 
@@ -58,12 +58,12 @@ return {ARGV[4], 1}
 
 FORM = """
 -- KEYS: queue, waits, expiry, matches stream, then n tickets, then n players
--- ARGV: mode, now, n, game, match json, tokens json, gc_ms, channel,
+-- ARGV: mode, now, n, game, match message (msgpack NewMatch), gc_ms, channel,
 --       then per ticket: ticket, player, seat, token
 local n = tonumber(ARGV[3])
 local now = tonumber(ARGV[2])
 for i = 1, n do
-  local b = 8 + (i - 1) * 4
+  local b = 7 + (i - 1) * 4
   local t = redis.call('HMGET', KEYS[4 + i], 'state', 'mode', 'player', 'exp')
   if t[1] ~= 'queued' or t[2] ~= ARGV[1] or t[3] ~= ARGV[b + 2] or tonumber(t[4]) <= now then
     return {0, ARGV[b + 1]}
@@ -71,18 +71,17 @@ for i = 1, n do
 end
 local ids = {}
 for i = 1, n do
-  local b = 8 + (i - 1) * 4
+  local b = 7 + (i - 1) * 4
   local id = ARGV[b + 1]
   redis.call('HSET', KEYS[4 + i], 'state', 'matched', 'done', ARGV[2], 'game', ARGV[4],
              'seat', ARGV[b + 3], 'token', ARGV[b + 4])
-  redis.call('PEXPIRE', KEYS[4 + i], ARGV[7])
+  redis.call('PEXPIRE', KEYS[4 + i], ARGV[6])
   redis.call('ZREM', KEYS[1], id); redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[3], ARGV[1] .. '|' .. id)
   if redis.call('GET', KEYS[4 + n + i]) == id then redis.call('DEL', KEYS[4 + n + i]) end
   ids[i] = id
 end
-local mid = redis.call('XADD', KEYS[4], '*', 'match', ARGV[5], 'mode', ARGV[1],
-                       'tokens', ARGV[6])
-redis.call('PUBLISH', ARGV[8], table.concat(ids, ' '))
+local mid = redis.call('XADD', KEYS[4], '*', 'm', ARGV[5])
+redis.call('PUBLISH', ARGV[7], table.concat(ids, ' '))
 return {1, mid}
 """

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import consumer_options, json_object, listen_options, redis_options
+from ..contracts.streams import DEAD, FINISHED, stream_key
 from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
@@ -120,11 +121,11 @@ async def run(args: argparse.Namespace) -> None:
     rater = Ratings(RedisEventStore(client, args.namespace), ratings, archive, metrics)
     consumer = GroupConsumer(
         client,
-        f"{args.namespace}:finished",
+        stream_key(args.namespace, FINISHED.name),
         GROUP,
         args.consumer,
         min_idle_ms=args.claim_idle_ms,
-        dead_stream=f"{args.namespace}:dead",
+        dead_stream=stream_key(args.namespace, DEAD),
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..bots.random_policy import RandomPolicy
 from ..bots.selfplay import play_game
+from ..contracts.streams import NewMatch
 from ..eventlog.redis_client import connect
 from ..rules import api
 from .matches import Games, bot_match
@@ -74,9 +75,7 @@ def in_process(
     }
 
 
-async def _drive(
-    run: Running, ids: list[str], matches: list[dict[str, Any]], timeout: float
-) -> None:
+async def _drive(run: Running, ids: list[str], matches: list[NewMatch], timeout: float) -> None:
     client = connect(run.redis_url)
     try:
         games = Games(client, run.namespace, None)
@@ -124,7 +123,7 @@ def through_platform(
             run = platform.start()
             seats = [policy] * players
             warm = [bot_match(f"warm-{i}", ruleset, seats, 10_000 + i) for i in range(WARMUP)]
-            asyncio.run(_drive(run, [str(m["match_id"]) for m in warm], warm, 120))
+            asyncio.run(_drive(run, [m.match_id for m in warm], warm, 120))
             procs = {c.name: c.pid for c in platform.sup.children}
             if platform.redis is not None:
                 procs["redis"] = platform.redis.pid
@@ -132,7 +131,7 @@ def through_platform(
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
             t0 = time.perf_counter()
-            asyncio.run(_drive(run, [str(m["match_id"]) for m in ms], ms, 60 + 10 * games))
+            asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
             secs = time.perf_counter() - t0
             cpu = {n: round((cpu_seconds(p) - cpu0[n]) / secs, 3) for n, p in procs.items()}
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped

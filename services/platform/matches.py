@@ -1,7 +1,7 @@
 """Bot-only games through a running platform: publish matches, learn when and how they ended.
 
-A match is published to `{ns}:matches` exactly as the matchmaker publishes one (field `match`,
-JSON of the engine's `NewMatch`, game id = match id, seats `bot:POLICY`), so it runs through the
+A match is published to `{ns}:matches` exactly as the matchmaker publishes one (a `NewMatch`,
+services/contracts/streams.py; game id = match id, seats `bot:POLICY`), so it runs through the
 engine workers and the bot service like any table. Publishing the same match id again is a
 no-op for a game that exists (the engine's create is idempotent), which is what lets a
 tournament resume.
@@ -10,14 +10,23 @@ tournament resume.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import redis.asyncio as aioredis
 
+from ..contracts.streams import (
+    FINISHED,
+    MATCHES,
+    BadMessage,
+    GameFinished,
+    NewMatch,
+    Seat,
+    decode,
+    stream_key,
+)
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.streams import publish
+from ..eventlog.streams import publish_message
 from ..matchmaking.ratings import GameResult
 from ..matchmaking.results import NotFinished, load_result
 
@@ -30,15 +39,15 @@ def bot_match(
     policies: list[str],
     seed: int,
     options: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The NewMatch JSON of a table whose seat s is a bot playing ``policies[s]``."""
-    return {
-        "match_id": match_id,
-        "ruleset": ruleset,
-        "seed": seed,
-        "options": options or {},
-        "seats": [{"player": f"{BOT}{p}", "bot": True} for p in policies],
-    }
+) -> NewMatch:
+    """The match of a table whose seat s is a bot playing ``policies[s]``."""
+    return NewMatch(
+        match_id=match_id,
+        ruleset=ruleset,
+        seed=seed,
+        options=options or {},
+        seats=[Seat(f"{BOT}{p}", True) for p in policies],
+    )
 
 
 class Games:
@@ -50,28 +59,30 @@ class Games:
         self.store = RedisEventStore(client, namespace)
         self.archive_dir = archive_dir
         self._cursor = "$"
+        self.finished_key = stream_key(namespace, FINISHED.name)
 
     async def mark(self) -> None:
         """Remember the end of `{ns}:finished` now: `finished` reports only later entries."""
-        last: Any = await self.client.xrevrange(f"{self.ns}:finished", count=1)
+        last: Any = await self.client.xrevrange(self.finished_key, count=1)
         self._cursor = last[0][0].decode() if last else "0-0"
 
-    async def publish(self, match: dict[str, Any]) -> None:
+    async def publish(self, match: NewMatch) -> None:
         """Publish a match to the engine workers."""
-        await publish(self.client, f"{self.ns}:matches", {"match": json.dumps(match)})
+        await publish_message(self.client, self.ns, MATCHES, match)
 
     async def finished(self, block_ms: int = 500) -> list[str]:
         """Game ids announced on `{ns}:finished` since the last call (or `mark`)."""
         reply: Any = await self.client.xread(
-            {f"{self.ns}:finished": self._cursor}, count=500, block=block_ms
+            {self.finished_key: self._cursor}, count=500, block=block_ms
         )
         out: list[str] = []
         for _, rows in reply or []:
             for entry_id, fields in rows:
                 self._cursor = entry_id.decode()
-                game = fields.get(b"game")
-                if game is not None:
-                    out.append(game.decode())
+                try:
+                    out.append(decode(fields, GameFinished).game)
+                except BadMessage:
+                    continue  # not ours to judge: the ratings group dead-letters it
         return out
 
     async def result(self, game: str, tries: int = 20) -> GameResult | None:

@@ -4,8 +4,8 @@ side), decisions messages taken from what it published, answered by `Answerer`."
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
 
+import msgspec
 import pytest
 
 from services.bots.answer import Answerer, Poison
@@ -46,10 +46,6 @@ class LocalEngine:
             yield env.seq, env.type, env.payload_json
 
 
-def _fields(f: dict[str, Any]) -> dict[bytes, bytes]:
-    return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in f.items()}
-
-
 async def _setup(policy: str, players: int = 4, seed: int = 3) -> tuple[Games, MemorySide]:
     side = MemorySide()
     games = Games(InMemoryEventStore(), side, SECRET)  # type: ignore[arg-type]
@@ -69,8 +65,8 @@ async def _play(
     their `view` field if not `views`, so bots catch up through the engine)."""
     outcomes: dict[str, int] = {}
     done = 0
-    while done < len(msgs := [f for s, f in side.published if s == "decisions"]):
-        f = _fields({k: v for k, v in msgs[done].items() if views or k != "view"})
+    while done < len(msgs := side.decisions()):
+        f = msgs[done] if views else msgspec.structs.replace(msgs[done], view=None)
         done += 1
         k = done % len(answerers)
         for a in answerers[k:] + answerers[:k]:
@@ -105,7 +101,7 @@ async def test_every_message_twice_and_by_two_workers_answers_once() -> None:
     outcomes = await _play(games, side, [a, b, a], repeat=True)
     log = [decode_entry(d) for _, d in await games.store.read("g1")]
     answers = [e for e in log if e.kind == ANSWER]
-    decisions = len([f for s, f in side.published if s == "decisions"])
+    decisions = len(side.decisions())
     assert len(answers) == decisions  # one logged answer per decision, however often asked
     assert outcomes["known"] >= decisions - 1  # the same worker again: no call at all
     assert outcomes["duplicate"] + outcomes.get("stale", 0) >= decisions - 1  # the other worker
@@ -115,20 +111,17 @@ async def test_every_message_twice_and_by_two_workers_answers_once() -> None:
 async def test_stale_and_poison_messages() -> None:
     games, side = await _setup("random")
     answerer = Answerer(LocalEngine(games), Minds("random"), SECRET)
-    first = _fields([f for s, f in side.published if s == "decisions"][0])
+    first = side.decisions()[0]
     assert await answerer.handle(first) == "answered"
     other = Answerer(LocalEngine(games), Minds("random"), SECRET)
     assert await other.handle(first) == "duplicate"  # the engine's no-op
-    later = {
-        **first,
-        b"decision": b"999",
-        b"body": first[b"body"].replace(b'"id":' + first[b"decision"], b'"id":999'),
-    }
+    body = first.body.replace(b'"id":%d' % first.decision, b'"id":999')
+    later = msgspec.structs.replace(first, decision=999, body=body)
     assert await other.handle(later) == "stale"  # not pending: acked and dropped
     with pytest.raises(Poison):
-        await other.handle({b"game": b"g1", b"body": b"{"})
-    with pytest.raises(Poison):
-        await other.handle({**first, b"seat": b"3"})  # fields disagree with the body
+        await other.handle(msgspec.structs.replace(first, body=b"{"))
+    with pytest.raises(Poison):  # fields disagree with the body
+        await other.handle(msgspec.structs.replace(first, seat=first.seat + 1))
 
 
 async def test_transient_errors_are_retried_then_left_pending() -> None:
@@ -143,11 +136,11 @@ async def test_transient_errors_are_retried_then_left_pending() -> None:
                 raise EngineError("UNAVAILABLE", "down")
             return await super().submit(game, token, decision, picks)
 
-    first = _fields([f for s, f in side.published if s == "decisions"][0])
+    first = side.decisions()[0]
     flaky = Flaky(games)
     assert await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(first) == "answered"
     flaky.fails = 5
-    nxt = _fields([f for s, f in side.published if s == "decisions"][1])
+    nxt = side.decisions()[1]
     with pytest.raises(EngineError):  # left pending: the stream delivers it again
         await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(nxt)
 

@@ -13,18 +13,19 @@ import redis.asyncio as aioredis
 from services.bots.answer import Poison
 from services.bots.engine_client import EngineError
 from services.bots.worker import GROUP, BotWorker
-from services.eventlog.streams import GroupConsumer, publish
+from services.contracts.streams import DECISIONS, FIELD, BotDecision, decode
+from services.eventlog.streams import GroupConsumer, publish_message
 
 
 class Stub:
-    """Answers by the message's `kind` field."""
+    """Answers by the message's kind (its `player` field)."""
 
     def __init__(self) -> None:
         self.flaky_failures = 2
         self.calls: dict[str, int] = {}
 
-    async def handle(self, fields: dict[bytes, bytes]) -> str:
-        kind = fields[b"kind"].decode()
+    async def handle(self, msg: BotDecision) -> str:
+        kind = msg.player
         self.calls[kind] = self.calls.get(kind, 0) + 1
         if kind == "poison":
             raise Poison("cannot ever work")
@@ -40,7 +41,8 @@ async def test_poison_transient_and_broken(
     ns = redis_namespace
     stream = f"{ns}:decisions"
     for kind in ("ok", "poison", "flaky", "broken"):
-        await publish(redis_client, stream, {"kind": kind})
+        message = BotDecision(game="g", decision=1, seat=0, player=kind, version=1, body=b"{}")
+        await publish_message(redis_client, ns, DECISIONS, message)
     consumer = GroupConsumer(
         redis_client,
         stream,
@@ -60,10 +62,13 @@ async def test_poison_transient_and_broken(
     stop.set()
     await task
     dead: Any = await redis_client.xrange(f"{ns}:dead")
-    reasons = {f[b"msg.kind"]: f[b"reason"].decode() for _, f in dead}
-    assert set(reasons) == {b"poison", b"broken"}
-    assert "cannot ever work" in reasons[b"poison"]
-    assert "UNAVAILABLE" in reasons[b"broken"]
+    reasons = {
+        decode({FIELD: f[b"msg." + FIELD]}, BotDecision).player: f[b"reason"].decode()
+        for _, f in dead
+    }
+    assert set(reasons) == {"poison", "broken"}
+    assert "cannot ever work" in reasons["poison"]
+    assert "UNAVAILABLE" in reasons["broken"]
     assert stub.calls == {"ok": 1, "poison": 1, "flaky": 3, "broken": 3}
     assert worker.outcomes["answered"] == 2 and worker.outcomes["poison"] == 1
     pending: Any = await redis_client.xpending(stream, GROUP)

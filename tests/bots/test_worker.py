@@ -30,6 +30,7 @@ from services.bots.cluster import (
     stop,
 )
 from services.bots.engine_client import GrpcEngine
+from services.contracts.streams import BotDecision, decode
 from services.engine import tokens
 from services.eventlog import verify
 from services.eventlog.streams import publish
@@ -114,9 +115,9 @@ async def test_duplicated_messages_do_not_double_answer(
     try:
         await publish_matches(redis_client, ns, 2, PLAYERS, ["random"], seed=900)
         reply: Any = await redis_client.xread({stream: "0-0"}, count=1, block=10_000)
-        first = reply[0][1][0][1]
-        d = msgspec.json.decode(first[b"body"], type=Decision)
-        game = first[b"game"].decode()
+        first = decode(reply[0][1][0][1], BotDecision)
+        d = msgspec.json.decode(first.body, type=Decision)
+        game = first.game
         token = tokens.issue(SECRET.encode(), game, d.seat)
         grpc_engine = GrpcEngine([f"127.0.0.1:{port}"])
         picks = list(api.default_answer(d).picks)

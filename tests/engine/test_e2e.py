@@ -19,9 +19,10 @@ import msgspec
 import redis.asyncio as aioredis
 
 from services.bots.random_policy import RandomPolicy
+from services.contracts.streams import MATCHES, BotDecision, NewMatch, Seat, decode
 from services.engine import tokens
 from services.eventlog import verify
-from services.eventlog.streams import GroupConsumer, Message, publish
+from services.eventlog.streams import GroupConsumer, Message, publish_message
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.rules import api
 
@@ -75,18 +76,18 @@ async def test_two_workers_one_killed(
     answered = 0
     try:
         for i in range(GAMES):
-            match = {
-                "match_id": f"{ns}-g{i}",
-                "ruleset": "standard",
-                "seats": [{"player": f"bot{s}", "bot": True} for s in range(PLAYERS)],
-                "seed": 1000 + i,
-            }
-            await publish(redis_client, f"{ns}:matches", {"match": json.dumps(match)})
+            match = NewMatch(
+                match_id=f"{ns}-g{i}",
+                ruleset="standard",
+                seats=[Seat(f"bot{s}", True) for s in range(PLAYERS)],
+                seed=1000 + i,
+            )
+            await publish_message(redis_client, ns, MATCHES, match)
 
         async def answer(msg: Message) -> None:
             nonlocal answered
-            game = msg.fields[b"game"].decode()
-            d = msgspec.json.decode(msg.fields[b"body"], type=api.Decision)
+            game = decode(msg.fields, BotDecision).game
+            d = msgspec.json.decode(decode(msg.fields, BotDecision).body, type=api.Decision)
             a = RandomPolicy(d.id * 31 + d.seat).act(d)
             token = tokens.issue(SECRET.encode(), game, d.seat)
             for picks in (list(a.picks), list(api.default_answer(d).picks)):

@@ -24,10 +24,6 @@ from services.rules.core.views import apply, new_view
 from .test_service import _games, play_out
 
 
-def _fields(f: dict[str, str | int | bytes]) -> dict[bytes, bytes]:
-    return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in f.items()}
-
-
 async def _played(
     seed: int, players: int = 5, ruleset: str = "standard"
 ) -> tuple[InMemoryEventStore, MemorySide, dict[int, api.Event]]:
@@ -54,11 +50,12 @@ async def _played(
 async def test_views_are_the_seats_redacted_log_without_gaps(seed: int) -> None:
     _, side, log = await _played(seed)
     reached: dict[int, int] = {}
-    messages = [f for stream, f in side.published if stream == "decisions"]
+    messages = side.decisions()
     assert messages
     for f in messages:
-        seat, version = int(f["seat"]), int(f["version"])
-        view = msgspec.msgpack.decode(f["view"], type=SeatView)  # type: ignore[arg-type]
+        seat, version = f.seat, f.version
+        assert f.view is not None
+        view = msgspec.msgpack.decode(f.view, type=SeatView)
         assert view.upto == version
         assert view.after == reached.get(seat, 0)  # picks up exactly where the last one ended
         want = [(s, api.redact(e, seat)) for s, e in log.items() if view.after < s <= view.upto]
@@ -72,9 +69,10 @@ async def test_hidden_cards_never_reach_other_seats() -> None:
     _, side, log = await _played(4)
     guarded = [e for e in log.values() if getattr(e, "seen_by", None) is not None]
     assert guarded
-    for f in (f for stream, f in side.published if stream == "decisions"):
-        seat = int(f["seat"])
-        view = msgspec.msgpack.decode(f["view"], type=SeatView)  # type: ignore[arg-type]
+    for f in side.decisions():
+        seat = f.seat
+        assert f.view is not None
+        view = msgspec.msgpack.decode(f.view, type=SeatView)
         for s, raw in view.events:
             e = log[s]
             seen_by = getattr(e, "seen_by", None)
@@ -85,8 +83,8 @@ async def test_hidden_cards_never_reach_other_seats() -> None:
 async def test_a_mind_fed_by_views_equals_one_fed_by_the_log() -> None:
     _, side, log = await _played(5)
     minds = Minds("heuristic")
-    for f in (f for stream, f in side.published if stream == "decisions"):
-        req = parse(_fields(f))
+    for f in side.decisions():
+        req = parse(f)
         mind = minds.get(req.game, req.decision.seat, req.player)
         assert req.view is not None
         assert fold_view(mind, req.view, req.version)
@@ -101,8 +99,8 @@ async def test_a_mind_fed_by_views_equals_one_fed_by_the_log() -> None:
 
 async def test_a_view_that_does_not_connect_is_refused() -> None:
     _, side, _ = await _played(6)
-    msgs = [f for stream, f in side.published if stream == "decisions" and f["seat"] == 0]
-    late = parse(_fields(msgs[3]))  # a mind at 0 has missed the views before this one
+    msgs = [f for f in side.decisions() if f.seat == 0]
+    late = parse(msgs[3])  # a mind at 0 has missed the views before this one
     mind = Minds("heuristic").get(late.game, 0, late.player)
     assert late.view is not None
     before = msgspec.msgpack.encode(mind.view)

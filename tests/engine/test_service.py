@@ -7,6 +7,7 @@ import random
 import pytest
 
 from services.bots.random_policy import RandomPolicy
+from services.contracts.streams import GameFinished
 from services.engine import tokens
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
@@ -80,7 +81,8 @@ async def test_game_to_the_end_verifies_with_reloads() -> None:
     records = [d for _, d in await g.store.read("m1")]
     report = verify(records)
     assert report.ok, report.divergence
-    assert any(s == "finished" for s, _ in g.side.published)  # type: ignore[attr-defined]
+    finished = [m for m in g.side.published if isinstance(m, GameFinished)]  # type: ignore[attr-defined]
+    assert [m.game for m in finished] == ["m1"]
 
 
 async def test_seat_rules_and_duplicates() -> None:
@@ -164,10 +166,9 @@ async def test_bot_decisions_are_published_and_republished() -> None:
     side = MemorySide()
     g = _games(side=side, bot_repost_ms=0)
     await g.create_game(match())
-    published = [f for s, f in side.published if s == "decisions"]
+    published = side.decisions()
     assert len(published) == 1
-    assert (
-        published[0]["player"] == f"p{published[0]['seat']}"
-    )  # the seat's player id: the bot service reads a policy from it
+    # the seat's player id: the bot service reads a policy from it
+    assert published[0].player == f"p{published[0].seat}"
     await g.sweep()
-    assert len([f for s, f in side.published if s == "decisions"]) == 2
+    assert len(side.decisions()) == 2

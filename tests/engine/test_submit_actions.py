@@ -13,6 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.bots.engine_client import EngineError, GrpcEngine, Submitted
+from services.contracts.streams import BotDecision, decode
 from services.engine import tokens
 from services.engine.grpc_server import MAX_BATCH, make_server, set_serving
 from services.engine.service import Games, NewMatch
@@ -210,10 +211,10 @@ async def test_redis_outbox_effects_follow_the_batch(env: Env) -> None:
     assert f"g2|{old['g2']}" in members
     rows = await client.xrange(decisions)
     assert len(rows) == published + 2
-    fresh = {f[b"game"].decode(): f for _, f in rows[-2:]}
+    fresh = {m.game: m for m in (decode(f, BotDecision) for _, f in rows[-2:])}
     for g, res in zip(("g0", "g1"), reply.results[:2], strict=True):
-        assert int(fresh[g][b"version"]) == res.response.version
-        assert int(fresh[g][b"decision"]) == (await _pending(games, g)).id
+        assert fresh[g].version == res.response.version
+        assert fresh[g].decision == (await _pending(games, g)).id
 
 
 async def test_grpc_engine_batches_concurrent_submits(env: Env) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 import redis.asyncio as aioredis
 
+from services.contracts.streams import NewMatch, Seat, decode
 from services.engine import tokens
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.core import Matchmaker, Refused
@@ -29,8 +29,8 @@ def make(client: aioredis.Redis, ns: str, clock: ManualClock, ttl: int = 10_000)
     )
 
 
-async def matches(client: aioredis.Redis, ns: str) -> list[dict[bytes, bytes]]:
-    return [f for _, f in await client.xrange(f"{ns}:matches")]
+async def matches(client: aioredis.Redis, ns: str) -> list[NewMatch]:
+    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:matches")]
 
 
 def test_modes_come_from_the_rulesets() -> None:
@@ -52,23 +52,23 @@ async def test_full_table_published_once_with_tokens(
     assert await mm.tick() == []  # the sixth waits; nothing is formed twice
     msgs = await matches(redis_client, redis_namespace)
     assert len(msgs) == 1
-    match = json.loads(msgs[0][b"match"])
-    assert match["ruleset"] == "standard" and len(match["seats"]) == 5
-    toks = json.loads(msgs[0][b"tokens"])
+    match = msgs[0]
+    assert match.ruleset == "standard" and len(match.seats) == 5 and match.mode == "standard-5"
+    toks = match.tokens
     assert set(formed[0].tickets) < {t.ticket for t in tickets}
     for tid in formed[0].tickets:
         info = await mm.ticket(tid)
         assert info is not None and info.state == "matched" and info.game == formed[0].game
         claims = tokens.verify(SECRET, info.token, now_ms=clock.now_ms())
         assert (claims.g, claims.s) == (info.game, info.seat)
-        assert toks[str(info.seat)] == info.token
-        assert match["seats"][info.seat] == {"player": info.player, "bot": False}
+        assert toks[info.seat] == info.token
+        assert match.seats[info.seat] == Seat(info.player, False)
     (rest,) = [t for t in tickets if t.ticket not in formed[0].tickets]
     left = await mm.ticket(rest.ticket)
     assert left is not None and left.state == "queued"
     assert await mm.status("standard-5") == (1, 0)
     # a matched player may queue again
-    await mm.enqueue(match["seats"][formed[0].tickets[tid]]["player"], "standard-5")
+    await mm.enqueue(match.seats[formed[0].tickets[tid]].player, "standard-5")
 
 
 async def test_ttl_expiry_and_refresh(redis_client: aioredis.Redis, redis_namespace: str) -> None:
@@ -142,9 +142,9 @@ async def test_bot_backfill_after_the_wait(
     assert set(formed.tickets) == {lone.ticket, pair.ticket}
     assert sum(s.bot for s in formed.seats) == 4
     assert [s.player for s in formed.seats if not s.bot].count("solo") == 1
-    match = json.loads((await matches(redis_client, redis_namespace))[0][b"match"])
-    assert sum(s["bot"] for s in match["seats"]) == 4
-    assert len(json.loads((await matches(redis_client, redis_namespace))[0][b"tokens"])) == 2
+    match = (await matches(redis_client, redis_namespace))[0]
+    assert sum(s.bot for s in match.seats) == 4
+    assert len(match.tokens) == 2
 
 
 async def test_close_ratings_first_window_widens(

@@ -15,6 +15,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 
+from services.contracts.streams import NewMatch, decode
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
 
@@ -87,9 +88,9 @@ async def test_two_processes_200_tickets(
     assert set(states.values()) <= {"matched", "expired"}, states
     games: dict[str, list[str]] = {}
     for _, fields in await redis_client.xrange(f"{redis_namespace}:matches"):
-        match = json.loads(fields[b"match"])
-        assert match["match_id"] not in games, "a table was published twice"
-        games[match["match_id"]] = [s["player"] for s in match["seats"] if not s["bot"]]
+        match = decode(fields, NewMatch)
+        assert match.match_id not in games, "a table was published twice"
+        games[match.match_id] = [s.player for s in match.seats if not s.bot]
     seated = [p for players in games.values() for p in players]
     assert len(seated) == len(set(seated)), "a player sits in two games"
     for tid, t in tickets.items():

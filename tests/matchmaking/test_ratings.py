@@ -7,11 +7,12 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 
+from services.contracts.streams import FINISHED, GameFinished
 from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.streams import GroupConsumer, ensure_group, publish
+from services.eventlog.streams import GroupConsumer, ensure_group, publish_message
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
@@ -150,8 +151,8 @@ async def test_finished_stream_to_ratings_and_rebuild(
     for g in games[::2]:
         await archive_game(store, g, tmp_path)
     for g in [*games, games[1], games[2]]:  # two announcements repeated
-        await publish(redis_client, finished, {"game": g, "winners": b"[]"})
-    await publish(redis_client, finished, {"game": "bad id!"})
+        await publish_message(redis_client, ns, FINISHED, GameFinished(game=g))
+    await publish_message(redis_client, ns, FINISHED, GameFinished(game="bad id!"))
     await ensure_group(redis_client, finished, GROUP)
     worker = Ratings(store, ratings, tmp_path)
     consumer = GroupConsumer(redis_client, finished, GROUP, "c1", dead_stream=f"{ns}:dead")
