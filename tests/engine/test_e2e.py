@@ -18,6 +18,7 @@ import grpc
 import msgspec
 import redis.asyncio as aioredis
 
+from services.bots.cluster import archived
 from services.bots.random_policy import RandomPolicy
 from services.contracts.streams import MATCHES, BotDecision, NewMatch, Seat, decode
 from services.engine import tokens
@@ -129,7 +130,7 @@ async def test_two_workers_one_killed(
         alive[0] = False
         files: list[Path] = []
         while time.monotonic() < deadline:
-            files = sorted(archive.glob("*.arena")) if archive.exists() else []
+            files = archived(archive)  # not the temporary files being written
             if len(files) == GAMES:
                 break
             await asyncio.sleep(0.2)
