@@ -132,6 +132,9 @@ def check_lord_death_order(log: list[ev.Event]) -> None:
     assert ranks == sorted(ranks), seen
 
 
+UNANNOUNCED = ("辅政", "赃财")
+
+
 @pytest.mark.parametrize("variant", ["beginner", "advanced"])
 def test_random_games_end_with_invariants(variant: str) -> None:
     """Seeded random games (drafted and vanilla) end; the random policy plays every identity
@@ -141,6 +144,10 @@ def test_random_games_end_with_invariants(variant: str) -> None:
         for generals in ("draft", "vanilla"):
             _, log = play(variant, 70_000 + seed, generals)
             skills.update(e.skill for e in log if isinstance(e, ev.SkillInvoked))
+            # unannounced (their holders are hidden): the ruler's / 贼首's draw shows them
+            skills.update(
+                e.reason for e in log if isinstance(e, ev.CardsMoved) and e.reason in UNANNOUNCED
+            )
     own = {s for s in SEED_SKILLS if any(s in t for t in ROLE_SKILLS[variant].values())}
     never = {"仇叛", "护威", "弄权", "聚义"}  # modifiers, never "invoked" (their scenarios)
     never |= {"结党"}  # no public skill_invoked: it would name a 佞臣 (role_learned only)

@@ -3,15 +3,39 @@
 A viewer is a seat number, ``SPECTATOR`` or ``GOD`` (everything; for finished games and for
 tables whose spectator delay allows it). Seats, spectators, bots and the web viewer all consume
 views built by folding redacted events, never the game state.
+
+Redaction is a registry: whoever defines a secret event (the core for its own events, a ruleset
+for the events of its variant) declares, with :func:`secret`, what a viewer outside ``seen_by``
+receives instead. ``redact`` fails closed: a guarded event nobody declared raises TypeError, so a
+new secret event cannot reach a viewer whole by being forgotten here.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import msgspec
 
 from . import events as ev
+
+E = TypeVar("E", bound=ev.Event)
+Redaction = Callable[[Any], ev.Event]
+Fold = Callable[["View", Any], None]
+REDACTIONS: dict[type[ev.Event], Redaction] = {}
+FOLDS: dict[type[ev.Event], Fold] = {}
+
+
+def secret(cls: type[E], blank: Callable[[E], ev.Event], fold: Fold | None = None) -> None:
+    """Declare the guarded event type ``cls``: ``blank(e)`` is what a viewer outside
+    ``e.seen_by`` receives (every secret field emptied; if even who learns it is secret, the
+    seats too). ``fold`` folds the event into a view (after redaction), when views track it."""
+    if REDACTIONS.get(cls, blank) is not blank:
+        raise ValueError(f"{cls.__name__} already has a redaction rule")
+    REDACTIONS[cls] = blank
+    if fold is not None:
+        FOLDS[cls] = fold
+
 
 SPECTATOR = -1
 GOD = -2
@@ -37,25 +61,25 @@ def visible(seen_by: list[int] | None, viewer: int) -> bool:
 
 
 def redact(e: ev.Event, viewer: int) -> ev.Event:
-    """``e`` as ``viewer`` may see it: secret card faces, roles and generals removed."""
+    """``e`` as ``viewer`` may see it: secret card faces, roles and generals removed (by the
+    rule its owner declared with :func:`secret`)."""
     seen_by = getattr(e, "seen_by", None)
     if seen_by is None or viewer == GOD or viewer in seen_by:
         return e
-    if isinstance(e, ev.CardsMoved):
-        return msgspec.structs.replace(e, cards=[])
-    if isinstance(e, ev.RoleAssigned):
-        return msgspec.structs.replace(e, role="")
-    if isinstance(e, ev.GeneralChosen):
-        return msgspec.structs.replace(e, general="", gender="", faction="", max_hp=0, hp=0)
-    if isinstance(e, ev.RoleLearned):  # who learns is itself secret (结党 names a 佞臣)
-        return msgspec.structs.replace(e, learner=-1, seat=-1, role="", seen_by=[])
-    if isinstance(e, ev.DraftOffered):
-        return msgspec.structs.replace(e, generals=[])
-    if isinstance(e, ev.InsightRevealed):
-        return msgspec.structs.replace(e, result="")
-    if isinstance(e, ev.RebelDisguised):  # even who learns it would name the renegade
-        return msgspec.structs.replace(e, seat=-1, rebel=-1, seen_by=[])
-    raise TypeError(f"no redaction rule for guarded event {type(e).__name__}")
+    blank = REDACTIONS.get(type(e))
+    if blank is None:
+        raise TypeError(f"no redaction rule for guarded event {type(e).__name__}")
+    return blank(e)
+
+
+# the core's own secret events
+secret(ev.CardsMoved, lambda e: msgspec.structs.replace(e, cards=[]))
+secret(ev.RoleAssigned, lambda e: msgspec.structs.replace(e, role=""))
+secret(
+    ev.GeneralChosen,
+    lambda e: msgspec.structs.replace(e, general="", gender="", faction="", max_hp=0, hp=0),
+)
+secret(ev.DraftOffered, lambda e: msgspec.structs.replace(e, generals=[]))
 
 
 class SeatView(msgspec.Struct, kw_only=True):
@@ -149,9 +173,6 @@ def apply(v: View, e: ev.Event) -> View:
         v.seats[e.seat].chained = e.chained
     elif isinstance(e, ev.RoleAssigned):
         v.seats[e.seat].role = e.role
-    elif isinstance(e, ev.RoleLearned):
-        if e.seat >= 0:
-            v.seats[e.seat].role = e.role
     elif isinstance(e, ev.GeneralChosen):
         s = v.seats[e.seat]
         if e.general:
@@ -170,6 +191,10 @@ def apply(v: View, e: ev.Event) -> View:
         v.winners = list(e.winner_seats)
         for s, role in zip(v.seats, e.roles, strict=False):
             s.role = role
+    else:
+        fold = FOLDS.get(type(e))
+        if fold is not None:
+            fold(v, e)
     return v
 
 

@@ -1,6 +1,7 @@
 """The general draft shared by the rulesets with generals (honglou A-000-10, standard's generals
 option, jinyu §5.1): the lord is offered its lord candidates plus random generals and picks first
-(publicly, or in secret when the lord is hidden); every other seat is offered
+(publicly, or in secret when the lord is hidden — or, with ``shared_draft``, the hidden lord is
+dealt from the same pool as everyone, no lord offer); every other seat is offered
 k = min(max_offer, floor(remaining / (N − 1))) of the rest and picks in secret
 (``draft_offered`` and ``general_chosen`` events seen by that seat only); then all are revealed
 together and the starting hands are dealt.
@@ -36,6 +37,10 @@ class DraftRules(Protocol):
 
     def public_lord(self, g: Game) -> bool:
         """Whether the lord picks first and publicly (False: with the others, in secret)."""
+
+    def shared_draft(self, g: Game) -> bool:
+        """For a secret lord: whether every seat, the lord too, is dealt from one pool (no
+        lord offer, which would tell the lord by the generals it holds)."""
 
     def seat_general(self, g: Game, seat: int, gen: General) -> None:
         """Give ``seat`` its general and announce it publicly."""
@@ -92,9 +97,8 @@ def _secret_pick(g: Game, seat: int, gen: General) -> None:
 
 def _deal_others(g: Game, f: Draft, pool: list[str], seats: list[int]) -> None:
     """Offer each of ``seats`` its share of ``pool`` (A-002-04's k) and ask the first."""
-    n = len(g.players)
-    k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(n - 1, 1))
     others = [s for s in seats if s != f.lord]
+    k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(len(others), 1))
     for j, s in enumerate(others):
         f.offers[s] = pool[j * k : (j + 1) * k]
     for s in seats:
@@ -113,14 +117,18 @@ def _draft(g: Game, f: Draft) -> None:
     n = len(g.players)
     if f.pc == 0:
         f.pc = 1
+        f.offers = [[] for _ in range(n)]
+        f.picks = [""] * n
+        if not rs.public_lord(g) and rs.shared_draft(g):
+            f.lord = -1  # nobody is dealt apart: no seat's offer differs from the others'
+            _deal_others(g, f, _shuffled(g, list(roster)), list(range(n)))
+            return
         f.lord = next(p.seat for p in g.players if p.role == "lord")
         cands = rs.lord_candidates(g, roster)
         others = [x for x in roster if x not in cands]
         extra, _ = rs.draft_sizes(g)
         offer = list(cands) + _shuffled(g, others)[:extra]
-        f.offers = [[] for _ in range(n)]
         f.offers[f.lord] = offer
-        f.picks = [""] * n
         if not rs.public_lord(g):  # a secret lord picks with everyone, in seat order
             _deal_others(g, f, _shuffled(g, [x for x in roster if x not in offer]), list(range(n)))
             return

@@ -37,11 +37,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from ...core.engine import emit, end_game, handler, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Frame, Game
+from ...core.views import View, secret
 from ..honglou.data import characters
 from ..standard import RULES_VERSION, Standard
 from ..standard.generals import standard_generals
@@ -214,6 +217,19 @@ def learn(g: Game) -> None:
         for b in ning:
             if a != b:
                 emit(g, RoleLearned(learner=a, seat=b, role=g.players[b].role, seen_by=[a]))
+
+
+def _fold_learned(v: View, e: RoleLearned) -> None:
+    if e.seat >= 0:
+        v.seats[e.seat].role = e.role
+
+
+# who learns is itself secret (结党 names a 佞臣 to anyone who sees who learned)
+secret(
+    RoleLearned,
+    lambda e: msgspec.structs.replace(e, learner=-1, seat=-1, role="", seen_by=[]),
+    fold=_fold_learned,
+)
 
 
 class Learn(Frame, tag="extended_learn"):

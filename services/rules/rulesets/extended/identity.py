@@ -2,7 +2,8 @@
 
 Where a skill acts is where the engine looks for it: the death-triggered ones (罪己 逆储 赏令 势颓
 军溃 背水 守义 继位 统义 策立) through :class:`.frames.IdentityDeath` in the seed's order; 辅政 and
-赃财 at ``turn_start`` (every seat is offered it); the effects the 大将, 佞宦 and 党人 grant the
+赃财 at ``turn_start`` (every seat is offered it; they run unannounced, since their holders are
+hidden: only the ruler's or the 贼首's draw is public); the effects the 大将, 佞宦 and 党人 grant the
 ruler (护威 hand limit, 惑主 damage cap, 弄权 attack range) and 暴乱 (a trigger on the 贼首's own
 damage) are carried by the seat they act on as well as by their holder, and check that a living
 holder still has them (A-004-04). Setup-time skills (君威 立储 结党) act in ``Extended.setup``.
@@ -222,6 +223,9 @@ class FuZheng(IdentitySkill):
 
     name = "辅政"
     events = ("turn_start",)
+    # the 丞相 is hidden: announcing the skill would name its seat, so it runs unannounced and
+    # the ruler's draw (reason 辅政) is the whole public effect
+    asks_itself = True
 
     def can(self, g: Game, seat: int, trig: Any) -> bool:
         turn: int = ctx_frame(g, trig).seat
@@ -306,6 +310,7 @@ class ZangCai(IdentitySkill):
 
     name = "赃财"
     events = ("turn_start",)
+    asks_itself = True  # unannounced, as 辅政: the 盗匪 stays hidden; the 贼首's draw says it
 
     def can(self, g: Game, seat: int, trig: Any) -> bool:
         turn: int = ctx_frame(g, trig).seat

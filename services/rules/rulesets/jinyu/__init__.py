@@ -8,8 +8,10 @@ false`` keeps the 108); generals from the 27 standard ones (``pool: honglou`` dr
 a tier too small for the table falls back to the whole pool); the draft of ``rulesets/draft.py``
 — the lord is offered the pool's lord-skill generals + ``lord_extra_random`` random ones and
 picks publicly, the others are offered min(``draft_max_offer`` (``draft_max_offer_10p`` at 10),
-floor(pool / (N − 1))) and pick in secret (A-002-03/04); the lord gets +1 max HP and 2 玉佩 and
-starts with 5 cards, the others 4. 护甲 (cap ``armor_cap``, A-002-07) then 玉佩 (``jade_cap``)
+floor(pool / (N − 1))) and pick in secret (A-002-03/04) — except 谋攻's hidden lord, who by
+default (``mougong_draft: shared``) is dealt from the one pool like every seat, since a
+lord-only offer names the lord who takes a lord-skill general ("lord_offer" keeps the base
+rules' offer); the lord gets +1 max HP and 2 玉佩 and starts with 5 cards, the others 4. 护甲 (cap ``armor_cap``, A-002-07) then 玉佩 (``jade_cap``)
 absorb damage before HP; HP loss is not absorbed; a dead seat loses both.
 
 Rewards and penalties (replacing §1.11's), for a killer still alive: a rebel killed → draw 3,
@@ -85,6 +87,11 @@ class JinYu(Standard):
 
     def public_lord(self, g: Game) -> bool:
         return not self.hidden_lord(g)
+
+    def shared_draft(self, g: Game) -> bool:
+        """The hidden lord drafts from everyone's pool (option ``mougong_draft``, default
+        "shared"): a lord-only offer of 曹操/刘备/孙权 would name the lord who takes one."""
+        return self.hidden_lord(g) and g.options.get("mougong_draft", "shared") == "shared"
 
     def lord_bonus_for(self, options: dict[str, Any], players: int) -> int:
         hidden = options.get("mougong") and options.get("mougong_hidden_lord", True)

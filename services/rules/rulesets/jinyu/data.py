@@ -80,5 +80,9 @@ DEFAULTS: dict[str, object] = {
     "enhanced_wine_scope": "turn",  # A-002-15: turn | play_phase
     "enhanced_peach_full_hp": "max_hp_then_jade",  # A-002-14: max_hp_then_jade | jade_only
     "mougong_hidden_lord": True,  # A-002-18
+    # the hidden lord's draft: "shared" — every seat, the lord too, is dealt from one shuffled
+    # pool (a lord-only offer of the lord-skill generals would name the lord when one is
+    # picked); "lord_offer" — the base rules' lord offer (A-002-03), which gives the lord away
+    "mougong_draft": "shared",
     "disguised_rebel_draw": 2,  # U-002-05
 }

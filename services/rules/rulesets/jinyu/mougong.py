@@ -47,6 +47,7 @@ from ...core.state import Frame, Game
 from ...core.triggers import Trigger, ctx_frame
 from ...core.use import CARD_SPECS, UseCard
 from ...core.vcard import VCard, is_slash
+from ...core.views import secret
 from ...core.zones import draw
 from .counters import change_max_hp, gain, reveal_role, set_counter
 
@@ -98,6 +99,11 @@ def disguise_rebels(g: Game, at_random: bool) -> None:
         pick = fresh[rand_below(g, len(fresh))] if at_random else fresh[0]
         g.players[pick].marks["disguised"] = 1
         emit(g, RebelDisguised(seat=r, rebel=pick, seen_by=[r]))
+
+
+# 洞察's result is the inspector's alone; who learns of a disguise would name the renegade
+secret(InsightRevealed, lambda e: msgspec.structs.replace(e, result=""))
+secret(RebelDisguised, lambda e: msgspec.structs.replace(e, seat=-1, rebel=-1, seen_by=[]))
 
 
 def enhancements(g: Game, seat: int, vc: VCard, fr: Any) -> list[str]:

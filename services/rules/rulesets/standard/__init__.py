@@ -197,6 +197,10 @@ class Standard(Ruleset):
         """The lord picks first, face up."""
         return True
 
+    def shared_draft(self, g: Game) -> bool:
+        """A public lord has its own offer (only a hidden lord's draft may be shared)."""
+        return False
+
     def deal_hands(self, g: Game) -> None:
         """Deal the starting hands (4 each) from the shuffled draw pile."""
         for p in g.players:
