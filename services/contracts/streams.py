@@ -35,10 +35,12 @@ class BadMessage(ValueError):
 
 
 class Seat(msgspec.Struct, frozen=True):
-    """Who sits in a seat: a player id, and whether a bot plays it."""
+    """Who sits in a seat: a player id, whether a bot plays it, and the name the person chose
+    (any text, shown as text; "" = show the player id)."""
 
     player: str
     bot: bool = False
+    name: str = ""
 
 
 class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
@@ -50,6 +52,7 @@ class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[Seat]
     options: dict[str, Any] = {}
     time_limit_ms: int = 0  # per human decision; 0: the engine's default
+    hosted_after: int = 0  # time-outs in a row that put a person's seat on 托管; 0 = never
     seed: int | None = None  # None: the engine draws one
     mode: str = ""  # the matchmaker's mode id, when it formed the table
     tokens: dict[int, str] = {}  # the matchmaker's seat tokens of the human seats, by seat

@@ -61,9 +61,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             match = NewMatch(
                 match_id=request.match_id,
                 ruleset=request.ruleset,
-                seats=[Seat(s.player, s.bot) for s in request.seats],
+                seats=[Seat(s.player, s.bot, s.name) for s in request.seats],
                 options=options,
                 time_limit_ms=request.time_limit_ms,
+                hosted_after=request.hosted_after,
             )
             created, version = await self.games.create_game(match)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, never UNKNOWN
@@ -154,6 +155,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         d = api.pending(hot.game)
         if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
             out.pending.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
+            out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
     async def StreamView(
@@ -195,7 +197,21 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         d = api.pending(hot.game)
         if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
             out.decision.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
+            out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
+
+    async def SetHosted(
+        self, request: game_pb2.SetHostedRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.SetHostedResponse:
+        """See game.proto."""
+        try:
+            version, hosted = await self.games.set_hosted(
+                request.game_id, request.seat_token, request.hosted, request.resign
+            )
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        return game_pb2.SetHostedResponse(version=version, hosted=hosted)
 
 
 def make_server(

@@ -24,7 +24,7 @@ import msgspec
 
 from ..contracts.streams import BotDecision, GameFinished, NewMatch
 from ..eventlog.catalog import archive_game
-from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, decode_entry
+from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, snapshot_due
 from ..eventlog.records import (
     AnswerRecord,
@@ -39,6 +39,7 @@ from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..rules import api
 from . import tokens
 from .feed import SeatFeed
+from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
 
@@ -46,6 +47,8 @@ MAX_SEATS = 16
 MAX_PICKS = 64
 MAX_PICK_LEN = 64
 MAX_RETRIES = 8
+MAX_HOSTED_AFTER = 100
+HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 (the decisions message's `player`)
 
 
 class Refused(Exception):
@@ -73,6 +76,8 @@ class Hot:
     finished: bool = False  # the seed reveal is in the log
     time_limit_ms: int = 0
     feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (feed.py)
+    hosting: Hosting = field(default_factory=Hosting)  # 托管 (hosting.py)
+    due: tuple[int, int] | None = None  # (decision, due at ms) as this worker last set it
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -169,7 +174,13 @@ class Games:
             finished=reveal is not None,
             indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
             time_limit_ms=(secret.time_limit_ms if secret else 0) or self.default_time_limit_ms,
+            hosting=Hosting(after=secret.hosted_after if secret else 0),
         )
+        if not all(s.bot for s in header.seats):  # a person's seat: 托管 is in the log
+            if hot.indexed_after:
+                head = await self.store.read(game_id, 0, hot.indexed_after)
+                hot.hosting.fold(decode_entry(data) for _, data in head)
+            hot.hosting.fold(loaded.tail)
         base = hot.indexed_after
         current: AnswerRecord | None = None
         for i, entry in enumerate(loaded.tail):
@@ -210,6 +221,8 @@ class Games:
             raise Refused("INVALID_ARGUMENT", f"a table has 1–{MAX_SEATS} seats")
         if not 0 <= match.time_limit_ms <= 24 * 3600 * 1000:
             raise Refused("INVALID_ARGUMENT", "time_limit_ms out of range")
+        if not 0 <= match.hosted_after <= MAX_HOSTED_AFTER:
+            raise Refused("INVALID_ARGUMENT", f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
         seed = match.seed if match.seed is not None else _secrets.randbits(63)
         if not 0 <= seed < 2**63:
             raise Refused("INVALID_ARGUMENT", "seed out of range")
@@ -218,7 +231,9 @@ class Games:
         except (api.UnknownOption, ValueError, TypeError, msgspec.MsgspecError) as exc:
             raise Refused("INVALID_ARGUMENT", str(exc)) from None
         limit = match.time_limit_ms or self.default_time_limit_ms
-        secret = await self.side.put_secret(game_id, Secret(seed, new_salt(), limit))
+        secret = await self.side.put_secret(
+            game_id, Secret(seed, new_salt(), limit, match.hosted_after)
+        )
         game = api.new_game(match.ruleset, len(match.seats), secret.seed, dict(match.options))
         events = api.advance(game)
         header = Header(
@@ -240,6 +255,7 @@ class Games:
             indexed_after=len(items),
             time_limit_ms=secret.time_limit_ms,
             feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]),
+            hosting=Hosting(after=secret.hosted_after),
         )
         hot.feed.add(2, events, [data for _, data in items[1:]])  # the header is entry 1
         effects = self._effects(hot, len(items))
@@ -272,6 +288,13 @@ class Games:
         self, game_id: str, token: str, decision: int, picks: list[str]
     ) -> Result:
         """Answer `decision` for the token's seat (see the module docstring for the rules)."""
+        seat = self._seat_of(game_id, token)
+        if len(picks) > MAX_PICKS or any(len(p) > MAX_PICK_LEN for p in picks):
+            raise Refused("INVALID_ARGUMENT", "too many or too long picks")
+        return await self._decide(game_id, seat, decision, list(picks), auto=False)
+
+    def _seat_of(self, game_id: str, token: str) -> int:
+        """The seat a genuine token for `game_id` names."""
         try:
             claims = self.tokens.verify(token)
         except tokens.BadToken as exc:
@@ -279,9 +302,53 @@ class Games:
         if claims.g != game_id:
             raise Refused("PERMISSION_DENIED", "the seat token is for another game")
         _game_id(game_id)
-        if len(picks) > MAX_PICKS or any(len(p) > MAX_PICK_LEN for p in picks):
-            raise Refused("INVALID_ARGUMENT", "too many or too long picks")
-        return await self._decide(game_id, claims.s, decision, list(picks), auto=False)
+        return claims.s
+
+    async def set_hosted(
+        self, game_id: str, token: str, hosted: bool, resign: bool = False
+    ) -> tuple[int, bool]:
+        """Put the token's seat on 托管 (`hosted`), take it back, or resign (its bot plays to
+        the end): one `control` entry (hosting.py). Returns (log version, whether the seat is on
+        托管 now); a repeated request changes nothing."""
+        seat = self._seat_of(game_id, token)
+        for _ in range(MAX_RETRIES):
+            hot = await self.get(game_id)
+            async with hot.lock:
+                if self.cache.get(game_id) is not hot:
+                    continue  # evicted while we waited
+                if not 0 <= seat < len(hot.header.seats) or hot.header.seats[seat].bot:
+                    raise Refused("FAILED_PRECONDITION", f"seat {seat} is not a person's seat")
+                if hot.game.over or hot.finished:
+                    raise Refused("FAILED_PRECONDITION", "the game is over")
+                try:
+                    control = hot.hosting.request(seat, hosted, resign)
+                except HostingRefused as exc:
+                    raise Refused("FAILED_PRECONDITION", str(exc)) from None
+                if control is None:
+                    return hot.log.version, seat in hot.hosting.hosted
+                hot.hosting.apply(control)
+                d = api.pending(hot.game)
+                # the seat's pending decision changes hands: to the bots' stream, or back to
+                # the person with a fresh clock (a bot already holding it may still answer)
+                effects = (
+                    self._effects(hot, hot.log.version + 1)
+                    if d is not None and d.seat == seat
+                    else Effects()
+                )
+                write = functools.partial(
+                    self.side.append_with, self.store, game_id, effects=effects
+                )
+                try:
+                    await hot.log.append([(CONTROL, encode_payload(control))], write)
+                except VersionConflict:
+                    self.metrics.conflicts.inc()
+                    self.evict(game_id)
+                    continue
+                except BaseException:
+                    self.evict(game_id)
+                    raise
+                return hot.log.version, control.hosted
+        raise Refused("ABORTED", "the game kept changing; try again")
 
     async def _decide(
         self, game_id: str, seat: int, decision: int, picks: list[str], *, auto: bool
@@ -340,10 +407,12 @@ class Games:
         before = hot.log.version
         encoded = [api.encode_event(e) for e in events]
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
-        effects = self._effects(hot, before + 1 + len(encoded), answered=rec.decision)
+        control = hot.hosting.answered(rec)  # the time-out that turns 托管 on, if this is it
+        after = [(CONTROL, encode_payload(control))] if control is not None else []
+        effects = self._effects(hot, before + 1 + len(encoded) + len(after), answered=rec.decision)
         write = functools.partial(self.side.append_with, self.store, hot.log.game, effects=effects)
         try:
-            await hot.log.record_answer(rec, encoded, write)
+            await hot.log.record_answer(rec, encoded, write, after)
         except VersionConflict:
             self.metrics.conflicts.inc()
             self.evict(hot.log.game)
@@ -371,11 +440,24 @@ class Games:
         bot = self._bot(hot, d)
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version),) if bot else ()
+        hot.due = (d.id, due) if not bot else None
         return Effects(clear=answered, deadline=(d.id, due), messages=messages)
 
     @staticmethod
     def _bot(hot: Hot, d: api.Decision) -> bool:
-        return 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot
+        """Whether a bot answers `d`: a bot's seat, or a person's seat on 托管."""
+        if not 0 <= d.seat < len(hot.header.seats):
+            return False
+        return hot.header.seats[d.seat].bot or d.seat in hot.hosting.hosted
+
+    async def deadline_ms(self, hot: Hot, d: api.Decision) -> int:
+        """When the server answers `d` by default (ms since the epoch; 0 if a bot answers it
+        or no deadline is known)."""
+        if self._bot(hot, d):
+            return 0
+        if hot.due is not None and hot.due[0] == d.id:
+            return hot.due[1]
+        return await self.side.deadline(hot.log.game, d.id) or 0
 
     @staticmethod
     def _message(hot: Hot, d: api.Decision, version: int) -> BotDecision:
@@ -383,11 +465,12 @@ class Games:
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `view` carries the seat's events it has not been
         sent yet, when the engine knows them (feed.py)."""
+        seat = hot.header.seats[d.seat]
         return BotDecision(
             game=hot.log.game,
             decision=d.id,
             seat=d.seat,
-            player=hot.header.seats[d.seat].player,
+            player=seat.player if seat.bot else HOSTED_PLAYER,
             version=version,
             body=msgspec.json.encode(d),
             view=hot.feed.view_for(d.seat, version),
@@ -444,7 +527,7 @@ class Games:
             d = api.pending(hot.game)
             if d is None or hot.game.over or d.id != decision:
                 await self._schedule(hot, answered=decision, only_new=True)
-            elif 0 <= d.seat < len(hot.header.seats) and hot.header.seats[d.seat].bot:
+            elif self._bot(hot, d):
                 await self._schedule(hot)  # publish again, later deadline
             else:
                 a = api.default_answer(d)

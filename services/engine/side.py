@@ -30,11 +30,14 @@ from ..eventlog.store import EventStore
 
 
 class Secret(msgspec.Struct, frozen=True):
-    """What the log must not show before the end: the seed and salt; plus the time limit."""
+    """What the log must not show before the end: the seed and salt; plus the table's clock
+    (the time limit per human decision, and how many time-outs in a row put a seat on 托管:
+    0 = never)."""
 
     seed: int
     salt: bytes
     time_limit_ms: int
+    hosted_after: int = 0
 
 
 Message = BotDecision | GameFinished
@@ -79,6 +82,10 @@ class Side(Protocol):
 
     async def clear_deadline(self, game: str, decision: int) -> None:
         """Forget a deadline."""
+        ...
+
+    async def deadline(self, game: str, decision: int) -> int | None:
+        """When `decision` of `game` is due (ms), if it has a deadline."""
         ...
 
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
@@ -180,6 +187,11 @@ class RedisSide:
         member = _member(game, decision)
         await self.auto.run(lambda p: p.zrem(self.deadlines, member))
 
+    async def deadline(self, game: str, decision: int) -> int | None:
+        """See Side.deadline."""
+        score = await self.client.zscore(self.deadlines, _member(game, decision))
+        return None if score is None else int(score)
+
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
         """See Side.due."""
         rows = await self.client.zrangebyscore(self.deadlines, "-inf", now_ms, start=0, num=limit)
@@ -248,6 +260,10 @@ class MemorySide:
     async def clear_deadline(self, game: str, decision: int) -> None:
         """See Side.clear_deadline."""
         self.deadlines.pop(_member(game, decision), None)
+
+    async def deadline(self, game: str, decision: int) -> int | None:
+        """See Side.deadline."""
+        return self.deadlines.get(_member(game, decision))
 
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
         """See Side.due."""

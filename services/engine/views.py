@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, Entry
-from ..eventlog.records import AnswerRecord, Header, SeedReveal, decode_payload
+from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry
+from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..proto_gen.arena.v1 import common_pb2
 from ..rules import api
 from ..rules.core.views import decision_visible
@@ -37,6 +37,8 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
     elif entry.kind == SEED_REVEAL:
         payload = msgspec.json.encode(decode_payload(entry.payload, SeedReveal))
         kind = SEED_REVEAL
+    elif entry.kind == CONTROL:  # public: who plays a seat is seen at the table
+        payload, kind = msgspec.json.encode(decode_payload(entry.payload, SeatControl)), CONTROL
     else:
         payload, kind = b"null", entry.kind
     return common_pb2.EventEnvelope(

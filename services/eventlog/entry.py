@@ -25,6 +25,7 @@ HEADER = "header"
 EVENT = "event"
 ANSWER = "answer"
 SEED_REVEAL = "seed_reveal"
+CONTROL = "control"  # records.SeatControl: 托管 on or off for a seat (no engine input)
 
 
 class Entry(msgspec.Struct, frozen=True, array_like=True):

@@ -90,11 +90,16 @@ class GameLog:
         return await self.append([(EVENT, e) for e in events])
 
     async def record_answer(
-        self, answer: AnswerRecord, events: Sequence[bytes], write: Write | None = None
+        self,
+        answer: AnswerRecord,
+        events: Sequence[bytes],
+        write: Write | None = None,
+        after: Sequence[tuple[str, bytes]] = (),
     ) -> int:
-        """Append an accepted answer and the events it produced, atomically."""
+        """Append an accepted answer and the events it produced, atomically (with `after`:
+        entries that belong to the same step, such as a seat going on 托管)."""
         return await self.append(
-            [(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events], write
+            [(ANSWER, encode_payload(answer))] + [(EVENT, e) for e in events] + list(after), write
         )
 
     async def finish(self, reveal: SeedReveal, events: Sequence[bytes] = ()) -> int:

@@ -1,4 +1,4 @@
-"""Payloads of the non-event entries: the header, answers and the seed reveal.
+"""Payloads of the non-event entries: the header, answers, seat control and the seed reveal.
 
 Payloads are msgpack maps (not arrays) so that a field added later with a default still decodes
 old entries; keys are sorted on encode so a payload's bytes depend only on its values.
@@ -51,6 +51,19 @@ class AnswerRecord(msgspec.Struct, frozen=True):
     seat: int
     picks: list[str]
     auto: bool = False
+
+
+class SeatControl(msgspec.Struct, frozen=True):
+    """Who plays a person's seat from here on (entry kind ``control``): ``hosted`` True = the
+    seat's bot (托管), False = the person again.
+
+    ``reason``: ``timeouts`` (the table's number of time-outs in a row), ``asked`` (the person
+    asked for 托管), ``resigned`` (the person left: the bot plays to the end) or ``taken_back``.
+    It carries no engine input: re-running a game skips it (verify.py)."""
+
+    seat: int
+    hosted: bool
+    reason: str
 
 
 class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):

@@ -4,6 +4,7 @@
     {"seq":N,"kind":"event","event":{...}}             redacted by services.rules views.redact
     {"seq":N,"kind":"answer","answer":{...}}           only to GOD and to the seat that answered
     {"seq":N,"kind":"seed_reveal","reveal":{...}}      public (it is the last entry)
+    {"seq":N,"kind":"control","control":{...}}         public: a seat goes on 托管 or comes back
     {"seq":N,"kind":"other","type":KIND}               an entry kind this code does not know
 
 Answers are withheld from everyone else, not just emptied: that a seat was asked at all is a
@@ -20,8 +21,8 @@ from typing import Any
 
 import msgspec
 
-from ..eventlog.entry import ANSWER, EVENT, HEADER, SEED_REVEAL, decode_entry, upgrade
-from ..eventlog.records import AnswerRecord, Header, SeedReveal, decode_payload
+from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry, upgrade
+from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..rules import api
 
 _json = msgspec.json.Encoder()
@@ -34,7 +35,7 @@ def header_json(h: Header) -> dict[str, Any]:
         "ruleset": h.ruleset,
         "players": h.players,
         "rules_version": h.rules_version,
-        "seats": [{"player": s.player, "bot": s.bot} for s in h.seats],
+        "seats": [{"player": s.player, "bot": s.bot, "name": s.name} for s in h.seats],
         "seed_commitment": h.seed_commitment.hex(),
         "commitment_scheme": h.commitment_scheme,
         "options": h.options,
@@ -73,6 +74,9 @@ def envelope(seq: int, data: bytes, viewer: int) -> bytes | None:
     if entry.kind == SEED_REVEAL:
         body = _json.encode(reveal_json(decode_payload(entry.payload, SeedReveal)))
         return _wrap(seq, "seed_reveal", "reveal", body)
+    if entry.kind == CONTROL:
+        body = _json.encode(decode_payload(entry.payload, SeatControl))
+        return _wrap(seq, "control", "control", body)
     return b'{"seq":%d,"kind":"other","type":%s}' % (seq, _json.encode(entry.kind))
 
 

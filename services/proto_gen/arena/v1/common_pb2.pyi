@@ -7,17 +7,19 @@ from typing import ClassVar as _ClassVar, Optional as _Optional
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Seat(_message.Message):
-    __slots__ = ("seat", "player", "bot")
+    __slots__ = ("seat", "player", "bot", "name")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player: str
     bot: bool
-    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., bot: _Optional[bool] = ...) -> None: ...
+    name: str
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., bot: _Optional[bool] = ..., name: _Optional[str] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("game_id", "id", "seat", "kind", "options", "min", "max", "declinable", "info_json", "version")
+    __slots__ = ("game_id", "id", "seat", "kind", "options", "min", "max", "declinable", "info_json", "version", "deadline_ms")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -28,6 +30,7 @@ class Decision(_message.Message):
     DECLINABLE_FIELD_NUMBER: _ClassVar[int]
     INFO_JSON_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     id: int
     seat: int
@@ -38,7 +41,8 @@ class Decision(_message.Message):
     declinable: bool
     info_json: str
     version: int
-    def __init__(self, game_id: _Optional[str] = ..., id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., declinable: _Optional[bool] = ..., info_json: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+    deadline_ms: int
+    def __init__(self, game_id: _Optional[str] = ..., id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., min: _Optional[int] = ..., max: _Optional[int] = ..., declinable: _Optional[bool] = ..., info_json: _Optional[str] = ..., version: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("decision_id", "seat", "picks", "auto")

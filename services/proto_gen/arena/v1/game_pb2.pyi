@@ -8,18 +8,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms")
+    __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms", "hosted_after")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_AFTER_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     ruleset: str
     seats: _containers.RepeatedCompositeFieldContainer[_common_pb2.Seat]
     options_json: str
     time_limit_ms: int
-    def __init__(self, match_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_common_pb2.Seat, _Mapping]]] = ..., options_json: _Optional[str] = ..., time_limit_ms: _Optional[int] = ...) -> None: ...
+    hosted_after: int
+    def __init__(self, match_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_common_pb2.Seat, _Mapping]]] = ..., options_json: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., hosted_after: _Optional[int] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game_id", "created", "version")
@@ -118,6 +120,26 @@ class GetDecisionRequest(_message.Message):
     game_id: str
     seat_token: str
     def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class SetHostedRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token", "hosted", "resign")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    RESIGN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    hosted: bool
+    resign: bool
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., hosted: _Optional[bool] = ..., resign: _Optional[bool] = ...) -> None: ...
+
+class SetHostedResponse(_message.Message):
+    __slots__ = ("version", "hosted")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
+    version: int
+    hosted: bool
+    def __init__(self, version: _Optional[int] = ..., hosted: _Optional[bool] = ...) -> None: ...
 
 class GetDecisionResponse(_message.Message):
     __slots__ = ("over", "decision", "version")

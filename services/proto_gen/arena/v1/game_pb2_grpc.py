@@ -66,6 +66,11 @@ class GameServiceStub:
                 request_serializer=arena_dot_v1_dot_game__pb2.GetDecisionRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_game__pb2.GetDecisionResponse.FromString,
                 _registered_method=True)
+        self.SetHosted = channel.unary_unary(
+                '/arena.v1.GameService/SetHosted',
+                request_serializer=arena_dot_v1_dot_game__pb2.SetHostedRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_game__pb2.SetHostedResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -114,6 +119,14 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetHosted(self, request, context):
+        """托管: the token's seat played by its bot (hosted), taken back by its person, or resigned
+        (the bot plays it to the end). A `control` entry in the log; a repeat changes nothing.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -146,6 +159,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetDecision,
                     request_deserializer=arena_dot_v1_dot_game__pb2.GetDecisionRequest.FromString,
                     response_serializer=arena_dot_v1_dot_game__pb2.GetDecisionResponse.SerializeToString,
+            ),
+            'SetHosted': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetHosted,
+                    request_deserializer=arena_dot_v1_dot_game__pb2.SetHostedRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_game__pb2.SetHostedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +328,33 @@ class GameService:
             '/arena.v1.GameService/GetDecision',
             arena_dot_v1_dot_game__pb2.GetDecisionRequest.SerializeToString,
             arena_dot_v1_dot_game__pb2.GetDecisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetHosted(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.GameService/SetHosted',
+            arena_dot_v1_dot_game__pb2.SetHostedRequest.SerializeToString,
+            arena_dot_v1_dot_game__pb2.SetHostedResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from services.proto_gen.arena.v1 import common_pb2 as arena_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/matchmaker.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"?\n\x0e\x45nqueueRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\"s\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x13\n\x0b\x65nqueued_ms\x18\x05 \x01(\x03\x12\x12\n\nexpires_ms\x18\x06 \x01(\x03\"7\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"\xe7\x01\n\x0cTicketUpdate\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.arena.v1.TicketUpdate.State\x12\x11\n\twaited_ms\x18\x02 \x01(\x03\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x1c\n\x04seat\x18\x04 \x01(\x0b\x32\x0e.arena.v1.Seat\x12\x12\n\nseat_token\x18\x05 \x01(\t\"T\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x0b\n\x07WAITING\x10\x01\x12\x0b\n\x07MATCHED\x10\x02\x12\r\n\tCANCELLED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\"2\n\rCancelRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"3\n\x12QueueStatusRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\">\n\x13QueueStatusResponse\x12\x0f\n\x07waiting\x18\x01 \x01(\x05\x12\x16\n\x0eoldest_wait_ms\x18\x02 \x01(\x03\"A\n\x12LeaderboardRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x05\"S\n\x06Rating\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"8\n\x13LeaderboardResponse\x12!\n\x07ratings\x18\x01 \x03(\x0b\x32\x10.arena.v1.Rating\"\x12\n\x10ListModesRequest\"t\n\x04Mode\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x14\n\x0coptions_json\x18\x04 \x01(\t\x12\x14\n\x0c\x62ot_after_ms\x18\x05 \x01(\x03\x12\x12\n\nmin_humans\x18\x06 \x01(\x05\"2\n\x11ListModesResponse\x12\x1d\n\x05modes\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Mode2\xa5\x03\n\nMatchmaker\x12\x35\n\x07\x45nqueue\x12\x18.arena.v1.EnqueueRequest\x1a\x10.arena.v1.Ticket\x12\x45\n\x0bWatchTicket\x12\x1c.arena.v1.WatchTicketRequest\x1a\x16.arena.v1.TicketUpdate0\x01\x12;\n\x06\x43\x61ncel\x12\x17.arena.v1.CancelRequest\x1a\x18.arena.v1.CancelResponse\x12J\n\x0bQueueStatus\x12\x1c.arena.v1.QueueStatusRequest\x1a\x1d.arena.v1.QueueStatusResponse\x12J\n\x0bLeaderboard\x12\x1c.arena.v1.LeaderboardRequest\x1a\x1d.arena.v1.LeaderboardResponse\x12\x44\n\tListModes\x12\x1a.arena.v1.ListModesRequest\x1a\x1b.arena.v1.ListModesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61rena/v1/matchmaker.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"\\\n\x0e\x45nqueueRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04mode\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\r\n\x05table\x18\x05 \x01(\t\"\x82\x01\n\x06Ticket\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0c\n\x04mode\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x04 \x01(\x05\x12\x13\n\x0b\x65nqueued_ms\x18\x05 \x01(\x03\x12\x12\n\nexpires_ms\x18\x06 \x01(\x03\x12\r\n\x05table\x18\x07 \x01(\t\"7\n\x12WatchTicketRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"\xe7\x01\n\x0cTicketUpdate\x12+\n\x05state\x18\x01 \x01(\x0e\x32\x1c.arena.v1.TicketUpdate.State\x12\x11\n\twaited_ms\x18\x02 \x01(\x03\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x1c\n\x04seat\x18\x04 \x01(\x0b\x32\x0e.arena.v1.Seat\x12\x12\n\nseat_token\x18\x05 \x01(\t\"T\n\x05State\x12\x15\n\x11STATE_UNSPECIFIED\x10\x00\x12\x0b\n\x07WAITING\x10\x01\x12\x0b\n\x07MATCHED\x10\x02\x12\r\n\tCANCELLED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\"2\n\rCancelRequest\x12\x11\n\tticket_id\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\"#\n\x0e\x43\x61ncelResponse\x12\x11\n\tcancelled\x18\x01 \x01(\x08\"3\n\x12QueueStatusRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\">\n\x13QueueStatusResponse\x12\x0f\n\x07waiting\x18\x01 \x01(\x05\x12\x16\n\x0eoldest_wait_ms\x18\x02 \x01(\x03\"A\n\x12LeaderboardRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\x12\x0e\n\x06offset\x18\x03 \x01(\x05\"S\n\x06Rating\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\n\n\x02mu\x18\x02 \x01(\x01\x12\r\n\x05sigma\x18\x03 \x01(\x01\x12\x0f\n\x07ordinal\x18\x04 \x01(\x01\x12\r\n\x05games\x18\x05 \x01(\x05\"8\n\x13LeaderboardResponse\x12!\n\x07ratings\x18\x01 \x03(\x0b\x32\x10.arena.v1.Rating\"\x12\n\x10ListModesRequest\"t\n\x04Mode\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x14\n\x0coptions_json\x18\x04 \x01(\t\x12\x14\n\x0c\x62ot_after_ms\x18\x05 \x01(\x03\x12\x12\n\nmin_humans\x18\x06 \x01(\x05\"F\n\x11ListModesResponse\x12\x1d\n\x05modes\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Mode\x12\x12\n\nbot_levels\x18\x02 \x03(\t\"\x9d\x01\n\rTableSettings\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x14\n\x0coptions_json\x18\x03 \x01(\t\x12\x14\n\x0c\x62ot_after_ms\x18\x04 \x01(\x03\x12\x11\n\tbot_level\x18\x05 \x01(\t\x12\x15\n\rtime_limit_ms\x18\x06 \x01(\x03\x12\x14\n\x0chosted_after\x18\x07 \x01(\x05\"z\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12)\n\x08settings\x18\x02 \x01(\x0b\x32\x17.arena.v1.TableSettings\x12\x0f\n\x07\x63reator\x18\x03 \x01(\t\x12\x12\n\ncreated_ms\x18\x04 \x01(\x03\x12\x0f\n\x07waiting\x18\x05 \x03(\t\"]\n\x12\x43reateTableRequest\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12)\n\x08settings\x18\x03 \x01(\x0b\x32\x17.arena.v1.TableSettings\"W\n\x13\x43reateTableResponse\x12\x1e\n\x05table\x18\x01 \x01(\x0b\x32\x0f.arena.v1.Table\x12 \n\x06ticket\x18\x02 \x01(\x0b\x32\x10.arena.v1.Ticket\"\"\n\x11ListTablesRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\"5\n\x12ListTablesResponse\x12\x1f\n\x06tables\x18\x01 \x03(\x0b\x32\x0f.arena.v1.Table2\xba\x04\n\nMatchmaker\x12\x35\n\x07\x45nqueue\x12\x18.arena.v1.EnqueueRequest\x1a\x10.arena.v1.Ticket\x12\x45\n\x0bWatchTicket\x12\x1c.arena.v1.WatchTicketRequest\x1a\x16.arena.v1.TicketUpdate0\x01\x12;\n\x06\x43\x61ncel\x12\x17.arena.v1.CancelRequest\x1a\x18.arena.v1.CancelResponse\x12J\n\x0bQueueStatus\x12\x1c.arena.v1.QueueStatusRequest\x1a\x1d.arena.v1.QueueStatusResponse\x12J\n\x0bLeaderboard\x12\x1c.arena.v1.LeaderboardRequest\x1a\x1d.arena.v1.LeaderboardResponse\x12\x44\n\tListModes\x12\x1a.arena.v1.ListModesRequest\x1a\x1b.arena.v1.ListModesResponse\x12J\n\x0b\x43reateTable\x12\x1c.arena.v1.CreateTableRequest\x1a\x1d.arena.v1.CreateTableResponse\x12G\n\nListTables\x12\x1b.arena.v1.ListTablesRequest\x1a\x1c.arena.v1.ListTablesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,35 +33,47 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.matchmaker_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ENQUEUEREQUEST']._serialized_start=62
-  _globals['_ENQUEUEREQUEST']._serialized_end=125
-  _globals['_TICKET']._serialized_start=127
-  _globals['_TICKET']._serialized_end=242
-  _globals['_WATCHTICKETREQUEST']._serialized_start=244
-  _globals['_WATCHTICKETREQUEST']._serialized_end=299
-  _globals['_TICKETUPDATE']._serialized_start=302
-  _globals['_TICKETUPDATE']._serialized_end=533
-  _globals['_TICKETUPDATE_STATE']._serialized_start=449
-  _globals['_TICKETUPDATE_STATE']._serialized_end=533
-  _globals['_CANCELREQUEST']._serialized_start=535
-  _globals['_CANCELREQUEST']._serialized_end=585
-  _globals['_CANCELRESPONSE']._serialized_start=587
-  _globals['_CANCELRESPONSE']._serialized_end=622
-  _globals['_QUEUESTATUSREQUEST']._serialized_start=624
-  _globals['_QUEUESTATUSREQUEST']._serialized_end=675
-  _globals['_QUEUESTATUSRESPONSE']._serialized_start=677
-  _globals['_QUEUESTATUSRESPONSE']._serialized_end=739
-  _globals['_LEADERBOARDREQUEST']._serialized_start=741
-  _globals['_LEADERBOARDREQUEST']._serialized_end=806
-  _globals['_RATING']._serialized_start=808
-  _globals['_RATING']._serialized_end=891
-  _globals['_LEADERBOARDRESPONSE']._serialized_start=893
-  _globals['_LEADERBOARDRESPONSE']._serialized_end=949
-  _globals['_LISTMODESREQUEST']._serialized_start=951
-  _globals['_LISTMODESREQUEST']._serialized_end=969
-  _globals['_MODE']._serialized_start=971
-  _globals['_MODE']._serialized_end=1087
-  _globals['_LISTMODESRESPONSE']._serialized_start=1089
-  _globals['_LISTMODESRESPONSE']._serialized_end=1139
-  _globals['_MATCHMAKER']._serialized_start=1142
-  _globals['_MATCHMAKER']._serialized_end=1563
+  _globals['_ENQUEUEREQUEST']._serialized_end=154
+  _globals['_TICKET']._serialized_start=157
+  _globals['_TICKET']._serialized_end=287
+  _globals['_WATCHTICKETREQUEST']._serialized_start=289
+  _globals['_WATCHTICKETREQUEST']._serialized_end=344
+  _globals['_TICKETUPDATE']._serialized_start=347
+  _globals['_TICKETUPDATE']._serialized_end=578
+  _globals['_TICKETUPDATE_STATE']._serialized_start=494
+  _globals['_TICKETUPDATE_STATE']._serialized_end=578
+  _globals['_CANCELREQUEST']._serialized_start=580
+  _globals['_CANCELREQUEST']._serialized_end=630
+  _globals['_CANCELRESPONSE']._serialized_start=632
+  _globals['_CANCELRESPONSE']._serialized_end=667
+  _globals['_QUEUESTATUSREQUEST']._serialized_start=669
+  _globals['_QUEUESTATUSREQUEST']._serialized_end=720
+  _globals['_QUEUESTATUSRESPONSE']._serialized_start=722
+  _globals['_QUEUESTATUSRESPONSE']._serialized_end=784
+  _globals['_LEADERBOARDREQUEST']._serialized_start=786
+  _globals['_LEADERBOARDREQUEST']._serialized_end=851
+  _globals['_RATING']._serialized_start=853
+  _globals['_RATING']._serialized_end=936
+  _globals['_LEADERBOARDRESPONSE']._serialized_start=938
+  _globals['_LEADERBOARDRESPONSE']._serialized_end=994
+  _globals['_LISTMODESREQUEST']._serialized_start=996
+  _globals['_LISTMODESREQUEST']._serialized_end=1014
+  _globals['_MODE']._serialized_start=1016
+  _globals['_MODE']._serialized_end=1132
+  _globals['_LISTMODESRESPONSE']._serialized_start=1134
+  _globals['_LISTMODESRESPONSE']._serialized_end=1204
+  _globals['_TABLESETTINGS']._serialized_start=1207
+  _globals['_TABLESETTINGS']._serialized_end=1364
+  _globals['_TABLE']._serialized_start=1366
+  _globals['_TABLE']._serialized_end=1488
+  _globals['_CREATETABLEREQUEST']._serialized_start=1490
+  _globals['_CREATETABLEREQUEST']._serialized_end=1583
+  _globals['_CREATETABLERESPONSE']._serialized_start=1585
+  _globals['_CREATETABLERESPONSE']._serialized_end=1672
+  _globals['_LISTTABLESREQUEST']._serialized_start=1674
+  _globals['_LISTTABLESREQUEST']._serialized_end=1708
+  _globals['_LISTTABLESRESPONSE']._serialized_start=1710
+  _globals['_LISTTABLESRESPONSE']._serialized_end=1763
+  _globals['_MATCHMAKER']._serialized_start=1766
+  _globals['_MATCHMAKER']._serialized_end=2336
 # @@protoc_insertion_point(module_scope)

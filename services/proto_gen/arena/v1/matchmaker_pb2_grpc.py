@@ -65,6 +65,16 @@ class MatchmakerStub:
                 request_serializer=arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.FromString,
                 _registered_method=True)
+        self.CreateTable = channel.unary_unary(
+                '/arena.v1.Matchmaker/CreateTable',
+                request_serializer=arena_dot_v1_dot_matchmaker__pb2.CreateTableRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_matchmaker__pb2.CreateTableResponse.FromString,
+                _registered_method=True)
+        self.ListTables = channel.unary_unary(
+                '/arena.v1.Matchmaker/ListTables',
+                request_serializer=arena_dot_v1_dot_matchmaker__pb2.ListTablesRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListTablesResponse.FromString,
+                _registered_method=True)
 
 
 class MatchmakerServicer:
@@ -109,6 +119,21 @@ class MatchmakerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateTable(self, request, context):
+        """Open a table with its creator's settings; the creator's ticket joins it. Others join with
+        Enqueue(table=…); the game starts when it is full, or with bots after its bot wait.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListTables(self, request, context):
+        """The open tables (not yet started), oldest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MatchmakerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -141,6 +166,16 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.ListModes,
                     request_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.FromString,
                     response_serializer=arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.SerializeToString,
+            ),
+            'CreateTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateTable,
+                    request_deserializer=arena_dot_v1_dot_matchmaker__pb2.CreateTableRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_matchmaker__pb2.CreateTableResponse.SerializeToString,
+            ),
+            'ListTables': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListTables,
+                    request_deserializer=arena_dot_v1_dot_matchmaker__pb2.ListTablesRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_matchmaker__pb2.ListTablesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -305,6 +340,60 @@ class Matchmaker:
             '/arena.v1.Matchmaker/ListModes',
             arena_dot_v1_dot_matchmaker__pb2.ListModesRequest.SerializeToString,
             arena_dot_v1_dot_matchmaker__pb2.ListModesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Matchmaker/CreateTable',
+            arena_dot_v1_dot_matchmaker__pb2.CreateTableRequest.SerializeToString,
+            arena_dot_v1_dot_matchmaker__pb2.CreateTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListTables(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.Matchmaker/ListTables',
+            arena_dot_v1_dot_matchmaker__pb2.ListTablesRequest.SerializeToString,
+            arena_dot_v1_dot_matchmaker__pb2.ListTablesResponse.FromString,
             options,
             channel_credentials,
             insecure,

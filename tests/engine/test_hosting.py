@@ -1,0 +1,182 @@
+"""托管 in the engine: time-outs in a row put a person's seat on its bot, the person takes it back
+or resigns; every change is a `control` entry, so a reload (another worker) agrees."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.engine import tokens
+from services.engine.service import HOSTED_PLAYER, Games, NewMatch, Refused
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog.entry import ANSWER, CONTROL, decode_entry
+from services.eventlog.records import AnswerRecord, SeatControl, decode_payload
+from services.rules import api
+
+from .test_service import SECRET, play_out
+
+
+def _games(side: MemorySide, store: InMemoryEventStore | None = None, **kw: object) -> Games:
+    return Games(store or InMemoryEventStore(), side, SECRET, **kw)  # type: ignore[arg-type]
+
+
+def people(mid: str = "h1", after: int = 2, bots: tuple[int, ...] = ()) -> NewMatch:
+    return NewMatch(
+        match_id=mid,
+        ruleset="standard",
+        seats=[Seat(f"p{i}", i in bots, f"<b>P{i}</b>") for i in range(4)],
+        seed=11,
+        hosted_after=after,
+    )
+
+
+async def entries(g: Games, game: str) -> list[tuple[int, str, bytes]]:
+    out = []
+    for seq, data in await g.store.read(game):
+        e = decode_entry(data)
+        out.append((seq, e.kind, e.payload))
+    return out
+
+
+async def sweep_until_hosted(g: Games, game: str) -> int:
+    """Let every decision time out until a seat goes on 托管; that seat."""
+    for _ in range(200):
+        assert await g.sweep() >= 1
+        hot = await g.get(game)
+        if hot.hosting.hosted:
+            (seat,) = hot.hosting.hosted
+            return seat
+    raise AssertionError("no seat went on 托管")
+
+
+async def test_timeouts_in_a_row_turn_hosting_on_in_the_same_batch() -> None:
+    side = MemorySide()
+    g = _games(side, default_time_limit_ms=0)
+    await g.create_game(people(after=2))
+    seat = await sweep_until_hosted(g, "h1")
+    log = await entries(g, "h1")
+    controls = [(seq, decode_payload(p, SeatControl)) for seq, k, p in log if k == CONTROL]
+    assert len(controls) == 1
+    seq, control = controls[0]
+    assert control == SeatControl(seat, True, "timeouts")
+    # the seat's last two answers before it were both the server's, and nothing came between
+    # the second one's batch and the control entry but that batch's events
+    answers = [(s, decode_payload(p, AnswerRecord)) for s, k, p in log if k == ANSWER and s < seq]
+    mine = [a for _, a in answers if a.seat == seat]
+    assert len(mine) >= 2 and all(a.auto for a in mine[-2:])
+    last_answer = answers[-1][0]
+    assert answers[-1][1].seat == seat
+    assert all(k == "event" for s, k, _ in log if last_answer < s < seq)
+
+
+async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy() -> None:
+    side = MemorySide()
+    g = _games(side, default_time_limit_ms=0)
+    await g.create_game(people(after=1))
+    seat = await sweep_until_hosted(g, "h1")
+    for _ in range(300):  # the others keep timing out until the hosted seat is asked
+        hot = await g.get("h1")
+        d = api.pending(hot.game)
+        assert d is not None
+        if d.seat == seat:
+            break
+        if d.seat not in hot.hosting.hosted:
+            await g.sweep()
+        else:  # another hosted seat: its bot would answer; answer for it
+            await g.submit_action(
+                "h1", tokens.issue(SECRET, "h1", d.seat), d.id, list(api.default_answer(d).picks)
+            )
+    hot = await g.get("h1")
+    d = api.pending(hot.game)
+    assert d is not None and d.seat == seat
+    msgs = [f for s, f in side.published if s == "decisions" and f["decision"] == d.id]
+    assert msgs and msgs[-1]["player"] == HOSTED_PLAYER and msgs[-1]["seat"] == seat
+    assert await g.deadline_ms(hot, d) == 0  # a bot answers it: no clock for the person
+
+
+async def test_reload_keeps_hosting_from_before_the_snapshot() -> None:
+    side, store = MemorySide(), InMemoryEventStore()
+    g = _games(side, store, default_time_limit_ms=0, snapshot_every=5)
+    await g.create_game(people(after=1))
+    seat = await sweep_until_hosted(g, "h1")
+    for _ in range(40):  # move past a few snapshots
+        hot = await g.get("h1")
+        d = api.pending(hot.game)
+        assert d is not None
+        await g.submit_action(
+            "h1", tokens.issue(SECRET, "h1", d.seat), d.id, list(api.default_answer(d).picks)
+        )
+    snap = await store.load_snapshot("h1")
+    control_seq = next(s for s, k, _ in await entries(g, "h1") if k == CONTROL)
+    assert snap is not None and snap.version > control_seq
+    other = _games(side, store)
+    hot = await other.get("h1")
+    assert seat in hot.hosting.hosted
+
+
+async def test_take_back_resign_and_refusals() -> None:
+    side = MemorySide()
+    g = _games(side, default_time_limit_ms=60_000)
+    await g.create_game(people(after=0, bots=(3,)))
+    hot = await g.get("h1")
+    d = api.pending(hot.game)
+    assert d is not None
+    tok = tokens.issue(SECRET, "h1", d.seat)
+    due = await g.deadline_ms(hot, d)
+    assert due > 0
+
+    v1, hosted = await g.set_hosted("h1", tok, True)
+    assert hosted
+    msgs = [f for s, f in side.published if s == "decisions" and f["decision"] == d.id]
+    assert msgs and msgs[-1]["player"] == HOSTED_PLAYER  # the pending decision went to the bots
+    assert await g.set_hosted("h1", tok, True) == (v1, True)  # a repeat: nothing appended
+
+    v2, hosted = await g.set_hosted("h1", tok, False)
+    assert not hosted and v2 == v1 + 1
+    assert side.deadlines[f"h1|{d.id}"] > 0  # the person's clock runs again
+    hot = await g.get("h1")
+    assert await g.deadline_ms(hot, d) > 0
+
+    v3, hosted = await g.set_hosted("h1", tok, False, resign=True)
+    assert hosted
+    with pytest.raises(Refused) as err:
+        await g.set_hosted("h1", tok, False)
+    assert err.value.code == "FAILED_PRECONDITION" and "resigned" in err.value.reason
+    assert await g.set_hosted("h1", tok, True) == (v3, True)
+
+    kinds = [decode_payload(p, SeatControl) for _, k, p in await entries(g, "h1") if k == CONTROL]
+    assert [(c.hosted, c.reason) for c in kinds] == [
+        (True, "asked"),
+        (False, "taken_back"),
+        (True, "resigned"),
+    ]
+
+    with pytest.raises(Refused) as err:  # a bot's seat has no person to take it back
+        await g.set_hosted("h1", tokens.issue(SECRET, "h1", 3), True)
+    assert err.value.code == "FAILED_PRECONDITION"
+    with pytest.raises(Refused) as err:
+        await g.set_hosted("h1", tokens.issue(SECRET, "other", 0), True)
+    assert err.value.code == "PERMISSION_DENIED"
+    with pytest.raises(Refused) as err:
+        await g.set_hosted("h1", "forged.token", True)
+    assert err.value.code == "UNAUTHENTICATED"
+
+
+async def test_a_game_with_control_entries_verifies() -> None:
+    side = MemorySide()
+    g = _games(side, default_time_limit_ms=0)
+    await g.create_game(people(after=1))
+    await sweep_until_hosted(g, "h1")
+    await play_out(g, "h1")
+    records = [d for _, d in await g.store.read("h1")]
+    assert any(decode_entry(r).kind == CONTROL for r in records)
+    assert verify(records).ok
+    hot = await g.get("h1")
+    assert [s.name for s in hot.header.seats][0] == "<b>P0</b>"  # names kept as given
+
+
+async def test_hosted_after_out_of_range_is_refused() -> None:
+    g = _games(MemorySide())
+    with pytest.raises(Refused) as err:
+        await g.create_game(people(after=101))
+    assert err.value.code == "INVALID_ARGUMENT"
