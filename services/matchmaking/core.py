@@ -1,8 +1,9 @@
 """The matchmaker: tickets in Redis, tables formed atomically, matches published once.
 
 Redis layout (hash tag `{mm}`; see scripts.py for the transitions):
-- `{ns}:{mm}:t:TICKET` — hash: player, mode, rating, enq, exp, state (queued, matched, cancelled,
-  expired), done, and when matched: game, seat, token. Kept a while after it ends (`gc_ms`).
+- `{ns}:{mm}:t:TICKET` — hash: player, name, mode, rating, enq, exp, state (queued, matched,
+  cancelled, expired), done, and when matched: game, seat, token. Kept a while after it ends
+  (`gc_ms`). `mode` is a mode id or an open table's id (tables.py).
 - `{ns}:{mm}:p:PLAYER` — the player's live ticket: at most one.
 - `{ns}:{mm}:q:MODE` / `{ns}:{mm}:w:MODE` — the mode's queued tickets by rating / by enqueue time.
 - `{ns}:{mm}:exp` — queued tickets (`MODE|TICKET`) by expiry time; WatchTicket pushes it back.
@@ -29,9 +30,10 @@ from . import scripts
 from .clock import Clock
 from .matcher import Table, Waiting, form_tables
 from .metrics import Metrics
-from .modes import Mode, UnknownMode, resolve
+from .modes import Mode, UnknownMode, mode_id, resolve
 from .rating_store import RatingStore
 from .ratings import PRIOR
+from .tables import TABLE_ID, Tables, TableSettings, check_name
 
 PLAYER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 TICKET_ID = re.compile(r"^[0-9a-f]{32}$")
@@ -63,6 +65,7 @@ class TicketInfo:
     game: str = ""
     seat: int = -1
     token: str = ""
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ class Matchmaker:
         self._refresh = client.register_script(scripts.REFRESH)
         self._retire = client.register_script(scripts.RETIRE)
         self._form = client.register_script(scripts.FORM)
+        self.tables = Tables(self)
 
     # ---- keys ---------------------------------------------------------------------------------
     def _t(self, ticket: str) -> str:
@@ -139,26 +143,74 @@ class Matchmaker:
         except UnknownMode as exc:
             raise Refused("INVALID_ARGUMENT", str(exc)) from None
 
-    async def enqueue(self, player: str, mode: str, players: int = 0) -> TicketInfo:
-        """A new ticket for `player`; ALREADY_EXISTS while the player has a live one."""
+    async def players_of(self, mode: str) -> int:
+        """The table size of a mode id or an open table's id (0 if unknown)."""
+        if mode in self.modes:
+            return self.modes[mode].players
+        found = await self.tables.get(mode)
+        return found[0].players if found else 0
+
+    async def enqueue(
+        self, player: str, mode: str, players: int = 0, name: str = "", table: str = ""
+    ) -> TicketInfo:
+        """A new ticket for `player` in a mode's queue, or at an open `table`; ALREADY_EXISTS
+        while the player has a live one. `name` is shown at the table (default: the id)."""
         if not PLAYER_ID.match(player):
             raise Refused("INVALID_ARGUMENT", "player ids are 1-64 of A-Z a-z 0-9 _ . @ -")
-        m = self.mode(mode, players)
+        try:
+            name = check_name(name or player)
+        except ValueError as exc:
+            raise Refused("INVALID_ARGUMENT", str(exc)) from None
+        if table:
+            try:
+                m = await self.tables.open_mode(table)
+            except LookupError as exc:
+                raise Refused("NOT_FOUND", str(exc)) from None
+            except ValueError as exc:
+                raise Refused("FAILED_PRECONDITION", str(exc)) from None
+        else:
+            m = self.mode(mode, players)
         rating = PRIOR
-        if self.ratings is not None:
+        if self.ratings is not None and not table:
             rating = await self.ratings.get(m.id, player) or PRIOR
         ticket, now = uuid.uuid4().hex, self.clock.now_ms()
         exp = now + self.ticket_ttl_ms
         ok, tid = await self._enqueue(
             keys=[self._p(player), self._t(ticket), self._q(m.id), self._w(m.id), self.expiry],
-            args=[ticket, player, m.id, repr(rating.mu), now, exp, self.gc_ms, f"{m.id}|{ticket}"],
+            args=[
+                ticket,
+                player,
+                m.id,
+                repr(rating.mu),
+                now,
+                exp,
+                self.gc_ms,
+                f"{m.id}|{ticket}",
+                name,
+            ],
         )
         if not ok:
             raise Refused(
                 "ALREADY_EXISTS", f"player {player!r} already has a live ticket {_s(tid)}"
             )
-        self.metrics.count("enqueued", m.id)
-        return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp)
+        self.metrics.count("enqueued", _label(m.id))
+        return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp, name=name)
+
+    async def create_table(self, player: str, name: str, settings: TableSettings) -> TicketInfo:
+        """Open a table with `settings` and seat its creator (the ticket returned)."""
+        try:
+            settings = settings.checked()
+            check_name(name or player)
+        except ValueError as exc:
+            raise Refused("INVALID_ARGUMENT", str(exc)) from None
+        if not PLAYER_ID.match(player):
+            raise Refused("INVALID_ARGUMENT", "player ids are 1-64 of A-Z a-z 0-9 _ . @ -")
+        table = await self.tables.create(player, settings)
+        try:
+            return await self.enqueue(player, "", 0, name, table)
+        except BaseException:
+            await self.tables.close(table)  # its creator could not sit down: nobody else may
+            raise
 
     async def ticket(self, ticket: str) -> TicketInfo | None:
         """A ticket, or None if unknown (or long gone)."""
@@ -180,6 +232,7 @@ class Matchmaker:
             f.get("game", ""),
             int(f.get("seat", -1)),
             f.get("token", ""),
+            f.get("name", ""),
         )
 
     async def owned(self, ticket: str, player: str) -> TicketInfo:
@@ -231,7 +284,7 @@ class Matchmaker:
         result, changed = await self._retire_one(info, "cancelled")
         if result == "cancelled":
             if changed:  # not a repeated cancel
-                self.metrics.count("cancelled", info.mode)
+                self.metrics.count("cancelled", _label(info.mode))
             return True
         if result == "missing":
             raise Refused("NOT_FOUND", f"no ticket {ticket!r}")
@@ -262,13 +315,14 @@ class Matchmaker:
             player = _s(found)
             info = TicketInfo(ticket, player, mode, "queued", 0.0, 0, 0)
             if await self._retire_one(info, "expired") == ("expired", True):
-                self.metrics.count("expired", mode)  # by this process: not by another as well
+                # by this process: not by another as well
+                self.metrics.count("expired", _label(mode))
                 done += 1
         return done
 
-    async def waiting(self) -> dict[str, list[Waiting]]:
+    async def waiting(self, modes: Mapping[str, Mode] | None = None) -> dict[str, list[Waiting]]:
         """The queued tickets of every mode (one round trip)."""
-        names = list(self.modes)
+        names = list(self.modes if modes is None else modes)
         async with self.client.pipeline(transaction=False) as pipe:
             for name in names:
                 pipe.zrange(self._q(name), 0, -1, withscores=True)
@@ -291,8 +345,9 @@ class Matchmaker:
         await self.expire_due()
         formed: list[Formed] = []
         now = self.clock.now_ms()
-        waiting = await self.waiting()
-        for name, mode in self.modes.items():
+        modes = {**self.modes, **await self.tables.open_modes()}
+        waiting = await self.waiting(modes)
+        for name, mode in modes.items():
             queued = waiting.get(name, [])
             tables = form_tables(queued, mode.players, mode.policy, now)
             enqueued = {w.ticket: w.enqueued_ms for w in queued} if tables else {}
@@ -304,15 +359,20 @@ class Matchmaker:
                     left -= len(table.tickets)
                     for t in table.tickets:
                         self.metrics.wait.observe(max(0, now - enqueued[t]) / 1000)
-            self.metrics.depth(name, left)
+            if TABLE_ID.match(name):
+                await self.tables.close_if_empty(name, left)
+            else:
+                self.metrics.depth(name, left)
         return formed
 
     async def form(self, mode: Mode, table: Table) -> Formed | None:
         """Seat `table` and publish it, atomically; None if a ticket was taken meanwhile."""
         async with self.client.pipeline(transaction=False) as pipe:
             for t in table.tickets:
-                pipe.hget(self._t(t), "player")
-            players = [_s(p) for p in await pipe.execute()]
+                pipe.hmget(self._t(t), "player", "name")
+            rows = await pipe.execute()
+        players = [_s(r[0]) for r in rows]
+        names = [_s(r[1]) for r in rows]
         if not all(players):
             self.metrics.conflicts.inc()
             return None
@@ -321,8 +381,8 @@ class Matchmaker:
         self.rng.shuffle(order)
         seats = [Seat(f"{BOT_PREFIX}{mode.policy.bot_policy}", True)] * mode.players
         seat_of: dict[str, int] = {}
-        for ticket, player, seat in zip(table.tickets, players, order, strict=False):
-            seats[seat] = Seat(player, False)
+        for ticket, player, name, seat in zip(table.tickets, players, names, order, strict=False):
+            seats[seat] = Seat(player, False, name)
             seat_of[ticket] = seat
         toks = {
             seat: tokens.issue(self.secret, game, seat, self.token_ttl_ms, now_ms=now)
@@ -333,8 +393,10 @@ class Matchmaker:
             ruleset=mode.ruleset,
             seats=seats,
             options=dict(mode.options),
-            time_limit_ms=self.time_limit_ms,
-            mode=mode.id,
+            time_limit_ms=mode.time_limit_ms or self.time_limit_ms,
+            hosted_after=mode.hosted_after,
+            # an open table is rated in the mode of its ruleset and size
+            mode=mode_id(mode.ruleset, mode.players) if TABLE_ID.match(mode.id) else mode.id,
             tokens=toks,
         )
         args: list[Any] = [
@@ -360,9 +422,18 @@ class Matchmaker:
         if not ok:
             self.metrics.conflicts.inc()
             return None
-        self.metrics.count("tables", mode.id)
-        self.metrics.count("matched", mode.id, len(table.tickets))
+        if TABLE_ID.match(mode.id):
+            await self.tables.started(mode.id, game)
+        label = _label(mode.id)
+        self.metrics.count("tables", label)
+        self.metrics.count("matched", label, len(table.tickets))
         if table.bots:
-            self.metrics.count("backfills", mode.id)
-            self.metrics.count("bot_seats", mode.id, table.bots)
+            self.metrics.count("backfills", label)
+            self.metrics.count("bot_seats", label, table.bots)
         return Formed(game, mode.id, seats, seat_of, _s(ref))
+
+
+def _label(mode: str) -> str:
+    """A metrics label for a mode id: open tables count together (one label each would let
+    anyone grow the metrics without bound)."""
+    return "open-table" if TABLE_ID.match(mode) else mode

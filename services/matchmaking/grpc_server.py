@@ -17,6 +17,7 @@ import redis.asyncio as aioredis
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
+from .tables import TABLE_ID, OpenTable, TableSettings, bot_levels
 
 pb = matchmaker_pb2
 STATES = {
@@ -26,6 +27,7 @@ STATES = {
     "expired": pb.TicketUpdate.EXPIRED,
 }
 MAX_LEADERBOARD = 500
+MAX_TABLES = 200
 
 
 class Notifier:
@@ -75,13 +77,58 @@ async def _wait(event: asyncio.Event, timeout_s: float) -> None:
 
 def ticket_pb(info: TicketInfo, players: int) -> matchmaker_pb2.Ticket:
     """A ticket as the client sees it."""
+    table = TABLE_ID.match(info.mode) is not None
     return pb.Ticket(
         ticket_id=info.ticket,
         player=info.player,
-        mode=info.mode,
+        mode="" if table else info.mode,
         players=players,
         enqueued_ms=info.enqueued_ms,
         expires_ms=info.expires_ms,
+        table=info.mode if table else "",
+    )
+
+
+def settings_pb(s: TableSettings) -> matchmaker_pb2.TableSettings:
+    """Table settings as the client sees them."""
+    return pb.TableSettings(
+        ruleset=s.ruleset,
+        players=s.players,
+        options_json=json.dumps(s.options),
+        bot_after_ms=s.bot_after_ms,
+        bot_level=s.bot_level,
+        time_limit_ms=s.time_limit_ms,
+        hosted_after=s.hosted_after,
+    )
+
+
+def table_pb(t: OpenTable) -> matchmaker_pb2.Table:
+    """An open table as the client sees it."""
+    return pb.Table(
+        table_id=t.table,
+        settings=settings_pb(t.settings),
+        creator=t.creator,
+        created_ms=t.created_ms,
+        waiting=t.waiting,
+    )
+
+
+def settings_of(m: matchmaker_pb2.TableSettings) -> TableSettings:
+    """TableSettings from the request (INVALID_ARGUMENT for options that are not an object)."""
+    try:
+        options = json.loads(m.options_json or "{}")
+    except json.JSONDecodeError as exc:
+        raise Refused("INVALID_ARGUMENT", f"options_json: {exc}") from None
+    if not isinstance(options, dict):
+        raise Refused("INVALID_ARGUMENT", "options_json must be a JSON object")
+    return TableSettings(
+        ruleset=m.ruleset,
+        players=m.players,
+        options=options,
+        bot_after_ms=m.bot_after_ms,
+        bot_level=m.bot_level,
+        time_limit_ms=m.time_limit_ms,
+        hosted_after=m.hosted_after,
     )
 
 
@@ -91,7 +138,9 @@ def update_pb(info: TicketInfo, now_ms: int) -> matchmaker_pb2.TicketUpdate:
     out = pb.TicketUpdate(state=STATES[info.state], waited_ms=max(0, end - info.enqueued_ms))
     if info.state == "matched":
         out.game_id = info.game
-        out.seat.CopyFrom(common_pb2.Seat(seat=info.seat, player=info.player, bot=False))
+        out.seat.CopyFrom(
+            common_pb2.Seat(seat=info.seat, player=info.player, bot=False, name=info.name)
+        )
         out.seat_token = info.token
     return out
 
@@ -116,11 +165,42 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
     async def Enqueue(self, request: Any, context: Any) -> matchmaker_pb2.Ticket:
         """See matchmaker.proto."""
         try:
-            info = await self.mm.enqueue(request.player, request.mode, request.players)
+            info = await self.mm.enqueue(
+                request.player, request.mode, request.players, request.name, request.table
+            )
+            players = await self.mm.players_of(info.mode)
         except Exception as exc:  # noqa: BLE001 - mapped to a status, never UNKNOWN
             await _refuse(context, exc)
             raise
-        return ticket_pb(info, self.mm.modes[info.mode].players)
+        return ticket_pb(info, players)
+
+    async def CreateTable(self, request: Any, context: Any) -> matchmaker_pb2.CreateTableResponse:
+        """See matchmaker.proto."""
+        try:
+            info = await self.mm.create_table(
+                request.player, request.name, settings_of(request.settings)
+            )
+            listed = [t for t in await self.mm.tables.listing(MAX_TABLES) if t.table == info.mode]
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        out = pb.CreateTableResponse(ticket=ticket_pb(info, request.settings.players))
+        if listed:  # (else already started: a one-seat table, or bots at once)
+            out.table.CopyFrom(table_pb(listed[0]))
+        else:
+            out.table.table_id = info.mode
+        return out
+
+    async def ListTables(self, request: Any, context: Any) -> matchmaker_pb2.ListTablesResponse:
+        """See matchmaker.proto (limit 1-200, default 100)."""
+        try:
+            if not 0 <= request.limit <= MAX_TABLES:
+                raise Refused("INVALID_ARGUMENT", f"0 <= limit <= {MAX_TABLES}")
+            tables = await self.mm.tables.listing(request.limit or 100)
+        except Exception as exc:  # noqa: BLE001
+            await _refuse(context, exc)
+            raise
+        return pb.ListTablesResponse(tables=[table_pb(t) for t in tables])
 
     async def WatchTicket(
         self, request: Any, context: Any
@@ -188,7 +268,8 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
                     min_humans=m.policy.min_humans,
                 )
                 for m in self.mm.modes.values()
-            ]
+            ],
+            bot_levels=bot_levels(),
         )
 
 

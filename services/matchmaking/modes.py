@@ -47,13 +47,16 @@ class Policy:
 
 @dataclass(frozen=True)
 class Mode:
-    """A table kind: ruleset, table size, the ruleset options the game starts with, policy."""
+    """A table kind: ruleset, table size, the ruleset options the game starts with, policy;
+    and the clock of its people (0: the matchmaker's default time limit; 托管 never)."""
 
     id: str
     ruleset: str
     players: int
     options: dict[str, Any] = field(default_factory=dict)
     policy: Policy = Policy()
+    time_limit_ms: int = 0
+    hosted_after: int = 0
 
 
 def mode_id(ruleset: str, players: int) -> str:

@@ -7,12 +7,12 @@ ticket it names was still queued; on Redis Cluster that stream would need the sa
 
 ENQUEUE = """
 -- KEYS: player, ticket, queue (rating), waits (enqueued), expiry
--- ARGV: ticket, player, mode, rating, now, exp, gc_ms, expiry member
+-- ARGV: ticket, player, mode, rating, now, exp, gc_ms, expiry member, name
 local cur = redis.call('GET', KEYS[1])
 if cur then return {0, cur} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[7])
 redis.call('HSET', KEYS[2], 'player', ARGV[2], 'mode', ARGV[3], 'rating', ARGV[4],
-           'enq', ARGV[5], 'exp', ARGV[6], 'state', 'queued')
+           'enq', ARGV[5], 'exp', ARGV[6], 'state', 'queued', 'name', ARGV[9])
 redis.call('PEXPIRE', KEYS[2], ARGV[7])
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
 redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1])

@@ -62,7 +62,7 @@ async def test_full_table_published_once_with_tokens(
         claims = tokens.verify(SECRET, info.token, now_ms=clock.now_ms())
         assert (claims.g, claims.s) == (info.game, info.seat)
         assert toks[info.seat] == info.token
-        assert match.seats[info.seat] == Seat(info.player, False)
+        assert match.seats[info.seat] == Seat(info.player, False, info.player)  # no name: the id
     (rest,) = [t for t in tickets if t.ticket not in formed[0].tickets]
     left = await mm.ticket(rest.ticket)
     assert left is not None and left.state == "queued"

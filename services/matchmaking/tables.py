@@ -1,0 +1,216 @@
+"""Open tables: a table someone opens with their own settings, that others join from the lobby.
+
+An open table is a mode of its own, made by its creator: its id (`t-<hex>`) names a queue like
+a mode id does, its tickets are ordinary tickets (the same scripts enqueue, refresh, cancel and
+seat them), and the matcher forms it like a mode whose policy is the creator's: the game starts
+when the table is full, or with bots in the empty seats once the oldest ticket (the creator's)
+has waited the table's bot wait. Ratings do not narrow who may sit down.
+
+Redis (under the matchmaker's `{mm}` tag):
+- `{ns}:{mm}:tb:TABLE` — hash: `settings` (JSON of TableSettings), creator, created, state
+  (`open`, `started`, `closed`) and, once started, game.
+- `{ns}:{mm}:tables` — the open tables by creation time.
+
+A table with nobody waiting at it (its people left, or their tickets expired) is closed by the
+next tick after a short grace, so the lobby does not list empty tables.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ..rules import api
+from .modes import Mode, Policy
+
+if TYPE_CHECKING:
+    from .core import Matchmaker
+
+TABLE_ID = re.compile(r"^t-[0-9a-f]{32}$")
+MAX_NAME = 32
+MAX_BOT_WAIT_MS = 10 * 60_000
+MAX_TIME_LIMIT_MS = 10 * 60_000
+MIN_TIME_LIMIT_MS = 3_000
+MAX_HOSTED_AFTER = 20
+EMPTY_GRACE_MS = 10_000  # an open table with nobody waiting is closed after this long
+OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, max_window=1e9)
+
+
+def bot_levels() -> list[str]:
+    """The levels a table's bots may play: what the bot service serves (services.bots)."""
+    from ..bots.seats import SERVABLE
+
+    return list(SERVABLE)
+
+
+def check_name(name: str) -> str:
+    """A display name as it will be shown (as text, never markup): trimmed, 1–32 characters,
+    no control or format characters. Raises ValueError with the reason."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME:
+        raise ValueError(f"a name has 1–{MAX_NAME} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+        raise ValueError("a name may not contain control characters")
+    return name
+
+
+class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
+    """What the creator of a table chooses (see matchmaker.proto TableSettings)."""
+
+    ruleset: str
+    players: int
+    options: dict[str, Any] = {}
+    bot_after_ms: int = 30_000
+    bot_level: str = ""
+    time_limit_ms: int = 0
+    hosted_after: int = 2
+
+    def checked(self) -> TableSettings:
+        """These settings if the engine can start such a game; ValueError (the reason) if not.
+        An empty bot level becomes the first one the bot service serves."""
+        try:  # the same checks the engine makes when the match arrives
+            api.new_game(self.ruleset, self.players, 0, dict(self.options))
+        except (api.UnknownOption, ValueError, TypeError, KeyError) as exc:
+            raise ValueError(str(exc) or type(exc).__name__) from None
+        if not 0 <= self.bot_after_ms <= MAX_BOT_WAIT_MS:
+            raise ValueError(f"bot_after_ms must be 0–{MAX_BOT_WAIT_MS}")
+        if self.time_limit_ms and not MIN_TIME_LIMIT_MS <= self.time_limit_ms <= MAX_TIME_LIMIT_MS:
+            raise ValueError(
+                f"time_limit_ms must be 0 (the default) or {MIN_TIME_LIMIT_MS}–{MAX_TIME_LIMIT_MS}"
+            )
+        if not 0 <= self.hosted_after <= MAX_HOSTED_AFTER:
+            raise ValueError(f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
+        levels = bot_levels()
+        level = self.bot_level or levels[0]
+        if level not in levels:
+            raise ValueError(f"unknown bot level {level!r} (known: {', '.join(levels)})")
+        return msgspec.structs.replace(self, bot_level=level)
+
+    def mode(self, table: str) -> Mode:
+        """The table as a mode of its own (see the module docstring)."""
+        policy = replace(OPEN_ONLY, bot_after_ms=self.bot_after_ms, bot_policy=self.bot_level)
+        return Mode(
+            table,
+            self.ruleset,
+            self.players,
+            dict(self.options),
+            policy,
+            time_limit_ms=self.time_limit_ms,
+            hosted_after=self.hosted_after,
+        )
+
+
+@dataclass(frozen=True)
+class OpenTable:
+    """An open table as the lobby lists it."""
+
+    table: str
+    settings: TableSettings
+    creator: str
+    created_ms: int
+    waiting: list[str]  # names of the people seated so far, in the order they came
+
+
+class Tables:
+    """Open tables over a Matchmaker's Redis keys and clock."""
+
+    def __init__(self, mm: Matchmaker) -> None:
+        self.mm = mm
+        self.index = f"{mm.prefix}:tables"
+
+    def _key(self, table: str) -> str:
+        return f"{self.mm.prefix}:tb:{table}"
+
+    async def create(self, creator: str, settings: TableSettings) -> str:
+        """Store a new open table; its id. (The caller then enqueues the creator's ticket.)"""
+        table, now = f"t-{uuid.uuid4().hex}", self.mm.clock.now_ms()
+        async with self.mm.client.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                self._key(table),
+                mapping={
+                    "settings": msgspec.json.encode(settings),
+                    "creator": creator,
+                    "created": now,
+                    "state": "open",
+                },
+            )
+            pipe.pexpire(self._key(table), self.mm.gc_ms)
+            pipe.zadd(self.index, {table: now})
+            await pipe.execute()
+        return table
+
+    async def get(self, table: str) -> tuple[TableSettings, str, int, str] | None:
+        """(settings, creator, created ms, state) of a table, or None if unknown."""
+        if not TABLE_ID.match(table):
+            return None
+        raw: Any = await self.mm.client.hgetall(self._key(table))
+        if not raw or b"settings" not in raw:
+            return None
+        settings = msgspec.json.decode(raw[b"settings"], type=TableSettings)
+        return settings, raw[b"creator"].decode(), int(raw[b"created"]), raw[b"state"].decode()
+
+    async def open_mode(self, table: str) -> Mode:
+        """The mode of an open table; raises LookupError (unknown) or ValueError (not open)."""
+        found = await self.get(table)
+        if found is None:
+            raise LookupError(f"no table {table!r}")
+        settings, _, _, state = found
+        if state != "open":
+            raise ValueError(f"table {table} has {state}")
+        return settings.mode(table)
+
+    async def open_modes(self) -> dict[str, Mode]:
+        """Every open table as a mode (the tick forms them with the queues' modes)."""
+        rows: Any = await self.mm.client.zrange(self.index, 0, -1)
+        out: dict[str, Mode] = {}
+        ids = [t.decode() for t in rows]
+        for table in ids:
+            found = await self.get(table)
+            if found is None or found[3] != "open":
+                await self.mm.client.zrem(self.index, table)  # expired or ended: unlist it
+                continue
+            out[table] = found[0].mode(table)
+        return out
+
+    async def started(self, table: str, game: str) -> None:
+        """The table's game has been published: it is no longer open."""
+        await self.mm.client.hset(self._key(table), mapping={"state": "started", "game": game})
+        await self.mm.client.zrem(self.index, table)
+
+    async def close_if_empty(self, table: str, waiting: int) -> bool:
+        """Close an open table nobody waits at (after the grace); whether it was closed."""
+        if waiting:
+            return False
+        found = await self.get(table)
+        if found is None or self.mm.clock.now_ms() - found[2] < EMPTY_GRACE_MS:
+            return False
+        await self.close(table)
+        return True
+
+    async def close(self, table: str) -> None:
+        """Close a table: nobody may join it any more."""
+        await self.mm.client.hset(self._key(table), "state", "closed")
+        await self.mm.client.zrem(self.index, table)
+
+    async def listing(self, limit: int = 100) -> list[OpenTable]:
+        """The open tables, oldest first, with the names of who waits at each."""
+        rows: Any = await self.mm.client.zrange(self.index, 0, max(0, limit - 1))
+        ids = [t.decode() for t in rows]
+        out = []
+        for table in ids:
+            found = await self.get(table)
+            if found is None or found[3] != "open":
+                continue
+            settings, creator, created, _ = found
+            queued: Any = await self.mm.client.zrange(f"{self.mm.prefix}:w:{table}", 0, -1)
+            names = []
+            for t in queued:
+                name: Any = await self.mm.client.hget(f"{self.mm.prefix}:t:{t.decode()}", "name")
+                names.append(name.decode() if name else "")
+            out.append(OpenTable(table, settings, creator, created, names))
+        return out
