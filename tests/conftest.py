@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 import redis.asyncio as aioredis
 
+from tests.play.fixtures import play_platform  # noqa: F401  (the play and browser tests' platform)
+
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:

@@ -93,10 +93,12 @@ class Answerer:
         token_ttl_ms: int = 3_600_000,
         retries: int = 3,
         backoff_s: float = 0.05,
+        think_ms: int = 0,
     ) -> None:
         self.engine, self.minds, self.secret = engine, minds, secret
         self.token_ttl_ms = token_ttl_ms
         self.retries, self.backoff_s = retries, backoff_s
+        self.think_ms = think_ms  # a pause before each answer: a pace people can follow
 
     async def handle(self, msg: BotDecision) -> str:
         """Answer one message; returns the outcome (see the module docstring)."""
@@ -130,6 +132,8 @@ class Answerer:
             return "stale"
         d = req.decision
         picks = list(mind.act(d).picks)
+        if self.think_ms > 0:
+            await asyncio.sleep(self.think_ms / 1000)
         outcome = "answered"
         for attempt in range(self.retries):
             try:

@@ -140,6 +140,7 @@ async def run(args: argparse.Namespace) -> None:
         Minds(args.policy, args.cache_size),
         tokens.secret_from_env(),
         token_ttl_ms=args.token_ttl_ms,
+        think_ms=args.think_ms,
     )
     consumer = GroupConsumer(
         client,
@@ -217,6 +218,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--token-ttl-ms", type=int, default=3_600_000, help="lifetime of the seat tokens it issues"
     )
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
+    p.add_argument(
+        "--think-ms",
+        type=int,
+        default=0,
+        help="pause this long before each answer (a pace people can watch and play against)",
+    )
     metrics_option(p)
 
 

@@ -35,7 +35,7 @@ TABLE_ID = re.compile(r"^t-[0-9a-f]{32}$")
 MAX_NAME = 32
 MAX_BOT_WAIT_MS = 10 * 60_000
 MAX_TIME_LIMIT_MS = 10 * 60_000
-MIN_TIME_LIMIT_MS = 3_000
+MIN_TIME_LIMIT_MS = 2_000
 MAX_HOSTED_AFTER = 20
 EMPTY_GRACE_MS = 10_000  # an open table with nobody waiting is closed after this long
 OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, max_window=1e9)

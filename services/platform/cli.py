@@ -87,6 +87,13 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
         help="keep N bot games running (N: 3 if omitted) so the viewer shows something",
     )
     p.add_argument(
+        "--think-ms",
+        type=int,
+        default=600,
+        help="each bot pauses this long before it answers: a pace people can watch and play "
+        "against (0: at once)",
+    )
+    p.add_argument(
         "--no-persist",
         action="store_true",
         help="a throw-away redis-server instead of AOF under VAR/redis",
@@ -114,6 +121,7 @@ def up_command(a: argparse.Namespace) -> int:
         replay_metrics_port=a.replay_metrics_port,
         bot_policy=a.bot_policy,
         demo=a.demo,
+        think_ms=a.think_ms,
     )
     return run_up(cfg, a.json)
 

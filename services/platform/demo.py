@@ -1,7 +1,8 @@
 """`arena up --demo N`: keep N bot games running so the web viewer has something to show.
 
 Each game is a bot-only table published to the engine workers (heuristic against random,
-5 seats, the standard ruleset); when one ends, the next starts.
+5 seats, the standard ruleset with its generals dealt in a draft); when one ends, the next
+starts. The pace is the bots' think time (`arena up --think-ms`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ async def keep_playing(run: Running, n: int, stop: asyncio.Event) -> None:
                 while len(live) < n:
                     count += 1
                     gid = f"demo-{int(time.time())}-{count}"
-                    await games.publish(bot_match(gid, "standard", POLICIES, seed=count))
+                    match = bot_match(gid, "standard", POLICIES, count, {"generals": "draft"})
+                    await games.publish(match)
                     live.add(gid)
                 for gid in await games.finished(block_ms=500):
                     live.discard(gid)

@@ -50,6 +50,7 @@ class UpConfig:
     matchmaker: bool = True
     replay: bool = True
     demo: int = 0  # bot games kept running
+    think_ms: int = 0  # each bot's pause before it answers (arena up: a watchable pace)
 
 
 @dataclass
@@ -149,6 +150,7 @@ class Platform:
             engines.append(self.sup.start(f"engine-{i}", argv))
         for c in engines:
             run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
+        mm_address = None
         if cfg.matchmaker:
             argv = [
                 "matchmaker",
@@ -165,6 +167,10 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
             mm = self.sup.start("matchmaker", argv)
+            info = self.sup.wait_ready(mm)  # the web server's play API needs its address
+            mm_address = run.matchmaker = f"{cfg.host}:{info['port']}"
+            if "metrics_port" in info:  # the bound port: the flag may have said 0
+                run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
         if cfg.replay:
             argv = [
                 "replay-server",
@@ -177,8 +183,10 @@ class Platform:
                 str(cfg.replay_grpc_port or 0),
                 "--archive",
                 archive,
-                # any worker serves any game: the live table asks the first for decisions
-                *(["--engine", run.engines[0]] if run.engines else []),
+                # any worker serves any game: the live table asks the first for decisions,
+                # people's answers go to the worker a hash of the game picks
+                *(["--engine", ",".join(run.engines)] if run.engines else []),
+                *(["--matchmaker", mm_address] if mm_address else []),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.replay_metrics_port)]
@@ -194,6 +202,8 @@ class Platform:
                 f"bots-{j}",
                 "--policy",
                 cfg.bot_policy,
+                "--think-ms",
+                str(cfg.think_ms),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + 100 + j)]
@@ -201,11 +211,6 @@ class Platform:
             bots.append(self.sup.start(f"bots-{j}", argv))
         for c in bots:
             self.sup.wait_ready(c)
-        if cfg.matchmaker:
-            info = self.sup.wait_ready(mm)
-            run.matchmaker = f"{cfg.host}:{info['port']}"
-            if "metrics_port" in info:  # the bound port: the flag may have said 0
-                run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
         if cfg.replay:
             info = self.sup.wait_ready(rp)
             run.viewer_url = str(info["url"])
@@ -269,7 +274,10 @@ def describe(run: Running, cfg: UpConfig) -> str:
         lines.append(f"  replay gRPC       {run.replay_grpc}")
     if run.metrics:
         lines.append(f"  metrics           {', '.join(run.metrics)}")
-    lines.append(f"  bot workers       {cfg.bots} (default policy {cfg.bot_policy})")
+    lines.append(
+        f"  bot workers       {cfg.bots} (default policy {cfg.bot_policy}, "
+        f"{cfg.think_ms} ms to think)"
+    )
     lines.append(f"  logs              {cfg.var_dir / 'logs'}/   archive {run.archive_dir}")
     lines.append("Ctrl-C (or SIGTERM) stops everything.")
     return "\n".join(lines)

@@ -14,6 +14,10 @@
 ``Last-Event-ID`` takes its place. A small server of our own instead of aiohttp: five GET routes
 and one streaming response do not justify a framework dependency, and this keeps the one place
 that writes SSE bytes short enough to audit for leaks.
+
+Other packages add routes (``routers``: the play API of services/play, served from this origin):
+a router maps a request to a named handler, which may read the body (``Content-Length``, at most
+``MAX_BODY``) and cookies, and refuses with ``HttpError(status, reason)``.
 """
 
 from __future__ import annotations
@@ -35,27 +39,58 @@ from .core import GameFilter, Replay, Update
 
 log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
+MAX_BODY = 64 * 1024
+MAX_DRAIN = 1024 * 1024  # a body too large is still read (and dropped) up to this size
 KEEPALIVE_S = 15.0
 WEB = resources.files(__package__).joinpath("web")
 Route = Callable[["Request", asyncio.StreamWriter], Awaitable[None]]
+Router = Callable[["Request"], "tuple[str, Route] | None"]
+"""A request -> (the route's name, its handler), or None if the router has no such route."""
 _STATUS = {
     200: "OK",
+    201: "Created",
     400: "Bad Request",
+    401: "Unauthorized",
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
+    409: "Conflict",
+    411: "Length Required",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    429: "Too Many Requests",
     500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
 }
+
+
+class HttpError(Exception):
+    """A request refused with an HTTP status and a reason (sent as ``{"error": reason}``)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
 
 
 @dataclass
 class Request:
-    """A parsed request head."""
+    """A parsed request: head, and the body when it had one."""
 
     method: str
     path: str
     query: dict[str, str]
     headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    def cookie(self, name: str) -> str | None:
+        """The value of cookie ``name``, if sent."""
+        for part in self.headers.get("cookie", "").split(";"):
+            k, sep, v = part.strip().partition("=")
+            if sep and k == name:
+                return v
+        return None
 
     def int_arg(self, name: str, default: int = 0) -> int:
         """An integer query parameter."""
@@ -64,6 +99,24 @@ class Request:
             return int(raw) if raw else default
         except ValueError:
             raise BadRequest(f"{name} must be an integer") from None
+
+
+def head(status: int, ctype: str, extra: str = "", length: int | None = None) -> bytes:
+    """A response head; ``extra`` is more header lines, each ending in CRLF."""
+    return _head(status, ctype, extra, length)
+
+
+async def send(
+    w: asyncio.StreamWriter,
+    status: int,
+    body: object,
+    ctype: str = "application/json; charset=utf-8",
+    extra: str = "",
+) -> None:
+    """Write a whole response: ``body`` as is if bytes, else as JSON."""
+    data = body if isinstance(body, bytes) else msgspec.json.encode(body)
+    w.write(_head(status, ctype, extra, length=len(data)) + data)
+    await w.drain()
 
 
 def _head(status: int, ctype: str, extra: str = "", length: int | None = None) -> bytes:
@@ -79,6 +132,8 @@ def _head(status: int, ctype: str, extra: str = "", length: int | None = None) -
 
 
 async def _read_request(reader: asyncio.StreamReader) -> Request | None:
+    """The request (None: nothing readable). A body is read only up to MAX_BODY: a request
+    announcing more, or a body of unknown length, is answered with HttpError."""
     try:
         raw = await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
@@ -94,14 +149,30 @@ async def _read_request(reader: asyncio.StreamReader) -> Request | None:
         if ":" in line:
             k, v = line.split(":", 1)
             headers[k.strip().lower()] = v.strip()
-    return Request(parts[0], unquote(url.path), query, headers)
+    req = Request(parts[0], unquote(url.path), query, headers)
+    if "transfer-encoding" in headers:
+        req.body = b"\0chunked"  # refused by _dispatch: bodies need a Content-Length
+    elif "content-length" in headers:
+        size = headers["content-length"]
+        if not size.isdigit() or int(size) > MAX_BODY:
+            req.body = b"\0too-large"
+            if size.isdigit() and int(size) <= MAX_DRAIN:  # read it, so the client reads the
+                with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):  # 413
+                    await reader.readexactly(int(size))
+        else:
+            try:
+                req.body = await reader.readexactly(int(size))
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return None
+    return req
 
 
 class HttpServer:
     """Routes HTTP requests to a Replay."""
 
-    def __init__(self, replay: Replay) -> None:
+    def __init__(self, replay: Replay, routers: list[Router] | None = None) -> None:
         self.replay = replay
+        self.routers = list(routers or [])
         self.server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
 
@@ -140,15 +211,23 @@ class HttpServer:
     async def _dispatch(self, req: Request, w: asyncio.StreamWriter) -> None:
         name, status = "other", 500  # 500 unless set: an unexpected error (_serve logs it)
         try:
-            if req.method not in ("GET", "HEAD"):
+            found = next((r for router in self.routers if (r := router(req)) is not None), None)
+            if found is None and req.method not in ("GET", "HEAD"):
                 status = 405
-                return await self._send(w, 405, {"error": "only GET"})
-            found = self._route(req)
+                return await self._send(
+                    w, 405, {"error": f"{req.method} {req.path}: no such route"}
+                )
+            found = found or self._route(req)
             if found is None:
                 status = 404
                 return await self._send(w, 404, {"error": f"no route {req.path}"})
             name, route = found
             try:
+                if req.body.startswith(b"\0"):
+                    raise HttpError(
+                        411 if req.body == b"\0chunked" else 413,
+                        f"a request body needs a Content-Length of at most {MAX_BODY} bytes",
+                    )
                 await route(req, w)
                 status = 200
             except (ConnectionError, asyncio.CancelledError):
@@ -163,6 +242,9 @@ class HttpServer:
             except NotFound as exc:
                 status = 404
                 await self._send(w, 404, {"error": str(exc)})
+            except HttpError as exc:
+                status = exc.status
+                await self._send(w, exc.status, {"error": exc.reason})
         finally:
             self.replay.metrics.request(name, status)
 
@@ -193,9 +275,7 @@ class HttpServer:
         body: object,
         ctype: str = "application/json; charset=utf-8",
     ) -> None:
-        data = body if isinstance(body, bytes) else msgspec.json.encode(body)
-        w.write(_head(status, ctype, length=len(data)) + data)
-        await w.drain()
+        await send(w, status, body, ctype)
 
     async def _static(self, name: str, w: asyncio.StreamWriter) -> None:
         f = WEB.joinpath(name)

@@ -54,9 +54,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--engine",
         default="",
+        metavar="HOST:PORT[,HOST:PORT...]",
+        help="engine workers' GameService: the live table shows the pending "
+        "decision (its public part; none if absent), and people's answers go there",
+    )
+    p.add_argument(
+        "--matchmaker",
+        default="",
         metavar="HOST:PORT",
-        help="an engine worker's GameService: the live table shows the pending "
-        "decision (its public part; default: none shown)",
+        help="the matchmaker: with it (and --engine) the server also serves the play API "
+        "(services/play: people sit down, open and join tables, play their seats)",
+    )
+    p.add_argument(
+        "--answers-per-s",
+        type=int,
+        default=20,
+        help="play API: answers a seat may send per second (more: 429)",
+    )
+    p.add_argument(
+        "--secure-cookie",
+        action="store_true",
+        help="play API: mark the session cookie Secure (when served over HTTPS)",
     )
     p.add_argument(
         "--demo",
@@ -73,7 +91,8 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
     clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
     await clock.sync()
-    decisions = EngineDecisions(args.engine) if args.engine else None
+    engines = [a for a in args.engine.split(",") if a]
+    decisions = EngineDecisions(engines[0]) if engines else None
     metrics = Metrics()
     replay = Replay(
         store,
@@ -86,7 +105,12 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     exporter = None
     if args.metrics_port is not None:
         exporter = serve_metrics(args.metrics_port, metrics.registry)
-    http = HttpServer(replay)
+    play = None
+    if args.matchmaker and engines:
+        from ..play.http import mount
+
+        play, router = mount(replay, store.client, args, engines)
+    http = HttpServer(replay, [router] if play is not None else [])
     http_port = await http.start(args.host, args.http_port)
     # one line: `arena up` waits for it, and reads the ports it names
     also = f" (/metrics on port {exporter.server_port})" if exporter is not None else ""
@@ -115,6 +139,8 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         if grpc_server is not None:
             await grpc_server.stop(1)
         await http.close()
+        if play is not None:
+            await play.close()
         await replay.close()
         await store.aclose()
         if exporter is not None:

@@ -46,6 +46,8 @@ __all__ = [
     "View",
     "new_view",
     "apply_view",
+    "display_names",
+    "general_table",
 ]
 
 
@@ -61,6 +63,23 @@ class UnknownOption(ValueError):
 def rulesets() -> list[str]:
     """The registered ruleset ids."""
     return sorted(RULESETS)
+
+
+def display_names(ruleset: str) -> dict[str, str]:
+    """Card, role and label names as ``ruleset`` prints them, where they differ from the
+    engine's (红楼梦: 桃 -> 药, lord -> 主人); pages and clients show these."""
+    rs = RULESETS[ruleset]
+    names: set[str] = set(rs.aliases.values())
+    for players, options in rs.tables():
+        opts = resolve_options(ruleset, options)
+        names.update(c.name for c in rs.deck(opts))
+        names.update(rs.roles(players, opts))
+    return {n: p for n in sorted(names) if n and (p := rs.display_name(n)) != n}
+
+
+def general_table(ruleset: str) -> dict[str, tuple[str, int]]:
+    """Every general ``ruleset`` may deal: name -> (faction, max HP)."""
+    return {name: (g.faction, g.hp) for name, g in RULESETS[ruleset].generals().items()}
 
 
 def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, Any]:

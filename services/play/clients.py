@@ -1,0 +1,178 @@
+"""The services the play API stands in front of, over gRPC: the matchmaker (tables, tickets) and
+the engine workers (answers, decisions, 托管). Every refusal becomes an ApiError with the same
+reason (errors.py). Create these inside the running event loop (grpc.aio channels bind to it)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+
+from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
+from . import schema
+from .errors import from_grpc
+
+TIMEOUT_S = 5.0
+
+
+def settings_pb(s: schema.TableSettings) -> matchmaker_pb2.TableSettings:
+    """Table settings for the matchmaker."""
+    return matchmaker_pb2.TableSettings(
+        ruleset=s.ruleset,
+        players=s.players,
+        options_json=json.dumps(s.options),
+        bot_after_ms=s.bot_after_ms,
+        bot_level=s.bot_level,
+        time_limit_ms=s.time_limit_ms,
+        hosted_after=s.hosted_after,
+    )
+
+
+def settings_of(m: matchmaker_pb2.TableSettings) -> schema.TableSettings:
+    """Table settings from the matchmaker."""
+    return schema.TableSettings(
+        ruleset=m.ruleset,
+        players=m.players,
+        options=json.loads(m.options_json or "{}"),
+        bot_after_ms=m.bot_after_ms,
+        bot_level=m.bot_level,
+        time_limit_ms=m.time_limit_ms,
+        hosted_after=m.hosted_after,
+    )
+
+
+def table_of(t: matchmaker_pb2.Table) -> schema.OpenTable:
+    """An open table from the matchmaker."""
+    return schema.OpenTable(
+        table=t.table_id,
+        settings=settings_of(t.settings),
+        creator=t.creator,
+        created_ms=t.created_ms,
+        waiting=list(t.waiting),
+    )
+
+
+class Matchmaker:
+    """The matchmaker's gRPC service."""
+
+    def __init__(self, address: str) -> None:
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = matchmaker_pb2_grpc.MatchmakerStub(self.channel)  # type: ignore[no-untyped-call]
+
+    async def _call(self, method: str, request: Any) -> Any:
+        try:
+            return await getattr(self.stub, method)(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as err:
+            raise from_grpc(err, "the matchmaker") from None
+
+    async def modes(self) -> schema.Modes:
+        """Every table size of every ruleset, and the bot levels."""
+        r = await self._call("ListModes", matchmaker_pb2.ListModesRequest())
+        return schema.Modes(
+            tables=[
+                schema.ModeTable(
+                    ruleset=m.ruleset, players=m.players, options=json.loads(m.options_json or "{}")
+                )
+                for m in r.modes
+            ],
+            bot_levels=list(r.bot_levels),
+        )
+
+    async def tables(self) -> list[schema.OpenTable]:
+        """The open tables, oldest first."""
+        r = await self._call("ListTables", matchmaker_pb2.ListTablesRequest())
+        return [table_of(t) for t in r.tables]
+
+    async def create_table(
+        self, player: str, name: str, settings: schema.TableSettings
+    ) -> matchmaker_pb2.Ticket:
+        """Open a table and seat its creator; the creator's ticket."""
+        r: matchmaker_pb2.CreateTableResponse = await self._call(
+            "CreateTable",
+            matchmaker_pb2.CreateTableRequest(
+                player=player, name=name, settings=settings_pb(settings)
+            ),
+        )
+        return r.ticket
+
+    async def join(self, player: str, name: str, table: str) -> matchmaker_pb2.Ticket:
+        """A ticket at an open table."""
+        req = matchmaker_pb2.EnqueueRequest(player=player, name=name, table=table)
+        ticket: matchmaker_pb2.Ticket = await self._call("Enqueue", req)
+        return ticket
+
+    async def cancel(self, player: str, ticket: str) -> bool:
+        """Leave the table (cancel the ticket)."""
+        req = matchmaker_pb2.CancelRequest(ticket_id=ticket, player=player)
+        r = await self._call("Cancel", req)
+        return bool(r.cancelled)
+
+    async def watch(self, player: str, ticket: str) -> AsyncIterator[matchmaker_pb2.TicketUpdate]:
+        """The ticket's updates until it ends (watching keeps it alive)."""
+        call = self.stub.WatchTicket(
+            matchmaker_pb2.WatchTicketRequest(ticket_id=ticket, player=player)
+        )
+        try:
+            async for update in call:
+                yield update
+        except grpc.aio.AioRpcError as err:
+            if err.code() != grpc.StatusCode.CANCELLED:
+                raise from_grpc(err, "the matchmaker") from None
+        finally:
+            call.cancel()
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()
+
+
+class Engine:
+    """GameService on the engine workers; a game's calls go to one worker (a hash of its id,
+    as the bot service picks: that worker keeps the game hot)."""
+
+    def __init__(self, addresses: list[str]) -> None:
+        if not addresses:
+            raise ValueError("no engine address")
+        self.channels = [grpc.aio.insecure_channel(a) for a in addresses]
+        self.stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in self.channels]  # type: ignore[no-untyped-call]
+
+    async def _call(self, game: str, method: str, request: Any) -> Any:
+        stub = self.stubs[zlib.crc32(game.encode()) % len(self.stubs)]
+        try:
+            return await getattr(stub, method)(request, timeout=TIMEOUT_S)
+        except grpc.aio.AioRpcError as err:
+            raise from_grpc(err, "the engine") from None
+
+    async def submit(
+        self, game: str, token: str, decision: int, picks: list[str]
+    ) -> game_pb2.SubmitActionResponse:
+        """Answer the seat's pending decision."""
+        req = game_pb2.SubmitActionRequest(
+            game_id=game, seat_token=token, decision_id=decision, picks=picks
+        )
+        r: game_pb2.SubmitActionResponse = await self._call(game, "SubmitAction", req)
+        return r
+
+    async def decision(self, game: str, token: str) -> game_pb2.GetDecisionResponse:
+        """The pending decision as the token's seat may see it."""
+        req = game_pb2.GetDecisionRequest(game_id=game, seat_token=token)
+        r: game_pb2.GetDecisionResponse = await self._call(game, "GetDecision", req)
+        return r
+
+    async def set_hosted(
+        self, game: str, token: str, hosted: bool, resign: bool = False
+    ) -> game_pb2.SetHostedResponse:
+        """托管 on or off, or resign."""
+        req = game_pb2.SetHostedRequest(
+            game_id=game, seat_token=token, hosted=hosted, resign=resign
+        )
+        r: game_pb2.SetHostedResponse = await self._call(game, "SetHosted", req)
+        return r
+
+    async def close(self) -> None:
+        """Close every channel."""
+        for ch in self.channels:
+            await ch.close()

@@ -1,0 +1,292 @@
+"""The play API over HTTP: a router for the replay server's HTTP server (same origin as the page).
+
+Each route of routes.ROUTES is handled by the method of `PlayHttp` with its name. A handler
+authenticates (the session cookie, or `Authorization: Bearer`), decodes the body into its struct
+(a malformed body is a 400 naming the field), calls one `Play` method and encodes the result.
+
+Credentials never travel in a query string (it ends up in logs). A POST with a body must be
+`application/json`: with the SameSite=Strict cookie, that keeps other sites' pages from posting
+for a signed-in person (a form cannot send that type without a CORS preflight, which this server
+never grants).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+import redis.asyncio as aioredis
+
+from ..eventlog.store import check_game_id
+from ..replay.core import Replay
+from ..replay.http import KEEPALIVE_S, HttpError, Request, Route, Router, head, send
+from . import identity, routes, schema
+from .clients import Engine, Matchmaker
+from .service import Play
+
+_json = msgspec.json.Encoder()
+
+
+class PlayHttp:
+    """The router (call it with a request) and the handlers."""
+
+    def __init__(self, play: Play, *, secure_cookie: bool = False) -> None:
+        self.play = play
+        self.secure_cookie = secure_cookie
+        self.document = _json.encode(routes.openapi())
+
+    def __call__(self, req: Request) -> tuple[str, Route] | None:
+        """The named handler for `req`, if the path is one of the play API's."""
+        known = False
+        for r in routes.ROUTES:
+            params = routes.match(r, req.path)
+            if params is None:
+                continue
+            known = True
+            if req.method == r.method or (req.method == "HEAD" and r.method == "GET"):
+                return f"play.{r.name}", functools.partial(self._run, r, params)
+        if known:
+            return "play.other", self._wrong_method
+        return None
+
+    async def _wrong_method(self, req: Request, w: asyncio.StreamWriter) -> None:
+        allowed = sorted({r.method for r in routes.ROUTES if routes.match(r, req.path) is not None})
+        raise HttpError(405, f"{req.method} {req.path}: use {', '.join(allowed)}")
+
+    async def _run(
+        self, route: routes.Route, params: dict[str, str], req: Request, w: asyncio.StreamWriter
+    ) -> None:
+        args: dict[str, Any] = {}
+        if "game" in params:
+            try:
+                args["game"] = check_game_id(params["game"])
+            except ValueError as exc:
+                raise HttpError(400, str(exc)) from None
+        if "seat" in params:
+            if not params["seat"].isdigit() or len(params["seat"]) > 3:
+                raise HttpError(400, "seat must be a seat number")
+            args["seat"] = int(params["seat"])
+        if "table" in params:
+            args["table"] = params["table"]
+        if route.auth:
+            args["p"] = await self.play.who(self._credential(req))
+        if route.body is not None:
+            args["body"] = self._decode(req, route.body)
+        handler = getattr(self, route.name)
+        out = await handler(req, w, **args)
+        if out is not None:
+            await send(w, route.status, out, extra=self._cookie(out))
+
+    # ---- plumbing -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _credential(req: Request) -> str | None:
+        auth = req.headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            return auth[7:].strip()
+        return req.cookie(routes.COOKIE)
+
+    @staticmethod
+    def _decode(req: Request, kind: type[msgspec.Struct]) -> Any:
+        ctype = req.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            raise HttpError(415, "send the body as application/json")
+        try:
+            return msgspec.json.decode(req.body, type=kind)
+        except msgspec.ValidationError as exc:
+            raise HttpError(400, f"bad request body: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise HttpError(400, f"the body is not JSON: {exc}") from None
+
+    def _cookie(self, out: object) -> str:
+        if isinstance(out, schema.Guest):
+            return cookie_header(routes.COOKIE, out.token, secure=self.secure_cookie)
+        return ""
+
+    async def _sse(
+        self, w: asyncio.StreamWriter, frames: AsyncIterator[bytes], closing: Any = None
+    ) -> None:
+        """Write a Server-Sent Events response from `frames`, with keep-alive comments."""
+        w.write(
+            head(
+                200,
+                "text/event-stream; charset=utf-8",
+                "Connection: keep-alive\r\nX-Accel-Buffering: no\r\n",
+            )
+        )
+        w.write(b"retry: 2000\n\n")
+        await w.drain()
+        it = aiter(frames)
+        pending: asyncio.Future[bytes] | None = None
+        try:
+            while True:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(it))
+                done, _ = await asyncio.wait({pending}, timeout=KEEPALIVE_S)
+                if not done:
+                    w.write(b": keep-alive\n\n")
+                    await w.drain()
+                    continue
+                try:
+                    frame = pending.result()
+                except StopAsyncIteration:
+                    break
+                pending = None
+                w.write(frame)
+                await w.drain()
+            w.write(b"event: end\ndata: {}\n\n")
+            await w.drain()
+        finally:
+            if pending is not None:
+                pending.cancel()
+            if closing is not None:
+                with contextlib.suppress(Exception):
+                    await closing.aclose()
+
+    # ---- handlers (one per route name) ----------------------------------------------------------
+
+    async def new_guest(
+        self, req: Request, w: asyncio.StreamWriter, body: schema.NewGuest
+    ) -> schema.Guest:
+        """See routes.ROUTES."""
+        return await self.play.new_guest(body)
+
+    async def me(self, req: Request, w: asyncio.StreamWriter, p: identity.Player) -> schema.Me:
+        """See routes.ROUTES."""
+        return await self.play.me(p)
+
+    async def status(self, req: Request, w: asyncio.StreamWriter, p: identity.Player) -> None:
+        """See routes.ROUTES."""
+        updates = self.play.status(p)
+
+        async def frames() -> AsyncIterator[bytes]:
+            async for st in updates:
+                yield b"event: status\ndata: %s\n\n" % _json.encode(st)
+
+        await self._sse(w, frames(), updates)
+
+    async def modes(self, req: Request, w: asyncio.StreamWriter) -> schema.Modes:
+        """See routes.ROUTES."""
+        return await self.play.modes()
+
+    async def tables(self, req: Request, w: asyncio.StreamWriter) -> schema.Tables:
+        """See routes.ROUTES."""
+        return await self.play.tables()
+
+    async def create_table(
+        self,
+        req: Request,
+        w: asyncio.StreamWriter,
+        p: identity.Player,
+        body: schema.TableSettings,
+    ) -> schema.Joined:
+        """See routes.ROUTES."""
+        return await self.play.create_table(p, body)
+
+    async def join(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player, table: str
+    ) -> schema.Joined:
+        """See routes.ROUTES."""
+        return await self.play.join(p, table)
+
+    async def quickplay(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player, body: schema.QuickPlay
+    ) -> schema.Joined:
+        """See routes.ROUTES."""
+        return await self.play.quickplay(p, body)
+
+    async def leave(self, req: Request, w: asyncio.StreamWriter, p: identity.Player) -> schema.Me:
+        """See routes.ROUTES."""
+        await self.play.leave(p)
+        return await self.play.me(p)
+
+    async def seat_view(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
+    ) -> schema.SeatView:
+        """See routes.ROUTES."""
+        return await self.play.view(p, game, seat)
+
+    async def seat_stream(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
+    ) -> None:
+        """See routes.ROUTES."""
+        after = req.int_arg("from")
+        last = req.headers.get("last-event-id", "")
+        if last.isdigit():
+            after = int(last)
+        items = await self.play.stream(p, game, seat, after)
+        metrics = self.play.replay.metrics
+        metrics.open["sse"].inc()
+
+        async def frames() -> AsyncIterator[bytes]:
+            async for batch, decision in items:
+                out = b"".join(b"id: %d\ndata: %s\n\n" % (q, e) for q, e in batch)
+                if decision is not None:
+                    out += b"event: decision\ndata: %s\n\n" % decision
+                metrics.sent["sse"].inc(len(batch))
+                yield out
+
+        try:
+            await self._sse(w, frames(), items)
+        finally:
+            metrics.open["sse"].dec()
+
+    async def answer(
+        self,
+        req: Request,
+        w: asyncio.StreamWriter,
+        p: identity.Player,
+        game: str,
+        seat: int,
+        body: schema.Answer,
+    ) -> schema.Answered:
+        """See routes.ROUTES."""
+        return await self.play.answer(p, game, seat, body)
+
+    async def hosting(
+        self,
+        req: Request,
+        w: asyncio.StreamWriter,
+        p: identity.Player,
+        game: str,
+        seat: int,
+        body: schema.Hosting,
+    ) -> schema.Hosted:
+        """See routes.ROUTES."""
+        return await self.play.hosting(p, game, seat, body)
+
+    async def resign(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
+    ) -> schema.Hosted:
+        """See routes.ROUTES."""
+        return await self.play.resign(p, game, seat)
+
+    async def openapi(self, req: Request, w: asyncio.StreamWriter) -> None:
+        """See routes.ROUTES."""
+        await send(w, 200, self.document)
+
+
+def mount(
+    replay: Replay, client: aioredis.Redis, args: Any, engines: list[str]
+) -> tuple[Play, Router]:
+    """The play API over `replay` (same process, same Redis), as a router for its HTTP server;
+    `args` has namespace, matchmaker, answers_per_s and secure_cookie (replay-server flags)."""
+    play = Play(
+        replay,
+        identity.Sessions(client, args.namespace),
+        Matchmaker(args.matchmaker),
+        Engine(engines),
+        answers_per_s=args.answers_per_s,
+    )
+    return play, PlayHttp(play, secure_cookie=args.secure_cookie)
+
+
+def cookie_header(name: str, value: str, *, secure: bool) -> str:
+    """The Set-Cookie line of a session: not readable by scripts (HttpOnly), never sent with
+    another site's requests (SameSite=Strict), for the whole origin, for the session's life."""
+    flags = f"Path=/; HttpOnly; SameSite=Strict; Max-Age={identity.SESSION_TTL_S}"
+    return f"Set-Cookie: {name}={value}; {flags}{'; Secure' if secure else ''}\r\n"

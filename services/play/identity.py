@@ -1,0 +1,154 @@
+"""Who is asking: credentials to players, and what the server keeps per player, all in Redis.
+
+A credential is a session token: random, 256 bits, given once (in an HttpOnly cookie, and in the
+body for clients that send it as `Authorization: Bearer`). Redis keeps only its SHA-256, so a
+copy of the database does not hand out sessions. Today the one way to get a session is a guest
+identity (`Guests.create`: a name, a fresh player id); a real login would be another way to
+reach `Sessions.open` for an existing player id, and everything after it stays the same.
+
+Per player (`{ns}:play:p:PLAYER`, a hash; nothing of it lives only in a server's memory):
+`name`; while waiting, `ticket` and `table`; once seated, `game`, `seat` and `token` — the seat
+token the matchmaker issued, which never leaves the server: the person's credential stands for
+it, and the server presents it to the engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+
+SESSION_TTL_S = 30 * 24 * 3600
+PLAYER_TTL_S = 30 * 24 * 3600
+MAX_TOKEN = 128
+SEAT_FROM = """
+-- KEYS: player record; ARGV: ticket, game, seat, seat token
+if redis.call('HGET', KEYS[1], 'ticket') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'ticket', 'table')
+redis.call('HSET', KEYS[1], 'game', ARGV[2], 'seat', ARGV[3], 'token', ARGV[4])
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A player the server knows."""
+
+    player: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Where a player sits: game, seat, and the seat token the server holds for them."""
+
+    game: str
+    seat: int
+    token: str
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """Where a player waits: the matchmaker's ticket and the table."""
+
+    ticket: str
+    table: str
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+class Sessions:
+    """Session tokens → player ids, and each player's record (name, ticket, seat)."""
+
+    def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
+        self.client = client
+        self.prefix = f"{namespace}:play"
+
+    def _session(self, token: str) -> str:
+        return f"{self.prefix}:s:{_digest(token)}"
+
+    def _player(self, player: str) -> str:
+        return f"{self.prefix}:p:{player}"
+
+    async def open(self, player: str) -> str:
+        """A new session token for `player`."""
+        token = secrets.token_urlsafe(32)
+        await self.client.set(self._session(token), player, ex=SESSION_TTL_S)
+        return token
+
+    async def player_of(self, token: str) -> Player | None:
+        """The player a session token belongs to (None: unknown, expired or malformed)."""
+        if not token or len(token) > MAX_TOKEN:
+            return None
+        found: Any = await self.client.get(self._session(token))
+        if found is None:
+            return None
+        player = _s(found)
+        name: Any = await self.client.hget(self._player(player), "name")
+        return Player(player, _s(name)) if name is not None else None
+
+    async def record(self, player: str) -> dict[str, str]:
+        """The player's record as stored."""
+        raw: Any = await self.client.hgetall(self._player(player))
+        return {_s(k): _s(v) for k, v in raw.items()}
+
+    async def ticket(self, player: str) -> Ticket | None:
+        """Where the player waits, if anywhere."""
+        r = await self.record(player)
+        return Ticket(r["ticket"], r.get("table", "")) if r.get("ticket") else None
+
+    async def seat(self, player: str) -> Seat | None:
+        """Where the player sits, if anywhere."""
+        r = await self.record(player)
+        return Seat(r["game"], int(r["seat"]), r["token"]) if r.get("game") else None
+
+    async def set_ticket(self, player: str, ticket: str, table: str) -> None:
+        """The player now waits with `ticket` at `table` (and sits nowhere)."""
+        key = self._player(player)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hdel(key, "game", "seat", "token")
+            pipe.hset(key, mapping={"ticket": ticket, "table": table})
+            pipe.expire(key, PLAYER_TTL_S)
+            await pipe.execute()
+
+    async def seat_from(self, player: str, ticket: str, seat: Seat) -> bool:
+        """The player's `ticket` was matched: they sit at `seat` now. A no-op (False) if the
+        player has moved on to another ticket meanwhile."""
+        done = await self.client.eval(
+            SEAT_FROM, 1, self._player(player), ticket, seat.game, seat.seat, seat.token
+        )
+        return bool(done)
+
+    async def clear_ticket(self, player: str, ticket: str) -> None:
+        """The player's `ticket` ended without a seat (cancelled, expired)."""
+        key = self._player(player)
+        current: Any = await self.client.hget(key, "ticket")
+        if current is not None and _s(current) == ticket:
+            await self.client.hdel(key, "ticket", "table")
+
+
+class Guests:
+    """Guest identities: a name and a fresh player id (`g-` and 16 hex digits)."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+
+    async def create(self, name: str) -> tuple[Player, str]:
+        """A new guest called `name` (already checked) and a session token for it."""
+        player = f"g-{secrets.token_hex(8)}"
+        key = self.sessions._player(player)
+        await self.sessions.client.hset(
+            key, mapping={"name": name, "created": int(time.time() * 1000)}
+        )
+        await self.sessions.client.expire(key, PLAYER_TTL_S)
+        return Player(player, name), await self.sessions.open(player)

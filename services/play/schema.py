@@ -1,0 +1,217 @@
+"""The play API's bodies, typed once: requests are decoded into these structs (a malformed body is
+a 400 naming the field) and responses encoded from them; the OpenAPI document (openapi.py) is
+generated from the same structs, so the document cannot drift from what the server does."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+
+class Error(msgspec.Struct):
+    """Every error response: what was wrong, in words (the request changed nothing)."""
+
+    error: str
+
+
+class NewGuest(msgspec.Struct, forbid_unknown_fields=True):
+    """Sit down as a guest: the name shown to the other players (as text, never markup)."""
+
+    name: str
+
+
+class Player(msgspec.Struct, kw_only=True):
+    """Who the credential belongs to."""
+
+    player: str  # the player id (seats and ratings use it)
+    name: str
+
+
+class Guest(msgspec.Struct, kw_only=True):
+    """A new guest identity. `token` is the credential for clients that are not browsers
+    (`Authorization: Bearer TOKEN`); a browser gets it as an HttpOnly cookie as well."""
+
+    player: str
+    name: str
+    token: str
+
+
+class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """A table's settings, chosen by whoever opens it."""
+
+    ruleset: str
+    players: int
+    options: dict[str, Any] = {}  # ruleset options (GET /api/modes lists each table's own)
+    bot_after_ms: int = 20_000  # bots take the empty seats after this wait; 0: only when full
+    bot_level: str = ""  # one of /api/modes bot_levels ("" = the first)
+    time_limit_ms: int = 0  # per decision of a person; 0 = the server's default
+    hosted_after: int = 2  # time-outs in a row before the seat goes on 托管 (0 = never)
+
+
+class OpenTable(msgspec.Struct, kw_only=True):
+    """A table waiting for players."""
+
+    table: str
+    settings: TableSettings
+    creator: str
+    created_ms: int
+    waiting: list[str]  # the names of the people seated so far
+
+
+class Tables(msgspec.Struct):
+    """The open tables, oldest first."""
+
+    tables: list[OpenTable]
+
+
+class ModeTable(msgspec.Struct, kw_only=True):
+    """A table size a ruleset seats, and the options that select it."""
+
+    ruleset: str
+    players: int
+    options: dict[str, Any]
+
+
+class Modes(msgspec.Struct, kw_only=True):
+    """What a table may be: every ruleset's table sizes, and the bots' levels."""
+
+    tables: list[ModeTable]
+    bot_levels: list[str]
+
+
+class Waiting(msgspec.Struct, kw_only=True):
+    """Where the person waits: the table and the ticket."""
+
+    table: str
+    ticket: str
+    players: int
+    enqueued_ms: int
+
+
+class Seated(msgspec.Struct, kw_only=True):
+    """The person's seat: which game and seat (and whether that game is over)."""
+
+    game: str
+    seat: int
+    over: bool = False
+
+
+class Me(msgspec.Struct, kw_only=True):
+    """Who the credential belongs to and where they are: waiting at a table, seated, or
+    neither."""
+
+    player: str
+    name: str
+    waiting: Waiting | None = None
+    seated: Seated | None = None
+
+
+class Status(msgspec.Struct, kw_only=True):
+    """One update of `GET /api/me/stream` (`event: status`)."""
+
+    state: Literal["idle", "waiting", "seated"]
+    waiting: Waiting | None = None
+    waited_ms: int = 0
+    seated: Seated | None = None
+
+
+class Joined(msgspec.Struct, kw_only=True):
+    """A table joined (or opened): where the person now waits."""
+
+    table: str
+    waiting: Waiting
+
+
+class QuickPlay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """Sit at an open table with these settings (ruleset, size and options the same), or open
+    one with them."""
+
+    settings: TableSettings
+
+
+class Option(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One legal pick, labelled. `type` says what it names: `card` (a card id: in the seat's
+    hand or equipment, or shown for this decision), `seat`, `skill`, `general`, `suit`, `hand`
+    (a random hand card of another seat), `recast` (重铸 a card) or `word` (a named choice)."""
+
+    key: str  # what to send in `picks`
+    type: str
+    text: str  # the label, in a player's words
+    card: int = -1
+    seat: int = -1
+
+
+class Decision(msgspec.Struct, kw_only=True):
+    """A decision pending for the seat: pick between `min` and `max` of `options` (their keys,
+    in order where order matters: 观星 puts the cards named on top in that order), or decline
+    with no picks when `declinable`. `deadline_ms`: when the server answers by default (0: the
+    seat's bot answers it, the seat being on 托管)."""
+
+    id: int
+    seat: int
+    kind: str
+    prompt: str
+    options: list[Option]
+    min: int
+    max: int
+    declinable: bool
+    ordered: bool
+    info: dict[str, Any]
+    version: int
+    deadline_ms: int
+
+
+class Waits(msgspec.Struct, kw_only=True):
+    """A decision pending for another seat, where the seat may know of it (the public kinds:
+    the active seat playing, discarding or choosing targets; a draft)."""
+
+    seat: int
+    kind: str
+    version: int
+
+
+class SeatView(msgspec.Struct, kw_only=True):
+    """The seat's picture of the game now: the view folded from every entry the seat may see
+    (services.rules views: own hand, role and general; every seat's public state), its pending
+    decision (with options), whether its bot plays it (托管)."""
+
+    game: str
+    seat: int
+    version: int
+    over: bool
+    hosted: bool
+    view: dict[str, Any]
+    decision: Decision | None = None
+    waits: Waits | None = None
+
+
+class Answer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """An answer to the pending decision: its id and the picked option keys (none declines)."""
+
+    decision: int
+    picks: list[str] = []
+
+
+class Answered(msgspec.Struct, kw_only=True):
+    """The answer as the game took it: `duplicate` if that decision had been answered already
+    by this seat (the first answer stands), the log version after it, whether the game is
+    over."""
+
+    decision: int
+    duplicate: bool
+    version: int
+    over: bool
+
+
+class Hosting(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """托管: true = let the seat's bot play, false = take the seat back."""
+
+    hosted: bool
+
+
+class Hosted(msgspec.Struct, kw_only=True):
+    """Whether the seat's bot plays it now, and the log version after the request."""
+
+    hosted: bool
+    version: int
