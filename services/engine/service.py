@@ -498,6 +498,7 @@ class Games:
                 salt=secret.salt,
                 ended_at_ms=_now_ms(),
                 winners=list(hot.game.winners),
+                sides=sorted({hot.game.players[s].role for s in hot.game.winners} - {""}),
             )
             try:
                 await hot.log.finish(reveal)

@@ -65,6 +65,8 @@ class CatalogRecord(msgspec.Struct, frozen=True, kw_only=True):
     winners: list[int]
     rules_version: str
     file: str
+    names: list[str] = []  # the names people chose ("" for bots and older games)
+    sides: list[str] = []  # the winning roles (SeedReveal.sides)
 
 
 _DECODE_LINE = msgspec.json.Decoder(CatalogRecord)
@@ -88,6 +90,8 @@ def describe(header: Header, reveal: SeedReveal, file: str) -> CatalogRecord:
         winners=list(reveal.winners),
         rules_version=header.rules_version,
         file=file,
+        names=[s.name for s in header.seats],
+        sides=list(reveal.sides),
     )
 
 

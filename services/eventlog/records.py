@@ -73,6 +73,7 @@ class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):
     salt: bytes
     ended_at_ms: int = 0
     winners: list[int] = []
+    sides: list[str] = []  # the winning roles (a lobby names the side that won); [] = none
 
 
 _encoder = msgspec.msgpack.Encoder(order="sorted")

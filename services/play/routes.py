@@ -138,7 +138,7 @@ ROUTES = [
         events=(
             "`id: SEQ` + `data: ENTRY` per log entry (entries as GET /api/games/{game}/events "
             'gives them); `event: decision` + `data: {"version", "decision": Decision|null, '
-            '"waits": Waits|null}`; `event: end` after the last entry'
+            '"waits": Waits|null, "now_ms"}`; `event: end` after the last entry'
         ),
     ),
     Route(

@@ -74,10 +74,12 @@ class ModeTable(msgspec.Struct, kw_only=True):
 
 
 class Modes(msgspec.Struct, kw_only=True):
-    """What a table may be: every ruleset's table sizes, and the bots' levels."""
+    """What a table may be: every ruleset's table sizes, and the bots' levels; and the names
+    each ruleset prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人)."""
 
     tables: list[ModeTable]
     bot_levels: list[str]
+    names: dict[str, dict[str, str]] = {}
 
 
 class Waiting(msgspec.Struct, kw_only=True):
@@ -184,6 +186,7 @@ class SeatView(msgspec.Struct, kw_only=True):
     view: dict[str, Any]
     decision: Decision | None = None
     waits: Waits | None = None
+    now_ms: int = 0  # the server's clock, for counting down to a deadline
 
 
 class Answer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):

@@ -129,8 +129,10 @@ class Play:
     # ---- tables ---------------------------------------------------------------------------------
 
     async def modes(self) -> schema.Modes:
-        """What a table may be."""
-        return await self.mm.modes()
+        """What a table may be, and each ruleset's printed names."""
+        out = await self.mm.modes()
+        out.names = {r: api.display_names(r) for r in sorted({t.ruleset for t in out.tables})}
+        return out
 
     async def tables(self) -> schema.Tables:
         """The open tables."""
@@ -288,6 +290,7 @@ class Play:
             view=msgspec.to_builtins(v.view),
             decision=decision,
             waits=waits,
+            now_ms=int(time.time() * 1000),
         )
 
     async def stream(
@@ -333,7 +336,12 @@ class Play:
                     if version == after and key != shown:
                         shown = key
                         message = _json.encode(
-                            {"version": after, "decision": decision, "waits": waits}
+                            {
+                                "version": after,
+                                "decision": decision,
+                                "waits": waits,
+                                "now_ms": int(time.time() * 1000),
+                            }
                         )
                 if batch or message is not None:
                     yield batch, message

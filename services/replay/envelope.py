@@ -50,6 +50,7 @@ def reveal_json(r: SeedReveal) -> dict[str, Any]:
         "salt": r.salt.hex(),
         "ended_at_ms": r.ended_at_ms,
         "winners": list(r.winners),
+        "sides": list(r.sides),
     }
 
 
@@ -97,6 +98,13 @@ def _card_table(ruleset: str, players: int, options_json: str) -> bytes:
     game = api.new_game(ruleset, players, 0, options)
     rows = [[c.name, c.suit, c.rank, c.type, c.subtype] for c in game.cards]
     return _json.encode(rows)
+
+
+@lru_cache(maxsize=16)
+def names_json(ruleset: str) -> bytes:
+    """The names ``ruleset`` prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人)
+    as JSON: pages show cards, roles and labels by these (api.display_names)."""
+    return _json.encode(api.display_names(ruleset))
 
 
 def card_table(h: Header) -> bytes:

@@ -29,6 +29,8 @@ class GameSummary(msgspec.Struct, kw_only=True):
     start: int
     end: int = 0
     winners: list[int] = msgspec.field(default_factory=list)
+    names: list[str] = msgspec.field(default_factory=list)  # chosen names ("" = the id)
+    sides: list[str] = msgspec.field(default_factory=list)  # the winning roles
     rules_version: str = ""
     finished: bool = False
     archived: bool = False
@@ -80,6 +82,8 @@ def summary_of(header: Header, reveal: SeedReveal | None, version: int) -> GameS
         start=header.started_at_ms,
         end=reveal.ended_at_ms if reveal else 0,
         winners=list(reveal.winners) if reveal else [],
+        names=[s.name for s in header.seats],
+        sides=list(reveal.sides) if reveal else [],
         rules_version=header.rules_version,
         finished=reveal is not None,
         version=version,
@@ -96,6 +100,8 @@ def archived_summary(r: CatalogRecord) -> GameSummary:
         start=r.start,
         end=r.end,
         winners=list(r.winners),
+        names=list(r.names),
+        sides=list(r.sides),
         rules_version=r.rules_version,
         finished=True,
         archived=True,

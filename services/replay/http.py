@@ -304,13 +304,14 @@ class HttpServer:
     async def _game(self, game: str, w: asyncio.StreamWriter) -> None:
         feed = await self.replay.feed(game)
         header = await self.replay.header(game)
-        from .envelope import header_json
+        from .envelope import header_json, names_json
 
-        body = b'{"header":%s,"over":%s,"version":%d,"cards":%s}' % (
+        body = b'{"header":%s,"over":%s,"version":%d,"cards":%s,"names":%s}' % (
             msgspec.json.encode(header_json(header)),
             b"true" if feed.over else b"false",
             feed.version,
             await self.replay.cards(game),
+            names_json(header.ruleset),
         )
         await self._send(w, 200, body)
 

@@ -1,4 +1,9 @@
-"""Browser fixtures: Debian's chromium (installed here if missing) and a replay-server process."""
+"""Browser fixtures: Debian's chromium driven by Playwright for Python (`executable_path`: the
+browser Playwright would download cannot be reached here), and a replay-server process.
+
+Nothing here installs anything: `.ci/run` installs chromium and a CJK font (so screenshots show
+the card names) before the tests; the README says what a developer needs.
+"""
 
 from __future__ import annotations
 
@@ -8,65 +13,64 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-
-from .cdp import Chromium
+from playwright.async_api import Browser, Page, async_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
-FONT = "fonts-wqy-microhei"
+CHROMIUM = os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 
-def _find() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+class Tab:
+    """One page, with the few calls the tests make (Playwright's async API underneath)."""
 
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.errors: list[str] = []
+        page.on("pageerror", lambda e: self.errors.append(f"{e}\n{e.stack}"))
 
-def _has_cjk_font() -> bool:
-    fc = shutil.which("fc-list")
-    if fc is None:
-        return False
-    return bool(subprocess.run([fc, ":lang=zh"], capture_output=True, text=True).stdout.strip())
+    async def goto(self, url: str) -> None:
+        """Open a URL."""
+        await self.page.goto(url)
 
+    async def js(self, expression: str) -> Any:
+        """Evaluate an expression in the page; its JSON value."""
+        return await self.page.evaluate(expression)
 
-def _apt(packages: list[str]) -> str | None:
-    """Install Debian packages; the error text, or None on success."""
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for cmd in (["apt-get", "update"], ["apt-get", "install", "-y", *packages]):
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode:
-            return f"{' '.join(cmd)} failed: {done.stderr[-2000:]}"
-    return None
+    async def wait_for(self, expression: str, timeout: float = 30) -> Any:
+        """Wait until `expression` is truthy; its value."""
+        handle = await self.page.wait_for_function(expression, timeout=timeout * 1000)
+        return await handle.json_value()
 
-
-@pytest.fixture(scope="session")
-def chromium_binary() -> str:
-    """Path of chromium; installs the Debian package when it is missing (CI runs as root),
-    with a CJK font so the screenshots show the card and role names rather than boxes."""
-    found = _find()
-    can_apt = shutil.which("apt-get") is not None and os.geteuid() == 0
-    if found:
-        if can_apt and not _has_cjk_font():
-            _apt([FONT])  # best effort: only the screenshots need it
-        return found
-    if not can_apt:
-        pytest.skip("chromium is not installed and apt-get cannot run here (not root/Debian)")
-    error = _apt(["chromium", FONT])
-    if error:
-        pytest.fail(error)
-    found = _find()
-    assert found, "apt-get installed chromium but it is not on PATH"
-    return found
+    async def screenshot(self, path: Path) -> None:
+        """Save a PNG of the page."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        await self.page.screenshot(path=str(path))
 
 
 @pytest.fixture
-def browser(chromium_binary: str, tmp_path: Path) -> Iterator[Chromium]:
-    """A fresh headless browser."""
-    b = Chromium(chromium_binary, tmp_path / "profile")
-    yield b
-    b.close()
+async def chromium() -> AsyncIterator[Browser]:
+    """Debian's chromium, headless."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        yield browser
+        await browser.close()
+
+
+@pytest.fixture
+async def browser(chromium: Browser) -> AsyncIterator[Tab]:
+    """A fresh page of its own (cookies included) in that browser."""
+    context = await chromium.new_context(viewport={"width": 1400, "height": 900})
+    yield Tab(await context.new_page())
+    await context.close()
 
 
 def free_port() -> int:

@@ -23,8 +23,7 @@ from services.rules import api
 from tests.replay.leaks import Truth, n_cards
 from tests.replay.sse import open_sse
 
-from .cdp import Chromium
-from .conftest import ARTIFACTS, start_replay_server, stop
+from .conftest import ARTIFACTS, Tab, start_replay_server, stop
 
 SECRET = b"browser-decision"
 GAME = "browser-decision"
@@ -32,7 +31,7 @@ DECISION = "document.querySelector('#decision')"
 
 
 async def test_live_table_shows_the_public_pending_decision_only(
-    browser: Chromium,
+    browser: Tab,
     redis_url: str,
     redis_client: aioredis.Redis,
     redis_namespace: str,
@@ -81,42 +80,36 @@ async def test_live_table_shows_the_public_pending_decision_only(
             raise AssertionError("no such decision")
 
         sse = await open_sse(int(url.rsplit(":", 1)[1]), f"/api/games/{GAME}/stream")
-        await asyncio.to_thread(browser.goto, f"{url}/#/live/{GAME}")
-        await asyncio.to_thread(browser.wait_for, "document.querySelectorAll('.seat').length === 5")
+        await browser.goto(f"{url}/#/live/{GAME}")
+        await browser.wait_for("document.querySelectorAll('.seat').length === 5")
 
         d, version = await run_until(public=True, skip=30)
-        await asyncio.to_thread(
-            browser.wait_for,
+        await browser.wait_for(
             f"{DECISION} && {DECISION}.dataset.seat === '{d.seat}' && "
             f"{DECISION}.dataset.kind === '{d.kind}' && "
             f"{DECISION}.dataset.version === '{version}'",
         )
-        asked = await asyncio.to_thread(
-            browser.js, "[...document.querySelectorAll('.seat.asked')].map(s => s.dataset.seat)"
+        asked = await browser.js(
+            "[...document.querySelectorAll('.seat.asked')].map(s => s.dataset.seat)"
         )
         assert asked == [str(d.seat)]
-        text = await asyncio.to_thread(browser.js, f"{DECISION}.textContent")
+        text = await browser.js(f"{DECISION}.textContent")
         assert text.startswith(f"waiting for S{d.seat}"), text
-        await asyncio.to_thread(browser.screenshot, ARTIFACTS / "live-decision.png")
+        await browser.screenshot(ARTIFACTS / "live-decision.png")
 
         hidden, version = await run_until(public=False)
         # the page follows the game to this decision, and shows none for it
-        await asyncio.to_thread(browser.wait_for, f"{DECISION} && !{DECISION}.dataset.kind")
+        await browser.wait_for(f"{DECISION} && !{DECISION}.dataset.kind")
         await asyncio.sleep(1.0)  # the engine is asked after every batch: give it every chance
-        assert await asyncio.to_thread(browser.js, f"{DECISION}.dataset.kind || ''") == ""
-        assert (
-            await asyncio.to_thread(browser.js, "document.querySelectorAll('.seat.asked').length")
-            == 0
-        )
+        assert await browser.js(f"{DECISION}.dataset.kind || ''") == ""
+        assert await browser.js("document.querySelectorAll('.seat.asked').length") == 0
 
         while not (await games.get(GAME)).game.over:
             await answer((await pending())[0])
         messages = []
         while (m := await asyncio.wait_for(sse.next(), 30)) is not None:
             messages.append(m)
-        await asyncio.to_thread(
-            browser.wait_for, "document.querySelector('#conn').textContent === 'game over'"
-        )
+        await browser.wait_for("document.querySelector('#conn').textContent === 'game over'")
         records = [data for _, data in await store.read(GAME)]
         raw = bytes(sse.raw)
         for needle in (b"card:", b"skill:", b'"picks"', b"declinable", b'"info"'):

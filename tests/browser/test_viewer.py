@@ -15,14 +15,13 @@ from services.rules import api
 from services.rules.api import GOD
 from services.rules.core.views import fold
 
-from .cdp import Chromium
-from .conftest import ARTIFACTS
+from .conftest import ARTIFACTS, Tab
 
 SEATS = "[...document.querySelectorAll('.seat')]"
 
 
 async def test_live_table_follows_the_game_and_replay_seeks(
-    browser: Chromium, replay_server: str, redis_client: aioredis.Redis, redis_namespace: str
+    browser: Tab, replay_server: str, redis_client: aioredis.Redis, redis_namespace: str
 ) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
     game = asyncio.create_task(
@@ -31,37 +30,29 @@ async def test_live_table_follows_the_game_and_replay_seeks(
     while not await store.head("browser-live"):
         await asyncio.sleep(0.05)
     b = browser
-    await asyncio.to_thread(b.goto, f"{replay_server}/#/")
-    await asyncio.to_thread(
-        b.wait_for, "!!document.querySelector('tr[data-game=\"browser-live\"]')"
-    )
-    await asyncio.to_thread(b.goto, f"{replay_server}/#/live/browser-live")
-    await asyncio.to_thread(b.wait_for, f"{SEATS}.length === 6")
+    await b.goto(f"{replay_server}/#/")
+    await b.wait_for("!!document.querySelector('tr[data-game=\"browser-live\"]')")
+    await b.goto(f"{replay_server}/#/live/browser-live")
+    await b.wait_for(f"{SEATS}.length === 6")
     seen = []
     for _ in range(6):  # the table moves while the game runs
-        seen.append(
-            await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.seq)")
-        )
+        seen.append(await b.js("Number(document.querySelector('#seq').dataset.seq)"))
         await asyncio.sleep(0.4)
     assert not game.done(), "the game ended before the page was sampled; slow the pace"
     assert seen == sorted(seen) and seen[-1] > seen[0], seen
-    assert await asyncio.to_thread(b.js, "document.querySelector('#log').children.length") > 10
-    await asyncio.to_thread(b.screenshot, ARTIFACTS / "live.png")
+    assert await b.js("document.querySelector('#log').children.length") > 10
+    await b.screenshot(ARTIFACTS / "live.png")
     # a spectator's table shows no other seat's hand faces, only counts
-    hands = await asyncio.to_thread(
-        b.js, f"{SEATS}.map(s => s.querySelectorAll('.hand .card').length)"
-    )
-    counts = await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hand))")
+    hands = await b.js(f"{SEATS}.map(s => s.querySelectorAll('.hand .card').length)")
+    counts = await b.js(f"{SEATS}.map(s => Number(s.dataset.hand))")
     assert sum(counts) > 0 and hands == [0] * 6, (hands, counts)
     await game
-    await asyncio.to_thread(
-        b.wait_for, "document.querySelector('#conn').textContent === 'game over'"
-    )
+    await b.wait_for("document.querySelector('#conn').textContent === 'game over'")
 
     records = [d for _, d in await store.read("browser-live")]
     events = [api.decode_event(e.payload) for e in map(decode_entry, records) if e.kind == EVENT]
     final = fold(events, GOD)
-    live_hp = await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))")
+    live_hp = await b.js(f"{SEATS}.map(s => Number(s.dataset.hp))")
     assert live_hp == [s.hp for s in final.seats]
 
     # replay: seek to an event where HP differs from the start, compare with the server's fold
@@ -72,53 +63,48 @@ async def test_live_table_follows_the_game_and_replay_seeks(
         != [s.max_hp for s in fold(events[:i], GOD).seats]
         and i < len(events) * 2 // 3
     )
-    await asyncio.to_thread(b.goto, f"{replay_server}/#/replay/browser-live?at={at}")
-    await asyncio.to_thread(
-        b.wait_for,
+    await b.goto(f"{replay_server}/#/replay/browser-live?at={at}")
+    await b.wait_for(
         f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {at}",
     )
     want = [s.hp for s in fold(events[:at], GOD).seats]
-    assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == want
-    # god view of a finished game: hands are shown
-    assert await asyncio.to_thread(
-        b.js, f"{SEATS}.some(s => s.querySelectorAll('.hand .card').length)"
-    )
-    await asyncio.to_thread(b.screenshot, ARTIFACTS / "replay.png")
+    assert await b.js(f"{SEATS}.map(s => Number(s.dataset.hp))") == want
+    # a finished game's replay opens as a spectator sees it: no hand faces; the switch to
+    # every hand shows them, at the same event
+    assert not await b.js(f"{SEATS}.some(s => s.querySelectorAll('.hand .card').length)")
+    await b.page.select_option("#viewer", "god")
+    await b.wait_for(f"{SEATS}.some(s => s.querySelectorAll('.hand .card').length)")
+    assert await b.js("Number(document.querySelector('#seq').dataset.index)") == at
+    assert await b.js(f"{SEATS}.map(s => Number(s.dataset.hp))") == want
+    await b.screenshot(ARTIFACTS / "replay.png")
     # seek with the control, then step forward once
     k = at // 2
-    await asyncio.to_thread(
-        b.js,
+    await b.js(
         f"(() => {{ const el = document.querySelector('#at'); el.value = {k}; el.dispatchEvent(new Event('change')); return 1; }})()",
     )
-    assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == [
+    assert await b.js(f"{SEATS}.map(s => Number(s.dataset.hp))") == [
         s.hp for s in fold(events[:k], GOD).seats
     ]
-    await asyncio.to_thread(b.js, "document.querySelector('#fwd').click()")
-    assert (
-        await asyncio.to_thread(b.js, "Number(document.querySelector('#seq').dataset.index)")
-        == k + 1
-    )
-    assert await asyncio.to_thread(b.js, f"{SEATS}.map(s => Number(s.dataset.hp))") == [
+    await b.js("document.querySelector('#fwd').click()")
+    assert await b.js("Number(document.querySelector('#seq').dataset.index)") == k + 1
+    assert await b.js(f"{SEATS}.map(s => Number(s.dataset.hp))") == [
         s.hp for s in fold(events[: k + 1], GOD).seats
     ]
 
 
 async def test_honglou_names(
-    browser: Chromium, replay_server: str, redis_client: aioredis.Redis, redis_namespace: str
+    browser: Tab, replay_server: str, redis_client: aioredis.Redis, redis_namespace: str
 ) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
     await play_live(store, "hl", ruleset="honglou", players=5, seed=3)
     records = [d for _, d in await store.read("hl")]
     n = sum(1 for d in records if decode_entry(d).kind == EVENT)
-    await asyncio.to_thread(browser.goto, f"{replay_server}/#/replay/hl?at={n}")
-    await asyncio.to_thread(
-        browser.wait_for,
+    await browser.goto(f"{replay_server}/#/replay/hl?at={n}")
+    await browser.wait_for(
         f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}",
     )
-    roles = await asyncio.to_thread(
-        browser.js, "[...document.querySelectorAll('.role')].map(r => r.textContent)"
-    )
+    roles = await browser.js("[...document.querySelectorAll('.role')].map(r => r.textContent)")
     assert "主人" in roles and "主公" not in roles, roles
-    text = await asyncio.to_thread(browser.js, "document.body.innerText")
+    text = await browser.js("document.body.innerText")
     assert "桃" not in text and "八卦阵" not in text, json.dumps(text[:500], ensure_ascii=False)
-    await asyncio.to_thread(browser.screenshot, ARTIFACTS / "honglou.png")
+    await browser.screenshot(ARTIFACTS / "honglou.png")

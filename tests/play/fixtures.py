@@ -39,6 +39,7 @@ def play_platform(
         http_port=0,
         replay_grpc_port=0,
         matchmaker_port=0,
+        engine_port=0,
         metrics_port=0,
         think_ms=0,
     )

@@ -1,6 +1,7 @@
 // The view fold of services/rules/core/views.py, in the browser: apply(view, redactedEvent).
 // Only already-redacted events reach the page; this builds the same picture the server's
-// views.fold would for the same viewer (tests/browser checks HP against it).
+// views.fold does for the same viewer: tests/browser/test_fold.py folds whole games of every
+// ruleset here and with views.apply and compares the views after every event.
 "use strict";
 
 function newView(viewer) {
@@ -53,6 +54,7 @@ function applyEvent(v, e) {
     case "died": s(e.seat).alive = false; s(e.seat).role = e.role; break;
     case "chain_toggled": s(e.seat).chained = e.chained; break;
     case "role_assigned": s(e.seat).role = e.role; break;
+    case "role_learned": if (e.seat >= 0) s(e.seat).role = e.role; break;
     case "general_chosen":
       if (e.general) { s(e.seat).general = e.general; s(e.seat).hp = e.hp; s(e.seat).max_hp = e.max_hp; }
       break;

@@ -1,0 +1,272 @@
+"""A person plays in a real browser, as a person would: reading the page and clicking the legal
+options it offers (never calling the API behind the page's back), on a real platform with
+heuristic bots answering at once. One whole game per ruleset; a reload and a second device mid
+game; a time-out that turns 托管 on, and taking the seat back; a spectator of the same game who
+never sees the person's hand. Screenshots go to artifacts/browser/."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser
+
+from tests.play.fixtures import PlayPlatform
+
+from .conftest import ARTIFACTS, Tab
+
+PANEL = """() => {
+  const p = document.querySelector('#decision-panel');
+  if (!p) return null;
+  return {
+    id: p.dataset.id || null, kind: p.dataset.kind || null,
+    min: Number(p.dataset.min || 0), max: Number(p.dataset.max || 0),
+    busy: p.classList.contains('busy'),
+    options: [...p.querySelectorAll('button.opt')].map((b) => ({ key: b.dataset.key, type: b.dataset.type, text: b.textContent })),
+    ok: !!document.querySelector('#ok'), decline: !!document.querySelector('#decline'),
+    error: (document.querySelector('#answer-error') || {}).textContent || '',
+    over: document.querySelector('#conn').textContent === 'game over',
+    clock: (document.querySelector('#clock') || {}).textContent || '',
+  };
+}"""
+READY = """(last) => {
+  const p = document.querySelector('#decision-panel');
+  const over = document.querySelector('#conn') && document.querySelector('#conn').textContent === 'game over';
+  return over || (p && p.dataset.id && p.dataset.id !== last && !p.classList.contains('busy'));
+}"""
+
+
+async def new_tab(chromium: Browser) -> Tab:
+    context = await chromium.new_context(viewport={"width": 1400, "height": 900})
+    return Tab(await context.new_page())
+
+
+async def sit_down(
+    tab: Tab,
+    base: str,
+    name: str,
+    ruleset: str,
+    players: int,
+    preset: str | None = None,
+    *,
+    time_limit_s: float = 60,
+    hosted_after: int = 2,
+) -> tuple[str, int]:
+    """From the lobby: a guest name, a table of these settings with heuristic bots at once;
+    (game, seat) once the page shows the seat."""
+    page = tab.page
+    await tab.goto(base + "/")
+    await page.fill("#name", name)
+    await page.click("#guest button")
+    await page.wait_for_selector("#table-form")
+    await page.select_option("#ruleset", ruleset)
+    await page.select_option("#players", label=str(players))
+    if preset is not None:
+        await page.select_option("#preset", label=preset)
+    await page.select_option("#level", "heuristic")
+    await page.fill("#botwait", "0.2")
+    await page.fill("#timelimit", str(time_limit_s))
+    await page.fill("#hostedafter", str(hosted_after))
+    await page.click("#open-table")
+    await tab.wait_for("location.hash.startsWith('#/play/')")
+    _, game, seat = (await tab.js("location.hash")).rsplit("/", 2)
+    return game, int(seat)
+
+
+def raw_key(text: str) -> bool:
+    """Whether a label is an option key shown as it is (ascii, one word: card:12, end …)."""
+    return text.isascii() and " " not in text.strip()
+
+
+# One decision, as a person takes it: wait until the page shows a new decision (or the game's
+# end), read its options off the page, and click: one option; or several and OK; or the decline
+# button. A refused combination (its reason shown) is unpicked and another one tried. In the
+# page, so that a whole game costs one round trip per decision.
+DECIDE = """async ([last, seed]) => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  let x = seed >>> 0;
+  const rand = () => { x = (x + 0x6d2b79f5) >>> 0; let t = x; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+  const panel = () => document.querySelector('#decision-panel');
+  const over = () => document.querySelector('#conn').textContent === 'game over';
+  for (let i = 0; ; i++) {
+    const p = panel();
+    if (p && p.dataset.id && p.dataset.id !== last && !p.classList.contains('busy')) break;
+    if (over() && !(p && p.dataset.id)) return null;
+    if (i > 12000) throw new Error('no decision came');
+    await sleep(5);
+  }
+  const p = panel();
+  const d = { id: p.dataset.id, kind: p.dataset.kind, min: Number(p.dataset.min), max: Number(p.dataset.max),
+    options: [...p.querySelectorAll('button.opt')].map((b) => ({ key: b.dataset.key, type: b.dataset.type, text: b.textContent })),
+    ok: !!document.querySelector('#ok'), decline: !!document.querySelector('#decline'), tries: 0 };
+  for (let attempt = 0; attempt < 6; attempt++) {
+    d.tries = attempt + 1;
+    const buttons = [...p.querySelectorAll('button.opt')];
+    if (d.decline && (attempt >= 3 || rand() < 0.15)) document.querySelector('#decline').click();
+    else if (!d.ok) buttons[Math.floor(rand() * buttons.length)].click();
+    else {
+      const order = buttons.map((b) => [rand(), b]).sort((a, b) => a[0] - b[0]).map((a) => a[1]);
+      const hi = Math.max(d.min, Math.min(d.max, buttons.length));
+      const want = d.min + Math.floor(rand() * (hi - d.min + 1));
+      order.slice(0, want).forEach((b) => b.click());
+      const ok = document.querySelector('#ok');
+      if (ok.disabled) { if (!d.decline) throw new Error('OK stays disabled'); document.querySelector('#decline').click(); }
+      else ok.click();
+    }
+    for (let i = 0; ; i++) {
+      const e = document.querySelector('#answer-error');
+      if (p.dataset.answered === d.id || p.dataset.id !== d.id || !p.isConnected) return d;
+      if (e && e.textContent) break;
+      if (i > 6000) throw new Error('the answer was neither taken nor refused');
+      await sleep(5);
+    }
+    document.querySelector('#answer-error').textContent = '';
+    p.querySelectorAll('button.opt.picked').forEach((b) => b.click());
+  }
+  throw new Error('no answer was taken');
+}"""
+
+
+async def decide(tab: Tab, rng: random.Random, last: str | None) -> dict[str, Any] | None:
+    """Answer the next decision by clicking (DECIDE); the decision as the page showed it, or
+    None at the end of the game."""
+    d: dict[str, Any] | None = await tab.page.evaluate(DECIDE, [last, rng.getrandbits(31)])
+    if d is not None:
+        assert d["options"], d
+        bad = [o["text"] for o in d["options"] if raw_key(o["text"])]
+        assert not bad, f"{d['kind']}: options shown as raw keys: {bad}"
+    return d
+
+
+async def play_out(tab: Tab, rng: random.Random, limit: int = 1500) -> list[dict[str, Any]]:
+    """Answer every decision of the seat by clicking until the game is over."""
+    answered: list[dict[str, Any]] = []
+    last: str | None = None
+    for _ in range(limit):
+        d = await decide(tab, rng, last)
+        if d is None:
+            return answered
+        answered.append(d)
+        last = d["id"]
+    raise AssertionError("the game did not end")
+
+
+GAMES = [
+    ("standard", 5, "with generals (draft)"),
+    ("honglou", 10, None),
+    ("jinyu", 5, "谋攻"),
+    ("extended", 8, None),
+    ("chengtian", 2, None),
+]
+
+
+@pytest.mark.parametrize(("ruleset", "players", "preset"), GAMES)
+async def test_a_person_plays_a_whole_game(
+    chromium: Browser,
+    play_platform: PlayPlatform,
+    ruleset: str,
+    players: int,
+    preset: str | None,
+) -> None:
+    tab = await new_tab(chromium)
+    game, seat = await sit_down(
+        tab, play_platform.base, f"{ruleset} player", ruleset, players, preset
+    )
+    answered = await play_out(tab, random.Random(players))
+    assert answered, "the person was never asked anything"
+    await tab.wait_for("document.querySelector('#conn').textContent === 'game over'")
+    await tab.screenshot(ARTIFACTS / f"play-{ruleset}.png")
+    text = await tab.js("document.querySelector('#log').innerText")
+    assert "the game ends" in text
+    for word in ("processing", "judge_phase", "discard_phase", "undefined", "[object"):
+        assert word not in text, word
+    if ruleset == "honglou":
+        assert "主公" not in await tab.js("document.body.innerText")  # 主人 in 红楼梦
+    assert not tab.errors, tab.errors
+    # the seat's own hand is drawn below the felt; no other seat's hand face is on the table
+    hands = await tab.js(
+        f"[...document.querySelectorAll('.seat')].filter(s => s.dataset.seat !== '{seat}').map(s => s.querySelectorAll('.hand .card').length)"
+    )
+    assert (
+        hands == [0] * (players - 1)
+        or await tab.js("document.querySelector('#conn').textContent") == "game over"
+    )
+
+
+async def test_reload_another_device_and_a_spectator(
+    chromium: Browser, play_platform: PlayPlatform
+) -> None:
+    tab = await new_tab(chromium)
+    game, seat = await sit_down(
+        tab, play_platform.base, "<img src=x onerror=alert(1)>", "standard", 5
+    )
+    rng = random.Random(3)
+    last = None
+    for _ in range(3):
+        d = await decide(tab, rng, last)
+        assert d is not None
+        last = d["id"]
+    # the game now waits for this person: the state is still while they reload
+    await tab.page.wait_for_function(READY, arg=last, timeout=60_000)
+    before = await tab.js(PANEL)
+    hand = await tab.js("[...document.querySelectorAll('#myhand .card')].map(c => c.textContent)")
+    await tab.page.reload()
+    await tab.page.wait_for_function(
+        f"document.querySelector('#decision-panel') && document.querySelector('#decision-panel').dataset.id === '{before['id']}'"
+    )
+    assert (
+        await tab.js("[...document.querySelectorAll('#myhand .card')].map(c => c.textContent)")
+        == hand
+    )
+    assert (await tab.js(PANEL))["options"] == before["options"]
+
+    # the same person on another device: the lobby takes them back to their seat
+    other = await new_tab(chromium)
+    await other.page.context.add_cookies(await tab.page.context.cookies())
+    await other.goto(play_platform.base + "/")
+    await other.wait_for(f"location.hash === '#/play/{game}/{seat}'")
+    await other.page.wait_for_function(
+        f"document.querySelector('#decision-panel') && document.querySelector('#decision-panel').dataset.id === '{before['id']}'"
+    )
+
+    # a spectator of the same game sees the table, never the person's hand
+    spectator = await new_tab(chromium)
+    await spectator.goto(f"{play_platform.base}/#/live/{game}")
+    await spectator.wait_for("document.querySelectorAll('.seat').length === 5")
+    await spectator.wait_for(
+        f"Number(document.querySelector('.seat[data-seat=\"{seat}\"]').dataset.hand) === {len(hand)}"
+    )
+    shown = await spectator.js("document.body.innerText")
+    mine = await spectator.js(f"document.querySelector('.seat[data-seat=\"{seat}\"]').innerText")
+    assert await spectator.js("document.querySelectorAll('.hand .card').length") == 0
+    assert not [c for c in hand if c in mine], (hand, mine)
+    assert "<img src=x onerror=alert(1)>" in shown  # the name, as text
+    assert await spectator.js("document.querySelectorAll('img').length") == 0
+    await spectator.screenshot(ARTIFACTS / "spectator.png")
+    await tab.screenshot(ARTIFACTS / "seat.png")
+    await decide(tab, rng, last)  # the person answers from the first page; the game goes on
+    for t in (tab, other, spectator):
+        assert not t.errors, t.errors
+
+
+async def test_time_outs_turn_hosting_on_and_the_person_takes_the_seat_back(
+    chromium: Browser, play_platform: PlayPlatform
+) -> None:
+    tab = await new_tab(chromium)
+    await sit_down(tab, play_platform.base, "slow", "chengtian", 2, time_limit_s=2, hosted_after=1)
+    await tab.page.wait_for_function(READY, arg=None, timeout=60_000)
+    await tab.wait_for("document.querySelector('#clock').textContent.endsWith(' s')")
+    # nobody clicks: the clock runs out, the server answers, and the bot takes the seat
+    await tab.wait_for("document.querySelector('#hosting').textContent === 'take back'", 30)
+    await tab.wait_for("document.querySelector('.seat.me .tag') !== null")
+    await tab.screenshot(ARTIFACTS / "hosted.png")
+    log = await tab.js("document.querySelector('#log').innerText")
+    assert "托管" in log and "ran out of time" in log
+    await tab.page.click("#hosting")
+    await tab.wait_for("document.querySelector('#hosting').textContent === '托管'")
+    assert "played by its person again" in await tab.js("document.querySelector('#log').innerText")
+    # the person's own decisions come back, with their clock
+    d = await decide(tab, random.Random(1), None)
+    assert d is not None
+    assert not tab.errors, tab.errors
