@@ -89,8 +89,8 @@ async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy()
     hot = await g.get("h1")
     d = api.pending(hot.game)
     assert d is not None and d.seat == seat
-    msgs = [f for s, f in side.published if s == "decisions" and f["decision"] == d.id]
-    assert msgs and msgs[-1]["player"] == HOSTED_PLAYER and msgs[-1]["seat"] == seat
+    msgs = [m for m in side.decisions() if m.decision == d.id]
+    assert msgs and msgs[-1].player == HOSTED_PLAYER and msgs[-1].seat == seat
     assert await g.deadline_ms(hot, d) == 0  # a bot answers it: no clock for the person
 
 
@@ -127,8 +127,8 @@ async def test_take_back_resign_and_refusals() -> None:
 
     v1, hosted = await g.set_hosted("h1", tok, True)
     assert hosted
-    msgs = [f for s, f in side.published if s == "decisions" and f["decision"] == d.id]
-    assert msgs and msgs[-1]["player"] == HOSTED_PLAYER  # the pending decision went to the bots
+    msgs = [m for m in side.decisions() if m.decision == d.id]
+    assert msgs and msgs[-1].player == HOSTED_PLAYER  # the pending decision went to the bots
     assert await g.set_hosted("h1", tok, True) == (v1, True)  # a repeat: nothing appended
 
     v2, hosted = await g.set_hosted("h1", tok, False)

@@ -10,6 +10,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 
+from services.contracts.streams import NewMatch, decode
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.core import Matchmaker, Refused
 from services.matchmaking.modes import build_modes
@@ -33,8 +34,8 @@ def make(client: aioredis.Redis, ns: str, clock: ManualClock) -> Matchmaker:
     )
 
 
-async def matches(client: aioredis.Redis, ns: str) -> list[dict[str, object]]:
-    return [json.loads(f[b"match"]) for _, f in await client.xrange(f"{ns}:matches")]
+async def matches(client: aioredis.Redis, ns: str) -> list[NewMatch]:
+    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:matches")]
 
 
 async def test_a_table_starts_when_full_with_its_settings_and_names(
@@ -55,10 +56,10 @@ async def test_a_table_starts_when_full_with_its_settings_and_names(
     formed = await mm.tick()
     assert len(formed) == 1 and set(formed[0].tickets) == {first.ticket, second.ticket}
     (match,) = await matches(redis_client, redis_namespace)
-    assert match["ruleset"] == "chengtian" and match["time_limit_ms"] == 20_000
-    assert match["hosted_after"] == 3
-    assert sorted(s["name"] for s in match["seats"]) == ["<i>Ann</i>", "鲍勃"]  # type: ignore[index, union-attr]
-    assert not any(s["bot"] for s in match["seats"])  # type: ignore[index, union-attr]
+    assert match.ruleset == "chengtian" and match.time_limit_ms == 20_000
+    assert match.hosted_after == 3 and match.mode == "chengtian-2"
+    assert sorted(s.name for s in match.seats) == ["<i>Ann</i>", "鲍勃"]
+    assert not any(s.bot for s in match.seats)
     assert await mm.tables.listing() == []
     with pytest.raises(Refused) as err:
         await mm.enqueue("cy", "", 0, "Cy", table)
@@ -78,7 +79,7 @@ async def test_bots_of_the_chosen_level_fill_the_table_after_its_wait(
     clock.advance(1)
     (formed,) = await mm.tick()
     (match,) = await matches(redis_client, redis_namespace)
-    players = [s["player"] for s in match["seats"]]  # type: ignore[index, union-attr]
+    players = [s.player for s in match.seats]
     assert players.count(f"bot:{level}") == 4 and "ann" in players
     assert formed.seats[formed.tickets[next(iter(formed.tickets))]].player == "ann"
 
