@@ -21,6 +21,7 @@ from .eventlog import commands as eventlog
 from .matchmaking import bench as matchmaking_bench
 from .matchmaking import service as matchmaking
 from .platform import cli as platform
+from .play import bench as play_bench
 from .replay import bench as replay_bench
 from .replay import server as replay_server
 from .rules.scenario import runner as scenario
@@ -74,6 +75,11 @@ COMMANDS: dict[str, Command | Group] = {
                 "all-bot games per second through engine and bot worker processes",
                 bots_bench.add_arguments,
                 bots_bench.main,
+            ),
+            "play": Command(
+                "simulated people over the HTTP API while bot games run: answer latency",
+                play_bench.add_arguments,
+                play_bench.main,
             ),
         },
     ),
