@@ -208,7 +208,7 @@ class PlayHttp:
         self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
     ) -> schema.SeatView:
         """See routes.ROUTES."""
-        return await self.play.view(p, game, seat)
+        return await self.play.seats.view(p, game, seat)
 
     async def seat_stream(
         self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
@@ -218,7 +218,7 @@ class PlayHttp:
         last = req.headers.get("last-event-id", "")
         if last.isdigit():
             after = int(last)
-        items = await self.play.stream(p, game, seat, after)
+        items = await self.play.seats.stream(p, game, seat, after)
         metrics = self.play.replay.metrics
         metrics.open["sse"].inc()
 
@@ -245,7 +245,7 @@ class PlayHttp:
         body: schema.Answer,
     ) -> schema.Answered:
         """See routes.ROUTES."""
-        return await self.play.answer(p, game, seat, body)
+        return await self.play.seats.answer(p, game, seat, body)
 
     async def hosting(
         self,
@@ -257,13 +257,13 @@ class PlayHttp:
         body: schema.Hosting,
     ) -> schema.Hosted:
         """See routes.ROUTES."""
-        return await self.play.hosting(p, game, seat, body)
+        return await self.play.seats.hosting(p, game, seat, body)
 
     async def resign(
         self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
     ) -> schema.Hosted:
         """See routes.ROUTES."""
-        return await self.play.resign(p, game, seat)
+        return await self.play.seats.resign(p, game, seat)
 
     async def openapi(self, req: Request, w: asyncio.StreamWriter) -> None:
         """See routes.ROUTES."""
