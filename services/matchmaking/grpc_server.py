@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
-from .tables import TABLE_ID, OpenTable, TableSettings, bot_levels
+from .tables import TABLE_ID, OpenTable, bot_levels, settings_of, settings_pb
 
 pb = matchmaker_pb2
 STATES = {
@@ -89,19 +89,6 @@ def ticket_pb(info: TicketInfo, players: int) -> matchmaker_pb2.Ticket:
     )
 
 
-def settings_pb(s: TableSettings) -> matchmaker_pb2.TableSettings:
-    """Table settings as the client sees them."""
-    return pb.TableSettings(
-        ruleset=s.ruleset,
-        players=s.players,
-        options_json=json.dumps(s.options),
-        bot_after_ms=s.bot_after_ms,
-        bot_level=s.bot_level,
-        time_limit_ms=s.time_limit_ms,
-        hosted_after=s.hosted_after,
-    )
-
-
 def table_pb(t: OpenTable) -> matchmaker_pb2.Table:
     """An open table as the client sees it."""
     return pb.Table(
@@ -110,25 +97,6 @@ def table_pb(t: OpenTable) -> matchmaker_pb2.Table:
         creator=t.creator,
         created_ms=t.created_ms,
         waiting=t.waiting,
-    )
-
-
-def settings_of(m: matchmaker_pb2.TableSettings) -> TableSettings:
-    """TableSettings from the request (INVALID_ARGUMENT for options that are not an object)."""
-    try:
-        options = json.loads(m.options_json or "{}")
-    except json.JSONDecodeError as exc:
-        raise Refused("INVALID_ARGUMENT", f"options_json: {exc}") from None
-    if not isinstance(options, dict):
-        raise Refused("INVALID_ARGUMENT", "options_json must be a JSON object")
-    return TableSettings(
-        ruleset=m.ruleset,
-        players=m.players,
-        options=options,
-        bot_after_ms=m.bot_after_ms,
-        bot_level=m.bot_level,
-        time_limit_ms=m.time_limit_ms,
-        hosted_after=m.hosted_after,
     )
 
 
@@ -177,9 +145,11 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
     async def CreateTable(self, request: Any, context: Any) -> matchmaker_pb2.CreateTableResponse:
         """See matchmaker.proto."""
         try:
-            info = await self.mm.create_table(
-                request.player, request.name, settings_of(request.settings)
-            )
+            try:
+                settings = settings_of(request.settings)
+            except ValueError as exc:
+                raise Refused("INVALID_ARGUMENT", str(exc)) from None
+            info = await self.mm.create_table(request.player, request.name, settings)
             listed = [t for t in await self.mm.tables.listing(MAX_TABLES) if t.table == info.mode]
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)

@@ -17,6 +17,7 @@ next tick after a short grace, so the lobby does not list empty tables.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 import uuid
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..rules import api
 from .modes import Mode, Policy
 
@@ -59,16 +61,17 @@ def check_name(name: str) -> str:
     return name
 
 
-class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """What the creator of a table chooses (see matchmaker.proto TableSettings)."""
+class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A table's settings, chosen by whoever opens it (matchmaker.proto TableSettings; the play
+    API's body for a table)."""
 
     ruleset: str
     players: int
-    options: dict[str, Any] = {}
-    bot_after_ms: int = 30_000
-    bot_level: str = ""
-    time_limit_ms: int = 0
-    hosted_after: int = 2
+    options: dict[str, Any] = {}  # ruleset options (GET /api/modes lists each table's own)
+    bot_after_ms: int = 20_000  # bots take the empty seats after this wait; 0: only when full
+    bot_level: str = ""  # one of the bot levels ("" = the first)
+    time_limit_ms: int = 0  # per decision of a person; 0 = the engine's default
+    hosted_after: int = 2  # time-outs in a row before the seat goes on 托管 (0 = never)
 
     def checked(self) -> TableSettings:
         """These settings if the engine can start such a game; ValueError (the reason) if not.
@@ -103,6 +106,38 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
             time_limit_ms=self.time_limit_ms,
             hosted_after=self.hosted_after,
         )
+
+
+def settings_pb(s: TableSettings) -> matchmaker_pb2.TableSettings:
+    """The settings as the proto message."""
+    return matchmaker_pb2.TableSettings(
+        ruleset=s.ruleset,
+        players=s.players,
+        options_json=json.dumps(s.options),
+        bot_after_ms=s.bot_after_ms,
+        bot_level=s.bot_level,
+        time_limit_ms=s.time_limit_ms,
+        hosted_after=s.hosted_after,
+    )
+
+
+def settings_of(m: matchmaker_pb2.TableSettings) -> TableSettings:
+    """The settings of a proto message; ValueError if its options are not a JSON object."""
+    try:
+        options = json.loads(m.options_json or "{}")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"options_json: {exc}") from None
+    if not isinstance(options, dict):
+        raise ValueError("options_json must be a JSON object")
+    return TableSettings(
+        ruleset=m.ruleset,
+        players=m.players,
+        options=options,
+        bot_after_ms=m.bot_after_ms,
+        bot_level=m.bot_level,
+        time_limit_ms=m.time_limit_ms,
+        hosted_after=m.hosted_after,
+    )
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,18 @@ from .up import Running
 POLICIES = ["heuristic", "random", "heuristic", "random", "heuristic"]
 
 
-async def keep_playing(run: Running, n: int, stop: asyncio.Event) -> None:
-    """Until ``stop``: keep ``n`` demo games live through the platform."""
+async def keep_playing(
+    run: Running,
+    n: int,
+    stop: asyncio.Event,
+    policies: list[str] | None = None,
+    options: dict[str, object] | None = None,
+    prefix: str = "demo",
+) -> None:
+    """Until ``stop``: keep ``n`` bot games live through the platform (by default the demo's:
+    heuristic against random, standard with generals)."""
+    seats = policies or POLICIES
+    opts = {"generals": "draft"} if options is None else options
     client = connect(run.redis_url)
     games = Games(client, run.namespace, Path(run.archive_dir))
     live: set[str] = set()
@@ -34,8 +44,8 @@ async def keep_playing(run: Running, n: int, stop: asyncio.Event) -> None:
             try:
                 while len(live) < n:
                     count += 1
-                    gid = f"demo-{int(time.time())}-{count}"
-                    match = bot_match(gid, "standard", POLICIES, count, {"generals": "draft"})
+                    gid = f"{prefix}-{int(time.time())}-{count}"
+                    match = bot_match(gid, "standard", seats, count, opts)
                     await games.publish(match)
                     live.add(gid)
                 for gid in await games.finished(block_ms=500):

@@ -30,8 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import bench_options, int_list
-from ..eventlog.redis_client import connect
-from ..platform.matches import Games, bot_match
+from ..platform.demo import keep_playing
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
 
@@ -161,26 +160,6 @@ class Person:
             self.sent_at = None  # refused (a duplicate of a decision already moved on)
 
 
-async def _bot_games(run: Running, n: int, stop: asyncio.Event) -> None:
-    """Keep `n` all-bot games live until `stop`."""
-    client = connect(run.redis_url)
-    games = Games(client, run.namespace, Path(run.archive_dir))
-    live: set[str] = set()
-    count = 0
-    try:
-        await games.mark()
-        while not stop.is_set():
-            while len(live) < n:
-                count += 1
-                gid = f"bench-bots-{count}"
-                await games.publish(bot_match(gid, "standard", ["random"] * 5, count))
-                live.add(gid)
-            for gid in await games.finished(block_ms=200):
-                live.discard(gid)
-    finally:
-        await client.aclose()
-
-
 def _pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
     return round(xs[min(len(xs) - 1, int(p * len(xs)))] * 1000, 2) if xs else 0.0
@@ -274,7 +253,9 @@ async def _steps(
     procs: dict[str, int],
 ) -> list[dict[str, Any]]:
     stop = asyncio.Event()
-    bots = asyncio.create_task(_bot_games(run, args.bot_games, stop))
+    bots = asyncio.create_task(
+        keep_playing(run, args.bot_games, stop, ["random"] * 5, {}, "bench-bots")
+    )
     await asyncio.sleep(3)  # the bot games under way
     out = []
     try:

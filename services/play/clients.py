@@ -11,37 +11,12 @@ from typing import Any
 
 import grpc
 
+from ..matchmaking.tables import TableSettings, settings_of, settings_pb
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 from . import schema
 from .errors import from_grpc
 
 TIMEOUT_S = 5.0
-
-
-def settings_pb(s: schema.TableSettings) -> matchmaker_pb2.TableSettings:
-    """Table settings for the matchmaker."""
-    return matchmaker_pb2.TableSettings(
-        ruleset=s.ruleset,
-        players=s.players,
-        options_json=json.dumps(s.options),
-        bot_after_ms=s.bot_after_ms,
-        bot_level=s.bot_level,
-        time_limit_ms=s.time_limit_ms,
-        hosted_after=s.hosted_after,
-    )
-
-
-def settings_of(m: matchmaker_pb2.TableSettings) -> schema.TableSettings:
-    """Table settings from the matchmaker."""
-    return schema.TableSettings(
-        ruleset=m.ruleset,
-        players=m.players,
-        options=json.loads(m.options_json or "{}"),
-        bot_after_ms=m.bot_after_ms,
-        bot_level=m.bot_level,
-        time_limit_ms=m.time_limit_ms,
-        hosted_after=m.hosted_after,
-    )
 
 
 def table_of(t: matchmaker_pb2.Table) -> schema.OpenTable:
@@ -87,7 +62,7 @@ class Matchmaker:
         return [table_of(t) for t in r.tables]
 
     async def create_table(
-        self, player: str, name: str, settings: schema.TableSettings
+        self, player: str, name: str, settings: TableSettings
     ) -> matchmaker_pb2.Ticket:
         """Open a table and seat its creator; the creator's ticket."""
         r: matchmaker_pb2.CreateTableResponse = await self._call(

@@ -8,6 +8,9 @@ from typing import Any, Literal
 
 import msgspec
 
+# the play API's body for a table is the matchmaker's own settings struct
+from ..matchmaking.tables import TableSettings as TableSettings
+
 
 class Error(msgspec.Struct):
     """Every error response: what was wrong, in words (the request changed nothing)."""
@@ -35,18 +38,6 @@ class Guest(msgspec.Struct, kw_only=True):
     player: str
     name: str
     token: str
-
-
-class TableSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """A table's settings, chosen by whoever opens it."""
-
-    ruleset: str
-    players: int
-    options: dict[str, Any] = {}  # ruleset options (GET /api/modes lists each table's own)
-    bot_after_ms: int = 20_000  # bots take the empty seats after this wait; 0: only when full
-    bot_level: str = ""  # one of /api/modes bot_levels ("" = the first)
-    time_limit_ms: int = 0  # per decision of a person; 0 = the server's default
-    hosted_after: int = 2  # time-outs in a row before the seat goes on 托管 (0 = never)
 
 
 class OpenTable(msgspec.Struct, kw_only=True):
