@@ -266,7 +266,7 @@ def describe(run: Running, cfg: UpConfig) -> str:
     )
     lines = [f"arena up: Redis {run.redis_url} ({where})"]
     if run.viewer_url:
-        lines.append(f"  web viewer        {run.viewer_url}")
+        lines.append(f"  play and watch    {run.viewer_url}  (web page and play API)")
     lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
     if run.matchmaker:
         lines.append(f"  matchmaker gRPC   {run.matchmaker}")

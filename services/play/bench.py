@@ -179,9 +179,12 @@ async def _step(
     await asyncio.sleep(seconds)
     wall = time.perf_counter() - t0
     lat = [x for p in crowd for x in p.latencies]
-    stop.set()
-    done = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
-    errors = [repr(e) for e in done if isinstance(e, BaseException)]
+    stop.set()  # people resign (their bots finish the games); a stream left idle is cut
+    _, late = await asyncio.wait(tasks, timeout=20)
+    for t in late:
+        t.cancel()
+    done = await asyncio.gather(*tasks, return_exceptions=True)
+    errors = [repr(e) for e in done if isinstance(e, Exception)]
     return {
         "people": people,
         "answers": len(lat),
