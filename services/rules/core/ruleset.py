@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .cards import CardDef
@@ -64,8 +65,9 @@ class Ruleset(ABC):
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:
         """The role cards for ``players`` (seat 0 gets the lord)."""
 
-    def generals(self) -> dict[str, General]:
-        """Generals by name (``vanilla`` always exists)."""
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
+        """Generals by name (``vanilla`` always exists), as the game's ``options`` make them (an
+        option may change a general, e.g. seed 000's ``genders``)."""
         return {"vanilla": VANILLA}
 
     def lord_bonus(self, g: Game) -> int:

@@ -14,13 +14,11 @@ from ..core.state import Game
 from .model import CardRef, EventPattern, Scenario
 
 
-class CheckFailed(Exception):
-    """An expectation did not hold."""
+class ScenarioFailed(Exception):
+    """The scenario did not hold; the message says why."""
 
 
 def _fail(what: str, expected: Any, actual: Any) -> None:
-    from .runner import ScenarioFailed
-
     raise ScenarioFailed(f"{what}: expected {expected}, got {actual}")
 
 
@@ -38,8 +36,11 @@ def check_expect(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list
     assert ex is not None
     show = {v: k for k, v in refmap.items()}
 
+    def label(c: int) -> str:
+        return str(show[c]) if c in show else notation(g.cards[c])
+
     def shown(ids: list[int]) -> list[str]:
-        return sorted(str(show[c]) if c in show else notation(g.cards[c]) for c in ids)
+        return sorted(label(c) for c in ids)
 
     for n, se in ex.seats.items():
         if n >= len(g.players):
@@ -51,14 +52,12 @@ def check_expect(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list
                 _fail(f"seat {n} {field}", want, getattr(p, field))
         if se.hand_count is not None and len(p.hand) != se.hand_count:
             _fail(f"seat {n} hand_count", se.hand_count, len(p.hand))
-        for field, actual in (
-            ("hand", p.hand),
-            ("equip", list(p.equip.values())),
-            ("judge", p.judge),
-        ):
+        for field, actual in (("hand", p.hand), ("equip", list(p.equip.values()))):
             want_refs = getattr(se, field)
             if want_refs is not None and Counter(_ids(want_refs, refmap)) != Counter(actual):
                 _fail(f"seat {n} {field}", sorted(str(r) for r in want_refs), shown(actual))
+        if se.judge is not None and _ids(se.judge, refmap) != p.judge:  # bottom first: in order
+            _fail(f"seat {n} judge", [str(r) for r in se.judge], [label(c) for c in p.judge])
         if se.general is not None and p.general != se.general:
             _fail(f"seat {n} general", se.general, p.general)
     for r in ex.discard_has:

@@ -1,15 +1,18 @@
-"""The parsed form of a scenario file (SCENARIOS.md, format v1): small frozen structs, no behaviour."""
+"""The parsed form of a scenario file (SCENARIOS.md, format v1): small frozen structs, no behaviour.
+
+The structs are also the file's schema: the loader converts the YAML data into them with msgspec
+(unknown keys rejected, constraints checked), so the format and the structs cannot drift apart.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 
-SUITS = ("S", "H", "C", "D")
-PHASES = ("start", "judge", "draw", "play", "discard", "finish")
-INTENT_KINDS = ("use", "play", "skill", "choose", "discard", "pass", "end")
-ROLES = (
+Suit = Literal["S", "H", "C", "D"]
+Phase = Literal["start", "judge", "draw", "play", "discard", "finish"]
+Role = Literal[
     "lord",
     "loyalist",
     "rebel",
@@ -25,11 +28,14 @@ ROLES = (
     "baomin",
     "daofei",
     "pantu",
-)
+]
+SUITS: tuple[str, ...] = get_args(Suit)
+PHASES: tuple[str, ...] = get_args(Phase)
+ROLES: tuple[str, ...] = get_args(Role)
 RULESETS_WITHOUT_ROLES = ("chengtian",)
-
-Suit = Literal["S", "H", "C", "D"]
 IntentKind = Literal["use", "play", "skill", "choose", "discard", "pass", "end"]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Text = Annotated[str, msgspec.Meta(min_length=1)]
 
 
 class ScenarioFormatError(Exception):
@@ -43,13 +49,31 @@ class ScenarioFormatError(Exception):
         super().__init__(f"{where}: {expected}")
 
 
-class CardRef(msgspec.Struct, frozen=True):
-    """One card of the table: `NAME SUIT RANK [#COPY]` (名 as written; the ruleset resolves aliases)."""
+class CardRef:
+    """One card of the table: `NAME SUIT RANK [#COPY]` (名 as written; the ruleset resolves aliases).
 
-    name: str
-    suit: Suit
-    rank: int
-    copy: int = 1
+    A plain value class rather than a struct: in a file it is a string, which the loader parses.
+    """
+
+    __slots__ = ("name", "suit", "rank", "copy")
+
+    def __init__(self, name: str, suit: Suit, rank: int, copy: int = 1) -> None:
+        self.name = name
+        self.suit = suit
+        self.rank = rank
+        self.copy = copy
+
+    def _key(self) -> tuple[str, str, int, int]:
+        return (self.name, self.suit, self.rank, self.copy)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CardRef) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"CardRef({str(self)!r})"
 
     def __str__(self) -> str:
         rank = {1: "A", 11: "J", 12: "Q", 13: "K"}.get(self.rank, str(self.rank))
@@ -57,29 +81,33 @@ class CardRef(msgspec.Struct, frozen=True):
         return f"{self.name} {self.suit}{rank}{tail}"
 
 
-class SeatSpec(msgspec.Struct, frozen=True):
+class _Schema(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A struct that is also a part of the file's schema (unknown keys are errors)."""
+
+
+class SeatSpec(_Schema, frozen=True):
     """One seat of the table, in turn order."""
 
-    general: str
-    role: str | None = None
+    general: Text
+    role: Role | None = None
     hp: int | None = None
-    max_hp: int | None = None
+    max_hp: Annotated[int, msgspec.Meta(ge=1)] | None = None
     hand: tuple[CardRef, ...] = ()
     equip: tuple[CardRef, ...] = ()
     judge: tuple[CardRef, ...] = ()
-    gender: str | None = None
-    armor: int = 0
-    jade: int = 0
-    rage: int = 0
-    camp: tuple[str, ...] = ()
+    gender: Literal["male", "female"] | None = None
+    armor: Count = 0
+    jade: Count = 0
+    rage: Count = 0
+    camp: tuple[Text, ...] = ()
     alive: bool = True
 
 
-class TurnSpec(msgspec.Struct, frozen=True):
+class TurnSpec(_Schema, frozen=True):
     """A seat and a phase: where play starts, or where the run stopped."""
 
-    seat: int = 0
-    phase: str = "start"
+    seat: Count = 0
+    phase: Phase = "start"
 
 
 class Intent(msgspec.Struct, frozen=True):
@@ -107,28 +135,28 @@ class Step(msgspec.Struct, frozen=True):
     parsed: Intent
 
 
-class SeatExpect(msgspec.Struct, frozen=True):
+class SeatExpect(_Schema, frozen=True):
     """Per-seat checks; None means "not checked"."""
 
     hp: int | None = None
-    max_hp: int | None = None
+    max_hp: Count | None = None
     alive: bool | None = None
     hand: tuple[CardRef, ...] | None = None
-    hand_count: int | None = None
+    hand_count: Count | None = None
     equip: tuple[CardRef, ...] | None = None
     judge: tuple[CardRef, ...] | None = None
     role_revealed: bool | None = None
-    armor: int | None = None
-    jade: int | None = None
-    rage: int | None = None
-    general: str | None = None
+    armor: Count | None = None
+    jade: Count | None = None
+    rage: Count | None = None
+    general: Text | None = None
 
 
-class Waiting(msgspec.Struct, frozen=True):
+class Waiting(_Schema, frozen=True):
     """The pending decision expected where the run stops."""
 
-    seat: int
-    kind: str
+    seat: Count
+    kind: Text
 
 
 class EventPattern(msgspec.Struct, frozen=True):
@@ -144,24 +172,24 @@ class EventPattern(msgspec.Struct, frozen=True):
 Winners = tuple[str, ...] | tuple[int, ...] | Literal["draw"]
 
 
-class Expect(msgspec.Struct, frozen=True):
+class Expect(_Schema, frozen=True):
     """The checks made where the run stops; None or empty means "not checked"."""
 
     seats: dict[int, SeatExpect] = msgspec.field(default_factory=dict)
     discard_has: tuple[CardRef, ...] = ()
     discard_lacks: tuple[CardRef, ...] = ()
-    deck_count: int | None = None
+    deck_count: Count | None = None
     waiting: Waiting | None = None
     turn: TurnSpec | None = None
-    winners: Winners | None = None
+    winners: Literal["draw"] | tuple[str | int, ...] | None = None
     events: tuple[EventPattern, ...] = ()
 
 
-class ExpectError(msgspec.Struct, frozen=True):
+class ExpectError(_Schema, frozen=True):
     """The step (0-based) the engine must reject, optionally with a word the reason contains."""
 
-    step: int
-    contains: str | None = None
+    step: Count
+    contains: Text | None = None
 
 
 class Scenario(msgspec.Struct, frozen=True):

@@ -17,19 +17,15 @@ from .. import api
 from ..core.engine import IllegalAnswer
 from ..core.events import CardUsed, Event
 from ..core.ruleset import RULESETS
-from ..core.skills import SKILLS
+from ..core.skills import HOOK_SETS, SKILLS
 from ..core.state import Answer, Decision, Game
-from .checks import check_expect
+from .checks import ScenarioFailed, check_expect
 from .loader import load_paths
 from .model import CardRef, Intent, Scenario, ScenarioFormatError, Step
-from .table import TableError, build, describe
+from .table import RECAST, TableError, build, describe
 
 MAX_DECISIONS = 2000
 SINGLE_DECISION = ("choose", "discard", "pass", "end")
-
-
-class ScenarioFailed(Exception):
-    """The scenario did not hold; the message says why."""
 
 
 class _Stop(Exception):
@@ -43,7 +39,6 @@ class Progress:
         self.started = False
         self.cards_done = False
         self.targets_done = 0
-        self.used_as = False
 
 
 class Runner:
@@ -56,15 +51,18 @@ class Runner:
         self.events: list[Event] = []
         self.step = 0
         self.progress = Progress()
+        ee = sc.expect_error
+        self.expected = ee.step if ee is not None else -1  # the step the engine must refuse
+        self.tried = False  # whether that step was ever put to the engine
 
     # --- translating intents ------------------------------------------------------------------
-    def cid(self, ref: CardRef) -> int:
-        if ref not in self.refs:
-            raise ScenarioFailed(f"{ref} is not on the table")
-        return self.refs[ref]
+    def keys(self, refs: Iterable[CardRef]) -> list[str]:
+        """The option keys of the scenario's cards (``build`` checked that each exists)."""
+        return [f"card:{self.refs[r]}" for r in refs]
 
-    def card_opts(self, refs: Iterable[CardRef], d: Decision) -> list[str] | None:
-        keys = [f"card:{self.cid(r)}" for r in refs]
+    @staticmethod
+    def legal(keys: list[str], d: Decision) -> list[str] | None:
+        """``keys`` if the decision offers every one of them."""
         return keys if keys and all(k in d.options for k in keys) else None
 
     def skill_for(self, intent: Intent, d: Decision) -> str | None:
@@ -85,8 +83,30 @@ class Runner:
             return None
         return RULESETS[self.sc.ruleset].aliases.get(it.skill, it.skill)
 
+    def choose_keys(self, it: Intent, d: Decision) -> list[str]:
+        """The option keys a `choose` intent names."""
+        keys: list[str] = []
+        for w in it.words:
+            if w in ("S", "H", "C", "D"):
+                keys.append(f"suit:{w}")
+            else:
+                keys.append(w if w in d.options else f"general:{w}")
+        return keys + self.keys(it.cards) + [f"seat:{t}" for t in it.targets]
+
+    def rest_targets(self, it: Intent) -> list[str]:
+        """The step's targets not yet given, as option keys."""
+        return [f"seat:{t}" for t in it.targets[self.progress.targets_done :]]
+
+    def targets(self, it: Intent, d: Decision) -> list[str] | None:
+        rest = self.rest_targets(it)
+        if not rest or (len(rest) > d.max and not d.info.get("two_step")):
+            return None  # none left, or more than the card may have (the engine rejects those)
+        return self.legal(rest[: d.max], d)
+
     def answer_for(self, st: Step, d: Decision) -> list[str] | None:
-        """The picks that step ``st`` gives decision ``d``, or None if it does not answer it."""
+        """The legal picks that step ``st`` gives decision ``d``, or None if it does not answer
+        it. A started step answers only the decisions that continue it (its cards, its targets):
+        one step answers one offer, so a skill offered again needs a step of its own."""
         it, pr = st.parsed, self.progress
         if d.seat != st.seat:
             return None
@@ -96,67 +116,95 @@ class Runner:
         if k == "end":
             return ["end"] if d.kind == "play" else None
         if k == "discard":
-            return self.card_opts(it.cards, d) if d.kind in ("discard", "cards") else None
+            return self.legal(self.keys(it.cards), d) if d.kind in ("discard", "cards") else None
         if k == "choose":
-            return self.choose(it, d)
-        if d.kind == "targets" and pr.started:
-            return self.targets(it, d)
-        if d.kind == "cards" and pr.started and not pr.cards_done:
-            pr.cards_done = True
-            return self.card_opts(it.cards, d)
+            return self.legal(self.choose_keys(it, d), d)
+        if pr.started:
+            if d.kind == "targets" or (d.kind in ("choose", "pick_card") and it.targets):
+                return self.targets(it, d)
+            if d.kind == "cards" and not pr.cards_done:
+                return self.legal(self.keys(it.cards), d)
+            return None
         skill = self.skill_name(it)
-        if d.kind == "confirm" and k == "skill" and d.info.get("skill") == skill:
-            return ["yes"]
-        if d.kind == "cards" and k == "skill" and d.info.get("skill") == skill:
-            pr.cards_done = True
-            return self.card_opts(it.cards, d)
-        if d.kind in ("play", "respond") and not pr.started:
-            if k == "skill" and it.skill == "重铸" and len(it.cards) == 1:
-                rk = f"recast:{self.cid(it.cards[0])}"
-                return [rk] if rk in d.options else None
-            if k == "skill":
-                key = f"skill:{skill}"
-                return [key] if key in d.options else None
-            if it.as_name is None and len(it.cards) == 1:
-                ck = f"card:{self.cid(it.cards[0])}"
-                rk = f"recast:{self.cid(it.cards[0])}"
-                if not it.targets and rk in d.options:
-                    return [rk]  # a targeted card used with no targets: 重铸
-                return [ck] if ck in d.options else None
-            opt = self.skill_for(it, d)
-            return [opt] if opt else None
-        if d.kind in ("choose", "pick_card") and pr.started and it.targets:
-            return self.targets(it, d)
-        return None
-
-    def targets(self, it: Intent, d: Decision) -> list[str] | None:
-        pr = self.progress
-        rest = list(it.targets[pr.targets_done :])
-        if not rest:
+        if k == "skill" and d.info.get("skill") == skill:
+            if d.kind == "confirm":
+                return ["yes"]
+            if d.kind == "cards":
+                return self.legal(self.keys(it.cards), d)
+        if d.kind not in ("play", "respond"):
             return None
-        if len(rest) > d.max and not d.info.get("two_step"):
-            return None  # more targets than the card may have: the engine rejects the intent
-        take = rest[: d.max]
-        keys = [f"seat:{t}" for t in take]
-        if not all(k in d.options for k in keys):
-            return None
-        pr.targets_done += len(take)
-        return keys
+        if k == "skill":
+            if skill == RECAST and len(it.cards) == 1:
+                return self.legal([f"recast:{self.refs[it.cards[0]]}"], d)
+            return self.legal([f"skill:{skill}"], d)
+        if it.as_name is None and len(it.cards) == 1:
+            cid = self.refs[it.cards[0]]
+            if not it.targets and f"recast:{cid}" in d.options:
+                return [f"recast:{cid}"]  # a targeted card used with no targets: 重铸
+            return self.legal([f"card:{cid}"], d)
+        opt = self.skill_for(it, d)
+        return [opt] if opt else None
 
-    def choose(self, it: Intent, d: Decision) -> list[str] | None:
-        keys: list[str] = []
-        for w in it.words:
-            if w in ("S", "H", "C", "D"):
-                keys.append(f"suit:{w}")
-            else:
-                keys.append(w if w in d.options else f"general:{w}")
-        keys += [f"card:{self.cid(r)}" for r in it.cards]
-        keys += [f"seat:{t}" for t in it.targets]
-        return keys if keys and all(k in d.options for k in keys) else None
+    def continues(self, st: Step, d: Decision) -> bool:
+        """Whether ``d`` continues the started step ``st`` (its cards or targets are asked)."""
+        it, pr = st.parsed, self.progress
+        if d.seat != st.seat or it.kind not in ("use", "play", "skill"):
+            return False
+        if d.kind == "targets":
+            return bool(self.rest_targets(it))
+        return d.kind == "cards" and not pr.cards_done and bool(it.cards)
+
+    def could_answer(self, st: Step, d: Decision) -> bool:
+        """Whether ``d`` is where the not yet started step ``st`` is to be tried: a decision of
+        its seat of the kind its intent answers (the demanded card, for a respond)."""
+        it = st.parsed
+        if d.seat != st.seat:
+            return False
+        k = it.kind
+        if k == "pass":
+            return True
+        if k == "end":
+            return d.kind == "play"
+        if k == "discard":
+            return d.kind in ("discard", "cards")
+        if k == "choose":
+            return d.kind in ("choose", "pick_card", "draft")
+        if k == "skill":
+            name = self.skill_name(it)
+            provider = d.kind == "respond" and name in HOOK_SETS["provides"]
+            return d.kind == "play" or provider or d.info.get("skill") == name
+        # the demanded card, or 酒 for a dying seat's 桃 (its self-rescue, §2.1)
+        aliases = RULESETS[self.sc.ruleset].aliases
+        names = {self.g.cards[self.refs[r]].name for r in it.cards}
+        if it.as_name is not None:
+            names = {aliases.get(it.as_name, it.as_name)}
+        need = d.info.get("need")
+        demanded = d.kind == "respond" and (need in names or (need == "桃" and "酒" in names))
+        return demanded or (k == "use" and d.kind == "play")
+
+    def raw_picks(self, st: Step, d: Decision) -> list[str]:
+        """What the step means at ``d``, legal or not (for the engine to accept or refuse)."""
+        it, pr = st.parsed, self.progress
+        if it.kind == "pass":
+            return []
+        if it.kind == "end":
+            return ["end"]
+        if it.kind == "choose":
+            return self.choose_keys(it, d)
+        if pr.started and d.kind != "cards":
+            return self.rest_targets(it)
+        if it.kind in ("discard", "play", "use") or d.kind == "cards":
+            return self.keys(it.cards[:1] if it.kind in ("play", "use") else it.cards)
+        return [f"skill:{self.skill_name(it)}"]
 
     # --- the loop -------------------------------------------------------------------------------
+    def next_step(self) -> None:
+        self.step += 1
+        self.progress = Progress()
+
     def rejected(self, reason: str) -> None:
-        """The engine rejected the current step: fine if ``expect_error`` names it."""
+        """The engine refused the current step: the run ends here if ``expect_error`` names it
+        (and its reason has the expected word), else the scenario fails."""
         ee = self.sc.expect_error
         st = self.sc.script[self.step]
         if ee is None or ee.step != self.step:
@@ -167,101 +215,97 @@ class Runner:
             raise ScenarioFailed(
                 f"step {self.step} was rejected, but the reason {reason!r} lacks {ee.contains!r}"
             )
+        raise _Stop
 
     def check_fixed_targets(self, st: Step) -> None:
         """A use that names targets must have had them (a fixed-target card ignores none)."""
         it = st.parsed
-        if it.kind != "use" or not it.targets:
+        if it.kind != "use" or not it.targets or self.progress.targets_done:
             return
         for e in reversed(self.events):
             if isinstance(e, CardUsed) and e.user == st.seat:
-                named = sorted(it.targets)
-                if sorted(e.targets) != named and not self.progress.targets_done:
-                    self.rejected(f"{st.intent!r}: the card's targets are fixed ({e.targets})")
-                    raise _Stop
+                if sorted(e.targets) != sorted(it.targets):
+                    raise ScenarioFailed(
+                        f"step {self.step} ({st.seat}: {st.intent}): the card's targets are "
+                        f"fixed ({e.targets}); write the step without `->`"
+                    )
                 return
 
-    def offered_but_absent(self, st: Step, d: Decision) -> bool:
-        """Whether ``d`` is where step ``st`` had to happen but its card/target is not legal."""
-        if d.seat != st.seat:
-            return False
-        k = st.parsed.kind
-        if self.progress.started:
-            return d.kind in ("targets", "cards") and k in ("use", "play", "skill")
-        ee = self.sc.expect_error
-        if ee is None or ee.step != self.step:
-            return False  # rule 3: a decision the step does not answer is declined
-        return (
-            k in ("use", "play")
-            and d.kind in ("play", "respond")
-            or (k == "skill" and d.kind == "play")
-        )
+    def picks_for(self, d: Decision) -> list[str] | None:
+        """What the script answers to ``d``, or None (the runner's defaults apply)."""
+        script = self.sc.script
+        if self.step >= len(script):
+            return None
+        st = script[self.step]
+        picks = self.answer_for(st, d)
+        if picks is None and self.progress.started:
+            if self.continues(st, d):
+                return self.raw_picks(st, d)  # the engine refuses them and says why
+            self.check_fixed_targets(st)
+            self.next_step()  # the step's intent is used up; the next may answer d
+            if self.step >= len(script):
+                return None
+            st = script[self.step]
+            picks = self.answer_for(st, d)
+        if picks is None and self.step == self.expected and self.could_answer(st, d):
+            return self.raw_picks(st, d)  # the step to be refused is tried here
+        return picks
 
     def submit(self, d: Decision, picks: list[str]) -> None:
         self.events += api.submit(self.g, Answer(decision=d.id, seat=d.seat, picks=picks))
 
+    def play_step(self, d: Decision, picks: list[str]) -> None:
+        """Put the current step's picks to the engine."""
+        st, pr = self.sc.script[self.step], self.progress
+        self.tried = self.tried or self.step == self.expected
+        try:
+            self.submit(d, picks)
+        except IllegalAnswer as err:
+            self.rejected(err.reason)
+        pr.started = True
+        if d.kind == "cards":
+            pr.cards_done = True
+        pr.targets_done += sum(1 for p in picks if p.startswith("seat:"))
+        if st.parsed.kind in SINGLE_DECISION:
+            self.next_step()
+
     def run(self) -> None:
         g, script = self.g, self.sc.script
-        expect_err = self.sc.expect_error
         self.events += api.advance(g)
         for _ in range(MAX_DECISIONS):
             d = g.pending
             if g.over or d is None:
                 break
-            picks = None
-            if self.step < len(script):
-                st = script[self.step]
-                picks = self.answer_for(st, d)
-                if picks is None and self.progress.started and self.offered_but_absent(st, d):
-                    self.rejected(
-                        f"{st.intent!r} is not among the legal options of {describe(g, d)}"
-                    )
-                    return
-                if picks is None and self.progress.started:
-                    self.check_fixed_targets(st)
-                    self.step += 1  # the step's intent is used up; the next may answer d
-                    self.progress = Progress()
-                    if self.step < len(script):
-                        picks = self.answer_for(script[self.step], d)
+            picks = self.picks_for(d)
             if picks is not None:
-                self.progress.started = True
-                try:
-                    self.submit(d, picks)
-                except IllegalAnswer as err:
-                    self.rejected(err.reason)
-                    return
-                if script[self.step].parsed.kind in SINGLE_DECISION:
-                    self.step += 1
-                    self.progress = Progress()
-                continue
-            if self.step < len(script) and self.offered_but_absent(script[self.step], d):
-                self.rejected(
-                    f"{script[self.step].intent!r} is not among the legal options "
-                    f"of {describe(g, d)}"
-                )
-                return
-            if not d.declinable and len(d.options) == d.min:
+                self.play_step(d, picks)
+            elif not d.declinable and len(d.options) == d.min:
                 self.submit(d, list(d.options))  # a forced decision with one possible answer
-                continue
-            if d.declinable and d.kind != "play":
+            elif d.declinable and d.kind != "play":
                 self.submit(d, [])
-                continue
-            if self.step >= len(script):
+            elif self.step >= len(script):
                 break  # script exhausted: stop at the first decision we may not decline
-            st = script[self.step]
-            if expect_err is not None and expect_err.step == self.step:
-                return  # the engine never offers what the step says: it is rejected
-            raise ScenarioFailed(
-                f"waiting for {describe(g, d)}; next step {self.step}: {st.seat}: {st.intent}"
-            )
+            else:
+                st = script[self.step]
+                never = " (the step to be refused was never tried)" * (self.step == self.expected)
+                raise ScenarioFailed(
+                    f"waiting for {describe(g, d)}; next step {self.step}: "
+                    f"{st.seat}: {st.intent}{never}"
+                )
         else:
             raise ScenarioFailed(f"no end after {MAX_DECISIONS} decisions")
         if self.progress.started:
             self.check_fixed_targets(script[self.step])
-            self.step += 1
-        if expect_err is not None:
+            self.next_step()
+        if self.expected >= 0:
+            st = script[self.expected]
             raise ScenarioFailed(
-                f"step {expect_err.step} was expected to be rejected, but it was accepted"
+                f"step {self.expected} ({st.seat}: {st.intent}) was expected to be rejected, but "
+                + (
+                    "it was accepted"
+                    if self.tried
+                    else "it was never tried: its seat was never asked a decision it answers"
+                )
             )
         if self.step < len(script):
             st = script[self.step]

@@ -1,18 +1,28 @@
-"""Build the exact table a scenario describes: its cards, seats, piles and starting point."""
+"""Build the exact table a scenario describes: its cards, seats, piles and starting point.
+
+A named card need not be in the ruleset's deck (SCENARIOS.md "Cards"): `杀 S5` in `standard` is a
+杀 of ♠5 made for the scenario, the same kind of card as the deck's 杀, and `fill` never adds it.
+A name no card of the ruleset bears, a general it lacks, a script step naming a card the scenario
+never created or a skill that does not exist, and an expectation about a card that was never
+created are errors naming the field.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .. import api
-from ..core.cards import CardDef
+from ..core.cards import CardDef, notation
 from ..core.engine import shuffle
 from ..core.flow import GameFrame
-from ..core.ruleset import RULESETS, Ruleset
-from ..core.state import PHASES, Game, Player
+from ..core.ruleset import RULESETS, General, Ruleset
+from ..core.skills import SKILLS
+from ..core.state import Game, Player
 from .model import CardRef, Scenario
 
 FILLER = {"黑": ("S", "C"), "红": ("H", "D")}
+RECAST = "重铸"  # `skill 重铸 with CARD`: the recast of 铁索连环, not a skill
 
 
 class TableError(ValueError):
@@ -20,74 +30,101 @@ class TableError(ValueError):
 
 
 class Cards:
-    """Resolves the scenario's card notation to ids of the game's card table."""
+    """Resolves the scenario's card notation to the game's card table: the ruleset's deck, then
+    the cards the scenario creates outside it."""
 
     def __init__(self, rs: Ruleset, deck: list[CardDef]) -> None:
         self.rs = rs
         self.deck = deck
-        self.taken: dict[CardRef, int] = {}  # scenario card -> index into deck
+        self.defs = list(deck)  # index >= len(deck): made for the scenario, never dealt by `fill`
+        self.kinds = {c.name: c for c in reversed(deck)}  # a card of each name, for its kind
+        self.taken: dict[CardRef, int] = {}  # scenario card -> index into defs
         self.used: set[int] = set()
 
     def engine_name(self, name: str) -> str:
         """The engine's name for a printed card name (药 → 桃)."""
         return self.rs.aliases.get(name, name)
 
-    def index(self, ref: CardRef) -> int:
-        """The deck index of a scenario card (the same ref always gives the same card)."""
+    def index(self, ref: CardRef, path: str) -> int:
+        """The table index of a scenario card (the same ref always gives the same card)."""
         if ref in self.taken:
             return self.taken[ref]
         name = self.engine_name(ref.name)
         if name in FILLER:
-            if ref.suit not in FILLER[name]:
-                raise TableError(f"{ref}: a {name} filler must be of suit {'/'.join(FILLER[name])}")
-            cands = [
-                i
-                for i, c in enumerate(self.deck)
-                if c.suit == ref.suit and c.rank == ref.rank and i not in self.used
-            ]
-            cands.sort(key=lambda i: self.deck[i].type != "basic")  # prefer a plain card
-            if len(cands) < ref.copy:
-                raise TableError(
-                    f"{ref}: the {self.rs.name} deck has no spare card of that suit and rank"
-                )
-            idx = cands[ref.copy - 1] if ref.copy > 1 else cands[0]
+            idx = self.filler(ref, name, path)
         else:
+            if name not in self.kinds:
+                raise TableError(
+                    f"{path}: {ref.name!r} is not a card of {self.rs.name} "
+                    f"(its cards: {', '.join(sorted({self.rs.display_name(n) for n in self.kinds}))})"
+                )
             same = [
                 i
                 for i, c in enumerate(self.deck)
                 if c.name == name and c.suit == ref.suit and c.rank == ref.rank
             ]
-            if len(same) < ref.copy:
-                raise TableError(
-                    f"{ref}: the {self.rs.name} deck has "
-                    f"{len(same) or 'no'} such card{'s' if len(same) > 1 else ''}"
+            if ref.copy <= len(same):
+                idx = same[ref.copy - 1]
+                if idx in self.used:
+                    raise TableError(f"{path}: {ref} is already placed elsewhere in the scenario")
+            else:  # a card outside the deck: the same kind as the deck's cards of that name
+                kind = self.kinds[name]
+                self.defs.append(
+                    CardDef(name, ref.suit, ref.rank, kind.type, kind.subtype, kind.pack)
                 )
-            idx = same[ref.copy - 1]
-            if idx in self.used:
-                raise TableError(f"{ref}: that card is already placed elsewhere in the scenario")
+                idx = len(self.defs) - 1
         self.taken[ref] = idx
         self.used.add(idx)
         return idx
+
+    def filler(self, ref: CardRef, name: str, path: str) -> int:
+        """A `黑`/`红` filler: a deck card of that suit and rank with no other role."""
+        if ref.suit not in FILLER[name]:
+            raise TableError(f"{path}: a {name} filler must be of suit {'/'.join(FILLER[name])}")
+        cands = [
+            i
+            for i, c in enumerate(self.deck)
+            if c.suit == ref.suit and c.rank == ref.rank and i not in self.used
+        ]
+        cands.sort(key=lambda i: self.deck[i].type != "basic")  # prefer a plain card
+        if len(cands) < ref.copy:
+            raise TableError(
+                f"{path}: {ref}: the {self.rs.name} deck has no spare card of that suit and rank"
+            )
+        return cands[ref.copy - 1] if ref.copy > 1 else cands[0]
+
+
+def _placed(sc: Scenario) -> list[tuple[str, CardRef]]:
+    """Every card the scenario creates, with its field path, in a fixed order (stable ids)."""
+    out: list[tuple[str, CardRef]] = []
+    for n, seat in enumerate(sc.seats):
+        for area in ("hand", "equip", "judge"):
+            out += [(f"seats[{n}].{area}[{k}]", r) for k, r in enumerate(getattr(seat, area))]
+    out += [(f"deck[{k}]", r) for k, r in enumerate(sc.deck)]
+    out += [(f"discard[{k}]", r) for k, r in enumerate(sc.discard)]
+    return out
+
+
+def _general(rs: Ruleset, gens: dict[str, General], name: str, path: str) -> General:
+    gen = gens.get(name) or gens.get(rs.aliases.get(name, name))
+    if gen is None:
+        raise TableError(f"{path}: {name!r} is not a general of {rs.name}")
+    return gen
 
 
 def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     """The game a scenario sets up, and the map from its card notation to card ids."""
     if sc.ruleset not in RULESETS:
-        raise TableError(f"unknown ruleset {sc.ruleset!r}")
+        raise TableError(f"ruleset: unknown ruleset {sc.ruleset!r} (known: {api.rulesets()})")
     rs = RULESETS[sc.ruleset]
     try:
         options = api.resolve_options(sc.ruleset, dict(sc.options))
     except api.UnknownOption as err:
-        raise TableError(str(err)) from None
+        raise TableError(f"options: {err}") from None
     deck = rs.deck(options)
     cards = Cards(rs, deck)
-    gens = rs.generals()
-    # resolve every placed card first, in a fixed order, so ids are stable
-    placed: list[CardRef] = []
-    for seat in sc.seats:
-        placed += [*seat.hand, *seat.equip, *seat.judge]
-    placed += [*sc.deck, *sc.discard]
-    order = [cards.index(r) for r in placed]
+    gens = rs.generals(options)  # an option that changes a general applies to the seats too
+    order = [cards.index(ref, path) for path, ref in _placed(sc)]
     extra: list[int] = []
     temporary: list[int] = []  # cards outside the deck (seed 003 白鸽) start removed from the game
     if sc.fill:
@@ -96,48 +133,13 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
         temporary = [i for i in unused if deck[i].pack == "temporary"]
     table = order + extra + temporary
     ids = {idx: n for n, idx in enumerate(table)}
-    g = Game(ruleset=sc.ruleset, options=options, seed=sc.seed or 0, cards=[deck[i] for i in table])
+    g = Game(
+        ruleset=sc.ruleset, options=options, seed=sc.seed or 0, cards=[cards.defs[i] for i in table]
+    )
     refmap = {ref: ids[idx] for ref, idx in cards.taken.items()}
-    for n, spec in enumerate(sc.seats):
-        gen = gens.get(spec.general) or gens.get(rs.aliases.get(spec.general, spec.general))
-        if gen is None:
-            raise TableError(
-                f"seats[{n}].general: {spec.general!r} is not a general of {sc.ruleset}"
-            )
-        role = spec.role or ""
-        bonus = rs.lord_bonus_for(options, len(sc.seats)) if role == "lord" else 0
-        max_hp = spec.max_hp if spec.max_hp is not None else gen.hp + bonus
-        p = Player(
-            seat=n,
-            general=gen.name,
-            gender=spec.gender or gen.gender,
-            faction=gen.faction,
-            role=role,
-            role_revealed=role == "lord",
-            hp=spec.hp if spec.hp is not None else max_hp,
-            max_hp=max_hp,
-            alive=spec.alive,
-            skills=list(gen.skills),
-            armor=spec.armor,
-            jade=spec.jade,
-            rage=spec.rage,
-        )
-        p.hand = [refmap[r] for r in spec.hand]
-        for r in spec.equip:
-            c = g.cards[refmap[r]]
-            if c.type != "equip":
-                raise TableError(f"seats[{n}].equip: {r} is not an equipment card")
-            p.equip[rs.equip_slot(c.subtype)] = refmap[r]
-        p.judge = [refmap[r] for r in spec.judge]
-        for k, name in enumerate(spec.camp):  # seed 003: the generals behind the battlefield
-            if name not in gens and rs.aliases.get(name, name) not in gens:
-                raise TableError(f"seats[{n}].camp[{k}]: {name!r} is not a general of {sc.ruleset}")
-            p.camp.append(rs.aliases.get(name, name) if name not in gens else name)
-        for r in spec.judge:
-            name = cards.engine_name(r.name)
-            if g.cards[refmap[r]].name != name:
-                g.as_name[refmap[r]] = name
-        g.players.append(p)
+    check_references(sc, rs, set(cards.kinds), refmap)
+    for n in range(len(sc.seats)):
+        g.players.append(_player(sc, rs, options, gens, n, refmap, g))
     g.dead = sum(1 for p in g.players if not p.alive)
     rest = [ids[i] for i in extra]
     if rest:
@@ -145,8 +147,6 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     g.draw = rest + [refmap[r] for r in reversed(sc.deck)]
     g.discard = [refmap[r] for r in sc.discard]
     g.removed = [ids[i] for i in temporary]
-    if sc.turn.phase not in PHASES:
-        raise TableError(f"turn.phase: {sc.turn.phase!r}")
     g.current = sc.turn.seat
     g.round = 1
     g.stack.append(GameFrame(seat=sc.turn.seat, first_phase=sc.turn.phase))
@@ -154,10 +154,87 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     return g, refmap
 
 
+def _player(
+    sc: Scenario,
+    rs: Ruleset,
+    options: dict[str, Any],
+    gens: dict[str, General],
+    n: int,
+    refmap: dict[CardRef, int],
+    g: Game,
+) -> Player:
+    spec = sc.seats[n]
+    gen = _general(rs, gens, spec.general, f"seats[{n}].general")
+    role = spec.role or ""
+    bonus = rs.lord_bonus_for(options, len(sc.seats)) if role == "lord" else 0
+    max_hp = spec.max_hp if spec.max_hp is not None else gen.hp + bonus
+    p = Player(
+        seat=n,
+        general=gen.name,
+        gender=spec.gender or gen.gender,
+        faction=gen.faction,
+        role=role,
+        role_revealed=role == "lord",
+        hp=spec.hp if spec.hp is not None else max_hp,
+        max_hp=max_hp,
+        alive=spec.alive,
+        skills=list(gen.skills),
+        armor=spec.armor,
+        jade=spec.jade,
+        rage=spec.rage,
+    )
+    p.hand = [refmap[r] for r in spec.hand]
+    for k, r in enumerate(spec.equip):
+        c = g.cards[refmap[r]]
+        if c.type != "equip":
+            raise TableError(f"seats[{n}].equip[{k}]: {r} is not an equipment card")
+        p.equip[rs.equip_slot(c.subtype)] = refmap[r]
+    p.judge = [refmap[r] for r in spec.judge]
+    for r in spec.judge:
+        name = rs.aliases.get(r.name, r.name)
+        if g.cards[refmap[r]].name != name:
+            g.as_name[refmap[r]] = name
+    for k, name in enumerate(spec.camp):  # seed 003: the generals behind the battlefield
+        p.camp.append(_general(rs, gens, name, f"seats[{n}].camp[{k}]").name)
+    return p
+
+
+def check_references(
+    sc: Scenario, rs: Ruleset, card_names: set[str], refmap: dict[CardRef, int]
+) -> None:
+    """Every card a step or an expectation names was created by the scenario; every skill and
+    `as NAME` a step names exists (a misspelt name is an error, never an expected refusal)."""
+
+    def created(refs: Iterable[CardRef], path: str) -> None:
+        for r in refs:
+            if r not in refmap:
+                raise TableError(f"{path}: {r} is not a card the scenario created")
+
+    for i, st in enumerate(sc.script):
+        it, path = st.parsed, f"script[{i}]"
+        created(it.cards, path)
+        if it.skill is not None:
+            name = rs.aliases.get(it.skill, it.skill)
+            if name not in SKILLS and name != RECAST:
+                raise TableError(f"{path}: {it.skill!r} is not a skill")
+        if it.as_name is not None and rs.aliases.get(it.as_name, it.as_name) not in card_names:
+            raise TableError(f"{path}: {it.as_name!r} is not a card of {rs.name}")
+    ex = sc.expect
+    if ex is None:
+        return
+    for n, se in ex.seats.items():
+        for area in ("hand", "equip", "judge"):
+            created(getattr(se, area) or (), f"expect.seats.{n}.{area}")
+    created(ex.discard_has, "expect.discard_has")
+    created(ex.discard_lacks, "expect.discard_lacks")
+    for k, pat in enumerate(ex.events):
+        for key, value in pat.fields.items():
+            values = value if isinstance(value, tuple) else (value,)
+            created((v for v in values if isinstance(v, CardRef)), f"expect.events[{k}].{key}")
+
+
 def describe(g: Game, d: Any) -> str:
     """A pending decision in words, for failure reports."""
-    from ..core.cards import notation
-
     opts = []
     for o in d.options:
         if o.startswith("card:"):

@@ -47,6 +47,7 @@ lord. U-003-13: every trick (走马换将 included) can be answered by 无懈可
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -118,7 +119,7 @@ class ChengTian(Ruleset):
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:
         return [""] * players
 
-    def generals(self) -> dict[str, General]:
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **characters(), **standard_generals()}
 
     def pool(self, g: Game) -> list[str]:

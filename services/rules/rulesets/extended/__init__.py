@@ -35,6 +35,7 @@ Options (REFERENCE Appendix A; default first):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import msgspec
@@ -133,7 +134,7 @@ class Extended(Standard):
             raise UnknownOption(f"extended {v} seats {len(roles)} players, not {players}")
         return roles
 
-    def generals(self) -> dict[str, General]:
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **self.pool()}
 
     def pool(self) -> dict[str, General]:

@@ -38,6 +38,9 @@ Options (REFERENCE Appendix A; default first):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Game
@@ -70,8 +73,10 @@ class HongLou(Standard):
     }
     aliases = dict(NAMES)
 
-    def generals(self) -> dict[str, General]:
-        return {"vanilla": VANILLA, **characters()}  # a copy: callers may not touch the cache
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
+        """The characters with the ``genders`` option of ``options`` applied (novel by default)."""
+        source = (options or {}).get("genders") == "source"
+        return {"vanilla": VANILLA, **characters(source_genders=source)}  # a copy of the cache
 
     def display_name(self, name: str) -> str:
         return PRINTED.get(name, name)

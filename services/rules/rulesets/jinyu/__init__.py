@@ -29,6 +29,7 @@ renegade knows the first rebel after it in turn order (real games pick at random
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ...core.engine import emit
@@ -50,7 +51,7 @@ class JinYu(Standard):
     name = "jinyu"
     defaults = dict(DEFAULTS)
 
-    def generals(self) -> dict[str, General]:
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals(), **characters()}
 
     # --- setup -------------------------------------------------------------------------------

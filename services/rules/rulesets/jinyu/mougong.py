@@ -261,6 +261,15 @@ class Rage(Skill):
             reveal_role(g, seat)
 
 
+@register
+class Insight(Skill):
+    """洞察 (谋攻 rule): after hurting another seat, spend 1 rage to learn whether it is a friend
+    or an enemy. 谋攻 offers it itself (``InsightAsk``); registered so that it is a named skill
+    (a scenario's ``skill 洞察``, a UI's label), with no hook of its own."""
+
+    name = "洞察"
+
+
 class InsightAsk(Frame, tag="insight_ask"):
     """Offer 洞察 on ``target`` (1 rage); the result is seen by ``seat`` only."""
 

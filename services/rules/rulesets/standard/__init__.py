@@ -16,6 +16,7 @@ Options (REFERENCE Appendix A):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ... import skills as _skills  # noqa: F401  (registers the general skills)
@@ -64,7 +65,7 @@ class Standard(Ruleset):
         "draft_max_offer": 3,
     }
 
-    def generals(self) -> dict[str, General]:
+    def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals()}
 
     def deck(self, options: dict[str, Any]) -> list[CardDef]:
