@@ -66,15 +66,23 @@ class Runner:
         return keys if keys and all(k in d.options for k in keys) else None
 
     def skill_for(self, intent: Intent, d: Decision) -> str | None:
-        """The option of a conversion/providing skill that turns the intent's cards into
-        ``as NAME`` (by the skill's ``converts`` name, else the only skill offered)."""
-        skills = [o for o in d.options if o.startswith("skill:")]
-        want = intent.skill or intent.as_name
-        for o in skills:
-            sk = SKILLS.get(o[6:])
-            if sk is not None and (o[6:] == want or getattr(sk, "converts", "") == want):
-                return o
-        return skills[0] if len(skills) == 1 else None
+        """The option of the skill that turns the intent's cards into ``as NAME``: one that
+        converts into NAME, else the only offered provider that names no card (丈八蛇矛)."""
+        aliases = RULESETS[self.sc.ruleset].aliases
+        want = aliases.get(intent.as_name or "", intent.as_name or "")
+        offered = [o[6:] for o in d.options if o.startswith("skill:")]
+        for name in offered:
+            sk = SKILLS.get(name)
+            names = getattr(sk, "names", None)  # a Conversion names what it makes for a need
+            makes = names(want) if names is not None else [getattr(sk, "converts", "")]
+            if name == intent.skill or want in makes:
+                return f"skill:{name}"
+        plain = [
+            n
+            for n in offered
+            if n in HOOK_SETS["provides"] and not getattr(SKILLS[n], "converts", "")
+        ]
+        return f"skill:{plain[0]}" if len(plain) == 1 else None
 
     def skill_name(self, it: Intent) -> str | None:
         """The engine's name of the intent's skill (an equipment effect may be printed under the
@@ -193,9 +201,23 @@ class Runner:
             return self.choose_keys(it, d)
         if pr.started and d.kind != "cards":
             return self.rest_targets(it)
-        if it.kind in ("discard", "play", "use") or d.kind == "cards":
-            return self.keys(it.cards[:1] if it.kind in ("play", "use") else it.cards)
-        return [f"skill:{self.skill_name(it)}"]
+        if it.kind == "discard" or d.kind == "cards":
+            return self.keys(it.cards)
+        if it.kind == "skill":
+            return [f"skill:{self.skill_name(it)}"]
+        if it.as_name is None:
+            return self.keys(it.cards[:1])
+        return [f"skill:{self.converter(st.seat, it.as_name)}"]
+
+    def converter(self, seat: int, name: str) -> str:
+        """The seat's skill that makes cards into ``name`` (the conversion the step asks for)."""
+        aliases = RULESETS[self.sc.ruleset].aliases
+        want = aliases.get(name, name)
+        p = self.g.players[seat]
+        for s in [*p.skills, *(self.g.cards[c].name for c in p.equip.values())]:
+            if getattr(SKILLS.get(s), "converts", None) in (name, want):
+                return s
+        return f"as {name}"  # no skill of the seat converts: the engine refuses the conversion
 
     # --- the loop -------------------------------------------------------------------------------
     def next_step(self) -> None:
