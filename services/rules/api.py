@@ -97,9 +97,25 @@ def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, A
     return out
 
 
+def table_options(ruleset: str, players: int, options: dict[str, Any] | None) -> dict[str, Any]:
+    """``options`` completed by the one table of the ruleset (``Ruleset.tables()``) that seats
+    ``players`` and agrees with what was given: `extended` at 12 players is the advanced game
+    without naming ``variant``. Options given are never changed."""
+    given = dict(options or {})
+    if ruleset not in RULESETS:
+        return given
+    fits = [
+        table
+        for n, table in RULESETS[ruleset].tables()
+        if n == players and all(given.get(k, v) == v for k, v in table.items())
+    ]
+    return {**fits[0], **given} if len(fits) == 1 else given
+
+
 def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | None = None) -> Game:
-    """A freshly dealt game; call :func:`advance` to run it to its first decision."""
-    opts = resolve_options(ruleset, options)
+    """A freshly dealt game; call :func:`advance` to run it to its first decision (the table's
+    own options, such as `extended`'s ``variant``, follow from ``players`` when not given)."""
+    opts = resolve_options(ruleset, table_options(ruleset, players, options))
     rs = RULESETS[ruleset]
     if not rs.min_players <= players <= rs.max_players:
         raise UnknownOption(

@@ -329,3 +329,16 @@ def test_no_viewer_sees_a_hidden_card_or_standard_role(variant: str) -> None:
             d = api.pending(g)
             assert d is not None
             events = api.submit(g, pol[d.seat].act(d))
+
+
+def test_twelve_players_pick_the_advanced_game_by_themselves() -> None:
+    """`--players 12` without a variant is the advanced game (the only 12-seat table); 8 the
+    beginner one; a variant given is kept, and a table it cannot seat names the option."""
+    g = api.new_game("extended", 12, 3, {"generals": "vanilla"})
+    assert g.options["variant"] == "advanced" and len(g.players) == 12
+    assert "chengxiang" in {p.role for p in g.players}
+    assert api.new_game("extended", 8, 3, {"generals": "vanilla"}).options["variant"] == "beginner"
+    with pytest.raises(api.UnknownOption, match=r"variant 'beginner' seats 8 players, not 12"):
+        api.new_game("extended", 12, 3, {"variant": "beginner"})
+    with pytest.raises(api.UnknownOption, match=r"by variant — beginner: 8, advanced: 12"):
+        api.new_game("extended", 10, 3)

@@ -131,7 +131,11 @@ class Extended(Standard):
         if players != len(roles):
             from ...api import UnknownOption  # the api's error type; imported late (cycle)
 
-            raise UnknownOption(f"extended {v} seats {len(roles)} players, not {players}")
+            sizes = ", ".join(f"{t['variant']}: {n}" for n, t in self.tables())
+            raise UnknownOption(
+                f"extended with variant {v!r} seats {len(roles)} players, not {players} "
+                f"(players by variant — {sizes})"
+            )
         return roles
 
     def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
