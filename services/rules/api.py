@@ -14,7 +14,7 @@ from . import cards as _cards  # noqa: F401  (registers the card specs)
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core.engine import FRAME_TYPES, IllegalAnswer, advance, submit
 from .core.events import Event, event_types
-from .core.ruleset import RULESETS
+from .core.ruleset import RULESETS, allows, describe_choices
 from .core.state import Answer, Decision, Game, Player
 from .core.views import GOD, SPECTATOR, View, new_view, redact
 from .core.views import apply as _apply
@@ -83,7 +83,8 @@ def general_table(ruleset: str) -> dict[str, tuple[str, int]]:
 
 
 def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, Any]:
-    """The ruleset's defaults overlaid with ``options``; unknown names are an error."""
+    """The ruleset's defaults overlaid with ``options``; an unknown name, or a value the option
+    does not allow, is an error that lists what is allowed."""
     if ruleset not in RULESETS:
         raise UnknownOption(f"unknown ruleset {ruleset!r} (known: {', '.join(rulesets())})")
     rs = RULESETS[ruleset]
@@ -92,6 +93,12 @@ def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, A
         if k not in out:
             raise UnknownOption(
                 f"unknown option {k!r} for ruleset {ruleset!r} (known: {', '.join(sorted(out))})"
+            )
+        allowed = rs.option_choices(k)
+        if not allows(allowed, v):
+            raise UnknownOption(
+                f"option {k!r} of ruleset {ruleset!r} does not allow {v!r} "
+                f"(allowed: {describe_choices(allowed)})"
             )
         out[k] = v
     return out

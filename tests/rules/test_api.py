@@ -176,3 +176,40 @@ def test_every_event_type_is_documented_in_the_rules_readme() -> None:
     readme = (Path(__file__).resolve().parents[2] / "services/rules/README.md").read_text()
     missing = sorted(t for t in event_types() if f"`{t}`" not in readme)
     assert not missing, f"events missing from services/rules/README.md: {missing}"
+
+
+def test_every_option_of_every_ruleset_lists_its_allowed_values() -> None:
+    """Each option declares what it allows (a boolean: false and true), its default is allowed,
+    and a value outside is refused with the allowed values in the message."""
+    from services.rules.core.ruleset import RULESETS, allows
+
+    for name, rs in RULESETS.items():
+        for key, default in rs.option_defaults().items():
+            choices = rs.option_choices(key)
+            assert len(choices) > 0, f"{name}: option {key!r} declares no allowed values"
+            assert allows(choices, default), f"{name}: {key!r} default {default!r} not allowed"
+            with pytest.raises(api.UnknownOption, match=rf"option '{key}' .*\(allowed: "):
+                api.resolve_options(name, {key: "no such value"})
+
+
+def test_the_readme_lists_every_option_with_its_default_and_allowed_values() -> None:
+    """services/rules/README.md "Ruleset options" is what variant designers read: it names every
+    option of every ruleset, its default and what it allows, as the code has them."""
+    from pathlib import Path
+
+    from services.rules.core.ruleset import RULESETS, describe_choices
+
+    readme = Path(__file__).resolve().parents[2] / "services" / "rules" / "README.md"
+    rows = set(
+        re.findall(r"^\| `(\w+)` \| `(\w+)` \| ([^|]+) \| ([^|]+) \|$", readme.read_text(), re.M)
+    )
+
+    def show(v: object) -> str:
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    want = {
+        (name, k, show(v), describe_choices(rs.option_choices(k)))
+        for name, rs in RULESETS.items()
+        for k, v in rs.option_defaults().items()
+    }
+    assert want == rows, (sorted(want - rows), sorted(rows - want))

@@ -149,3 +149,77 @@ def test_hidden_lord_secret() -> None:
     assert all(e.seen_by == [e.seat] for e in roles)
     lord = next(p for p in g.players if p.role == "lord")
     assert lord.jade == 0 and not lord.role_revealed
+
+
+def _offers(players: int, seed: int, options: dict[str, object]) -> list[ev.DraftOffered]:
+    """Every draft offer of a fresh game (the lord's first; the lord picks its first option)."""
+    g = api.new_game("jinyu", players, seed, options)
+    offers = [e for e in api.advance(g) if isinstance(e, ev.DraftOffered)]
+    d = api.pending(g)
+    if d is not None and d.kind == "draft" and len(offers) == 1:
+        events = api.submit(g, api.Answer(decision=d.id, seat=d.seat, picks=[d.options[0]]))
+        offers += [e for e in events if isinstance(e, ev.DraftOffered)]
+    return offers
+
+
+def test_pool_all_offers_the_seeds_six() -> None:
+    """`pool: all` drafts from every general the project has (27 + 20): each other seat is
+    offered the seed's 6 (3 at 10 players), which the 27 standard ones cannot give at 8."""
+    for players, k in ((8, 6), (9, 5), (10, 3)):
+        others = _offers(players, 4, {"pool": "all"})[1:]
+        assert [len(e.generals) for e in others] == [k] * (players - 1)
+    names = {n for e in _offers(8, 4, {"pool": "all"}) for n in e.generals}
+    assert names <= set(RULESETS["jinyu"].generals()) - {"vanilla"}
+    assert names & {"曹操", "刘备", "孙权"} and names & {"贾珍", "薛姨妈"}  # both seeds' lords
+
+
+@pytest.mark.parametrize("pool", ["standard", "honglou", "all"])
+def test_no_draft_leaves_a_single_choice(pool: str) -> None:
+    """Whatever the pool, tier, table and 谋攻 draft, every seat is offered at least 2 generals (a
+    tier too small for that falls back to the whole pool; a hidden lord's extras shrink)."""
+    for players in range(4, 11):
+        for tier in (0, 1, 2, 3):
+            for mougong, draft in ((False, "shared"), (True, "shared"), (True, "lord_offer")):
+                opts = {"pool": pool, "tier": tier, "mougong": mougong, "mougong_draft": draft}
+                offers = _offers(players, players * 7 + tier, opts)
+                assert len(offers) == players, (opts, players)
+                assert min(len(e.generals) for e in offers) >= 2, (opts, players, offers)
+
+
+def test_tier_restricts_the_draft_when_it_can() -> None:
+    from services.rules.rulesets.jinyu.data import GENERAL_TIERS
+
+    for tier in (1, 2, 3):
+        names = {n for e in _offers(4, 2, {"pool": "all", "tier": tier}) for n in e.generals}
+        assert {GENERAL_TIERS[n] for n in names} == {tier}
+
+
+def test_pool_vanilla_is_the_seeds_game_without_generals() -> None:
+    """若没有加入武将牌: everyone a 4-HP general without skills; the lord 5 and 2 玉佩 (and 5
+    cards); no draft."""
+    g = api.new_game("jinyu", 6, 8, {"pool": "vanilla"})
+    events = api.advance(g)
+    assert not [e for e in events if isinstance(e, ev.DraftOffered)]
+    assert g.pending is not None and g.pending.kind != "draft"
+    for p in g.players:
+        assert p.general == "vanilla" and set(p.skills) <= {"金鱼"}
+        lord = p.role == "lord"
+        assert (p.max_hp, p.hp, p.jade) == ((5, 5, 2) if lord else (4, 4, 0))
+    lord = next(p for p in g.players if p.role == "lord")
+    assert len(lord.hand) >= 5 and all(len(p.hand) == 4 for p in g.players if p is not lord)
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "allowed"),
+    [
+        ("pool", "bogus", "standard, honglou, all, vanilla"),
+        ("tier", 7, "0, 1, 2, 3"),
+        ("mougong", "yes", "false, true"),
+        ("armor_cap", -1, "an integer in 0..999"),
+        ("enhanced_wine_scope", "round", "turn, play_phase"),
+    ],
+)
+def test_invalid_option_values_list_the_allowed(key: str, value: object, allowed: str) -> None:
+    with pytest.raises(api.UnknownOption) as info:
+        api.new_game("jinyu", 8, 1, {key: value})
+    assert f"option {key!r}" in str(info.value) and f"(allowed: {allowed})" in str(info.value)

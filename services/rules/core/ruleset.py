@@ -41,6 +41,9 @@ class Ruleset(ABC):
     min_players: ClassVar[int] = 4
     max_players: ClassVar[int] = 10
     defaults: ClassVar[dict[str, Any]] = {}
+    # option -> its allowed values: a tuple, or a range for a count; a boolean option allows
+    # false and true without being listed. Every other option must be listed (a test checks).
+    choices: ClassVar[dict[str, tuple[Any, ...] | range]] = {}
     aliases: ClassVar[dict[str, str]] = {}  # printed name -> engine name (e.g. 药 -> 桃)
     # role -> camp for ratings and tournaments; a role not named plays alone (each renegade)
     camps: ClassVar[dict[str, str]] = {"lord": "lord", "loyalist": "lord", "rebel": "rebel"}
@@ -56,6 +59,12 @@ class Ruleset(ABC):
     def option_defaults(self) -> dict[str, Any]:
         """Every named option with its default."""
         return dict(self.defaults)
+
+    def option_choices(self, name: str) -> tuple[Any, ...] | range:
+        """The allowed values of the option ``name`` (empty if it is undeclared)."""
+        if name in self.choices:
+            return self.choices[name]
+        return (False, True) if isinstance(self.defaults.get(name), bool) else ()
 
     @abstractmethod
     def deck(self, options: dict[str, Any]) -> list[CardDef]:
@@ -175,6 +184,20 @@ class Ruleset(ABC):
             max_hp=general.hp,
             skills=list(general.skills),
         )
+
+
+def allows(choices: tuple[Any, ...] | range, value: Any) -> bool:
+    """Whether ``value`` is one of ``choices`` (of the same type: 1 is not true, "1" not 1)."""
+    if isinstance(choices, range):
+        return isinstance(value, int) and not isinstance(value, bool) and value in choices
+    return any(type(value) is type(c) and value == c for c in choices)
+
+
+def describe_choices(choices: tuple[Any, ...] | range) -> str:
+    """The allowed values in words: ``beginner, advanced`` or ``an integer in 0..10``."""
+    if isinstance(choices, range):
+        return f"an integer in {choices.start}..{choices.stop - 1}"
+    return ", ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in choices)
 
 
 RULESETS: dict[str, Ruleset] = {}

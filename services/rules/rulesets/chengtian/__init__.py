@@ -60,7 +60,7 @@ from ...core.flow import GameFrame
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Frame, Game
 from ..honglou.data import characters
-from ..standard import RULES_VERSION
+from ..standard import RESHUFFLES, RULES_VERSION
 from ..standard.generals import standard_generals
 from . import cards as _cards  # noqa: F401  (registers the seed 003 card texts)
 from .camp import GeneralFall, check_seal, deploy, refresh_skills
@@ -111,6 +111,16 @@ class ChengTian(Ruleset):
         "fire_attack_any_card": True,
         "mount_hand_limit": 1,
         "max_reshuffles": 0,
+    }
+    choices = {
+        "battlefield_size": (1,),  # U-003-03: only one battlefield general is implemented
+        "camp_size": range(0, 23),  # 1 + camp_size generals each, from at most 47
+        "damage_to": ("battlefield",),
+        "victory": ("no_general_left", "first_fall"),
+        "first_player": ("random", 0, 1),
+        "generals": ("all", "honglou", "standard", "vanilla"),
+        "mount_hand_limit": range(0, 11),
+        "max_reshuffles": RESHUFFLES,
     }
 
     def deck(self, options: dict[str, Any]) -> list[CardDef]:

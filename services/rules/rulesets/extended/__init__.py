@@ -47,7 +47,7 @@ from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Frame, Game
 from ...core.views import View, secret
 from ..honglou.data import characters
-from ..standard import RULES_VERSION, Standard
+from ..standard import RESHUFFLES, RULES_VERSION, Standard
 from ..standard.generals import standard_generals
 from . import identity as _identity  # noqa: F401  (registers the identity skills)
 from .camps import (
@@ -123,6 +123,14 @@ class Extended(Standard):
         "draft_max_offer": 3,
         "maneuvering": True,
         "max_reshuffles": 0,
+    }
+    choices = {
+        "variant": ("beginner", "advanced"),
+        "advanced_row_priority": ("table", "lord_camp"),
+        "generals": ("draft", "vanilla"),
+        "draft_lord_random": range(0, 48),
+        "draft_max_offer": range(1, 48),
+        "max_reshuffles": RESHUFFLES,
     }
 
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:

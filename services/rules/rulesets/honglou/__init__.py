@@ -44,7 +44,7 @@ from typing import Any
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Game
-from ..standard import Standard
+from ..standard import RESHUFFLES, Standard
 from .data import LORD_CANDIDATES, NAMES, PRINTED, characters
 
 
@@ -70,6 +70,13 @@ class HongLou(Standard):
         "double_renegade": False,
         "max_reshuffles": 0,
         "maneuvering": False,
+    }
+    choices = {
+        "genders": ("novel", "source"),
+        "draft_lord_random": range(0, 19),
+        "draft_max_offer": range(1, 21),
+        "lord_bonus_min_players": range(0, 11),
+        "max_reshuffles": RESHUFFLES,
     }
     aliases = dict(NAMES)
 

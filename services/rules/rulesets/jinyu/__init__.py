@@ -3,15 +3,20 @@
 
 Base rules: the seed's role table (``double_renegade`` takes the 6/8-player lines with two
 renegades, A-002-02); the deck of A-002-01 (standard + EX + 军争, 160 cards; ``maneuvering:
-false`` keeps the 108); generals from the 27 standard ones (``pool: honglou`` drafts the 20
-红楼梦 characters instead), one tier only if ``tier`` is 1–3 (``data.GENERAL_TIERS``, U-002-02;
-a tier too small for the table falls back to the whole pool); the draft of ``rulesets/draft.py``
-— the lord is offered the pool's lord-skill generals + ``lord_extra_random`` random ones and
-picks publicly, the others are offered min(``draft_max_offer`` (``draft_max_offer_10p`` at 10),
-floor(pool / (N − 1))) and pick in secret (A-002-03/04) — except 谋攻's hidden lord, who by
-default (``mougong_draft: shared``) is dealt from the one pool like every seat, since a
-lord-only offer names the lord who takes a lord-skill general ("lord_offer" keeps the base
-rules' offer); the lord gets +1 max HP and 2 玉佩 and starts with 5 cards, the others 4. 护甲 (cap ``armor_cap``, A-002-07) then 玉佩 (``jade_cap``)
+false`` keeps the 108); generals by ``pool``: ``standard`` the 27 standard ones, ``honglou``
+the 20 红楼梦 characters, ``all`` every general the project has (47: the seed's 6 each, 3 at 10
+players), ``vanilla`` the seed's game without generals (no draft; everyone a 4-HP general
+without skills, the lord 5 and 2 玉佩); one tier only if ``tier`` is 1–3 (``data.GENERAL_TIERS``,
+U-002-02) and that tier still offers every seat at least 2 generals (else the whole pool); the
+draft of ``rulesets/draft.py`` — the lord is offered the pool's lord-skill generals +
+``lord_extra_random`` random ones (at least 2 in all) and picks publicly, the others are offered
+min(``draft_max_offer`` (``draft_max_offer_10p`` at 10), floor(pool / (N − 1))) and pick in
+secret (A-002-03/04) — except 谋攻's hidden lord, who by default (``mougong_draft: shared``) is
+dealt from the one pool like every seat, since a lord-only offer names the lord who takes a
+lord-skill general ("lord_offer" keeps the base rules' offer, and its extras shrink rather than
+leave the others a single choice); the lord gets +1 max HP and 2 玉佩 and starts with 5 cards,
+the others 4. Every option's allowed values: ``data.CHOICES`` (and services/rules/README.md).
+护甲 (cap ``armor_cap``, A-002-07) then 玉佩 (``jade_cap``)
 absorb damage before HP; HP loss is not absorbed; a dead seat loses both.
 
 Rewards and penalties (replacing §1.11's), for a killer still alive: a rebel killed → draw 3,
@@ -41,7 +46,7 @@ from ..honglou.data import characters
 from ..standard import Standard
 from ..standard.generals import standard_generals
 from . import counters, mougong, rules
-from .data import DEFAULTS, GENERAL_TIERS
+from .data import CHOICES, DEFAULTS, GENERAL_TIERS
 
 
 @register_ruleset
@@ -50,6 +55,7 @@ class JinYu(Standard):
 
     name = "jinyu"
     defaults = dict(DEFAULTS)
+    choices = dict(CHOICES)
 
     def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals(), **characters()}
@@ -60,7 +66,12 @@ class JinYu(Standard):
         return bool(g.options.get("mougong") and g.options.get("mougong_hidden_lord", True))
 
     def setup(self, g: Game) -> None:
-        self.setup_drafted(g)
+        self.setup_drafted(g, draft=g.options.get("pool") != "vanilla")
+
+    def pick_generals(self, g: Game) -> list[General]:
+        """``pool: vanilla`` (the seed's game without generals): a 4-HP general without skills
+        for every seat (the lord gets its +1 and 2 玉佩 from ``seat_general``)."""
+        return [VANILLA] * len(g.players)
 
     def deal_roles(self, g: Game) -> None:
         if not self.hidden_lord(g):
@@ -74,17 +85,42 @@ class JinYu(Standard):
             emit(g, RoleAssigned(seat=seat, role=roles[i], seen_by=[seat]))
 
     def roster(self, g: Game) -> dict[str, General]:
-        full = characters() if g.options.get("pool") == "honglou" else standard_generals()
+        """The pool's generals (``pool``), of one tier only if that tier still offers every
+        seat at least 2 to choose from (U-002-02; else the whole pool)."""
+        pool = g.options.get("pool", "standard")
+        full = {
+            **(characters() if pool in ("honglou", "all") else {}),
+            **(standard_generals() if pool in ("standard", "all") else {}),
+        }
         tier = int(g.options.get("tier", 0) or 0)
         if tier:
             sub = {n: x for n, x in full.items() if GENERAL_TIERS.get(n) == tier}
-            if len(sub) >= len(g.players):
+            if min(self.offer_sizes(g, sub)) >= 2:
                 return sub
         return full
 
+    def offer_sizes(self, g: Game, roster: dict[str, General]) -> tuple[int, int]:
+        """(generals offered to the lord, to each other seat) from ``roster``: the lord's
+        candidates + ``lord_extra_random``, the others the seed's 6 (3 at 10 players) as far as
+        the roster goes (A-002-04). The lord's extras grow to give it a choice of 2, and shrink
+        when a hidden lord picks with the others rather than leave them a single choice."""
+        n = len(g.players)
+        key = "draft_max_offer_10p" if n >= 10 else "draft_max_offer"
+        extra, most = int(g.options.get("lord_extra_random", 2)), int(g.options.get(key, 6))
+        if self.shared_draft(g):  # every seat, the hidden lord too, is dealt from one pool
+            k = min(most, len(roster) // n)
+            return k, k
+        lords = len(self.lord_candidates(g, roster))
+        extra = max(extra, 2 - lords)
+        if self.public_lord(g):  # the lord's other offers go back to the pool
+            return lords + extra, min(most, (len(roster) - 1) // (n - 1))
+        extra = max(2 - lords, min(extra, len(roster) - lords - 2 * (n - 1)))
+        return lords + extra, min(most, max(0, len(roster) - lords - extra) // (n - 1))
+
     def draft_sizes(self, g: Game) -> tuple[int, int]:
-        key = "draft_max_offer_10p" if len(g.players) >= 10 else "draft_max_offer"
-        return int(g.options.get("lord_extra_random", 2)), int(g.options.get(key, 6))
+        roster = self.roster(g)
+        lord, others = self.offer_sizes(g, roster)
+        return max(0, lord - len(self.lord_candidates(g, roster))), others
 
     def public_lord(self, g: Game) -> bool:
         return not self.hidden_lord(g)

@@ -62,7 +62,8 @@ DEFAULTS: dict[str, object] = {
     "mougong": False,  # the 谋攻 module
     "double_renegade": False,  # A-002-02
     "maneuvering": True,  # A-002-01: standard + EX + 军争 (160); False = the 108 cards
-    "pool": "standard",  # the 27 standard generals; "honglou" = the 20 红楼梦 characters
+    "pool": "standard",  # the 27 standard generals; "honglou" the 20 红楼梦 characters; "all" both;
+    # "vanilla" the seed's game without generals (everyone 4 HP, no skills; the lord 5 and 2 玉佩)
     "tier": 0,  # U-002-02: 1, 2 or 3 plays that tier only (GENERAL_TIERS); 0 = all
     "lord_extra_random": 2,  # A-002-03
     "draft_max_offer": 6,  # §5.1 step 3 (A-002-04 shrinks it for small pools)
@@ -85,4 +86,22 @@ DEFAULTS: dict[str, object] = {
     # picked); "lord_offer" — the base rules' lord offer (A-002-03), which gives the lord away
     "mougong_draft": "shared",
     "disguised_rebel_draw": 2,  # U-002-05
+}
+
+CHOICES: dict[str, tuple[object, ...] | range] = {
+    "pool": ("standard", "honglou", "all", "vanilla"),
+    "tier": (0, 1, 2, 3),
+    "lord_extra_random": range(0, 48),
+    "draft_max_offer": range(1, 48),
+    "draft_max_offer_10p": range(1, 48),
+    "armor_cap": range(0, 1000),
+    "jade_cap": range(0, 1000),
+    "overheal_to_jade": ("never", "enhanced_peach_only", "always"),
+    "loyalist_penalty_scope": ("any", "allies_only"),
+    "max_reshuffles": range(0, 10_001),
+    "rage_cap": range(0, 1000),
+    "enhanced_wine_scope": ("turn", "play_phase"),
+    "enhanced_peach_full_hp": ("max_hp_then_jade", "jade_only"),
+    "mougong_draft": ("shared", "lord_offer"),
+    "disguised_rebel_draw": range(0, 100),
 }

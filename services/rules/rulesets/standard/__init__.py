@@ -39,7 +39,8 @@ ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels,
     10: (3, 4, 2),
 }
 ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
-RULES_VERSION = "2"  # bump when a rule change alters the events a given input produces
+RESHUFFLES = range(0, 10_001)  # max_reshuffles: 0 = unlimited
+RULES_VERSION = "3"  # bump when a rule change alters the events a given input produces
 
 
 def role_cards(players: int, double_renegade: bool) -> list[str]:
@@ -63,6 +64,13 @@ class Standard(Ruleset):
         "generals": "vanilla",
         "draft_lord_random": 2,
         "draft_max_offer": 3,
+    }
+    choices = {
+        "lord_bonus_min_players": range(0, 11),
+        "max_reshuffles": RESHUFFLES,
+        "generals": ("vanilla", "standard"),
+        "draft_lord_random": range(0, 28),
+        "draft_max_offer": range(1, 28),
     }
 
     def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
@@ -158,8 +166,9 @@ class Standard(Ruleset):
             g.players[seat].role_revealed = role == "lord"
             emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
 
-    def setup_drafted(self, g: Game) -> None:
-        """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over)."""
+    def setup_drafted(self, g: Game, draft: bool = True) -> None:
+        """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over); with
+        ``draft`` false, ``pick_generals`` seats everyone and the hands are dealt at once."""
         emit(
             g,
             GameStarted(
@@ -173,7 +182,12 @@ class Standard(Ruleset):
         self.deal_roles(g)
         g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
         push(g, GameFrame(seat=self.first_seat(g)))
-        push(g, Draft())
+        if draft:
+            push(g, Draft())
+            return
+        for seat, gen in enumerate(self.pick_generals(g)):
+            self.seat_general(g, seat, gen)
+        self.deal_hands(g)
 
     def first_seat(self, g: Game) -> int:
         """Who takes the first turn (the lord, seat 0)."""
