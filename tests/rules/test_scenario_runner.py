@@ -238,3 +238,15 @@ def test_an_option_that_changes_a_general_applies_to_the_seats() -> None:
     """With `genders: source`, 尤三姐 is male (夏侯惇's gender): 离间 may choose her."""
     run(GENDERS)
     fails(GENDERS.replace("options: {genders: source}\n", ""), "was rejected")
+
+
+def test_the_example_in_the_design_document_holds() -> None:
+    import re
+    from pathlib import Path
+
+    doc = Path("/work/shared/design/SCENARIOS.md")
+    if not doc.exists():
+        pytest.skip("shared design documents not mounted")
+    block = re.search(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
+    assert block is not None
+    run(block.group(1))
