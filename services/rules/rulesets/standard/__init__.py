@@ -2,8 +2,8 @@
 
 Options (REFERENCE Appendix A):
 
-* ``generals`` ("vanilla"): "standard" drafts the 25 standard generals plus 黄忠 and 魏延
-  (``generals.py``; REFERENCE §1.4 protocol through ``rulesets/draft.py``: the lord gets the
+* ``generals`` ("vanilla"): "standard" (or "draft") drafts the 25 standard generals plus 黄忠
+  and 魏延 (``generals.py``; REFERENCE §1.4 protocol through ``rulesets/draft.py``: the lord gets the
   lord-skill generals + ``draft_lord_random`` random ones and picks publicly, the others get
   ``draft_max_offer`` each (2 at 10 players) and pick in secret).
 * ``draft_lord_random`` (2), ``draft_max_offer`` (3): the draft's numbers.
@@ -68,7 +68,7 @@ class Standard(Ruleset):
     choices = {
         "lord_bonus_min_players": range(0, 11),
         "max_reshuffles": RESHUFFLES,
-        "generals": ("vanilla", "standard"),
+        "generals": ("vanilla", "standard", "draft"),  # "draft" = "standard" (extended's word)
         "draft_lord_random": range(0, 28),
         "draft_max_offer": range(1, 28),
     }
