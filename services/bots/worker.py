@@ -80,6 +80,7 @@ class BotWorker:
         self.claim_every_s = claim_every_s
         self.metrics = metrics or Metrics()
         self.outcomes: dict[str, int] = {}
+        self.inflight: set[asyncio.Task[bool]] = set()
 
     def _count(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
@@ -102,33 +103,44 @@ class BotWorker:
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
         """Consume until `stop` is set, then let the messages in hand finish."""
         await self.consumer.start()
-        inflight: set[asyncio.Task[bool]] = set()
         loop = asyncio.get_running_loop()
         next_claim = 0.0
         while not stop.is_set():
-            if len(inflight) >= self.max_inflight:
-                await asyncio.wait(inflight, return_when=asyncio.FIRST_COMPLETED)
+            if len(self.inflight) >= self.max_inflight:
+                await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
                 continue
-            # small reads: acting on one while the engine handles the last keeps both busy
-            room = min(self.max_inflight - len(inflight), self.read_count)
+            claim = loop.time() >= next_claim
             try:
-                msgs: list[Message] = []
-                if loop.time() >= next_claim:
-                    msgs = await self.consumer.claim_stale(room)
-                    if len(msgs) < room:
-                        next_claim = loop.time() + self.claim_every_s
-                if not msgs:
-                    msgs = await self.consumer.read_new(room, block_ms)
+                more_stale = await self.poll(block_ms, claim)
             except (RedisError, OSError) as exc:  # Redis restarting: wait and go on
                 print(f"arena bots: redis: {exc!r}", file=sys.stderr)
                 await asyncio.sleep(0.5)
                 continue
-            for m in msgs:
-                task = asyncio.create_task(self.consumer.handle(m, self.on_message))
-                inflight.add(task)
-                task.add_done_callback(inflight.discard)
-        if inflight:
-            await asyncio.wait(inflight, timeout=5)
+            if claim and not more_stale:
+                next_claim = loop.time() + self.claim_every_s
+        await self.settle(timeout=5)
+
+    async def poll(self, block_ms: int, claim: bool) -> bool:
+        """One round: stale messages (if `claim`), else new ones; each handled in its own task.
+
+        Returns whether the claim filled the room (more may be stale: claim again next round).
+        """
+        # small reads: acting on one while the engine handles the last keeps both busy
+        room = min(self.max_inflight - len(self.inflight), self.read_count)
+        msgs = await self.consumer.claim_stale(room) if claim else []
+        full = len(msgs) >= room
+        if not msgs:
+            msgs = await self.consumer.read_new(room, block_ms)
+        for m in msgs:
+            task = asyncio.create_task(self.consumer.handle(m, self.on_message))
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+        return full
+
+    async def settle(self, timeout: float | None = None) -> None:
+        """Wait for the messages in hand (handled, and acked or left pending)."""
+        if self.inflight:
+            await asyncio.wait(self.inflight, timeout=timeout)
 
 
 async def run(args: argparse.Namespace) -> None:

@@ -1,11 +1,15 @@
 """The bot worker's consume loop on a real Redis, with a stand-in for the answering logic:
 poison is dead-lettered at once, a transient failure stays pending and is claimed again, and a
-message that always fails is dead-lettered after `max_deliveries`."""
+message that always fails is dead-lettered after `max_deliveries`.
+
+The test steps the loop one round at a time and claims only when nothing is in hand (idle
+threshold 0), so each claim takes exactly the messages left pending: delivery counts do not
+depend on how fast the machine runs the handlers (a wall-clock idle threshold let a slow
+round's messages be claimed twice).
+"""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -48,25 +52,24 @@ async def test_poison_transient_and_broken(
         stream,
         GROUP,
         "c0",
-        min_idle_ms=50,
+        min_idle_ms=0,
         max_deliveries=3,
         dead_stream=f"{ns}:dead",
     )
     stub = Stub()
-    worker = BotWorker(consumer, stub, claim_every_s=0.02)  # type: ignore[arg-type]
-    stop = asyncio.Event()
-    task = asyncio.create_task(worker.run(stop, block_ms=20))
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and await redis_client.xlen(f"{ns}:dead") < 2:
-        await asyncio.sleep(0.05)
-    stop.set()
-    await task
+    worker = BotWorker(consumer, stub)  # type: ignore[arg-type]
+    await consumer.start()
+    # round 1 reads the four new messages; rounds 2 and 3 take over the two that failed
+    for claim, in_hand in ((False, 4), (True, 2), (True, 2), (True, 0)):
+        await worker.poll(block_ms=1, claim=claim)
+        assert len(worker.inflight) == in_hand
+        await worker.settle()  # handled, and acked or left pending, before the next claim
     dead: Any = await redis_client.xrange(f"{ns}:dead")
     reasons = {
         decode({FIELD: f[b"msg." + FIELD]}, BotDecision).player: f[b"reason"].decode()
         for _, f in dead
     }
-    assert set(reasons) == {"poison", "broken"}
+    assert len(dead) == 2 and set(reasons) == {"poison", "broken"}
     assert "cannot ever work" in reasons["poison"]
     assert "UNAVAILABLE" in reasons["broken"]
     assert stub.calls == {"ok": 1, "poison": 1, "flaky": 3, "broken": 3}

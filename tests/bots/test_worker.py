@@ -74,6 +74,14 @@ async def _pending(client: aioredis.Redis, ns: str, consumer: str) -> int:
     return len(rows)
 
 
+async def _drained(client: aioredis.Redis, stream: str, group: str) -> bool:
+    """Whether ``group`` has been handed every entry of ``stream`` and acked them all."""
+    info: Any = await client.xinfo_groups(stream)
+    g = next(g for g in info if g["name"] in (group, group.encode()))
+    last: Any = await client.xrevrange(stream, "+", "-", count=1)
+    return int(g["pending"]) == 0 and g["last-delivered-id"] == last[0][0]
+
+
 async def test_two_engines_two_bots_one_bot_killed(
     redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
 ) -> None:
@@ -142,6 +150,10 @@ async def test_duplicated_messages_do_not_double_answer(
             files = archived(archive)
         _check(files, 2)
         assert copied >= sum(len(answers(f)) for f in files)
+        # every copy handled before the workers stop (else its outcome is not counted below)
+        while not await _drained(redis_client, stream, "bots"):
+            assert time.monotonic() < deadline, "the bot workers left decisions unhandled"
+            await asyncio.sleep(0.05)
     finally:
         exits = stop(bots + [engine])
     seen: dict[str, int] = {}

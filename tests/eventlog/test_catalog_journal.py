@@ -6,7 +6,6 @@ import asyncio
 import multiprocessing
 import os
 import threading
-import time
 from pathlib import Path
 
 import msgspec
@@ -242,23 +241,24 @@ async def test_file_work_runs_off_the_event_loop(
     await finished(store, "slow")
     write = archive.write_atomic
 
+    writing, loop_ran = threading.Event(), threading.Event()
+
     def slow_write(path: Path, data: bytes) -> None:
-        time.sleep(0.3)  # a slow disk
+        writing.set()  # a slow disk: the write waits until the event loop has run meanwhile
+        assert loop_ran.wait(10), "the event loop was blocked while the file was written"
         write(path, data)
 
     monkeypatch.setattr(archive, "write_atomic", slow_write)
-    ticks = 0
 
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
+    async def on_the_loop() -> None:
+        while not writing.is_set():
+            await asyncio.sleep(0.001)
+        loop_ran.set()
 
-    task = asyncio.create_task(ticker())
+    task = asyncio.create_task(on_the_loop())
     await archive_game(store, "slow", tmp_path)
-    task.cancel()
-    assert ticks >= 10  # the loop kept running while the file was written
+    await task
+    assert loop_ran.is_set()
 
 
 async def test_live_log_stays_when_listing_fails(

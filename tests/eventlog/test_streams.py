@@ -64,10 +64,12 @@ async def test_killed_consumer_entry_is_claimed_by_another(
         (mid, "doomed")
     ]
 
-    rescuer = GroupConsumer(redis_client, stream, "engine", "w2", min_idle_ms=1000)
-    assert await rescuer.read_new(block_ms=10) == []  # not new any more: only a claim finds it
-    assert await rescuer.claim_stale() == []  # not idle long enough yet
-    await asyncio.sleep(1.05)
+    # idle thresholds on either side of the time that has passed, whatever the machine's speed
+    patient = GroupConsumer(redis_client, stream, "engine", "w2", min_idle_ms=3_600_000)
+    assert await patient.read_new(block_ms=10) == []  # not new any more: only a claim finds it
+    assert await patient.claim_stale() == []  # not idle long enough yet
+    rescuer = GroupConsumer(redis_client, stream, "engine", "w2", min_idle_ms=50)
+    await asyncio.sleep(0.06)
     handled: list[Message] = []
 
     async def handler(m: Message) -> None:
