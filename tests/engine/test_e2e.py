@@ -6,11 +6,8 @@ Every game must still finish, be archived, and pass verify.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +15,7 @@ import grpc
 import msgspec
 import redis.asyncio as aioredis
 
-from services.bots.cluster import archived
+from services.bots.cluster import SECRET, archived, start_engines
 from services.bots.random_policy import RandomPolicy
 from services.contracts.streams import MATCHES, BotDecision, NewMatch, Seat, decode
 from services.engine import tokens
@@ -27,50 +24,15 @@ from services.eventlog.streams import GroupConsumer, Message, publish_message
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.rules import api
 
-SECRET = "e2e-secret"
 GAMES = 20  # the issue: two workers, 20 concurrent bot games, one killed mid-game
 PLAYERS = 4
-
-
-def start_worker(url: str, ns: str, name: str, archive: Path) -> tuple[subprocess.Popen[str], int]:
-    env = dict(os.environ, ARENA_SECRET=SECRET)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "engine",
-            "--redis-url",
-            url,
-            "--namespace",
-            ns,
-            "--port",
-            "0",
-            "--consumer",
-            name,
-            "--archive-dir",
-            str(archive),
-            "--claim-idle-ms",
-            "1000",
-            "--bot-repost-ms",
-            "1000",
-            "--sweep-ms",
-            "100",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    return proc, int(json.loads(line)["port"])
 
 
 async def test_two_workers_one_killed(
     redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
 ) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
-    workers = [start_worker(redis_url, ns, f"w{i}", archive) for i in range(2)]
+    workers = start_engines(redis_url, ns, 2, archive)  # share SECRET, claim idle after 1 s
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _, port in workers]
     stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in channels]
     alive = [True, True]

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import grpc
 import redis.asyncio as aioredis
+from process_helpers import arena, clean_env
 from prometheus_client import CollectorRegistry
 from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
@@ -144,29 +143,19 @@ def _metrics_until(
         time.sleep(0.1)
 
 
-async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: str) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "matchmaker",
-            "--redis-url",
-            redis_url,
-            "--namespace",
-            redis_namespace,
-            "--port",
-            "0",
-            "--metrics-port",
-            "0",
-            "--tick-ms",
-            "20",
-            "--bot-after-ms",
-            "0",
-        ],
+def _matchmaker(redis_url: str, ns: str, *args: str) -> subprocess.Popen[str]:
+    """`arena matchmaker` on a free gRPC port; its first output line says where it listens."""
+    return arena(
+        "matchmaker",
+        *("--redis-url", redis_url, "--namespace", ns, "--port", "0", *args),
+        env={**clean_env(), "ARENA_SECRET": "mm-metrics"},
         stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "ARENA_SECRET": "mm-metrics"},
+    )
+
+
+async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: str) -> None:
+    proc = _matchmaker(
+        redis_url, redis_namespace, "--metrics-port", "0", "--tick-ms", "20", "--bot-after-ms", "0"
     )
     try:
         assert proc.stdout is not None
@@ -191,23 +180,7 @@ async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: 
 
 
 def test_no_metrics_port_by_default(redis_url: str, redis_namespace: str) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "matchmaker",
-            "--redis-url",
-            redis_url,
-            "--namespace",
-            redis_namespace,
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "ARENA_SECRET": "mm-metrics"},
-    )
+    proc = _matchmaker(redis_url, redis_namespace)
     try:
         assert proc.stdout is not None
         assert "metrics_port" not in json.loads(proc.stdout.readline())

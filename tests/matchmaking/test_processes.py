@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import grpc
 import pytest
 import redis.asyncio as aioredis
+from process_helpers import arena, clean_env
 
 from services.contracts.streams import NewMatch, decode
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
@@ -25,30 +24,14 @@ SIZES = {"standard-4": 33, "standard-5": 52, "standard-8": 41, "honglou-10": 43,
 @pytest.fixture
 def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
     procs = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "services.cli",
-                "matchmaker",
-                "--redis-url",
-                redis_url,
-                "--namespace",
-                redis_namespace,
-                "--port",
-                "0",
-                "--tick-ms",
-                "20",
-                "--ticket-ttl-ms",
-                "600000",  # no ticket expires during the test, however slow the machine
-                "--bot-after-ms",
-                "0",
-                "--consumer",
-                f"mm{i}",
-            ],
+        arena(
+            "matchmaker",
+            *("--redis-url", redis_url, "--namespace", redis_namespace, "--port", "0"),
+            *("--tick-ms", "20", "--bot-after-ms", "0", "--consumer", f"mm{i}"),
+            # no ticket expires during the test, however slow the machine
+            *("--ticket-ttl-ms", "600000"),
+            env={**clean_env(), "ARENA_SECRET": "two-procs"},
             stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "ARENA_SECRET": "two-procs"},
         )
         for i in range(2)
     ]

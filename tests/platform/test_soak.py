@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from platform_helpers import arena
+from process_helpers import arena
 
 from services.eventlog.catalog import load_catalog
 from services.eventlog.verify import verify

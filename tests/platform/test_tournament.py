@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from platform_helpers import alive, arena, descendants
+from process_helpers import alive, arena, descendants
 
 ARGS = [
     "--ruleset",

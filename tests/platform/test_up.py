@@ -13,7 +13,7 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from platform_helpers import alive, arena, clean_env, descendants
+from process_helpers import alive, arena, clean_env, descendants
 
 from services.cli import parser
 from services.platform.up import Platform, UpConfig

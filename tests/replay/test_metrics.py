@@ -6,10 +6,8 @@ leaving (SSE and gRPC), entries and decisions sent — in-process, and in a real
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import AsyncIterator, Callable
@@ -18,6 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 import redis.asyncio as aioredis
+from process_helpers import arena
 from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
@@ -228,26 +227,11 @@ def test_the_ready_line_names_the_metrics_port() -> None:
 def test_arena_replay_server_serves_metrics(
     redis_url: str, redis_namespace: str, tmp_path: Path
 ) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "replay-server",
-            "--redis-url",
-            redis_url,
-            "--namespace",
-            redis_namespace,
-            "--http-port",
-            "0",
-            "--metrics-port",
-            "0",
-            "--archive",
-            str(tmp_path),
-        ],
+    proc = arena(
+        "replay-server",
+        *("--redis-url", redis_url, "--namespace", redis_namespace, "--http-port", "0"),
+        *("--metrics-port", "0", "--archive", str(tmp_path)),
         stdout=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ),
     )
     try:
         assert proc.stdout is not None

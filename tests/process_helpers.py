@@ -1,4 +1,4 @@
-"""Process helpers for the platform tests: run `arena`, find a process's descendants."""
+"""Process helpers for the tests: run `arena COMMAND` as a process, find a process's descendants."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def arena(*args: str, env: dict[str, str] | None = None, **kw: object) -> subprocess.Popen[str]:
-    """Start `arena ARGS` (as `python -m services.cli`) in the repository."""
+    """Start `arena ARGS` (as `python -m services.cli`) in the repository.
+
+    ``env`` defaults to :func:`clean_env`; ``kw`` goes to Popen (e.g. ``stdout=subprocess.PIPE``).
+    """
     return subprocess.Popen(
         [sys.executable, "-m", "services.cli", *args],
         cwd=ROOT,
