@@ -11,12 +11,13 @@ from wsgiref.simple_server import WSGIServer
 from prometheus_client import CollectorRegistry, Histogram
 
 
-def serve(port: int, registry: CollectorRegistry) -> WSGIServer:
-    """Serve /metrics of `registry` on `port` (0: any free port) in a thread, on every address;
-    the bound port is `server.server_port`."""
+def serve(port: int, registry: CollectorRegistry, host: str = "127.0.0.1") -> WSGIServer:
+    """Serve /metrics of `registry` on `host`:`port` (0: any free port) in a thread — the
+    service's own --host, so a service bound to loopback does not expose its metrics on every
+    address; the bound port is `server.server_port`."""
     from prometheus_client import start_http_server
 
-    server, _ = start_http_server(port, registry=registry)
+    server, _ = start_http_server(port, addr=host, registry=registry)
     return server
 
 

@@ -47,18 +47,22 @@ class Request:
     decision: Decision
     version: int
     player: str
+    token: str  # the engine's seat token for this seat (bot workers hold no secret)
     view: bytes | None = None  # decoded only if this worker's view of the seat connects
 
 
 def parse(msg: BotDecision) -> Request:
-    """The engine's message with its decision decoded; Poison if malformed or inconsistent."""
+    """The engine's message with its decision decoded; Poison if malformed or inconsistent
+    (a message without a seat token too: bot workers hold no secret to make one)."""
     try:
         d = msgspec.json.decode(msg.body, type=Decision)
     except msgspec.MsgspecError as exc:
         raise Poison(f"malformed decision message: {exc!r}") from None
     if (d.id, d.seat) != (msg.decision, msg.seat) or not msg.game:
         raise Poison("decision message fields disagree with its body")
-    return Request(msg.game, d, msg.version, msg.player, msg.view)
+    if not msg.token:
+        raise Poison("decision message carries no seat token")
+    return Request(msg.game, d, msg.version, msg.player, msg.token, msg.view)
 
 
 _VIEW = msgspec.msgpack.Decoder(SeatView)
@@ -88,15 +92,12 @@ class Answerer:
         self,
         engine: Engine,
         minds: Minds,
-        secret: bytes,
         *,
-        token_ttl_ms: int = 3_600_000,
         retries: int = 3,
         backoff_s: float = 0.05,
         think_ms: int = 0,
     ) -> None:
-        self.engine, self.minds, self.secret = engine, minds, secret
-        self.token_ttl_ms = token_ttl_ms
+        self.engine, self.minds = engine, minds
         self.retries, self.backoff_s = retries, backoff_s
         self.think_ms = think_ms  # a pause before each answer: a pace people can follow
 
@@ -115,7 +116,7 @@ class Answerer:
                 raise
 
     async def _answer(self, mind: SeatMind, req: Request) -> str:
-        token = self.minds.token(mind, self.secret, self.token_ttl_ms)
+        token = req.token
         if mind.needs_view and mind.seq < req.version and req.view is not None:
             fold_view(mind, req.view, req.version)
         if mind.needs_view and mind.seq < req.version:

@@ -1,7 +1,7 @@
 """Engine and bot worker processes on one machine, for the end-to-end tests and the benchmark.
 
 Each worker is a real `arena engine` / `arena bots` process (python -m services.cli) sharing one
-Redis namespace and the seat-token secret `SECRET`.
+Redis namespace; the engines share the secret `SECRET`, the bot workers get none.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ from services.eventlog.streams import publish_message
 SECRET = "bots-e2e-secret"  # for local test and benchmark clusters only
 
 
-def _env() -> dict[str, str]:
-    """The parent's environment with the cluster's secret."""
-    return dict(os.environ, ARENA_SECRET=SECRET)
+def _env(secret: bool = True) -> dict[str, str]:
+    """The parent's environment with the cluster's secret (engines), or without any (bot
+    workers never hold it: their seat tokens come in the decisions messages)."""
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
+    return dict(env, ARENA_SECRET=SECRET) if secret else env
 
 
 def start_engines(
@@ -121,7 +123,7 @@ def spawn_bots(
         ],
         stdout=subprocess.PIPE,
         text=True,
-        env=_env(),
+        env=_env(secret=False),
     )
 
 

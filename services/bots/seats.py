@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,8 +72,6 @@ class SeatMind:
     seq: int = 0
     answered: int = -1  # the highest decision id this worker saw accepted (or duplicate)
     over: bool = False
-    token: str = ""
-    token_at: float = 0.0
     seed: int = 0  # seat_seed(game, seat)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -142,13 +139,3 @@ class Minds:
         """Forget every seat of a game (it ended)."""
         for key in [k for k in self.minds if k[0] == game]:
             del self.minds[key]
-
-    def token(self, mind: SeatMind, secret: bytes, ttl_ms: int) -> str:
-        """A seat token for the mind's seat, reissued when half its lifetime has passed."""
-        from ..engine import tokens
-
-        now = time.monotonic()
-        if not mind.token or (now - mind.token_at) * 1000 > ttl_ms / 2:
-            mind.token = tokens.issue(secret, mind.game, mind.seat, ttl_ms)
-            mind.token_at = now
-        return mind.token

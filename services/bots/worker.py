@@ -7,9 +7,10 @@ XAUTOCLAIM once it has been idle `--claim-idle-ms`; a message that keeps failing
 `{ns}:dead` after `--max-deliveries`. Messages are handled concurrently (up to
 `--max-inflight`), one at a time per seat.
 
-Seat tokens: matchmaking gives tokens to humans only; the bot worker shares the engine's
-signing secret (ARENA_SECRET) and issues a short-lived token for the seat a decision message
-names. Only the engine writes that stream, and only for seats its header marks as bots.
+Seat tokens: a bot worker holds no signing secret. The engine puts a short-lived token for the
+decision's seat, and that seat only, in each decisions message (field `token`); the worker
+answers and catches up with it. Only the engine writes that stream, and only for seats its
+header marks as bots, so a bot worker can act for bot seats alone, never for a person's seat.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts.streams import DEAD, DECISIONS, BadMessage, BotDecision, decode, stream_key
-from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
@@ -150,8 +150,6 @@ async def run(args: argparse.Namespace) -> None:
     answerer = Answerer(
         engine,
         Minds(args.policy, args.cache_size),
-        tokens.secret_from_env(),
-        token_ttl_ms=args.token_ttl_ms,
         think_ms=args.think_ms,
     )
     consumer = GroupConsumer(
@@ -170,7 +168,7 @@ async def run(args: argparse.Namespace) -> None:
         claim_every_s=min(1.0, args.claim_idle_ms / 2000),
     )
     if args.metrics_port is not None:
-        serve(args.metrics_port, worker.metrics.registry)
+        serve(args.metrics_port, worker.metrics.registry, args.host)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -226,9 +224,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="decisions handled at once (their answers share SubmitActions calls)",
     )
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
-    p.add_argument(
-        "--token-ttl-ms", type=int, default=3_600_000, help="lifetime of the seat tokens it issues"
-    )
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
     p.add_argument(
         "--think-ms",
@@ -237,6 +232,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="pause this long before each answer (a pace people can watch and play against)",
     )
     metrics_option(p)
+    p.add_argument("--host", default="127.0.0.1", help="address /metrics binds")
 
 
 def main(args: argparse.Namespace) -> int:

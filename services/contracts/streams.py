@@ -69,6 +69,7 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     version: int  # the log version the decision is pending at
     body: bytes  # the decision as JSON (services.rules.api.Decision)
     view: bytes | None = None  # the seat's unseen events (services/engine/feed.py), if known
+    token: str = ""  # a short-lived seat token for `seat` alone (bot workers hold no secret)
 
 
 class GameFinished(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,11 +14,12 @@ from typing import Any
 import grpc
 import msgspec
 
+from ..contracts import tokens
 from ..contracts.streams import NewMatch, Seat
 from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
-from . import tokens, views
+from . import views
 from .service import Games, Refused
 
 MAX_MESSAGE = 1 << 20

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import msgspec
 
+from ..contracts import tokens
 from ..contracts.streams import BotDecision, GameFinished, NewMatch
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
@@ -37,7 +38,6 @@ from ..eventlog.records import (
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..rules import api
-from . import tokens
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
@@ -78,6 +78,7 @@ class Hot:
     feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (feed.py)
     hosting: Hosting = field(default_factory=Hosting)  # 托管 (hosting.py)
     due: tuple[int, int] | None = None  # (decision, due at ms) as this worker last set it
+    bot_tokens: dict[int, tuple[str, int]] = field(default_factory=dict)  # seat -> token, expiry
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -111,11 +112,13 @@ class Games:
         snapshot_every: int = 200,
         default_time_limit_ms: int = 60_000,
         bot_repost_ms: int = 5_000,
+        bot_token_ttl_ms: int = 600_000,
         archive_dir: Path | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.store, self.side, self.secret = store, side, secret
         self.tokens = tokens.Verifier(secret)
+        self.bot_token_ttl_ms = bot_token_ttl_ms
         self.cache: OrderedDict[str, Hot] = OrderedDict()
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
@@ -459,11 +462,11 @@ class Games:
             return hot.due[1]
         return await self.side.deadline(hot.log.game, d.id) or 0
 
-    @staticmethod
-    def _message(hot: Hot, d: api.Decision, version: int) -> BotDecision:
+    def _message(self, hot: Hot, d: api.Decision, version: int) -> BotDecision:
         """The decisions message for a bot seat's decision. `player` names the bot
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
-        without reading the header first; `view` carries the seat's events it has not been
+        without reading the header first; `token` is a seat token for that seat alone (bot
+        workers never hold the signing secret); `view` carries the seat's events it has not been
         sent yet, when the engine knows them (feed.py)."""
         seat = hot.header.seats[d.seat]
         return BotDecision(
@@ -474,7 +477,19 @@ class Games:
             version=version,
             body=msgspec.json.encode(d),
             view=hot.feed.view_for(d.seat, version),
+            token=self._bot_token(hot, d.seat),
         )
+
+    def _bot_token(self, hot: Hot, seat: int) -> str:
+        """A short-lived token for a bot seat, reused until half its lifetime is gone (so the
+        verifier's cache keeps hitting); a message reposted later carries a fresh one."""
+        now = _now_ms()
+        cached = hot.bot_tokens.get(seat)
+        if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2:
+            return cached[0]
+        token = tokens.issue(self.secret, hot.log.game, seat, self.bot_token_ttl_ms, now_ms=now)
+        hot.bot_tokens[seat] = (token, now + self.bot_token_ttl_ms)
+        return token
 
     async def _schedule(
         self, hot: Hot, *, answered: int | None = None, only_new: bool = False

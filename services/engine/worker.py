@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 from ..cliargs import consumer_options, listen_options, redis_options
+from ..contracts import tokens
 from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
-from . import tokens
 from .grpc_server import make_server, set_serving
 from .service import Games, Refused
 from .side import RedisSide
@@ -40,12 +40,13 @@ async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> N
 
 async def run(args: argparse.Namespace) -> None:
     """Run one worker until SIGTERM/SIGINT."""
+    secret = tokens.require_secret("arena engine")  # no secret, no start
     client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
     games = Games(
         RedisEventStore(client, args.namespace),
         side,
-        tokens.secret_from_env(),
+        secret,
         cache_size=args.cache_size,
         snapshot_every=args.snapshot_every,
         default_time_limit_ms=args.time_limit_ms,
@@ -56,7 +57,7 @@ async def run(args: argparse.Namespace) -> None:
     await server.start()
     await set_serving(checker)
     if args.metrics_port is not None:
-        serve(args.metrics_port, games.metrics.registry)
+        serve(args.metrics_port, games.metrics.registry, args.host)
     consumer = GroupConsumer(
         client,
         stream_key(args.namespace, MATCHES.name),

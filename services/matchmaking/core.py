@@ -24,8 +24,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from ..contracts import tokens
 from ..contracts.streams import FIELD, MATCHES, NewMatch, Seat, encode, stream_key
-from ..engine import tokens
 from . import scripts
 from .clock import Clock
 from .matcher import Table, Waiting, form_tables

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import consumer_options, json_object, listen_options, redis_options
+from ..contracts import tokens
 from ..contracts.streams import DEAD, FINISHED, stream_key
-from ..engine import tokens
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
@@ -95,6 +95,7 @@ def _mode_policy(text: str) -> tuple[str, dict[str, Any]]:
 
 async def run(args: argparse.Namespace) -> None:
     """Serve until SIGTERM/SIGINT."""
+    secret = tokens.require_secret("arena matchmaker")  # no secret, no start
     client = connect(args.redis_url)
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
@@ -102,7 +103,7 @@ async def run(args: argparse.Namespace) -> None:
     mm = Matchmaker(
         client,
         build_modes(overrides, base),
-        tokens.secret_from_env(),
+        secret,
         SystemClock(),
         ratings=ratings,
         namespace=args.namespace,
@@ -143,7 +144,11 @@ async def run(args: argparse.Namespace) -> None:
                 print(f"arena matchmaker: tick failed: {exc!r}", file=sys.stderr, flush=True)
             await asyncio.sleep(args.tick_ms / 1000)
 
-    exporter = serve(args.metrics_port, metrics.registry) if args.metrics_port is not None else None
+    exporter = (
+        serve(args.metrics_port, metrics.registry, args.host)
+        if args.metrics_port is not None
+        else None
+    )
     ready = {"port": port, "consumer": args.consumer}
     if exporter is not None:
         ready["metrics_port"] = exporter.server_port

@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import signal
 import sys
 import tempfile
@@ -21,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from ..contracts.tokens import new_secret
 from .procs import Supervisor, replay_ready
 from .redis_proc import PersistentRedis, ping
 
@@ -77,19 +77,11 @@ def _port(base: int, i: int) -> int:
     return base + i if base else 0
 
 
-def load_secret(var_dir: Path) -> str:
-    """ARENA_SECRET, else the one kept in VAR/secret (created once, mode 0600): engines, the
-    matchmaker and bots must share it, and tokens stay valid across restarts."""
-    env = os.environ.get("ARENA_SECRET")
-    if env:
-        return env
-    path = var_dir / "secret"
-    if not path.exists():
-        var_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_hex(32))
-    return path.read_text().strip()
+def run_secret() -> str:
+    """ARENA_SECRET if set (several machines sharing one deployment), else a fresh random one
+    for this run: no secret is kept on disk or known in advance, and seat tokens last as long
+    as the run does."""
+    return os.environ.get("ARENA_SECRET") or new_secret()
 
 
 class Platform:
@@ -99,7 +91,9 @@ class Platform:
         self.cfg = cfg
         self.redis: PersistentRedis | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        env = dict(os.environ, ARENA_SECRET=load_secret(cfg.var_dir))
+        # only the services that sign or check tokens get the secret: bot workers never do
+        self.secret = {"ARENA_SECRET": run_secret()}
+        env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
         self.sup = Supervisor(cfg.var_dir / "logs", env)
 
     def _redis_url(self) -> tuple[str, bool]:
@@ -147,7 +141,7 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
-            engines.append(self.sup.start(f"engine-{i}", argv))
+            engines.append(self.sup.start(f"engine-{i}", argv, env=self.secret))
         for c in engines:
             run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
         mm_address = None
@@ -166,7 +160,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
-            mm = self.sup.start("matchmaker", argv)
+            mm = self.sup.start("matchmaker", argv, env=self.secret)
             info = self.sup.wait_ready(mm)  # the web server's play API needs its address
             mm_address = run.matchmaker = f"{cfg.host}:{info['port']}"
             if "metrics_port" in info:  # the bound port: the flag may have said 0
@@ -190,7 +184,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.replay_metrics_port)]
-            rp = self.sup.start("replay-server", argv, replay_ready)
+            rp = self.sup.start("replay-server", argv, replay_ready, env=self.secret)
         bots = []
         for j in range(cfg.bots):
             argv = [

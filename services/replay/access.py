@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..contracts import tokens
 from ..rules.api import GOD, SPECTATOR
 
 
@@ -51,8 +52,7 @@ SeatCheck = Callable[[str, int, str], bool]
 
 
 def hmac_seat_check(secret: bytes) -> SeatCheck:
-    """A SeatCheck backed by the engine's HMAC seat tokens (services/engine/tokens.py)."""
-    from ..engine import tokens
+    """A SeatCheck backed by the HMAC seat tokens of services/contracts/tokens.py."""
 
     def check(game: str, seat: int, token: str) -> bool:
         try:
@@ -62,6 +62,11 @@ def hmac_seat_check(secret: bytes) -> SeatCheck:
         return claims.g == game and claims.s == seat
 
     return check
+
+
+def no_seats(game: str, seat: int, token: str) -> bool:
+    """A SeatCheck that opens no seat (a server with no secret to check tokens with)."""
+    return False
 
 
 def parse_viewer(text: str | None) -> int:

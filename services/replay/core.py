@@ -18,7 +18,7 @@ from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore, check_game_id
 from ..eventlog.verify import VerifyReport, verify, verify_records
-from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authorize, hmac_seat_check
+from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authorize, no_seats
 from .clock import Clock, SystemClock
 from .decisions import DecisionSource
 from .envelope import card_table
@@ -72,11 +72,8 @@ class Replay:
         self.archive_dir = archive_dir
         self.clock = clock or SystemClock()
         self.policy = policy or (lambda h: TablePolicy())
-        if seat_check is None:
-            from ..engine.tokens import secret_from_env
-
-            seat_check = hmac_seat_check(secret_from_env())
-        self.seat_check = seat_check
+        # no check given: no token opens a seat's view (the server passes the HMAC check)
+        self.seat_check = seat_check or no_seats
         if live_ids is None:
             live_ids = (
                 redis_live_ids(store) if isinstance(store, RedisEventStore) else _no_live_ids()

@@ -11,10 +11,11 @@ import signal
 from pathlib import Path
 
 from ..cliargs import listen_options, redis_options
+from ..contracts.tokens import require_secret
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
-from .access import TablePolicy
+from .access import TablePolicy, hmac_seat_check
 from .clock import ServerClock
 from .core import Replay
 from .decisions import EngineDecisions
@@ -87,6 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
     """Run until cancelled (or SIGINT/SIGTERM)."""
+    secret = require_secret("arena replay-server")  # seat tokens are checked with it
     store = RedisEventStore.from_url(args.redis_url, args.namespace)
     policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
     clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
@@ -97,6 +99,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     replay = Replay(
         store,
         args.archive,
+        seat_check=hmac_seat_check(secret),
         policy=lambda h: policy,
         clock=clock,
         decisions=decisions,
@@ -104,7 +107,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     )
     exporter = None
     if args.metrics_port is not None:
-        exporter = serve_metrics(args.metrics_port, metrics.registry)
+        exporter = serve_metrics(args.metrics_port, metrics.registry, args.host)
     play = None
     if args.matchmaker and engines:
         from ..play.http import mount
@@ -170,6 +173,7 @@ async def _demo(store: RedisEventStore, games: int) -> object:
 
 def main(args: argparse.Namespace) -> int:
     """Entry point of ``arena replay-server``."""
+    require_secret("arena replay-server")  # before anything starts
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     args.redis_url = args.redis_url or os.environ.get("REDIS_URL")
     if args.redis_url:

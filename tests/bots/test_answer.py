@@ -11,7 +11,8 @@ import pytest
 from services.bots.answer import Answerer, Poison
 from services.bots.engine_client import EngineError, Submitted
 from services.bots.seats import Minds, policy_name
-from services.engine import tokens, views
+from services.contracts import tokens
+from services.engine import views
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat, verify
@@ -82,7 +83,7 @@ async def _play(
 async def test_plays_a_game_to_the_end_and_it_verifies(policy: str, views: bool) -> None:
     games, side = await _setup(policy)
     engine = LocalEngine(games)
-    answerer = Answerer(engine, Minds("random"), SECRET)
+    answerer = Answerer(engine, Minds("random"))
     outcomes = await _play(games, side, [answerer], views=views)
     hot = await games.get("g1")
     assert hot.game.over and hot.finished
@@ -97,7 +98,7 @@ async def test_plays_a_game_to_the_end_and_it_verifies(policy: str, views: bool)
 
 async def test_every_message_twice_and_by_two_workers_answers_once() -> None:
     games, side = await _setup("heuristic")
-    a, b = (Answerer(LocalEngine(games), Minds("heuristic"), SECRET) for _ in range(2))
+    a, b = (Answerer(LocalEngine(games), Minds("heuristic")) for _ in range(2))
     outcomes = await _play(games, side, [a, b, a], repeat=True)
     log = [decode_entry(d) for _, d in await games.store.read("g1")]
     answers = [e for e in log if e.kind == ANSWER]
@@ -110,10 +111,10 @@ async def test_every_message_twice_and_by_two_workers_answers_once() -> None:
 
 async def test_stale_and_poison_messages() -> None:
     games, side = await _setup("random")
-    answerer = Answerer(LocalEngine(games), Minds("random"), SECRET)
+    answerer = Answerer(LocalEngine(games), Minds("random"))
     first = side.decisions()[0]
     assert await answerer.handle(first) == "answered"
-    other = Answerer(LocalEngine(games), Minds("random"), SECRET)
+    other = Answerer(LocalEngine(games), Minds("random"))
     assert await other.handle(first) == "duplicate"  # the engine's no-op
     body = first.body.replace(b'"id":%d' % first.decision, b'"id":999')
     later = msgspec.structs.replace(first, decision=999, body=body)
@@ -138,11 +139,11 @@ async def test_transient_errors_are_retried_then_left_pending() -> None:
 
     first = side.decisions()[0]
     flaky = Flaky(games)
-    assert await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(first) == "answered"
+    assert await Answerer(flaky, Minds("random"), backoff_s=0).handle(first) == "answered"
     flaky.fails = 5
     nxt = side.decisions()[1]
     with pytest.raises(EngineError):  # left pending: the stream delivers it again
-        await Answerer(flaky, Minds("random"), SECRET, backoff_s=0).handle(nxt)
+        await Answerer(flaky, Minds("random"), backoff_s=0).handle(nxt)
 
 
 def test_policy_per_seat() -> None:

@@ -30,8 +30,8 @@ from services.bots.cluster import (
     stop,
 )
 from services.bots.engine_client import GrpcEngine
+from services.contracts import tokens
 from services.contracts.streams import BotDecision, decode
-from services.engine import tokens
 from services.eventlog import verify
 from services.eventlog.streams import publish
 from services.rules import api

@@ -12,7 +12,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 
 from services.bots.random_policy import RandomPolicy
-from services.engine import tokens
+from services.contracts import tokens
 from services.engine.grpc_server import make_server
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide

@@ -230,7 +230,11 @@ def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
 def test_env_names_agree_with_the_code() -> None:
     code = "\n".join(p.read_text() for p in SERVICES.rglob("*.py"))
     read = set(re.findall(r"os\.environ(?:\.get)?\(\s*\"([A-Z_]+)\"", code))
-    used: set[str] = set(_compose()["x-arena"]["environment"])
+    compose = _compose()
+    used: set[str] = set(compose["x-arena"]["environment"])
+    for svc in compose["services"].values():
+        if svc.get("image") == compose["x-arena"]["image"]:  # Arena's services, not Grafana
+            used |= set(svc.get("environment") or {})
     for d in _manifests():
         if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "arena-config":
             used |= set(d["data"])
@@ -238,6 +242,23 @@ def test_env_names_agree_with_the_code() -> None:
             used |= {e["name"] for e in c.get("env", [])}
     assert used and used <= read, f"not read by any service: {used - read}"
     assert {"REDIS_URL", "ARENA_SECRET"} <= used
+
+
+def test_the_secret_is_required_and_kept_from_bot_workers() -> None:
+    """Secrets fail closed in deployment too: compose has no default ARENA_SECRET (it refuses
+    to start without one), and neither compose nor Kubernetes gives it to the bot workers."""
+    text = (DEPLOY / "docker-compose.yml").read_text()
+    assert ":-" not in re.sub(r"#.*", "", text.split("ARENA_SECRET:", 1)[1].splitlines()[0])
+    compose = _compose()["services"]
+    signed = {n for n, svc in compose.items() if "ARENA_SECRET" in (svc.get("environment") or {})}
+    assert signed == {"engine", "matchmaker", "replay-server"}
+    assert "${ARENA_SECRET:?" in text
+    for d in _manifests():
+        for c in _containers(d):
+            if c.get("image") != "arena:latest":
+                continue
+            refs = {r.get("secretRef", {}).get("name") for r in c.get("envFrom", [])}
+            assert ("arena-secret" in refs) == (c["args"][0] != "bots"), c["args"][0]
 
 
 def test_dashboard_and_alerts_name_real_metrics() -> None:

@@ -17,8 +17,8 @@ import redis.asyncio as aioredis
 
 from services.bots.cluster import SECRET, archived, start_engines
 from services.bots.random_policy import RandomPolicy
+from services.contracts import tokens
 from services.contracts.streams import MATCHES, BotDecision, NewMatch, Seat, decode
-from services.engine import tokens
 from services.eventlog import verify
 from services.eventlog.streams import GroupConsumer, Message, publish_message
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.engine import tokens
+from services.contracts import tokens
 from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide

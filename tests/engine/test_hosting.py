@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine import tokens
+from services.contracts import tokens
 from services.engine.service import HOSTED_PLAYER, Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat, verify

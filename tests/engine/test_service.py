@@ -7,8 +7,8 @@ import random
 import pytest
 
 from services.bots.random_policy import RandomPolicy
+from services.contracts import tokens
 from services.contracts.streams import GameFinished
-from services.engine import tokens
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat, verify

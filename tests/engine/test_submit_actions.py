@@ -13,8 +13,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.bots.engine_client import EngineError, GrpcEngine, Submitted
+from services.contracts import tokens
 from services.contracts.streams import BotDecision, decode
-from services.engine import tokens
 from services.engine.grpc_server import MAX_BATCH, make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide, RedisSide

@@ -7,8 +7,8 @@ import random
 import pytest
 import redis.asyncio as aioredis
 
+from services.contracts import tokens
 from services.contracts.streams import NewMatch, Seat, decode
-from services.engine import tokens
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.core import Matchmaker, Refused
 from services.matchmaking.modes import Policy, build_modes

@@ -10,7 +10,7 @@ import grpc
 import pytest
 import redis.asyncio as aioredis
 
-from services.engine import tokens
+from services.contracts import tokens
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.core import Matchmaker
 from services.matchmaking.grpc_server import (

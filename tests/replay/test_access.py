@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine import tokens
+from services.contracts import tokens
 from services.replay.access import (
     BadRequest,
     Forbidden,

@@ -1,0 +1,225 @@
+"""Credentials derived from the deployment's secret (env ``ARENA_SECRET``).
+
+Seat tokens — who may answer for which seat of which game:
+
+    token = base64url(claims JSON) "." base64url(HMAC-SHA256(secret, b"arena-seat-v1." + claims))
+
+The claims name the game (`g`), the seat (`s`) and the expiry (`exp`, ms since the epoch). The
+matchmaker issues them to people, the engine mints short-lived ones for bot seats (in each bot
+decision's message), and the engine and the replay server verify them; a token carries no other
+authority. A spectator holds no token and so can never act. Bot workers never hold the secret.
+
+Create requests — who may start a game through ``GameService.CreateGame``: the request's fields,
+its ``issued_at_ms`` and a random ``nonce`` are signed with HMAC-SHA256 under a key of their own,
+
+    create_key = HMAC-SHA256(secret, b"arena-create-key-v1")
+
+so a seat token can never pass for a create request or the other way round. The engine refuses
+an unsigned or forged request, one issued more than ``CREATE_SKEW_MS`` from its clock, and a
+nonce it has seen (a replay).
+
+There is no default secret: a service that needs one and finds none refuses to start
+(``require_secret``). ``arena up`` generates a fresh one per run for its children.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+import sys
+import time
+from collections import OrderedDict
+
+import msgspec
+
+DOMAIN = b"arena-seat-v1."
+CREATE_KEY_DOMAIN = b"arena-create-key-v1"
+CREATE_DOMAIN = b"arena-create-v1."
+CREATE_SKEW_MS = 5 * 60 * 1000
+NONCE_BYTES = 16
+MAX_TOKEN = 1024
+ENV = "ARENA_SECRET"
+
+
+class MissingSecret(RuntimeError):
+    """ARENA_SECRET is unset or empty: nothing can be signed or verified."""
+
+
+class SeatClaims(msgspec.Struct, frozen=True):
+    """What a valid token grants: acting for `seat` in `g` until `exp`."""
+
+    g: str
+    s: int
+    exp: int
+
+
+class BadToken(Exception):
+    """A token that is malformed, forged or expired (the caller is not authenticated)."""
+
+
+def secret_from_env() -> bytes:
+    """The deployment's secret, ARENA_SECRET; raises MissingSecret when it is unset or empty
+    (there is no default: a known secret would let anyone mint any seat's token)."""
+    value = os.environ.get("ARENA_SECRET", "")
+    if not value:
+        raise MissingSecret(
+            f"{ENV} is not set: every engine, matchmaker and replay server of a deployment "
+            "must share one secret (arena up makes one per run)"
+        )
+    return value.encode()
+
+
+def require_secret(prog: str) -> bytes:
+    """`secret_from_env` for a service's start: without a secret, print one clear line and
+    exit with status 2 (the service must not start signing or verifying anything)."""
+    try:
+        return secret_from_env()
+    except MissingSecret as exc:
+        print(f"{prog}: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+
+
+def new_secret() -> str:
+    """A fresh random secret (what `arena up` gives its children for one run)."""
+    return secrets.token_hex(32)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _sign(secret: bytes, claims: bytes) -> bytes:
+    return hmac.new(secret, DOMAIN + claims, hashlib.sha256).digest()
+
+
+def issue(
+    secret: bytes, game: str, seat: int, ttl_ms: int = 24 * 3600 * 1000, now_ms: int | None = None
+) -> str:
+    """A token for `seat` of `game`, valid for `ttl_ms`."""
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    claims = msgspec.json.encode(SeatClaims(game, seat, now + ttl_ms))
+    return f"{_b64(claims)}.{_b64(_sign(secret, claims))}"
+
+
+def verify(secret: bytes, token: str, now_ms: int | None = None) -> SeatClaims:
+    """The claims of a genuine, unexpired token; raises BadToken otherwise."""
+    if not token or len(token) > MAX_TOKEN or token.count(".") != 1:
+        raise BadToken("malformed seat token")
+    body, sig = token.split(".")
+    try:
+        claims, mac = _unb64(body), _unb64(sig)
+    except (ValueError, UnicodeError):
+        raise BadToken("malformed seat token") from None
+    if not hmac.compare_digest(mac, _sign(secret, claims)):
+        raise BadToken("seat token signature does not match")
+    try:
+        out = msgspec.json.decode(claims, type=SeatClaims)
+    except msgspec.MsgspecError:
+        raise BadToken("malformed seat token claims") from None
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if out.exp <= now:
+        raise BadToken("seat token expired")
+    return out
+
+
+class Verifier:
+    """`verify` with the signature check done once per distinct token (bots and players send
+    the same token with every answer): a bounded LRU of tokens already found genuine. The
+    expiry is still checked on every call; forged or malformed tokens are never cached."""
+
+    def __init__(self, secret: bytes, capacity: int = 16_384) -> None:
+        self.secret = secret
+        self.capacity = capacity
+        self._known: OrderedDict[str, SeatClaims] = OrderedDict()
+
+    def verify(self, token: str, now_ms: int | None = None) -> SeatClaims:
+        """See `verify`."""
+        claims = self._known.get(token)
+        if claims is None:
+            claims = verify(self.secret, token, now_ms)
+            self._known[token] = claims
+            if len(self._known) > self.capacity:
+                self._known.popitem(last=False)
+            return claims
+        now = int(time.time() * 1000) if now_ms is None else now_ms
+        if claims.exp <= now:
+            del self._known[token]
+            raise BadToken("seat token expired")
+        return claims
+
+
+# ---- create requests -------------------------------------------------------------------------
+
+
+class CreateFields(msgspec.Struct, frozen=True, array_like=True):
+    """What a create signature covers, in a fixed order (msgspec JSON of an array)."""
+
+    match_id: str
+    ruleset: str
+    seats: list[tuple[str, bool]]
+    options_json: str
+    time_limit_ms: int
+    issued_at_ms: int
+    nonce: str  # hex
+
+
+class BadCreate(Exception):
+    """A create request that is unsigned, forged, stale or replayed."""
+
+
+def create_key(secret: bytes) -> bytes:
+    """The key create requests are signed with (its own domain: never a seat token's key)."""
+    return hmac.new(secret, CREATE_KEY_DOMAIN, hashlib.sha256).digest()
+
+
+def create_signature(secret: bytes, fields: CreateFields) -> bytes:
+    """HMAC-SHA256 of the create request's fields under `create_key`."""
+    data = CREATE_DOMAIN + msgspec.json.encode(fields)
+    return hmac.new(create_key(secret), data, hashlib.sha256).digest()
+
+
+def sign_create(
+    secret: bytes,
+    match_id: str,
+    ruleset: str,
+    seats: list[tuple[str, bool]],
+    options_json: str = "",
+    time_limit_ms: int = 0,
+    now_ms: int | None = None,
+) -> tuple[CreateFields, bytes]:
+    """Fields (with a fresh nonce and the time) and signature of a create request; a retry
+    signs again (a nonce is accepted once)."""
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    fields = CreateFields(
+        match_id,
+        ruleset,
+        [(p, bool(b)) for p, b in seats],
+        options_json,
+        time_limit_ms,
+        now,
+        secrets.token_hex(NONCE_BYTES),
+    )
+    return fields, create_signature(secret, fields)
+
+
+def check_create(
+    secret: bytes, fields: CreateFields, signature: bytes, now_ms: int | None = None
+) -> None:
+    """Raise BadCreate unless `signature` signs `fields` and the request is fresh (the
+    caller still has to claim the nonce once)."""
+    if not signature:
+        raise BadCreate("CreateGame needs a signed request (see services/contracts/tokens.py)")
+    if not hmac.compare_digest(signature, create_signature(secret, fields)):
+        raise BadCreate("create request signature does not match")
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if abs(now - fields.issued_at_ms) > CREATE_SKEW_MS:
+        raise BadCreate("create request issued too long ago (or in the future)")
+    if len(fields.nonce) != 2 * NONCE_BYTES:
+        raise BadCreate("create request nonce must be 16 random bytes")

@@ -1,0 +1,88 @@
+"""Leak 5 of issue 17: secrets fail closed.
+
+No ARENA_SECRET, no start (engine, matchmaker, replay server: one line on stderr, exit 2); no
+known default anywhere; `arena up` makes a fresh one per run and gives it only to the services
+that sign or check tokens; /metrics listens on the service's --host only.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+from prometheus_client import CollectorRegistry
+
+from services.contracts import tokens
+from services.observability import serve, stop_serving
+from services.platform.up import Platform, UpConfig, run_secret
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["engine", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+        ["matchmaker", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+        ["replay-server", "--http-port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_services_refuse_to_start_without_a_secret(argv: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
+    for secret in (None, ""):
+        run_env = env if secret is None else dict(env, ARENA_SECRET=secret)
+        p = subprocess.run(
+            [sys.executable, "-m", "services.cli", *argv],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert p.returncode == 2, (p.returncode, p.stderr[-500:])
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and "ARENA_SECRET is not set" in lines[0], p.stderr[-500:]
+        assert p.stdout == ""  # never announced itself as serving
+
+
+def test_arena_up_makes_a_secret_per_run_for_the_signing_services_only(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_SECRET", raising=False)
+    a, b = run_secret(), run_secret()
+    assert a != b and len(bytes.fromhex(a)) == 32
+    cfg = UpConfig(var_dir=tmp_path)  # type: ignore[arg-type]
+    one, two = Platform(cfg), Platform(cfg)
+    assert one.secret["ARENA_SECRET"] != two.secret["ARENA_SECRET"]
+    assert "ARENA_SECRET" not in one.sup.env  # what every child (bot workers too) inherits
+    assert not list(tmp_path.rglob("*"))  # type: ignore[attr-defined]  # nothing kept on disk
+    monkeypatch.setenv("ARENA_SECRET", "shared-by-several-hosts")
+    assert Platform(cfg).secret["ARENA_SECRET"] == "shared-by-several-hosts"
+    assert "ARENA_SECRET" not in Platform(cfg).sup.env
+
+
+def _other_address() -> str | None:
+    """An address of this machine that is not loopback (None if it has none)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # no packet is sent: this only picks a route
+        except OSError:
+            return None
+        addr = str(s.getsockname()[0])
+    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr
+
+
+def test_metrics_bind_the_service_host() -> None:
+    server = serve(0, CollectorRegistry(), "127.0.0.1")
+    try:
+        assert server.server_address[0] == "127.0.0.1"
+        with socket.create_connection(("127.0.0.1", server.server_port), timeout=5):
+            pass
+        other = _other_address()
+        if other is not None:  # from the machine's other address nothing answers
+            with pytest.raises(OSError):
+                socket.create_connection((other, server.server_port), timeout=2).close()
+    finally:
+        stop_serving(server)
+    assert not hasattr(tokens, "DEV_SECRET")
