@@ -104,6 +104,7 @@ def start_replay_server(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=dict(os.environ, ARENA_SECRET=os.environ.get("ARENA_SECRET") or "browser-tests"),
     )
     deadline = time.monotonic() + 20
     while True:

@@ -16,7 +16,7 @@ from pathlib import Path
 import grpc
 import pytest
 import redis.asyncio as aioredis
-from process_helpers import arena
+from process_helpers import arena, clean_env
 from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
@@ -232,6 +232,7 @@ def test_arena_replay_server_serves_metrics(
         *("--redis-url", redis_url, "--namespace", redis_namespace, "--http-port", "0"),
         *("--metrics-port", "0", "--archive", str(tmp_path)),
         stdout=subprocess.PIPE,
+        env=dict(clean_env(), ARENA_SECRET="replay-metrics"),
     )
     try:
         assert proc.stdout is not None
