@@ -163,9 +163,10 @@ class CreateFields(msgspec.Struct, frozen=True, array_like=True):
 
     match_id: str
     ruleset: str
-    seats: list[tuple[str, bool]]
+    seats: list[tuple[str, bool, str]]  # player id, bot, display name
     options_json: str
     time_limit_ms: int
+    hosted_after: int
     issued_at_ms: int
     nonce: str  # hex
 
@@ -189,20 +190,22 @@ def sign_create(
     secret: bytes,
     match_id: str,
     ruleset: str,
-    seats: list[tuple[str, bool]],
+    seats: list[tuple[str, bool]] | list[tuple[str, bool, str]],
     options_json: str = "",
     time_limit_ms: int = 0,
     now_ms: int | None = None,
+    hosted_after: int = 0,
 ) -> tuple[CreateFields, bytes]:
     """Fields (with a fresh nonce and the time) and signature of a create request; a retry
-    signs again (a nonce is accepted once)."""
+    signs again (a nonce is accepted once). Seats are (player, bot) or (player, bot, name)."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
     fields = CreateFields(
         match_id,
         ruleset,
-        [(p, bool(b)) for p, b in seats],
+        [(s[0], bool(s[1]), str(s[2]) if len(s) > 2 else "") for s in seats],
         options_json,
         time_limit_ms,
+        hosted_after,
         now,
         secrets.token_hex(NONCE_BYTES),
     )

@@ -1,12 +1,14 @@
 """GameService over grpc.aio: each method decodes, calls one `Games` function, encodes.
 
-Every refusal maps to its status (`Refused.code`); anything unexpected is INTERNAL, so a client
-never sees UNKNOWN.
+Every refusal maps to its status (services/errors.py: `grpc_unary`, `grpc_stream`), with a
+one-line message and nothing logged; anything unexpected is INTERNAL (logged once as a bug), so
+a client never sees UNKNOWN. What each viewer receives is views.py's business.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,20 +18,17 @@ import msgspec
 
 from ..contracts import tokens
 from ..contracts.streams import NewMatch, Seat
-from ..eventlog.entry import SEED_REVEAL, decode_entry
+from ..errors import BadRequest, Refused, Unauthenticated, checked_game_id, grpc_stream, grpc_unary
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
 from . import views
-from .service import Games, Refused
+from .service import Games
 
+log = logging.getLogger(__name__)
 MAX_MESSAGE = 1 << 20
 MAX_BATCH = 512
-
-
-async def _refuse(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
-    if isinstance(exc, Refused):
-        await context.abort(grpc.StatusCode[exc.code], exc.reason)
-    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+MAX_OPTIONS_JSON = 64 * 1024
+OptionValue = bool | int | float | str | None
 
 
 def _viewer(games: Games, game_id: str, token: str) -> int:
@@ -38,10 +37,51 @@ def _viewer(games: Games, game_id: str, token: str) -> int:
     try:
         claims = games.tokens.verify(token)
     except tokens.BadToken as exc:
-        raise Refused("UNAUTHENTICATED", str(exc)) from None
+        raise Unauthenticated(str(exc)) from None
     if claims.g != game_id:
         raise Refused("PERMISSION_DENIED", "the seat token is for another game")
     return claims.s
+
+
+def _options(text: str) -> dict[str, OptionValue]:
+    """Ruleset options: a flat JSON object of scalars (every ruleset option is one), which
+    also keeps a deeply nested document from reaching the decoder's recursion limit."""
+    if len(text) > MAX_OPTIONS_JSON:
+        raise BadRequest(f"options_json is longer than {MAX_OPTIONS_JSON} bytes")
+    try:
+        return msgspec.json.decode(text or "{}", type=dict[str, OptionValue])
+    except msgspec.MsgspecError as exc:
+        raise BadRequest(f"options_json must be a JSON object of plain values: {exc}") from None
+
+
+def signed_create_request(
+    secret: bytes,
+    match_id: str,
+    ruleset: str,
+    seats: list[tuple[str, bool]] | list[tuple[str, bool, str]],
+    options_json: str = "",
+    time_limit_ms: int = 0,
+    now_ms: int | None = None,
+    hosted_after: int = 0,
+) -> game_pb2.CreateGameRequest:
+    """A CreateGameRequest signed with the deployment's create key (for the platform's own
+    tools; a retry calls this again: each request's nonce is accepted once)."""
+    f, signature = tokens.sign_create(
+        secret, match_id, ruleset, seats, options_json, time_limit_ms, now_ms, hosted_after
+    )
+    return game_pb2.CreateGameRequest(
+        match_id=f.match_id,
+        ruleset=f.ruleset,
+        seats=[
+            common_pb2.Seat(seat=i, player=p, bot=b, name=n) for i, (p, b, n) in enumerate(f.seats)
+        ],
+        options_json=f.options_json,
+        time_limit_ms=f.time_limit_ms,
+        hosted_after=f.hosted_after,
+        issued_at_ms=f.issued_at_ms,
+        nonce=f.nonce,
+        signature=signature,
+    )
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -50,27 +90,31 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     def __init__(self, games: Games) -> None:
         self.games = games
 
+    @grpc_unary
     async def CreateGame(
         self, request: game_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.CreateGameResponse:
-        """See game.proto."""
-        try:
-            try:
-                options = msgspec.json.decode(request.options_json or "{}", type=dict[str, Any])
-            except msgspec.MsgspecError as exc:
-                raise Refused("INVALID_ARGUMENT", f"options_json: {exc}") from None
-            match = NewMatch(
-                match_id=request.match_id,
-                ruleset=request.ruleset,
-                seats=[Seat(s.player, s.bot, s.name) for s in request.seats],
-                options=options,
-                time_limit_ms=request.time_limit_ms,
-                hosted_after=request.hosted_after,
-            )
-            created, version = await self.games.create_game(match)
-        except Exception as exc:  # noqa: BLE001 - mapped to a status, never UNKNOWN
-            await _refuse(context, exc)
-            raise
+        """See game.proto: only a request signed with the create key (contracts/tokens.py)."""
+        fields = tokens.CreateFields(
+            match_id=request.match_id,
+            ruleset=request.ruleset,
+            seats=[(s.player, s.bot, s.name) for s in request.seats],
+            options_json=request.options_json,
+            time_limit_ms=request.time_limit_ms,
+            hosted_after=request.hosted_after,
+            issued_at_ms=request.issued_at_ms,
+            nonce=request.nonce,
+        )
+        await self.games.authorize_create(fields, request.signature)
+        match = NewMatch(
+            match_id=checked_game_id(request.match_id),
+            ruleset=request.ruleset,
+            seats=[Seat(s.player, s.bot, s.name) for s in request.seats],
+            options=dict(_options(request.options_json)),
+            time_limit_ms=request.time_limit_ms,
+            hosted_after=request.hosted_after,
+        )
+        created, version = await self.games.create_game(match)
         return game_pb2.CreateGameResponse(
             game_id=request.match_id, created=created, version=version
         )
@@ -104,25 +148,21 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
         return out
 
+    @grpc_unary
     async def SubmitAction(
         self, request: game_pb2.SubmitActionRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.SubmitActionResponse:
         """See game.proto."""
-        try:
-            return await self._submit(request, with_next=True)
-        except Exception as exc:  # noqa: BLE001
-            await _refuse(context, exc)
-            raise
+        return await self._submit(request, with_next=True)
 
+    @grpc_unary
     async def SubmitActions(
         self, request: game_pb2.SubmitActionsRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.SubmitActionsResponse:
         """See game.proto: the answers run concurrently (one game's answers in order, by its
         lock), so their Redis writes share round trips; each one is refused on its own."""
         if len(request.actions) > MAX_BATCH:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_BATCH} actions per call"
-            )
+            raise BadRequest(f"at most {MAX_BATCH} actions per call")
         done = await asyncio.gather(
             *(self._submit(a, with_next=False) for a in request.actions), return_exceptions=True
         )
@@ -131,87 +171,75 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             if isinstance(r, game_pb2.SubmitActionResponse):
                 out.results.add(code=0, response=r)
             elif isinstance(r, Refused):
-                out.results.add(code=grpc.StatusCode[r.code].value[0], reason=r.reason)
+                out.results.add(code=grpc.StatusCode[r.code].value[0], reason=r.message)
             elif isinstance(r, Exception):
-                out.results.add(
-                    code=grpc.StatusCode.INTERNAL.value[0], reason=f"{type(r).__name__}: {r}"
-                )
+                log.error("unexpected error in SubmitActions", exc_info=r)
+                out.results.add(code=grpc.StatusCode.INTERNAL.value[0], reason="internal error")
             else:  # a BaseException (cancellation): not ours to swallow
                 raise r
         return out
 
+    @grpc_unary
     async def GetView(
         self, request: game_pb2.GetViewRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.GetViewResponse:
         """See game.proto."""
-        try:
-            viewer = _viewer(self.games, request.game_id, request.seat_token)
-            hot = await self.games.get(request.game_id)
-            records = await self.games.store.read(request.game_id, 0, hot.log.version)
-        except Exception as exc:  # noqa: BLE001
-            await _refuse(context, exc)
-            raise
-        out = game_pb2.GetViewResponse(version=hot.log.version, viewer=viewer, over=hot.game.over)
-        out.events.extend(views.envelope(seq, decode_entry(d), viewer) for seq, d in records)
+        game_id = checked_game_id(request.game_id)
+        viewer = _viewer(self.games, game_id, request.seat_token)
+        hot = await self.games.get(game_id)
+        seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
+        out = game_pb2.GetViewResponse(version=seen.upto, viewer=viewer, over=seen.over)
+        out.events.extend(
+            e for seq, entry in seen.entries if (e := views.envelope(seq, entry, viewer))
+        )
         d = api.pending(hot.game)
-        if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            out.pending.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
+        if seen.live and d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
+            out.pending.CopyFrom(views.decision(game_id, d, hot.log.version, viewer))
             out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
+    @grpc_stream
     async def StreamView(
         self, request: game_pb2.StreamViewRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[common_pb2.EventEnvelope]:
         """See game.proto: entries after from_seq, then live ones until the seed reveal."""
-        try:
-            viewer = _viewer(self.games, request.game_id, request.seat_token)
-            await self.games.get(request.game_id)  # NOT_FOUND for an unknown game
-        except Exception as exc:  # noqa: BLE001
-            await _refuse(context, exc)
-            raise
-        after = max(0, request.from_seq)
-        while True:
-            rows = await self.games.store.tail(request.game_id, after, 1000)
-            for seq, data in rows:
-                entry = decode_entry(data)
-                yield views.envelope(seq, entry, viewer)
-                after = seq
-                if entry.kind == SEED_REVEAL:
-                    return
-            if not rows and await self.games.store.head(request.game_id) == 0:
-                return  # archived and dropped from Redis
+        game_id = checked_game_id(request.game_id)
+        viewer = _viewer(self.games, game_id, request.seat_token)
+        await self.games.get(game_id)  # NOT_FOUND for an unknown game
+        async for seq, entry in self.games.watch.tail(game_id, viewer, max(0, request.from_seq)):
+            e = views.envelope(seq, entry, viewer)
+            if e is not None:
+                yield e
 
+    @grpc_unary
     async def GetDecision(
         self, request: game_pb2.GetDecisionRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.GetDecisionResponse:
         """See game.proto."""
-        try:
-            viewer = _viewer(self.games, request.game_id, request.seat_token)
-            hot = await self.games.get(request.game_id)
-            if await self.games.store.head(request.game_id) != hot.log.version:
-                self.games.evict(request.game_id)  # another worker moved on: a poll sees it
-                hot = await self.games.get(request.game_id)
-        except Exception as exc:  # noqa: BLE001
-            await _refuse(context, exc)
-            raise
+        game_id = checked_game_id(request.game_id)
+        viewer = _viewer(self.games, game_id, request.seat_token)
+        hot = await self.games.get(game_id)
+        if await self.games.store.head(game_id) != hot.log.version:
+            self.games.evict(game_id)  # another worker moved on: a poll sees it
+            hot = await self.games.get(game_id)
+        if self.games.watch.delay_for(viewer) > 0:  # a delayed spectator: no live decision
+            seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
+            return game_pb2.GetDecisionResponse(over=seen.over, version=seen.upto)
         out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
         d = api.pending(hot.game)
         if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            out.decision.CopyFrom(views.decision(request.game_id, d, hot.log.version, viewer))
+            out.decision.CopyFrom(views.decision(game_id, d, hot.log.version, viewer))
             out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
+    @grpc_unary
     async def SetHosted(
         self, request: game_pb2.SetHostedRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.SetHostedResponse:
         """See game.proto."""
-        try:
-            version, hosted = await self.games.set_hosted(
-                request.game_id, request.seat_token, request.hosted, request.resign
-            )
-        except Exception as exc:  # noqa: BLE001
-            await _refuse(context, exc)
-            raise
+        version, hosted = await self.games.set_hosted(
+            checked_game_id(request.game_id), request.seat_token, request.hosted, request.resign
+        )
         return game_pb2.SetHostedResponse(version=version, hosted=hosted)
 
 

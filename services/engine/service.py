@@ -24,6 +24,7 @@ import msgspec
 
 from ..contracts import tokens
 from ..contracts.streams import BotDecision, GameFinished, NewMatch
+from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, snapshot_due
@@ -37,27 +38,21 @@ from ..eventlog.records import (
     new_salt,
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
+from ..replay.clock import Clock, SystemClock
 from ..rules import api
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
+from .views import Watch
 
 MAX_SEATS = 16
 MAX_PICKS = 64
 MAX_PICK_LEN = 64
+MAX_PLAYER_ID = 200
 MAX_RETRIES = 8
 MAX_HOSTED_AFTER = 100
 HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 (the decisions message's `player`)
-
-
-class Refused(Exception):
-    """A request the worker will not carry out; `code` is a grpc.StatusCode name."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 class _Stale(Exception):
@@ -113,12 +108,16 @@ class Games:
         default_time_limit_ms: int = 60_000,
         bot_repost_ms: int = 5_000,
         bot_token_ttl_ms: int = 600_000,
+        spectator_delay_ms: int = 0,
+        clock: Clock | None = None,
         archive_dir: Path | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.store, self.side, self.secret = store, side, secret
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
+        self.clock = clock or SystemClock()
+        self.watch = Watch(store, self.clock, spectator_delay_ms)
         self.cache: OrderedDict[str, Hot] = OrderedDict()
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
@@ -217,22 +216,37 @@ class Games:
 
     # ---- create ------------------------------------------------------------------------------
 
+    async def authorize_create(self, fields: tokens.CreateFields, signature: bytes) -> None:
+        """Refuse a GameService create request unless it is signed with the create key, fresh,
+        and its nonce unseen (UNAUTHENTICATED, or PERMISSION_DENIED for a replay). Matches
+        from the `{ns}:matches` stream need no signature: writing that stream takes Redis."""
+        try:
+            tokens.check_create(self.secret, fields, signature, now_ms=_now_ms())
+        except tokens.BadCreate as exc:
+            raise Refused("UNAUTHENTICATED", str(exc)) from None
+        if not await self.side.claim_nonce(fields.nonce, 2 * tokens.CREATE_SKEW_MS):
+            raise Refused("PERMISSION_DENIED", "create request already used (sign a new one)")
+
     async def create_game(self, match: NewMatch) -> tuple[bool, int]:
         """Start the match's game (game id = match id); (created, version). Idempotent."""
         game_id = _game_id(match.match_id)
         if not 1 <= len(match.seats) <= MAX_SEATS:
             raise Refused("INVALID_ARGUMENT", f"a table has 1–{MAX_SEATS} seats")
+        if any(len(s.player) > MAX_PLAYER_ID for s in match.seats):
+            raise Refused("INVALID_ARGUMENT", f"player ids have at most {MAX_PLAYER_ID} characters")
         if not 0 <= match.time_limit_ms <= 24 * 3600 * 1000:
             raise Refused("INVALID_ARGUMENT", "time_limit_ms out of range")
         if not 0 <= match.hosted_after <= MAX_HOSTED_AFTER:
             raise Refused("INVALID_ARGUMENT", f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
+        if not all(isinstance(v, bool | int | float | str | None) for v in match.options.values()):
+            raise Refused("INVALID_ARGUMENT", "ruleset options are plain values (no lists or maps)")
         seed = match.seed if match.seed is not None else _secrets.randbits(63)
         if not 0 <= seed < 2**63:
             raise Refused("INVALID_ARGUMENT", "seed out of range")
-        try:  # validate before anything is stored
-            api.new_game(match.ruleset, len(match.seats), seed, dict(match.options))
-        except (api.UnknownOption, ValueError, TypeError, msgspec.MsgspecError) as exc:
-            raise Refused("INVALID_ARGUMENT", str(exc)) from None
+        try:  # validate before anything is stored: a bad option may fail only in the setup
+            api.advance(api.new_game(match.ruleset, len(match.seats), seed, dict(match.options)))
+        except (api.UnknownOption, ValueError, TypeError, KeyError, msgspec.MsgspecError) as exc:
+            raise Refused("INVALID_ARGUMENT", f"cannot start that game: {exc}") from None
         limit = match.time_limit_ms or self.default_time_limit_ms
         secret = await self.side.put_secret(
             game_id, Secret(seed, new_salt(), limit, match.hosted_after)

@@ -100,6 +100,10 @@ class Side(Protocol):
         """Append `message` to its shared stream."""
         ...
 
+    async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
+        """Remember a create request's nonce for `ttl_ms`; False if it was seen already."""
+        ...
+
     async def append_with(
         self, store: EventStore, game: str, expected: int, records: list[bytes], effects: Effects
     ) -> int:
@@ -201,6 +205,12 @@ class RedisSide:
         """See Side.pending_count."""
         return int(await self.client.zcard(self.deadlines))
 
+    async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
+        """See Side.claim_nonce (`{ns}:nonce:NONCE`, SET NX with the expiry: every worker
+        sees the same set, and it bounds itself)."""
+        key = f"{self.namespace}:nonce:{nonce}"
+        return bool(await self.client.set(key, b"1", nx=True, px=max(1, ttl_ms)))
+
     async def publish(self, message: Message) -> None:
         """See Side.publish."""
         key, body = self.stream(message), encode(message)
@@ -234,6 +244,7 @@ class MemorySide:
         self.secrets: dict[str, Secret] = {}
         self.deadlines: dict[str, int] = {}
         self.published: list[Message] = []
+        self.nonces: set[str] = set()  # never expire: a test side lives briefly
 
     async def put_secret(self, game: str, secret: Secret) -> Secret:
         """See Side.put_secret."""
@@ -273,6 +284,13 @@ class MemorySide:
     async def pending_count(self) -> int:
         """See Side.pending_count."""
         return len(self.deadlines)
+
+    async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
+        """See Side.claim_nonce."""
+        if nonce in self.nonces:
+            return False
+        self.nonces.add(nonce)
+        return True
 
     async def publish(self, message: Message) -> None:
         """See Side.publish."""

@@ -1,19 +1,40 @@
-"""Log entries and decisions as a viewer may see them (protobuf messages)."""
+"""Log entries and decisions as a viewer may see them (protobuf messages), and what a viewer may
+read of a game's log now (`Watch`: the spectator delay).
+
+What GameService sends, and why:
+
+* events redacted for the viewer (`api.redact`);
+* an answer only to the seat that gave it; everyone else gets no envelope for it at all, not an
+  emptied one: that a seat was asked at all can give a hand away (the engine never asks a seat
+  with no legal answer, so a 无懈可击 prompt says the seat holds one);
+* no chain hash, to anyone: an entry's hash covers its unredacted payload, so for an entry the
+  viewer sees redacted it is a digest of the secret (a hidden role is one of four guesses, a
+  hidden draw of one or two cards one of some thousands). ReplayService sends hashes to the god
+  view and once the game is over; GameService has no god view;
+* a spectator (no seat token) is held the engine's spectator delay behind the live game, like
+  the replay server's spectators: entries appended less than the delay ago are not released,
+  and a delayed spectator is shown no pending decision (it is live, ahead of its events).
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
 import msgspec
 
-from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry
+from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry, decode_entry
 from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
+from ..eventlog.store import EventStore
 from ..proto_gen.arena.v1 import common_pb2
+from ..replay.clock import Clock
 from ..rules import api
 from ..rules.core.views import decision_visible
 
 
-def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
-    """One entry for `viewer` (seat, api.SPECTATOR or api.GOD): events redacted, and answers'
-    picks shown only to the seat that gave them (they can name hidden cards)."""
+def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope | None:
+    """One entry for `viewer` (seat, api.SPECTATOR or api.GOD), or None when the viewer gets
+    nothing of it (another seat's answer); see the module docstring."""
     payload: bytes
     if entry.kind == EVENT:
         event = api.redact(api.decode_event(entry.payload), viewer)
@@ -21,12 +42,13 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
         kind = getattr(event, "__struct_config__").tag  # noqa: B009
     elif entry.kind == ANSWER:
         rec = decode_payload(entry.payload, AnswerRecord)
-        shown = viewer in (rec.seat, api.GOD)
+        if viewer not in (rec.seat, api.GOD):
+            return None
         payload = msgspec.json.encode(
             {
                 "decision": rec.decision,
                 "seat": rec.seat,
-                "picks": rec.picks if shown else None,
+                "picks": rec.picks,
                 "count": len(rec.picks),
                 "auto": rec.auto,
             }
@@ -41,9 +63,7 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope:
         payload, kind = msgspec.json.encode(decode_payload(entry.payload, SeatControl)), CONTROL
     else:
         payload, kind = b"null", entry.kind
-    return common_pb2.EventEnvelope(
-        seq=seq, type=str(kind), hash=entry.hash, payload_json=payload.decode()
-    )
+    return common_pb2.EventEnvelope(seq=seq, type=str(kind), payload_json=payload.decode())
 
 
 def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
@@ -67,3 +87,75 @@ def decision(game_id: str, d: api.Decision, version: int, viewer: int) -> common
         info_json=msgspec.json.encode(d.info).decode() if mine else "",
         version=version,
     )
+
+
+@dataclass(frozen=True)
+class Released:
+    """What a viewer may read of a game now: entries 1..`upto`, whether one of them ended the
+    game, and whether the viewer watches live (no delay: it may be shown the pending decision)."""
+
+    entries: list[tuple[int, Entry]]
+    upto: int
+    over: bool
+    live: bool
+
+
+def _ends(entry: Entry) -> bool:
+    return entry.kind == SEED_REVEAL or (
+        entry.kind == EVENT and b"game_ended" in entry.payload and _is_end(entry)
+    )
+
+
+def _is_end(entry: Entry) -> bool:
+    return type(api.decode_event(entry.payload)).__struct_config__.tag == "game_ended"
+
+
+class Watch:
+    """The spectator delay on a store: what a viewer may read, and a tail that holds entries
+    back until they are old enough. Entries carry their append time (the store's clock: Redis
+    TIME on Redis), so `clock` must read the same clock (replay.clock.ServerClock)."""
+
+    def __init__(self, store: EventStore, clock: Clock, spectator_delay_ms: int = 0) -> None:
+        self.store, self.clock = store, clock
+        self.spectator_delay_ms = max(0, spectator_delay_ms)
+
+    def delay_for(self, viewer: int) -> int:
+        """How far behind the live game `viewer` is held (spectators only; a seat sees its own
+        game live)."""
+        return self.spectator_delay_ms if viewer == api.SPECTATOR else 0
+
+    async def read(self, game: str, viewer: int, head: int, over: bool) -> Released:
+        """Entries 1..head as far as `viewer` may have them now (`over`: the game has ended as
+        of `head`)."""
+        delay = self.delay_for(viewer)
+        if delay <= 0:
+            rows = await self.store.read(game, 0, head)
+            return Released([(s, decode_entry(d)) for s, d in rows], head, over, True)
+        cut = self.clock.now_ms() - delay
+        entries: list[tuple[int, Entry]] = []
+        ended = False
+        for seq, data, at_ms in await self.store.read_timed(game, 0, head):
+            if (at_ms or 0) > cut:  # no time: written before times were kept, long ago
+                break
+            entry = decode_entry(data)
+            ended = ended or _ends(entry)
+            entries.append((seq, entry))
+        upto = entries[-1][0] if entries else 0
+        return Released(entries, upto, ended, False)
+
+    async def tail(self, game: str, viewer: int, after: int) -> AsyncIterator[tuple[int, Entry]]:
+        """Entries after `after`, live, each released once the viewer's delay has passed; ends
+        after the seed reveal (or when the log is gone: archived and dropped)."""
+        delay = self.delay_for(viewer)
+        while True:
+            rows = await self.store.tail_timed(game, after, 1000)
+            for seq, data, at_ms in rows:
+                if delay > 0 and at_ms is not None:
+                    await self.clock.sleep_until(at_ms + delay)
+                entry = decode_entry(data)
+                yield seq, entry
+                after = seq
+                if entry.kind == SEED_REVEAL:
+                    return
+            if not rows and await self.store.head(game) == 0:
+                return

@@ -12,12 +12,14 @@ from pathlib import Path
 from ..cliargs import consumer_options, listen_options, redis_options
 from ..contracts import tokens
 from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
+from ..errors import Refused
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
+from ..replay.clock import ServerClock
 from .grpc_server import make_server, set_serving
-from .service import Games, Refused
+from .service import Games
 from .side import RedisSide
 
 GROUP = MATCHES.groups[0]
@@ -43,6 +45,8 @@ async def run(args: argparse.Namespace) -> None:
     secret = tokens.require_secret("arena engine")  # no secret, no start
     client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
+    clock = ServerClock(client.time)  # entries carry Redis TIME: the delay is measured on it
+    await clock.sync()
     games = Games(
         RedisEventStore(client, args.namespace),
         side,
@@ -51,6 +55,8 @@ async def run(args: argparse.Namespace) -> None:
         snapshot_every=args.snapshot_every,
         default_time_limit_ms=args.time_limit_ms,
         bot_repost_ms=args.bot_repost_ms,
+        spectator_delay_ms=args.spectator_delay_ms,
+        clock=clock,
         archive_dir=Path(args.archive_dir) if args.archive_dir else None,
     )
     server, port, checker = make_server(games, args.host, args.port)
@@ -75,9 +81,13 @@ async def run(args: argparse.Namespace) -> None:
         await handle_match(games, consumer, msg)
 
     async def sweeper() -> None:
+        synced = loop.time()
         while not stop.is_set():
             try:
                 await games.sweep()
+                if loop.time() - synced > 60:  # keep measuring the Redis clock's offset
+                    await clock.sync()
+                    synced = loop.time()
             except Exception as exc:  # noqa: BLE001 - keep sweeping; report
                 print(f"arena engine: sweep failed: {exc!r}", file=sys.stderr)
             await asyncio.sleep(args.sweep_ms / 1000)
@@ -143,6 +153,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="how often deadlines are checked (time-outs, bot reposts)",
     )
     p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
+    p.add_argument(
+        "--spectator-delay-ms",
+        type=int,
+        default=0,
+        help="hold GameService spectators (no seat token) this far behind the live game "
+        "(give the replay server the same value)",
+    )
     p.add_argument(
         "--snapshot-every", type=int, default=200, help="events between snapshots of a game"
     )

@@ -16,19 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..contracts import tokens
+from ..errors import BadRequest as BadRequest  # the refusals of services/errors.py,
+from ..errors import Forbidden as Forbidden  # re-exported for the replay package
+from ..errors import NotFound as NotFound
 from ..rules.api import GOD, SPECTATOR
-
-
-class Forbidden(Exception):
-    """The viewer may not see this (HTTP 403, gRPC PERMISSION_DENIED)."""
-
-
-class NotFound(Exception):
-    """No such game (HTTP 404, gRPC NOT_FOUND)."""
-
-
-class BadRequest(ValueError):
-    """A malformed parameter (HTTP 400, gRPC INVALID_ARGUMENT)."""
 
 
 @dataclass(frozen=True)

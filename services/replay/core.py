@@ -12,13 +12,14 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import checked_game_id
 from ..eventlog import archive
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.store import EventStore, check_game_id
+from ..eventlog.store import EventStore
 from ..eventlog.verify import VerifyReport, verify, verify_records
-from .access import BadRequest, Grant, NotFound, SeatCheck, TablePolicy, authorize, no_seats
+from .access import Grant, NotFound, SeatCheck, TablePolicy, authorize, no_seats
 from .clock import Clock, SystemClock
 from .decisions import DecisionSource
 from .envelope import card_table
@@ -225,7 +226,7 @@ class Replay:
 
     async def verify(self, game: str) -> VerifyReport:
         """Verify the game: chain, seed commitment and a full re-run (in a worker thread)."""
-        records = await self.store.read(check_game_id(game))
+        records = await self.store.read(checked_game_id(game))
         if records:
             return await asyncio.to_thread(verify_records, [d for _, d in records], None, game)
         path = self._archive_path(game)
@@ -241,10 +242,7 @@ class Replay:
 
     async def feed(self, game: str) -> GameFeed:
         """The (shared) feed of ``game``, loaded on first use; raises NotFound, BadRequest."""
-        try:
-            check_game_id(game)
-        except ValueError as exc:
-            raise BadRequest(str(exc)) from None
+        checked_game_id(game)
         feed = self._feeds.get(game)
         if feed is None:
             loading = self._loading.get(game)

@@ -16,14 +16,14 @@ from typing import Any
 import grpc  # type: ignore[import-untyped,unused-ignore]
 import msgspec
 
+from ..errors import BadRequest, checked_game_id, grpc_stream, grpc_unary
 from ..eventlog.entry import decode_entry
 from ..proto_gen.arena.v1 import common_pb2, replay_pb2
-from .access import BadRequest, Forbidden, NotFound
 from .core import Replay
 from .feed import GameFeed
 from .games import GameFilter, GameSummary
 
-_CODES = {NotFound: "NOT_FOUND", Forbidden: "PERMISSION_DENIED", BadRequest: "INVALID_ARGUMENT"}
+MAX_PAGE = 1000
 
 
 def summary_pb(g: GameSummary) -> replay_pb2.GameSummary:
@@ -68,20 +68,29 @@ def _token(context: Any) -> str | None:
     return None
 
 
+def _page_token(text: str) -> int:
+    """ListGames' page token: the offset of the page, as this server wrote it."""
+    if not text:
+        return 0
+    if not text.isdigit() or len(text) > 12:
+        raise BadRequest("page_token is not one this server gave")
+    return int(text)
+
+
 class ReplayServicer:
-    """ReplayService methods; each decodes, calls one Replay method, encodes."""
+    """ReplayService methods; each decodes, calls one Replay method, encodes. Refusals become
+    their status (services/errors.py), never UNKNOWN."""
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
 
-    async def _fail(self, context: Any, exc: Exception) -> None:
-        code = next(c for t, c in _CODES.items() if isinstance(exc, t))
-        await context.abort(getattr(grpc.StatusCode, code), str(exc))
-
+    @grpc_unary
     async def ListGames(self, request: Any, context: Any) -> replay_pb2.ListGamesResponse:
         """Live and archived games; page_token is the offset of the next page."""
-        offset = int(request.page_token or 0)
-        limit = request.limit or 100
+        offset = _page_token(request.page_token)
+        if request.limit < 0:
+            raise BadRequest("limit must not be negative")
+        limit = min(request.limit or 100, MAX_PAGE)
         games = await self.replay.list_games(
             GameFilter(ruleset=request.ruleset, player=request.player, limit=0)
         )
@@ -92,43 +101,34 @@ class ReplayServicer:
             games=[summary_pb(g) for g in page], next_page_token=str(offset + limit) if more else ""
         )
 
+    @grpc_unary
     async def GetGame(self, request: Any, context: Any) -> replay_pb2.GameSummary:
         """One game's summary."""
-        try:
-            return summary_pb(await self.replay.summary(request.game_id))
-        except (NotFound, BadRequest) as exc:
-            await self._fail(context, exc)
-            raise
+        return summary_pb(await self.replay.summary(request.game_id))
 
+    @grpc_unary
     async def GetEvents(self, request: Any, context: Any) -> replay_pb2.GetEventsResponse:
         """Entries from_seq < seq <= upto_seq, redacted for the viewer."""
-        try:
-            page = await self.replay.get_events(
-                request.game_id,
-                request.viewer,
-                _token(context),
-                request.from_seq,
-                request.upto_seq or None,
-            )
-            feed = await self.replay.feed(request.game_id)
-        except (NotFound, Forbidden, BadRequest) as exc:
-            await self._fail(context, exc)
-            raise
+        page = await self.replay.get_events(
+            request.game_id,
+            request.viewer,
+            _token(context),
+            request.from_seq,
+            request.upto_seq or None,
+        )
+        feed = await self.replay.feed(request.game_id)
         full = page.grant.viewer == -2 or page.over
         return replay_pb2.GetEventsResponse(
             events=[envelope_pb(feed, msgspec.json.decode(e)["seq"], e, full) for e in page.entries]
         )
 
+    @grpc_stream
     async def StreamGame(self, request: Any, context: Any) -> AsyncIterator[Any]:
         """Live tail, redacted, held ``delay_ms`` (at least the table's delay) behind."""
-        try:
-            batches = await self.replay.stream(
-                request.game_id, request.viewer, _token(context), request.from_seq, request.delay_ms
-            )
-            feed = await self.replay.feed(request.game_id)
-        except (NotFound, Forbidden, BadRequest) as exc:
-            await self._fail(context, exc)
-            raise
+        batches = await self.replay.stream(
+            request.game_id, request.viewer, _token(context), request.from_seq, request.delay_ms
+        )
+        feed = await self.replay.feed(request.game_id)
         full = request.viewer == -2
         spectators, sent = self.replay.metrics.open["grpc"], self.replay.metrics.sent["grpc"]
         spectators.inc()
@@ -140,13 +140,10 @@ class ReplayServicer:
         finally:
             spectators.dec()
 
+    @grpc_unary
     async def Verify(self, request: Any, context: Any) -> replay_pb2.VerifyResponse:
-        """Chain, seed commitment and re-run of a game."""
-        try:
-            r = await self.replay.verify(request.game_id)
-        except (NotFound, BadRequest) as exc:
-            await self._fail(context, exc)
-            raise
+        """Chain, seed commitment, re-run and reveal of a game."""
+        r = await self.replay.verify(checked_game_id(request.game_id))
         d = r.divergence
         return replay_pb2.VerifyResponse(
             ok=r.ok,

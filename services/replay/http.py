@@ -30,11 +30,13 @@ import mimetypes
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
+from typing import Any, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
 
-from .access import BadRequest, Forbidden, NotFound, parse_viewer
+from ..errors import BadRequest, NotFound, http_error
+from .access import parse_viewer
 from .core import GameFilter, Replay, Update
 
 log = logging.getLogger(__name__)
@@ -59,10 +61,28 @@ _STATUS = {
     413: "Content Too Large",
     415: "Unsupported Media Type",
     429: "Too Many Requests",
+    431: "Request Header Fields Too Large",
     500: "Internal Server Error",
     502: "Bad Gateway",
     503: "Service Unavailable",
+    504: "Gateway Timeout",
 }
+
+
+class _Watched:
+    """A StreamWriter that notes whether anything was written (so an error raised after a
+    response began is not answered with a second one)."""
+
+    def __init__(self, w: asyncio.StreamWriter) -> None:
+        self._w = w
+        self.wrote = False
+
+    def write(self, data: bytes) -> None:
+        self.wrote = True
+        self._w.write(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._w, name)
 
 
 class HttpError(Exception):
@@ -131,25 +151,32 @@ def _head(status: int, ctype: str, extra: str = "", length: int | None = None) -
     return ("\r\n".join(lines) + "\r\n" + extra + "\r\n").encode()
 
 
-async def _read_request(reader: asyncio.StreamReader) -> Request | None:
-    """The request (None: nothing readable). A body is read only up to MAX_BODY: a request
-    announcing more, or a body of unknown length, is answered with HttpError."""
+async def _read_request(reader: asyncio.StreamReader) -> Request | int | None:
+    """The request (None: nothing readable; a status, 400 or 431, for a malformed head). A body
+    is read only up to MAX_BODY: a request announcing more, or a body of unknown length, is
+    answered with HttpError."""
     try:
         raw = await reader.readuntil(b"\r\n\r\n")
-    except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+    except (asyncio.IncompleteReadError, ConnectionError):
         return None
+    except asyncio.LimitOverrunError:
+        return 431
     lines = raw.decode("latin-1").split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3:
-        return None
-    url = urlsplit(parts[1])
-    query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+    if len(parts) != 3 or not parts[1].startswith("/"):
+        return 400
+    try:
+        url = urlsplit(parts[1])
+        query = {k: v[-1] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        path = unquote(url.path, errors="strict")
+    except (ValueError, UnicodeError):
+        return 400
     headers = {}
     for line in lines[1:]:
         if ":" in line:
             k, v = line.split(":", 1)
             headers[k.strip().lower()] = v.strip()
-    req = Request(parts[0], unquote(url.path), query, headers)
+    req = Request(parts[0], path, query, headers)
     if "transfer-encoding" in headers:
         req.body = b"\0chunked"  # refused by _dispatch: bodies need a Content-Length
     elif "content-length" in headers:
@@ -196,11 +223,14 @@ class HttpServer:
         self._writers.add(writer)
         try:
             req = await _read_request(reader)
-            if req is not None:
+            if isinstance(req, int):
+                self.replay.metrics.request("other", req)
+                await self._send(writer, req, {"error": "malformed request"})
+            elif req is not None:
                 await self._dispatch(req, writer)
         except (ConnectionError, asyncio.CancelledError):
             pass
-        except Exception:
+        except Exception:  # a failure while answering: the response has begun, nothing to send
             log.exception("serving a request")
         finally:
             self._writers.discard(writer)
@@ -209,7 +239,8 @@ class HttpServer:
                 await writer.wait_closed()
 
     async def _dispatch(self, req: Request, w: asyncio.StreamWriter) -> None:
-        name, status = "other", 500  # 500 unless set: an unexpected error (_serve logs it)
+        name, status = "other", 500  # 500 unless set: an unexpected error (logged)
+        out = _Watched(w)
         try:
             found = next((r for router in self.routers if (r := router(req)) is not None), None)
             if found is None and req.method not in ("GET", "HEAD"):
@@ -222,29 +253,24 @@ class HttpServer:
                 status = 404
                 return await self._send(w, 404, {"error": f"no route {req.path}"})
             name, route = found
-            try:
-                if req.body.startswith(b"\0"):
-                    raise HttpError(
-                        411 if req.body == b"\0chunked" else 413,
-                        f"a request body needs a Content-Length of at most {MAX_BODY} bytes",
-                    )
-                await route(req, w)
-                status = 200
-            except (ConnectionError, asyncio.CancelledError):
-                status = 200  # the response had begun: the viewer left (a closed tab), or shutdown
+            if req.body.startswith(b"\0"):
+                raise HttpError(
+                    411 if req.body == b"\0chunked" else 413,
+                    f"a request body needs a Content-Length of at most {MAX_BODY} bytes",
+                )
+            await route(req, cast(asyncio.StreamWriter, out))
+            status = 200
+        except (ConnectionError, asyncio.CancelledError):
+            status = 200  # the response had begun: the viewer left (a closed tab), or shutdown
+            raise
+        except Exception as exc:  # noqa: BLE001 - every error gets a status (services/errors.py)
+            if out.wrote:  # the response has begun: it cannot be turned into an error now
                 raise
-            except BadRequest as exc:
-                status = 400
-                await self._send(w, 400, {"error": str(exc)})
-            except Forbidden as exc:
-                status = 403
-                await self._send(w, 403, {"error": str(exc)})
-            except NotFound as exc:
-                status = 404
-                await self._send(w, 404, {"error": str(exc)})
-            except HttpError as exc:
-                status = exc.status
-                await self._send(w, exc.status, {"error": exc.reason})
+            if isinstance(exc, HttpError):
+                status, body = exc.status, {"error": exc.reason}
+            else:
+                status, body = http_error(exc)
+            await self._send(w, status, body)
         finally:
             self.replay.metrics.request(name, status)
 

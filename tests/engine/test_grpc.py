@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.contracts import tokens
-from services.engine.grpc_server import make_server, set_serving
+from services.engine.grpc_server import make_server, set_serving, signed_create_request
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
-from services.proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 
 SECRET = b"grpc-test"
 Env = tuple[Games, game_pb2_grpc.GameServiceStub]
@@ -143,18 +143,9 @@ async def test_bad_create_never_unknown(
     games, stub = env
     if mid in ("g1", "g2"):
         return
-    seats = [common_pb2.Seat(seat=i, player=f"p{i}") for i in range(n)]
-    code = await _code(
-        stub.CreateGame(
-            game_pb2.CreateGameRequest(
-                match_id=mid,
-                ruleset=ruleset,
-                seats=seats,
-                options_json=options,
-                time_limit_ms=limit,
-            )
-        )
-    )
+    seats = [(f"p{i}", False) for i in range(n)]
+    request = signed_create_request(SECRET, mid, ruleset, seats, options, limit)
+    code = await _code(stub.CreateGame(request))  # signed: the fuzz reaches the checks
     assert code != grpc.StatusCode.UNKNOWN and code != grpc.StatusCode.INTERNAL, code
 
 

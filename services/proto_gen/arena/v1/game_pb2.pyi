@@ -8,20 +8,26 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms", "hosted_after")
+    __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms", "hosted_after", "issued_at_ms", "nonce", "signature")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     RULESET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_JSON_FIELD_NUMBER: _ClassVar[int]
     TIME_LIMIT_MS_FIELD_NUMBER: _ClassVar[int]
     HOSTED_AFTER_FIELD_NUMBER: _ClassVar[int]
+    ISSUED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    NONCE_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     ruleset: str
     seats: _containers.RepeatedCompositeFieldContainer[_common_pb2.Seat]
     options_json: str
     time_limit_ms: int
     hosted_after: int
-    def __init__(self, match_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_common_pb2.Seat, _Mapping]]] = ..., options_json: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., hosted_after: _Optional[int] = ...) -> None: ...
+    issued_at_ms: int
+    nonce: str
+    signature: bytes
+    def __init__(self, match_id: _Optional[str] = ..., ruleset: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_common_pb2.Seat, _Mapping]]] = ..., options_json: _Optional[str] = ..., time_limit_ms: _Optional[int] = ..., hosted_after: _Optional[int] = ..., issued_at_ms: _Optional[int] = ..., nonce: _Optional[str] = ..., signature: _Optional[bytes] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game_id", "created", "version")

@@ -77,7 +77,11 @@ class GameServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def CreateGame(self, request, context):
-        """Create the game of a match; idempotent on match_id (the game id is the match id).
+        """Create the game of a match; idempotent on match_id (the game id is the match id). Only for
+        the platform's own tools: the request must be signed with the create key derived from the
+        deployment's ARENA_SECRET (services/contracts/tokens.py sign_create); an unsigned or forged
+        request is UNAUTHENTICATED, a replayed one (its nonce seen before) PERMISSION_DENIED, and
+        neither changes anything. A retry signs a fresh request.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -99,21 +103,25 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetView(self, request, context):
-        """The game as the token's seat (or a spectator, without a token) sees it so far.
+        """The game as the token's seat (or a spectator, without a token) sees it so far. Events are
+        redacted for the viewer; an answer reaches only the seat that gave it; no entry carries a
+        hash; a spectator is held the engine's --spectator-delay-ms behind (and then sees no
+        pending decision).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def StreamView(self, request, context):
-        """Log entries after from_seq, redacted for the viewer, then live ones until the game ends.
+        """Log entries after from_seq, as GetView sends them, then live ones until the game ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetDecision(self, request, context):
-        """The pending decision; its options only for the seat it belongs to.
+        """The pending decision; its options only for the seat it belongs to; to other viewers only
+        if its existence is public (rules' decision_visible), and never to a delayed spectator.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,165 @@
+"""Refusals, and how every transport reports them: one place maps a refusal to its gRPC status
+and its HTTP status, so no endpoint answers bad input with UNKNOWN, INTERNAL or a 500.
+
+A service raises :class:`Refused` (or one of its named kinds) for anything the caller did wrong
+or may not do; the transport turns it into the status and a plain one-line message, and logs
+nothing. Anything else that escapes a handler is a bug: it is logged once with its traceback
+and reported as INTERNAL / 500 with a generic message (never the exception's text, which could
+carry state the caller may not see).
+
+For gRPC, :func:`grpc_unary` and :func:`grpc_stream` wrap servicer methods; for HTTP,
+:func:`http_error` gives (status, JSON body) for an exception. New endpoints (the seat API)
+use the same helpers.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+log = logging.getLogger("arena.errors")
+
+HTTP_STATUS = {
+    "INVALID_ARGUMENT": 400,
+    "OUT_OF_RANGE": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "NOT_FOUND": 404,
+    "ALREADY_EXISTS": 409,
+    "FAILED_PRECONDITION": 409,
+    "ABORTED": 409,
+    "RESOURCE_EXHAUSTED": 429,
+    "UNAVAILABLE": 503,
+    "DEADLINE_EXCEEDED": 504,
+    "INTERNAL": 500,  # a fault on the server's side, never bad input
+}
+MAX_REASON = 300  # a refusal's message is one short line
+
+
+class Refused(Exception):
+    """A request the service will not carry out; ``code`` is a grpc.StatusCode name."""
+
+    def __init__(self, code: str, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+    @property
+    def message(self) -> str:
+        """The reason on one line, cut to a sane length."""
+        text = " ".join(self.reason.split())
+        return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+    @property
+    def http_status(self) -> int:
+        """The HTTP status of this refusal."""
+        return HTTP_STATUS.get(self.code, 400)
+
+
+class _Kind(Refused):
+    """A refusal whose code is fixed by its class: raised with just a message."""
+
+    CODE = "INVALID_ARGUMENT"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(self.CODE, reason)
+
+
+class BadRequest(_Kind, ValueError):
+    """Malformed input: HTTP 400, gRPC INVALID_ARGUMENT."""
+
+    CODE = "INVALID_ARGUMENT"
+
+
+class NotFound(_Kind):
+    """No such thing: HTTP 404, gRPC NOT_FOUND."""
+
+    CODE = "NOT_FOUND"
+
+
+class Forbidden(_Kind):
+    """The caller may not see or do this: HTTP 403, gRPC PERMISSION_DENIED."""
+
+    CODE = "PERMISSION_DENIED"
+
+
+class Unauthenticated(_Kind):
+    """No valid credential: HTTP 401, gRPC UNAUTHENTICATED."""
+
+    CODE = "UNAUTHENTICATED"
+
+
+def checked_game_id(game: str) -> str:
+    """``game`` if it is a valid game id, else BadRequest (see eventlog.store.check_game_id)."""
+    from .eventlog.store import check_game_id
+
+    try:
+        return check_game_id(game)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+
+
+def http_error(exc: BaseException) -> tuple[int, dict[str, str]]:
+    """(HTTP status, JSON body) for an exception a handler raised: its own status for a
+    refusal; 500 with a generic message (logged once, with the traceback) for anything else."""
+    if isinstance(exc, Refused):
+        return exc.http_status, {"error": exc.message}
+    log.error("unexpected error serving a request", exc_info=exc)
+    return 500, {"error": "internal error"}
+
+
+async def _abort(context: Any, exc: BaseException) -> None:
+    import grpc
+
+    if isinstance(exc, Refused):
+        await context.abort(grpc.StatusCode[exc.code], exc.message)
+    log.error("unexpected error serving an RPC", exc_info=exc)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+
+
+R = TypeVar("R")
+Unary = Callable[[Any, Any, Any], Awaitable[R]]
+Streaming = Callable[[Any, Any, Any], AsyncIterator[R]]
+
+
+def grpc_unary(method: Unary[R]) -> Unary[R]:
+    """Wrap a grpc.aio unary servicer method: a refusal becomes its status, a bug INTERNAL."""
+
+    @functools.wraps(method)
+    async def wrapped(self: Any, request: Any, context: Any) -> R:
+        try:
+            return await method(self, request, context)
+        except Exception as exc:  # noqa: BLE001 - every exception maps to a status
+            if _is_abort(exc):
+                raise
+            await _abort(context, exc)
+            raise AssertionError("unreachable: abort raises") from exc
+
+    return wrapped
+
+
+def grpc_stream(method: Streaming[R]) -> Streaming[R]:
+    """`grpc_unary` for a server-streaming method (an error after the first message ends the
+    stream with the status)."""
+
+    @functools.wraps(method)
+    async def wrapped(self: Any, request: Any, context: Any) -> AsyncIterator[R]:
+        try:
+            async for item in method(self, request, context):
+                yield item
+        except Exception as exc:  # noqa: BLE001
+            if _is_abort(exc):
+                raise
+            await _abort(context, exc)
+            raise AssertionError("unreachable: abort raises") from exc
+
+    return wrapped
+
+
+def _is_abort(exc: BaseException) -> bool:
+    """Whether ``exc`` is grpc.aio's own abort signal (already a status: pass it on)."""
+    import grpc
+
+    return isinstance(exc, grpc.aio.AbortError)

@@ -1,0 +1,520 @@
+"""Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
+
+GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get ~500 random requests
+each by default (hypothesis; 5,000 under ``-m slow``): junk, near-valid and valid ids, tokens,
+numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500 (or close without
+an answer), none may change a game's log, and nothing may be logged at ERROR (a traceback for
+bad input is a bug too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from services.contracts import tokens
+from services.engine.grpc_server import make_server, set_serving, signed_create_request
+from services.engine.service import Games, NewMatch
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
+from services.replay import Replay
+from services.replay.access import hmac_seat_check
+from services.replay.demo import play_live
+from services.replay.grpc_service import start_grpc
+from services.replay.http import HttpServer
+
+from .play import play
+
+SECRET = b"fuzz-secret"
+BAD = {grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL}
+GAMES = ("g1", "done")
+
+
+def runs(n: int) -> Callable[[Any], Any]:
+    """Hypothesis settings for n examples (no deadline: the machine may be loaded)."""
+    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+# ---- strategies ------------------------------------------------------------------------------
+
+json_doc = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=12,
+)
+
+
+@st.composite
+def json_text(draw: st.DrawFn) -> str:
+    import json
+
+    kind = draw(st.sampled_from(["doc", "deep", "junk", "flat"]))
+    if kind == "deep":
+        n = draw(st.integers(50, 20_000))
+        return draw(st.sampled_from(['{"a":' * n + "1" + "}" * n, "[" * n + "]" * n, "{" * n]))
+    if kind == "junk":
+        return draw(st.text(max_size=40))
+    if kind == "flat":
+        return json.dumps(
+            draw(st.dictionaries(st.sampled_from(["double_renegade", "x", "generals"]), json_doc))
+        )
+    return json.dumps(draw(json_doc))
+
+
+game_ids = st.one_of(
+    st.sampled_from([*GAMES, "nosuch", "", "x y", "\x00", "a" * 101, "../x", "é"]),
+    st.text(max_size=110),
+)
+ints = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-3, 300))
+
+
+# ---- fixtures --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def engine() -> AsyncIterator[tuple[Games, game_pb2_grpc.GameServiceStub]]:
+    games = Games(InMemoryEventStore(), MemorySide(), SECRET)
+    for gid, seed in (("g1", 1), ("done", 2)):
+        await games.create_game(
+            NewMatch(
+                match_id=gid, ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=seed
+            )
+        )
+    server, port, checker = make_server(games)
+    await server.start()
+    await set_serving(checker)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        yield games, game_pb2_grpc.GameServiceStub(ch)
+    await server.stop(None)
+
+
+@pytest.fixture
+async def replay() -> AsyncIterator[tuple[Replay, int, int]]:
+    store = InMemoryEventStore()
+    await play_live(store, "done", players=5, seed=4)
+    moved = asyncio.Event()
+    live = asyncio.create_task(
+        play_live(store, "g1", players=5, seed=5, pace=_stop_after(30, moved))
+    )
+    await moved.wait()  # 30 answers in, then the game waits forever: a live game
+
+    async def ids() -> list[str]:
+        return list(GAMES)
+
+    r = Replay(store, live_ids=ids, seat_check=hmac_seat_check(SECRET))
+    server, grpc_port = await start_grpc(r, "127.0.0.1:0")
+    http = HttpServer(r)
+    http_port = await http.start()
+    yield r, grpc_port, http_port
+    await http.close()
+    await server.stop(None)
+    await r.close()
+    live.cancel()
+
+
+def _stop_after(n: int, moved: asyncio.Event) -> Any:
+    count = 0
+
+    async def pace(version: int) -> None:
+        nonlocal count
+        count += 1
+        if count > n:
+            moved.set()
+            await asyncio.Event().wait()  # a live game that never moves on
+
+    return pace
+
+
+async def _heads(store: Any) -> dict[str, int]:
+    return {g: await store.head(g) for g in GAMES}
+
+
+def _no_errors(caplog: pytest.LogCaptureFixture) -> None:
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not errors, [r.getMessage() for r in errors[:3]]
+
+
+async def _code(call: Any) -> grpc.StatusCode:
+    try:
+        await call
+    except grpc.aio.AioRpcError as err:
+        return err.code()
+    return grpc.StatusCode.OK
+
+
+# ---- GameService -----------------------------------------------------------------------------
+
+
+@st.composite
+def game_calls(draw: st.DrawFn) -> tuple[str, Any]:
+    game = draw(game_ids)
+    kind = draw(st.sampled_from(["good", "junk", "none", "other", "expired"]))
+    token = {
+        "good": tokens.issue(SECRET, game, draw(st.integers(-2, 7))),
+        "junk": draw(st.text(max_size=60)),
+        "none": "",
+        "other": tokens.issue(SECRET, "g1" if game != "g1" else "done", 0),
+        "expired": tokens.issue(SECRET, game, 0, ttl_ms=-1),
+    }[kind]
+    rpc = draw(st.sampled_from(["create", "submit", "submits", "view", "stream", "decision"]))
+    picks = draw(st.lists(st.text(max_size=70), max_size=70))
+    if rpc == "create":
+        signed = draw(st.booleans())
+        seats = [
+            (draw(st.text(max_size=30)), draw(st.booleans()))
+            for _ in range(draw(st.integers(0, 18)))
+        ]
+        opts, limit, rs = (
+            draw(json_text()),
+            draw(ints),
+            draw(st.sampled_from(["standard", "", "x"])),
+        )
+        if signed:
+            req = signed_create_request(SECRET, game, rs, seats, opts, limit)
+        else:
+            req = game_pb2.CreateGameRequest(match_id=game, ruleset=rs, options_json=opts)
+            req.signature = draw(st.binary(max_size=40))
+            req.nonce = draw(st.text(max_size=40))
+        return rpc, req
+    if rpc in ("submit", "submits"):
+        one = game_pb2.SubmitActionRequest(
+            game_id=game, seat_token=token, decision_id=draw(ints), picks=picks
+        )
+        if rpc == "submit":
+            return rpc, one
+        return rpc, game_pb2.SubmitActionsRequest(actions=[one] * draw(st.integers(0, 3)))
+    if rpc == "view":
+        return rpc, game_pb2.GetViewRequest(game_id=game, seat_token=token)
+    if rpc == "stream":
+        return rpc, game_pb2.StreamViewRequest(game_id=game, seat_token=token, from_seq=draw(ints))
+    return rpc, game_pb2.GetDecisionRequest(game_id=game, seat_token=token)
+
+
+async def _game_call(stub: game_pb2_grpc.GameServiceStub, rpc: str, req: Any) -> grpc.StatusCode:
+    if rpc == "create":
+        return await _code(stub.CreateGame(req))
+    if rpc == "submit":
+        return await _code(stub.SubmitAction(req))
+    if rpc == "submits":
+        try:
+            r = await stub.SubmitActions(req)
+        except grpc.aio.AioRpcError as err:
+            return err.code()
+        codes = {
+            grpc.StatusCode(next(c for c in grpc.StatusCode if c.value[0] == x.code))
+            for x in r.results
+        }
+        bad = codes & BAD
+        return next(iter(bad)) if bad else grpc.StatusCode.OK
+    if rpc == "view":
+        return await _code(stub.GetView(req))
+    if rpc == "decision":
+        return await _code(stub.GetDecision(req))
+    call = stub.StreamView(req)
+    try:
+        return await _code(asyncio.wait_for(call.read(), 0.5))
+    except TimeoutError:
+        return grpc.StatusCode.OK  # waiting for live entries: a valid request
+    finally:
+        call.cancel()
+
+
+async def _fuzz_game_service(
+    env: Any, caplog: pytest.LogCaptureFixture, rpc: str, req: Any
+) -> None:
+    games, stub = env
+    if rpc == "submit" and req.game_id in GAMES:
+        hot = await games.get(req.game_id)
+        d = hot.game.pending
+        if d is not None and d.id == req.decision_id:
+            return  # possibly a legal answer: the seat tests cover those
+    before = await _heads(games.store)
+    with caplog.at_level(logging.ERROR):
+        code = await _game_call(stub, rpc, req)
+    assert code not in BAD, (rpc, code)
+    assert await _heads(games.store) == before
+    _no_errors(caplog)
+
+
+@runs(500)
+@given(call=game_calls())
+async def test_fuzz_game_service(
+    engine: Any, caplog: pytest.LogCaptureFixture, call: tuple[str, Any]
+) -> None:
+    await _fuzz_game_service(engine, caplog, *call)
+
+
+@pytest.mark.slow
+@runs(5000)
+@given(call=game_calls())
+async def test_fuzz_game_service_long(
+    engine: Any, caplog: pytest.LogCaptureFixture, call: tuple[str, Any]
+) -> None:
+    await _fuzz_game_service(engine, caplog, *call)
+
+
+# ---- ReplayService ---------------------------------------------------------------------------
+
+
+@st.composite
+def replay_calls(draw: st.DrawFn) -> tuple[str, Any, list[tuple[str, str]]]:
+    game = draw(game_ids)
+    viewer = draw(st.one_of(st.integers(-5, 8), st.integers(-(2**31), 2**31 - 1)))
+    meta = draw(
+        st.sampled_from(
+            [
+                [],
+                [("authorization", "Bearer " + tokens.issue(SECRET, game, max(0, viewer)))],
+                [
+                    (
+                        "authorization",
+                        draw(
+                            st.text(
+                                alphabet=st.characters(min_codepoint=32, max_codepoint=126),
+                                max_size=40,
+                            )
+                        ),
+                    )
+                ],
+            ]
+        )
+    )
+    rpc = draw(st.sampled_from(["list", "get", "events", "stream", "verify"]))
+    if rpc == "list":
+        return (
+            rpc,
+            replay_pb2.ListGamesRequest(
+                ruleset=draw(st.text(max_size=10)),
+                player=draw(st.text(max_size=10)),
+                limit=draw(st.integers(-(2**31), 2**31 - 1)),
+                page_token=draw(st.one_of(st.text(max_size=30), st.integers(-5, 10**15).map(str))),
+            ),
+            meta,
+        )
+    if rpc == "get":
+        return rpc, replay_pb2.GetGameRequest(game_id=game), meta
+    if rpc == "events":
+        return (
+            rpc,
+            replay_pb2.GetEventsRequest(
+                game_id=game, from_seq=draw(ints), upto_seq=draw(ints), viewer=viewer
+            ),
+            meta,
+        )
+    if rpc == "stream":
+        return (
+            rpc,
+            replay_pb2.StreamGameRequest(
+                game_id=game, from_seq=draw(ints), viewer=viewer, delay_ms=draw(ints)
+            ),
+            meta,
+        )
+    return rpc, replay_pb2.VerifyRequest(game_id=game), meta
+
+
+async def _fuzz_replay_service(
+    env: Any, caplog: pytest.LogCaptureFixture, rpc: str, req: Any, meta: list[tuple[str, str]]
+) -> None:
+    r, port, _ = env
+    before = await _heads(r.store)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        stub = replay_pb2_grpc.ReplayServiceStub(ch)
+        with caplog.at_level(logging.ERROR):
+            if rpc == "stream":
+                call = stub.StreamGame(req, metadata=meta)
+                try:
+                    code = await _code(asyncio.wait_for(call.read(), 0.5))
+                except TimeoutError:
+                    code = grpc.StatusCode.OK
+                finally:
+                    call.cancel()
+            else:
+                method = {
+                    "list": stub.ListGames,
+                    "get": stub.GetGame,
+                    "events": stub.GetEvents,
+                    "verify": stub.Verify,
+                }[rpc]
+                code = await _code(method(req, metadata=meta))
+    assert code not in BAD, (rpc, code)
+    assert await _heads(r.store) == before
+    _no_errors(caplog)
+
+
+@runs(500)
+@given(call=replay_calls())
+async def test_fuzz_replay_service(
+    replay: Any, caplog: pytest.LogCaptureFixture, call: Any
+) -> None:
+    await _fuzz_replay_service(replay, caplog, *call)
+
+
+@pytest.mark.slow
+@runs(5000)
+@given(call=replay_calls())
+async def test_fuzz_replay_service_long(
+    replay: Any, caplog: pytest.LogCaptureFixture, call: Any
+) -> None:
+    await _fuzz_replay_service(replay, caplog, *call)
+
+
+# ---- HTTP ------------------------------------------------------------------------------------
+
+path_part = st.one_of(
+    st.sampled_from([*GAMES, "%00", "%ff", "%", "..", "%2e%2e", "nosuch", "x%20y", "é", ""]),
+    st.text(
+        alphabet=st.characters(min_codepoint=33, max_codepoint=126, exclude_characters="?#"),
+        max_size=20,
+    ),
+)
+
+
+@st.composite
+def http_requests(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(["api", "api", "api", "static", "raw"]))
+    if kind == "raw":
+        return draw(st.binary(max_size=200)) + b"\r\n\r\n"
+    if kind == "static":
+        path = "/static/" + draw(path_part)
+    else:
+        route = draw(st.sampled_from(["", "events", "stream", "verify", "other"]))
+        path = "/api/games/" + draw(path_part) + ("/" + route if route else "")
+        if draw(st.booleans()):
+            path = "/api/games"
+    keys = [
+        "viewer",
+        "token",
+        "from",
+        "to",
+        "delay",
+        "limit",
+        "since",
+        "until",
+        "status",
+        "ruleset",
+    ]
+    query = "&".join(
+        f"{k}={v}"
+        for k, v in draw(
+            st.dictionaries(
+                st.sampled_from(keys),
+                st.one_of(
+                    st.sampled_from(
+                        ["god", "spectator", "-1", "-2", "0", "4", "99", "1e9", "%00", "x"]
+                    ),
+                    st.integers(-(2**70), 2**70).map(str),
+                    st.text(
+                        alphabet=st.characters(
+                            min_codepoint=33, max_codepoint=126, exclude_characters="&#"
+                        ),
+                        max_size=12,
+                    ),
+                ),
+                max_size=4,
+            )
+        ).items()
+    )
+    method = draw(st.sampled_from(["GET", "GET", "GET", "HEAD", "POST", "DELETE"]))
+    headers = draw(
+        st.sampled_from(
+            [
+                "",
+                "Authorization: Bearer x\r\n",
+                "Last-Event-ID: 99999999999999999999\r\n",
+                "Authorization: Bearer\r\n",
+            ]
+        )
+    )
+    target = path + ("?" + query if query else "")
+    return f"{method} {target} HTTP/1.1\r\nHost: x\r\n{headers}\r\n".encode(
+        "utf-8", "surrogatepass"
+    )
+
+
+async def _http(port: int, raw: bytes) -> int | None:
+    """The status of the answer to ``raw`` (None: the server closed without one)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(raw)
+        await writer.drain()
+        line = await asyncio.wait_for(reader.readline(), 5)
+    finally:
+        writer.close()
+    if not line:
+        return None
+    return int(line.split(b" ")[1])
+
+
+async def _fuzz_http(env: Any, caplog: pytest.LogCaptureFixture, raw: bytes) -> None:
+    r, _, port = env
+    before = await _heads(r.store)
+    with caplog.at_level(logging.ERROR):
+        status = await _http(port, raw)
+    assert status is not None and status < 500, (raw[:120], status)
+    assert await _heads(r.store) == before
+    _no_errors(caplog)
+
+
+@runs(500)
+@given(raw=http_requests())
+async def test_fuzz_http(replay: Any, caplog: pytest.LogCaptureFixture, raw: bytes) -> None:
+    await _fuzz_http(replay, caplog, raw)
+
+
+@pytest.mark.slow
+@runs(5000)
+@given(raw=http_requests())
+async def test_fuzz_http_long(replay: Any, caplog: pytest.LogCaptureFixture, raw: bytes) -> None:
+    await _fuzz_http(replay, caplog, raw)
+
+
+# ---- the measured cases, by name ---------------------------------------------------------------
+
+
+async def test_measured_bad_inputs(
+    replay: Any, engine: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The cases issue 17 measured: a non-integer page token and an invalid id to Verify were
+    UNKNOWN (with a logged traceback each), GetView/GetDecision/StreamView with an invalid id
+    INTERNAL, nested options_json a RecursionError, ``GET /api/games/%00/verify`` no answer."""
+    _, stub = engine
+    r, gport, hport = replay
+    with caplog.at_level(logging.ERROR):
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{gport}") as ch:
+            rs = replay_pb2_grpc.ReplayServiceStub(ch)
+            assert (
+                await _code(rs.ListGames(replay_pb2.ListGamesRequest(page_token="abc")))
+                == grpc.StatusCode.INVALID_ARGUMENT
+            )
+            assert (
+                await _code(rs.Verify(replay_pb2.VerifyRequest(game_id="x y")))
+                == grpc.StatusCode.INVALID_ARGUMENT
+            )
+        for call in (
+            stub.GetView(game_pb2.GetViewRequest(game_id="x y")),
+            stub.GetDecision(game_pb2.GetDecisionRequest(game_id="x y")),
+            stub.StreamView(game_pb2.StreamViewRequest(game_id="x y")).read(),
+        ):
+            assert await _code(call) == grpc.StatusCode.INVALID_ARGUMENT
+        deep = '{"a":' * 5000 + "1" + "}" * 5000
+        req = signed_create_request(SECRET, "m9", "standard", [("p", False)] * 5, deep)
+        assert await _code(stub.CreateGame(req)) == grpc.StatusCode.INVALID_ARGUMENT
+        assert await _http(hport, b"GET /api/games/%00/verify HTTP/1.1\r\nHost: x\r\n\r\n") == 400
+        assert (
+            await _http(hport, b"GET /api/games/nosuch/verify HTTP/1.1\r\nHost: x\r\n\r\n") == 404
+        )
+        assert await _http(hport, b"nonsense\r\n\r\n") == 400
+    _no_errors(caplog)
+
+
+def test_play_helper_is_deterministic() -> None:
+    """The fuzz fixtures' games are seeded (a failure reproduces)."""
+    assert play("standard", 5, 1, limit=20).events == play("standard", 5, 1, limit=20).events

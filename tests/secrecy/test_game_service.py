@@ -1,0 +1,226 @@
+"""Leaks 1, 4 and 7 of issue 17, tried as an outsider: a client written against proto/ only,
+holding nothing (a spectator) or one seat's token, over real gRPC to an in-process engine.
+
+1. GameService sent every entry's chain hash and every answer to every caller, and ignored the
+   spectator delay.
+4. CreateGame had no caller authentication.
+7. Bad input got UNKNOWN/INTERNAL (an invalid game id, deeply nested options).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+
+from services.bots.random_policy import RandomPolicy
+from services.contracts import tokens
+from services.engine.grpc_server import make_server, set_serving, signed_create_request
+from services.engine.service import Games, NewMatch
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.replay.clock import ManualClock
+from services.rules import api
+
+SECRET = b"secrecy-game-service"
+C = grpc.StatusCode
+
+
+@dataclass
+class Env:
+    games: Games
+    stub: game_pb2_grpc.GameServiceStub
+    clock: ManualClock
+
+
+async def _env(delay_ms: int = 0) -> AsyncIterator[Env]:
+    clock = ManualClock()
+    store = InMemoryEventStore(clock.now_ms)
+    games = Games(store, MemorySide(), SECRET, spectator_delay_ms=delay_ms, clock=clock)
+    server, port, checker = make_server(games)
+    await server.start()
+    await set_serving(checker)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        yield Env(games, game_pb2_grpc.GameServiceStub(ch), clock)
+    await server.stop(None)
+
+
+@pytest.fixture
+async def env() -> AsyncIterator[Env]:
+    async for e in _env():
+        yield e
+
+
+@pytest.fixture
+async def delayed() -> AsyncIterator[Env]:
+    async for e in _env(delay_ms=30_000):
+        yield e
+
+
+async def _start(games: Games, game: str = "g1", seed: int = 3, answers: int = 60) -> None:
+    """A 5-seat game (people's seats: nobody answers but this) moved on `answers` answers."""
+    await games.create_game(
+        NewMatch(
+            match_id=game, ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=seed
+        )
+    )
+    policy = RandomPolicy(seed)
+    for _ in range(answers):
+        hot = await games.get(game)
+        d = api.pending(hot.game)
+        if d is None or hot.game.over:
+            return
+        a = policy.act(d)
+        await games.submit_action(game, tokens.issue(SECRET, game, d.seat), d.id, list(a.picks))
+
+
+async def _code(call: object) -> grpc.StatusCode:
+    try:
+        await call  # type: ignore[misc]
+    except grpc.aio.AioRpcError as err:
+        return err.code()
+    return C.OK
+
+
+async def _stream(stub: game_pb2_grpc.GameServiceStub, game: str, token: str = "") -> list:  # type: ignore[type-arg]
+    """Everything StreamView sends now (it is live: stop at the current head)."""
+    view = await stub.GetView(game_pb2.GetViewRequest(game_id=game, seat_token=token))
+    out = []
+    call = stub.StreamView(game_pb2.StreamViewRequest(game_id=game, seat_token=token))
+    if not view.events:
+        call.cancel()
+        return out
+    last = view.events[-1].seq
+    async for e in call:
+        out.append(e)
+        if e.seq >= last:
+            break
+    call.cancel()
+    return out
+
+
+# ---- leak 1 ----------------------------------------------------------------------------------
+
+
+async def test_no_viewer_gets_a_chain_hash(env: Env) -> None:
+    """The hash of an entry a viewer sees redacted is a digest of its secret (the measured
+    attack read every hidden role back from it in at most four guesses; test_digest_search.py
+    runs it over every channel): GameService sends no hash to anyone."""
+    await _start(env.games)
+    for token in ("", tokens.issue(SECRET, "g1", 2)):
+        view = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1", seat_token=token))
+        streamed = await _stream(env.stub, "g1", token)
+        assert view.events and streamed
+        assert all(e.hash == b"" for e in [*view.events, *streamed])
+
+
+async def test_answers_reach_only_the_seat_that_gave_them(env: Env) -> None:
+    await _start(env.games)
+    spectator = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
+    assert not [e for e in spectator.events if e.type == "answer"]
+    assert not [e for e in await _stream(env.stub, "g1") if e.type == "answer"]
+    seen_any = False
+    for seat in range(5):
+        token = tokens.issue(SECRET, "g1", seat)
+        view = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1", seat_token=token))
+        mine = [json.loads(e.payload_json) for e in view.events if e.type == "answer"]
+        assert all(a["seat"] == seat for a in mine)
+        seen_any = seen_any or bool(mine)
+    assert seen_any  # the seats do get their own answers
+
+
+async def test_the_spectator_delay_holds_on_game_service(delayed: Env) -> None:
+    """A spectator is held the delay behind on GetView, StreamView and GetDecision; a seat is
+    not (it plays live)."""
+    env = delayed
+    await _start(env.games, answers=10)
+    head = await env.games.store.head("g1")
+    view = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
+    assert view.events == [] and view.version == 0 and not view.HasField("pending")
+    d = await env.stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1"))
+    assert not d.HasField("decision") and d.version == 0
+    seat = tokens.issue(SECRET, "g1", 0)
+    mine = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1", seat_token=seat))
+    assert mine.version == head
+    call = env.stub.StreamView(game_pb2.StreamViewRequest(game_id="g1"))
+    first = asyncio_task(call.read())
+    for _ in range(20):
+        await _settle()
+    assert not first.done()  # held back
+    env.clock.advance(30_000)
+    got = await first
+    assert got.seq == 1
+    call.cancel()
+    view = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
+    assert view.version == head and view.events
+    assert not view.HasField("pending")  # a delayed spectator never gets the live decision
+
+
+def asyncio_task(coro: object) -> object:
+    import asyncio
+
+    return asyncio.ensure_future(coro)  # type: ignore[arg-type]
+
+
+async def _settle() -> None:
+    import asyncio
+
+    await asyncio.sleep(0.01)
+
+
+# ---- leak 4 ----------------------------------------------------------------------------------
+
+
+async def test_create_game_needs_the_service_credential(env: Env) -> None:
+    """Unsigned, forged (another key, a changed field) and replayed create requests are refused
+    and change nothing; a signed one creates, and a fresh signature of it is idempotent."""
+    seats = [(f"p{i}", False) for i in range(5)]
+    good = signed_create_request(SECRET, "t0-0", "standard", seats)
+    unsigned = game_pb2.CreateGameRequest()
+    unsigned.CopyFrom(good)
+    unsigned.ClearField("signature")
+    forged = signed_create_request(b"guessed", "t0-0", "standard", seats)
+    changed = game_pb2.CreateGameRequest()
+    changed.CopyFrom(good)
+    changed.seats[0].player = "mallory"
+    stale = signed_create_request(SECRET, "t0-0", "standard", seats, now_ms=1_000)
+    for bad, code in (
+        (unsigned, C.UNAUTHENTICATED),
+        (forged, C.UNAUTHENTICATED),
+        (changed, C.UNAUTHENTICATED),
+        (stale, C.UNAUTHENTICATED),
+    ):
+        assert await _code(env.stub.CreateGame(bad)) == code
+        assert await env.games.store.head("t0-0") == 0  # nothing was created
+    made = await env.stub.CreateGame(good)
+    assert made.created
+    head = await env.games.store.head("t0-0")
+    assert await _code(env.stub.CreateGame(good)) == C.PERMISSION_DENIED  # a replay
+    again = await env.stub.CreateGame(signed_create_request(SECRET, "t0-0", "standard", seats))
+    assert not again.created and await env.games.store.head("t0-0") == head
+
+
+# ---- leak 7 ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", ["", "x y", "a" * 101, "\x00", "../etc", "é"])
+async def test_invalid_game_ids_are_invalid_arguments(env: Env, game: str) -> None:
+    token = tokens.issue(SECRET, game, 0) if game else ""
+    for call in (
+        env.stub.GetView(game_pb2.GetViewRequest(game_id=game)),
+        env.stub.GetDecision(game_pb2.GetDecisionRequest(game_id=game)),
+        env.stub.StreamView(game_pb2.StreamViewRequest(game_id=game)).read(),
+        env.stub.GetView(game_pb2.GetViewRequest(game_id=game, seat_token=token)),
+    ):
+        assert await _code(call) == C.INVALID_ARGUMENT
+
+
+async def test_deeply_nested_options_are_refused_cleanly(env: Env) -> None:
+    for options in ('{"a":' * 5000 + "1" + "}" * 5000, "[" * 100_000, '{"a":[1,2]}'):
+        req = signed_create_request(SECRET, "m1", "standard", [("p", False)] * 5, options)
+        assert await _code(env.stub.CreateGame(req)) == C.INVALID_ARGUMENT
+    assert await env.games.store.head("m1") == 0
