@@ -34,9 +34,12 @@ async def export_game(store: EventStore, game: str, path: Path) -> int:
 
 
 async def verify_game(store: EventStore, game: str, engine: Engine | None = None) -> VerifyReport:
-    """Verify a game straight from the store."""
-    records = [data for _, data in await store.read(game)]
-    return verify_records(records, engine, game_id=game)
+    """Verify a game straight from the store (with the entries' append times: the reveal's
+    and the header's times are checked against them)."""
+    rows = await store.read_timed(game)
+    return verify_records(
+        [d for _, d, _ in rows], engine, game_id=game, times=[t for *_, t in rows]
+    )
 
 
 def _on_store(args: argparse.Namespace, action: Callable[[EventStore], Awaitable[T]]) -> T:

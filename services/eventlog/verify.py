@@ -1,9 +1,19 @@
-"""Verify a game log: decode, hash chain, seed commitment, and a full re-run through the engine.
+"""Verify a game log: decode, hash chain, seed commitment, a full re-run through the engine, and
+the reveal and header against that re-run.
 
 The log records inputs (answers) and outputs (events). Verification re-creates the game from the
 header and the revealed seed, feeds it every logged answer in order, and requires the engine to
 produce exactly the logged event bytes in between. The first disagreement is reported with the
 entry's sequence number and both sides.
+
+The chain only proves the entries were not edited after the fact by someone who could not
+re-chain them; anyone can re-chain a file. So the fields the re-run does not check by itself are
+re-derived and compared (`check_reveal`), each mismatch naming its field: the reveal's `winners`
+must be the winners the re-run ends with; its `ended_at_ms` may not precede the header's
+`started_at_ms`, and when the entries' append times are known (a log read from Redis) both must
+be within `TIME_SKEW_MS` of the times their entries were appended; the header's `seats` must
+seat exactly the players the re-run deals. What a re-run cannot know (which player id sat in a
+seat) is not claimed: only the catalog or the journal that recorded the game can vouch for it.
 """
 
 from __future__ import annotations
@@ -87,6 +97,7 @@ class VerifyReport:
 
 
 Source = str | Path | bytes | Sequence[bytes]
+TIME_SKEW_MS = 10 * 60 * 1000  # the engine's clock against Redis TIME, and a slow append
 
 
 def verify(source: Source, engine: Engine | None = None) -> VerifyReport:
@@ -135,9 +146,13 @@ def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] |
 
 
 def verify_records(
-    records: Sequence[bytes], engine: Engine | None = None, game_id: str = ""
+    records: Sequence[bytes],
+    engine: Engine | None = None,
+    game_id: str = "",
+    times: Sequence[int | None] | None = None,
 ) -> VerifyReport:
-    """Verify stored entries (seq 1..n): decode, chain, header, seed, then replay."""
+    """Verify stored entries (seq 1..n): decode, chain, header, seed, replay, then the reveal
+    and header against the re-run (`times`: each entry's append time, when known)."""
     report = VerifyReport(ok=False, game_id=game_id, entries=len(records))
     entries = check_chain(records, report)
     if entries is None:
@@ -175,8 +190,82 @@ def verify_records(
     if divergence:
         report.divergence = divergence
         return report
-    report.replay_ok = report.ok = True
+    report.replay_ok = True
+    divergence = check_reveal(entries, header, reveal, engine, times)
+    if divergence:
+        report.divergence = divergence
+        return report
+    report.ok = True
     return report
+
+
+def _derived_winners(entries: Sequence[Entry], engine: Engine) -> list[int] | None:
+    """The winners the (already re-run and matched) events end with: the last event that
+    names ``winner_seats``; None if no event does."""
+    for e in reversed(entries):
+        if e.kind != EVENT:
+            continue
+        try:
+            seats = getattr(engine.decode_event(e.payload), "winner_seats", None)
+        except Exception:  # noqa: BLE001 - an event of a kind this engine cannot read
+            continue
+        if seats is not None:
+            return [int(x) for x in seats]
+    return None
+
+
+def check_reveal(
+    entries: Sequence[Entry],
+    header: Header,
+    reveal: SeedReveal,
+    engine: Engine,
+    times: Sequence[int | None] | None = None,
+) -> Divergence | None:
+    """The first field of the reveal or the header that disagrees with the re-run (see the
+    module docstring), or None."""
+    last = len(entries)
+    if len(header.seats) != header.players:
+        return Divergence(
+            1,
+            HEADER,
+            "header field seats: not one seat per player the game dealt",
+            str(header.players),
+            str(len(header.seats)),
+        )
+    winners = _derived_winners(entries, engine)
+    if winners is not None and list(reveal.winners) != winners:
+        return Divergence(
+            last,
+            SEED_REVEAL,
+            "reveal field winners differs from the winners of the re-run",
+            str(winners),
+            str(list(reveal.winners)),
+        )
+    if reveal.ended_at_ms < header.started_at_ms:
+        return Divergence(
+            last,
+            SEED_REVEAL,
+            "reveal field ended_at_ms is before the header's started_at_ms",
+            f">= {header.started_at_ms}",
+            str(reveal.ended_at_ms),
+        )
+    if times is not None and len(times) == last:
+        for seq, field, claimed in (
+            (1, "started_at_ms", header.started_at_ms),
+            (last, "ended_at_ms", reveal.ended_at_ms),
+        ):
+            at = times[seq - 1]
+            if at is not None and abs(claimed - at) > TIME_SKEW_MS:
+                kind = HEADER if seq == 1 else SEED_REVEAL
+                where = "header" if seq == 1 else "reveal"
+                return Divergence(
+                    seq,
+                    kind,
+                    f"{where} field {field} is not when its entry was appended",
+                    f"{at} ± {TIME_SKEW_MS}",
+                    str(claimed),
+                )
+    return None
 
 
 def _fail(

@@ -10,6 +10,7 @@ tournament resume.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,13 @@ from ..contracts.streams import (
     decode,
     stream_key,
 )
+from ..eventlog import archive
+from ..eventlog.entry import decode_entry
+from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import publish_message
 from ..matchmaking.ratings import GameResult
-from ..matchmaking.results import NotFinished, load_result
+from ..matchmaking.results import NotFinished, result_of
 
 BOT = "bot:"
 
@@ -85,11 +89,17 @@ class Games:
                     continue  # not ours to judge: the ratings group dead-letters it
         return out
 
-    async def result(self, game: str, tries: int = 20) -> GameResult | None:
-        """The game's result if it has finished (live log or archive file), else None."""
+    async def result(self, game: str, tries: int = 20) -> Finished | None:
+        """The game's result, header and seed reveal if it has finished (live log or archive
+        file), else None."""
         for _ in range(tries):
             try:
-                return await load_result(self.store, game, self.archive_dir)
+                records = await self._records(game)
+                return Finished(
+                    result_of(records),
+                    decode_payload(decode_entry(records[0]).payload, Header),
+                    decode_payload(decode_entry(records[-1]).payload, SeedReveal),
+                )
             except NotFinished:
                 pass
             except Exception:  # noqa: BLE001 - a log being archived and dropped right now
@@ -97,3 +107,25 @@ class Games:
             if tries > 1:
                 await asyncio.sleep(0.05)
         return None
+
+    async def _records(self, game: str) -> list[bytes]:
+        records = [data for _, data in await self.store.read(game)]
+        if records:
+            return records
+        path = self.archive_dir / f"{game}{archive.SUFFIX}" if self.archive_dir else None
+        if path is None or not path.exists():
+            raise NotFinished(f"game {game}: neither a live log nor an archive file")
+        unpacked = archive.unpack(path.read_bytes())
+        if unpacked.damage is not None:
+            raise unpacked.damage
+        return list(unpacked.records)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished game as a tournament adopts it: its result, and the header and seed reveal
+    that say whose game it was (seats, ruleset, options, seed)."""
+
+    result: GameResult
+    header: Header
+    reveal: SeedReveal

@@ -26,9 +26,11 @@ from typing import Any
 import msgspec
 
 from ..bots.selfplay import camp_rotation, rotation
+from ..contracts.streams import Seat
+from ..eventlog.records import reveal_matches
 from ..eventlog.redis_client import connect
 from ..rules import api
-from .matches import BOT, Games, bot_match
+from .matches import BOT, Finished, Games, bot_match
 from .standings import Played, standings, table
 from .up import Platform, Running, UpConfig, find_running
 
@@ -223,8 +225,9 @@ async def _play(
                         if (Path(run.archive_dir) / f"{gid}.arena").exists()
                         else None
                     )
-                    if res is not None:  # finished while nobody listened
-                        record(i, res)
+                    if res is not None:  # finished while nobody listened: if it is ours
+                        check_adoption(spec, i, seats[i], res)
+                        record(i, res.result)
                         continue
                     await games.publish(
                         bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
@@ -235,9 +238,9 @@ async def _play(
                         res = await games.result(gid)
                         if res is None:
                             continue
-                        _check_seats(res.players, seats[by_id[gid]], gid)
+                        check_adoption(spec, by_id[gid], seats[by_id[gid]], res)
                         inflight.discard(gid)
-                        record(by_id[gid], res)
+                        record(by_id[gid], res.result)
                 idle = time.monotonic() - last
                 if inflight and idle > GIVE_UP_S:
                     raise RuntimeError(
@@ -255,13 +258,27 @@ async def _play(
     return played
 
 
-def _check_seats(players: list[str], expected: list[str], gid: str) -> None:
-    got = [p.removeprefix(BOT) for p in players]
-    if got != expected:
-        raise RuntimeError(
-            f"game {gid} was played with seats {got}, expected {expected}: "
-            "another tournament with the same key?"
-        )
+def check_adoption(spec: Spec, i: int, policies: list[str], got: Finished) -> None:
+    """Refuse to record game i unless it is the game this tournament asked for: its header's
+    ruleset, players, options and seats (bot seats playing ``policies``), and a seed reveal that
+    opens the header's commitment to seed SEED + i. A game under the same id that somebody else
+    created first (ids are predictable) fails here, already-archived ones included."""
+    h, r = got.header, got.reveal
+    expected = [Seat(f"{BOT}{p}", True) for p in policies]
+    checks = (
+        ("ruleset", h.ruleset, spec.ruleset),
+        ("players", h.players, spec.players),
+        ("options", dict(h.options), dict(spec.options)),
+        ("seats", [Seat(s.player, s.bot) for s in h.seats], expected),
+        ("seed", r.seed, spec.seed + i),
+        ("seed commitment", reveal_matches(h, r), True),
+    )
+    for name, have, want in checks:
+        if have != want:
+            raise RuntimeError(
+                f"game {h.game_id} is not this tournament's game {i}: its {name} is {have!r}, "
+                f"expected {want!r} (created by someone else under the same id?)"
+            )
 
 
 class _Bar:

@@ -225,10 +225,12 @@ class Replay:
             feed.last_used = self.clock.now_ms()
 
     async def verify(self, game: str) -> VerifyReport:
-        """Verify the game: chain, seed commitment and a full re-run (in a worker thread)."""
-        records = await self.store.read(checked_game_id(game))
-        if records:
-            return await asyncio.to_thread(verify_records, [d for _, d in records], None, game)
+        """Verify the game: chain, seed commitment, a full re-run and the reveal against it
+        (in a worker thread)."""
+        rows = await self.store.read_timed(checked_game_id(game))
+        if rows:
+            records, times = [d for _, d, _ in rows], [t for *_, t in rows]
+            return await asyncio.to_thread(verify_records, records, None, game, times)
         path = self._archive_path(game)
         if path is None:
             raise NotFound(f"no game {game!r}")
