@@ -159,12 +159,16 @@ class Answerer:
         raise EngineError("ABORTED", "no answer accepted")  # only after repeated fallbacks
 
     async def _catch_up(self, mind: SeatMind, token: str, upto: int) -> None:
-        """Fold the seat's redacted entries after `mind.seq` up to `upto` (or the game's end)."""
-        async with contextlib.aclosing(self.engine.entries(mind.game, token, mind.seq)) as rows:
+        """Fold the seat's redacted entries after `mind.seq` up to `upto` (or the game's end).
+        The engine withholds other seats' answers, so the last entries before `upto` may never
+        arrive: the stream is asked to end at `upto`, and its end means the seat has them all."""
+        rows = self.engine.entries(mind.game, token, mind.seq, upto)
+        async with contextlib.aclosing(rows):
             async for seq, kind, payload in rows:
                 mind.fold(seq, kind, payload)
                 if seq >= upto or mind.over:
                     return
+        mind.seq = max(mind.seq, upto)
 
     async def _retry(self, call: Callable[[], Awaitable[T]]) -> T:
         """`call` again after transient engine errors (a reconnect, another worker)."""

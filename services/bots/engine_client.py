@@ -69,10 +69,11 @@ class Engine(Protocol):
         ...
 
     def entries(
-        self, game: str, token: str, after: int
+        self, game: str, token: str, after: int, upto: int = 0
     ) -> AsyncGenerator[tuple[int, str, str], None]:
-        """(seq, type, payload JSON) of log entries after `after`, redacted for the token's
-        seat, live ones included; the caller stops reading when it has what it needs."""
+        """(seq, type, payload JSON) of the log entries after `after` that the token's seat may
+        see, redacted for it (other seats' answers are withheld); with `upto` the stream ends
+        once entries up to `upto` were sent, else it runs live until the caller stops."""
         ...
 
 
@@ -141,12 +142,14 @@ class GrpcEngine:
         return out
 
     async def entries(
-        self, game: str, token: str, after: int
+        self, game: str, token: str, after: int, upto: int = 0
     ) -> AsyncGenerator[tuple[int, str, str], None]:
         """See Engine.entries (GameService.StreamView, cancelled when the caller stops)."""
         i = self._pick(game)
         call = self.stubs[i].StreamView(
-            game_pb2.StreamViewRequest(game_id=game, seat_token=token, from_seq=after),
+            game_pb2.StreamViewRequest(
+                game_id=game, seat_token=token, from_seq=after, upto_seq=upto
+            ),
             timeout=self.timeout_s,
         )
         try:

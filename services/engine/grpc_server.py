@@ -206,7 +206,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         game_id = checked_game_id(request.game_id)
         viewer = _viewer(self.games, game_id, request.seat_token)
         await self.games.get(game_id)  # NOT_FOUND for an unknown game
-        async for seq, entry in self.games.watch.tail(game_id, viewer, max(0, request.from_seq)):
+        after, upto = max(0, request.from_seq), max(0, request.upto_seq)
+        async for seq, entry in self.games.watch.tail(game_id, viewer, after, upto):
             e = views.envelope(seq, entry, viewer)
             if e is not None:
                 yield e

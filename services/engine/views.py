@@ -143,19 +143,28 @@ class Watch:
         upto = entries[-1][0] if entries else 0
         return Released(entries, upto, ended, False)
 
-    async def tail(self, game: str, viewer: int, after: int) -> AsyncIterator[tuple[int, Entry]]:
+    async def tail(
+        self, game: str, viewer: int, after: int, upto: int = 0
+    ) -> AsyncIterator[tuple[int, Entry]]:
         """Entries after `after`, live, each released once the viewer's delay has passed; ends
-        after the seed reveal (or when the log is gone: archived and dropped)."""
+        after the seed reveal (or when the log is gone: archived and dropped), or, with `upto`,
+        after entry min(upto, the head now)."""
         delay = self.delay_for(viewer)
+        if upto > 0:
+            upto = min(upto, await self.store.head(game))
+            if upto <= after:
+                return
         while True:
             rows = await self.store.tail_timed(game, after, 1000)
             for seq, data, at_ms in rows:
+                if upto > 0 and seq > upto:
+                    return
                 if delay > 0 and at_ms is not None:
                     await self.clock.sleep_until(at_ms + delay)
                 entry = decode_entry(data)
                 yield seq, entry
                 after = seq
-                if entry.kind == SEED_REVEAL:
+                if entry.kind == SEED_REVEAL or after == upto:
                     return
             if not rows and await self.store.head(game) == 0:
                 return

@@ -22,6 +22,7 @@ from services.engine.grpc_server import make_server, set_serving, signed_create_
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
+from services.eventlog.entry import decode_entry
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.replay.clock import ManualClock
 from services.rules import api
@@ -224,3 +225,35 @@ async def test_deeply_nested_options_are_refused_cleanly(env: Env) -> None:
         req = signed_create_request(SECRET, "m1", "standard", [("p", False)] * 5, options)
         assert await _code(env.stub.CreateGame(req)) == C.INVALID_ARGUMENT
     assert await env.games.store.head("m1") == 0
+
+
+async def test_a_seat_catches_up_to_a_version_ending_in_a_withheld_answer(env: Env) -> None:
+    """Withholding answers must not strand a seat that catches up to a decision's version
+    whose last entries are another seat's answer (no event follows a declined response):
+    StreamView with upto_seq ends there."""
+    await env.games.create_game(
+        NewMatch(match_id="g1", ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=3)
+    )
+    policy, found = RandomPolicy(3), None
+    for _ in range(3000):
+        hot = await env.games.get("g1")
+        d = api.pending(hot.game)
+        assert d is not None and not hot.game.over
+        await env.games.submit_action(
+            "g1", tokens.issue(SECRET, "g1", d.seat), d.id, list(policy.act(d).picks)
+        )
+        last = decode_entry((await env.games.store.read("g1"))[-1][1])
+        if last.kind == "answer":
+            nxt = api.pending((await env.games.get("g1")).game)
+            if nxt is not None and nxt.seat != d.seat:
+                found = (nxt.seat, await env.games.store.head("g1"))
+                break
+    assert found is not None
+    seat, head = found
+    call = env.stub.StreamView(
+        game_pb2.StreamViewRequest(
+            game_id="g1", seat_token=tokens.issue(SECRET, "g1", seat), upto_seq=head
+        )
+    )
+    got = [e async for e in call]  # ends by itself
+    assert got and got[-1].seq < head

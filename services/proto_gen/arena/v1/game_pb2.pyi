@@ -110,14 +110,16 @@ class GetViewResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., viewer: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.EventEnvelope, _Mapping]]] = ..., pending: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., over: _Optional[bool] = ...) -> None: ...
 
 class StreamViewRequest(_message.Message):
-    __slots__ = ("game_id", "seat_token", "from_seq")
+    __slots__ = ("game_id", "seat_token", "from_seq", "upto_seq")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    UPTO_SEQ_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat_token: str
     from_seq: int
-    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
+    upto_seq: int
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., from_seq: _Optional[int] = ..., upto_seq: _Optional[int] = ...) -> None: ...
 
 class GetDecisionRequest(_message.Message):
     __slots__ = ("game_id", "seat_token")
