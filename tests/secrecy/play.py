@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
@@ -105,3 +107,30 @@ def play(
         answers.append(a)
         cuts.append(len(events))
     return Played(g, events, answers, cuts)
+
+
+@contextlib.contextmanager
+def hands_swapped(ruleset: str, x: int, y: int) -> Iterator[None]:
+    """While active, the starting deal gives seat x the cards seat y would get and the other
+    way round (same cards drawn, same events in the same order, only those two hands moved)."""
+    cls = type(RULESETS[ruleset])
+    original = cls.deal
+    own = "deal" in cls.__dict__
+
+    def deal(self: Any, g: api.Game, per_seat: int = 4) -> None:
+        original(self, g, per_seat)
+        hx, hy = g.players[x].hand, g.players[y].hand
+        g.players[x].hand, g.players[y].hand = hy, hx
+        new = {x: hy, y: hx}
+        for i, e in enumerate(g.out):  # the deal's events: each seat's, seen by it alone
+            if isinstance(e, ev.CardsMoved) and e.reason == "deal" and e.dst_seat in new:
+                g.out[i] = msgspec.structs.replace(e, cards=list(new[e.dst_seat]))
+
+    cls.deal = deal  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        if own:
+            cls.deal = original  # type: ignore[method-assign]
+        else:
+            del cls.deal

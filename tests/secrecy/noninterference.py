@@ -1,0 +1,330 @@
+"""Non-interference harness: two games that differ only in a secret, served by the real engine
+and replay code, read on every channel a viewer can reach.
+
+Game A and game B are created by two engine workers (`Games`, each with its own store and
+side) with the same id, seed, salt and clock, so everything public is the same unless the
+secret leaks; B differs from A only by `tweak` (roles swapped between two seats through the
+role table, or two seats' hands swapped). Both are driven with A's seeded random answers as long
+as B offers the same decision and accepts them. Then, for a viewer, the bytes each channel sends
+are collected from both:
+
+* GameService: GetView, StreamView, and GetDecision after every answer (real gRPC);
+* ReplayService: GetEvents and StreamGame (real gRPC, seat token in the metadata);
+* HTTP: /api/games/g/events and the SSE stream /api/games/g/stream (raw sockets, exact bytes).
+
+Both games are moved up to (not including) the first answer whose events, in either game, reveal
+a role by the rules (a public role_assigned, a death, the end): everything any channel sends a
+viewer up to there must be the same byte for byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from services.bots.random_policy import RandomPolicy
+from services.contracts import tokens
+from services.contracts.streams import NewMatch, Seat
+from services.engine import service as engine_service
+from services.engine.grpc_server import make_server, set_serving
+from services.engine.service import Games
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
+from services.replay import Replay
+from services.replay.access import hmac_seat_check
+from services.replay.grpc_service import start_grpc
+from services.replay.http import HttpServer
+from services.rules import api
+from services.rules.core import events as ev
+
+SECRET = b"non-interference"
+GAME = "g"
+T0 = 1_700_000_000_000
+Secret = Callable[[], contextlib.AbstractContextManager[None]]
+"""While entered, games are set up with B's secret (play.role_table, play.hands_swapped)."""
+
+
+@dataclass
+class Side:
+    """One of the two games, with the servers that serve it."""
+
+    games: Games
+    grpc_port: int = 0
+    replay_port: int = 0
+    http_port: int = 0
+    # viewer -> (log head, GetDecision bytes) after each answer
+    decisions: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
+    closers: list[Any] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def _fixed_engine_randomness() -> Iterator[None]:
+    """The same salt and start time for both games (they are public: header, commitment)."""
+    salt, now = engine_service.new_salt, engine_service._now_ms
+    engine_service.new_salt = lambda: b"\x07" * 16  # type: ignore[assignment]
+    engine_service._now_ms = lambda: T0  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        engine_service.new_salt, engine_service._now_ms = salt, now  # type: ignore[assignment]
+
+
+async def _side(
+    ruleset: str, players: int, seed: int, options: dict[str, Any], secret: Secret | None
+) -> Side:
+    games = Games(InMemoryEventStore(lambda: T0), MemorySide(), SECRET)
+    with secret() if secret is not None else contextlib.nullcontext():
+        await games.create_game(
+            NewMatch(
+                match_id=GAME,
+                ruleset=ruleset,
+                seats=[Seat(f"p{i}") for i in range(players)],
+                options=dict(options),
+                seed=seed,
+            )
+        )
+    return Side(games)
+
+
+async def _serve(side: Side) -> None:
+    server, port, checker = make_server(side.games)
+    await server.start()
+    await set_serving(checker)
+    side.grpc_port = port
+    replay = Replay(side.games.store, seat_check=hmac_seat_check(SECRET))
+    rserver, rport = await start_grpc(replay, "127.0.0.1:0")
+    http = HttpServer(replay)
+    side.http_port = await http.start()
+    side.replay_port = rport
+    side.closers = [lambda: server.stop(None), lambda: rserver.stop(None), http.close, replay.close]
+
+
+async def _decisions(side: Side, viewers: list[int]) -> None:
+    """GetDecision for each viewer now (the pending decision as each may see it)."""
+    head = await side.games.store.head(GAME)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{side.grpc_port}") as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        for v in viewers:
+            r = await stub.GetDecision(
+                game_pb2.GetDecisionRequest(game_id=GAME, seat_token=_tok(v))
+            )
+            side.decisions.setdefault(v, []).append((head, r.SerializeToString()))
+
+
+def _tok(viewer: int) -> str:
+    return tokens.issue(SECRET, GAME, viewer) if viewer >= 0 else ""
+
+
+@dataclass
+class Pair:
+    """Games A and B, served, and how many answers both were given."""
+
+    a: Side
+    b: Side
+    answers: int  # answers given to both
+
+    async def close(self) -> None:
+        for side in (self.a, self.b):
+            for close in side.closers:
+                await close()
+
+
+def _reveals(e: ev.Event) -> bool:
+    """Whether the rules make this event name a role: a public role_assigned, a death (its
+    role), the end (every role)."""
+    if isinstance(e, ev.RoleAssigned):
+        return e.seen_by is None
+    return isinstance(e, ev.Died | ev.GameEnded)
+
+
+def _script(
+    ruleset: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any],
+    secret: Secret,
+    limit: int,
+) -> list[list[str]]:
+    """A's seeded random answers, as long as B asks the same and accepts them, stopping before
+    the first answer whose events reveal a role in either game (played in-process first, so
+    the engines are then moved exactly that far and both games are read while still live)."""
+    ga = api.new_game(ruleset, players, seed, dict(options))
+    api.advance(ga)
+    with secret():
+        gb = api.new_game(ruleset, players, seed, dict(options))
+        api.advance(gb)
+    policy, out = RandomPolicy(seed), []
+    while len(out) < limit:
+        da, db = api.pending(ga), api.pending(gb)
+        if da is None or db is None or ga.over or gb.over:
+            break
+        if (da.id, da.seat, da.kind) != (db.id, db.seat, db.kind):
+            break  # B asks something else: its secret shows in what it asks
+        picks = list(policy.act(da).picks)
+        try:
+            eb = api.submit(gb, api.Answer(decision=db.id, seat=db.seat, picks=picks))
+        except api.IllegalAnswer:
+            break
+        ea = api.submit(ga, api.Answer(decision=da.id, seat=da.seat, picks=picks))
+        if any(_reveals(e) for e in [*ea, *eb]):
+            break
+        out.append(picks)
+    return out
+
+
+async def make_pair(
+    ruleset: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any] | None = None,
+    *,
+    secret: Secret,
+    viewers: list[int],
+    limit: int = 300,
+) -> Pair:
+    """Games A and B (B set up under `secret`), moved alike up to (not including) the first
+    answer that reveals a role; their GetDecision recorded for `viewers` after every answer."""
+    opts = dict(options or {})
+    script = _script(ruleset, players, seed, opts, secret, limit)
+    with _fixed_engine_randomness():
+        a = await _side(ruleset, players, seed, opts, None)
+        b = await _side(ruleset, players, seed, opts, secret)
+        await _serve(a)
+        await _serve(b)
+        for picks in script:
+            await _decisions(a, viewers)
+            await _decisions(b, viewers)
+            for side in (a, b):
+                d = api.pending((await side.games.get(GAME)).game)
+                assert d is not None
+                token = tokens.issue(SECRET, GAME, d.seat)
+                await side.games.submit_action(GAME, token, d.id, picks)
+        await _decisions(a, viewers)
+        await _decisions(b, viewers)
+    return Pair(a, b, len(script))
+
+
+# ---- the channels ----------------------------------------------------------------------------
+
+
+async def game_service(side: Side, viewer: int, last: int) -> list[bytes]:
+    """GetView's and StreamView's envelopes (serialized), and GetView's flags."""
+    out: list[bytes] = []
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{side.grpc_port}") as ch:
+        stub = game_pb2_grpc.GameServiceStub(ch)
+        view = await stub.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(viewer)))
+        out += [e.SerializeToString() for e in view.events]
+        out.append(b"version=%d over=%d" % (view.version, view.over))
+        call = stub.StreamView(
+            game_pb2.StreamViewRequest(game_id=GAME, seat_token=_tok(viewer), upto_seq=last)
+        )
+        out += [e.SerializeToString() async for e in call]
+    return out
+
+
+async def replay_service(side: Side, viewer: int, last: int) -> list[bytes]:
+    """GetEvents' and StreamGame's envelopes (serialized)."""
+    meta = [("authorization", f"Bearer {_tok(viewer)}")] if viewer >= 0 else []
+    out: list[bytes] = []
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{side.replay_port}") as ch:
+        stub = replay_pb2_grpc.ReplayServiceStub(ch)
+        got = await stub.GetEvents(
+            replay_pb2.GetEventsRequest(game_id=GAME, viewer=viewer), metadata=meta
+        )
+        out += [e.SerializeToString() for e in got.events]
+        call = stub.StreamGame(
+            replay_pb2.StreamGameRequest(game_id=GAME, viewer=viewer), metadata=meta
+        )
+        async for e in _until(call, last):
+            out.append(e.SerializeToString())
+    return out
+
+
+QUIET_S = 0.3  # a live stream whose last entries are withheld from the viewer goes quiet
+
+
+async def _until(call: Any, last: int) -> AsyncIterator[Any]:
+    """A live stream's messages up to the one for entry `last` (or until it goes quiet)."""
+    try:
+        while True:
+            try:
+                e = await asyncio.wait_for(call.read(), QUIET_S)
+            except TimeoutError:
+                return
+            if e is grpc.aio.EOF:
+                return
+            yield e
+            if e.seq >= last:
+                return
+    finally:
+        call.cancel()
+
+
+async def http(side: Side, viewer: int, last: int) -> list[bytes]:
+    """/events' body and the SSE stream's bytes (up to entry `last`)."""
+    q = "viewer=" + ("spectator" if viewer < 0 else str(viewer))
+    if viewer >= 0:
+        q += "&token=" + _tok(viewer)
+    out = [await _get(side.http_port, f"/api/games/{GAME}/events?{q}")]
+    out.append(await _sse(side.http_port, f"/api/games/{GAME}/stream?{q}", last))
+    return out
+
+
+async def _get(port: int, path: str) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    await writer.drain()
+    data = await reader.read()
+    writer.close()
+    return data.partition(b"\r\n\r\n")[2]
+
+
+async def _sse(port: int, path: str, last: int) -> bytes:
+    """The SSE body up to the message of entry `last` (or until it goes quiet)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    await writer.drain()
+    await reader.readuntil(b"\r\n\r\n")
+    body = bytearray()
+    try:
+        while True:
+            try:
+                msg = await asyncio.wait_for(reader.readuntil(b"\n\n"), QUIET_S)
+            except (TimeoutError, asyncio.IncompleteReadError):
+                break
+            body += msg
+            if msg.startswith(b"event: end") or (
+                msg.startswith(b"id: ") and int(msg[4 : msg.index(b"\n")]) >= last
+            ):
+                break
+    finally:
+        writer.close()
+    return bytes(body)
+
+
+CHANNELS = {"GameService": game_service, "ReplayService": replay_service, "SSE": http}
+
+
+async def differences(pair: Pair, viewer: int) -> list[str]:
+    """Where the two games look different to `viewer`, channel by channel."""
+    out: list[str] = []
+    last = await pair.a.games.store.head(GAME)
+    if last != await pair.b.games.store.head(GAME):
+        out.append("the two logs differ in length (a withheld answer or event more)")
+    for name, read in CHANNELS.items():
+        got_a, got_b = await read(pair.a, viewer, last), await read(pair.b, viewer, last)
+        if got_a != got_b:
+            i = next((k for k, (x, y) in enumerate(zip(got_a, got_b, strict=False)) if x != y), -1)
+            where = (got_a[i][:300], got_b[i][:300]) if i >= 0 else (len(got_a), len(got_b))
+            out.append(f"{name}: viewer {viewer} tells the games apart at item {i}: {where}")
+    if pair.a.decisions.get(viewer) != pair.b.decisions.get(viewer):
+        da, db = pair.a.decisions.get(viewer, []), pair.b.decisions.get(viewer, [])
+        i = next((k for k, (x, y) in enumerate(zip(da, db, strict=False)) if x != y), -1)
+        out.append(f"GetDecision: viewer {viewer} tells the games apart after answer {i}")
+    return out

@@ -1,0 +1,100 @@
+"""Non-interference, per ruleset (issue 17 "Prove it"): two games identical except that hidden
+roles are permuted look byte-identical to a spectator on every channel (GameService,
+ReplayService, SSE) up to the first event that reveals a role; the same for a seat when only
+other seats' roles are permuted; and the analogue for hidden hands. See noninterference.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.rules.api import SPECTATOR
+
+from .noninterference import differences, make_pair
+from .play import hands_swapped, role_table, swap_perm
+
+# ruleset, players, options, the two roles swapped, a seat that must not tell (it knows
+# neither role: not one of the two, and no rule lets it learn them)
+ROLE_CASES: list[tuple[str, int, dict[str, Any], str, str, int]] = [
+    ("standard", 5, {}, "loyalist", "rebel", 0),
+    ("honglou", 5, {}, "loyalist", "renegade", 0),
+    ("jinyu", 6, {"mougong": True}, "lord", "rebel", -99),  # hidden lord: no seat is safe
+    ("jinyu", 6, {}, "loyalist", "rebel", 0),
+    ("extended", 8, {}, "chujun", "rebel", -99),
+    ("extended", 12, {"variant": "advanced"}, "chengxiang", "daofei", -99),
+]
+
+
+def _viewer_seat(
+    ruleset: str, players: int, options: dict[str, Any], a: str, b: str, seed: int
+) -> int:
+    """A seat holding neither swapped role whose role learns nothing of other seats' roles (a
+    rebel, loyalist or renegade of the table, whatever its seat in this deal)."""
+    from .play import play
+
+    g = play(ruleset, players, seed, options, limit=0).game
+    quiet = (
+        "rebel",
+        "loyalist",
+        "qiongkou",
+        "yizei",
+        "baomin",
+    )  # not 谋攻's renegade: it learns a disguise
+    return next(p.seat for p in g.players if p.role in quiet and p.role not in (a, b))
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "a", "b", "seat"),
+    ROLE_CASES,
+    ids=[f"{c[0]}-{c[1]}{'-mougong' if c[2].get('mougong') else ''}" for c in ROLE_CASES],
+)
+async def test_permuted_roles_look_the_same(
+    ruleset: str, players: int, options: dict[str, Any], a: str, b: str, seat: int
+) -> None:
+    seed = 5
+    if seat == -99:
+        seat = _viewer_seat(ruleset, players, options, a, b, seed)
+    perm = swap_perm(ruleset, players, options, a, b)
+    pair = await make_pair(
+        ruleset,
+        players,
+        seed,
+        options,
+        secret=lambda: role_table(ruleset, perm),
+        viewers=[SPECTATOR, seat],
+        limit=250,
+    )
+    try:
+        roles_a = [p.role for p in (await pair.a.games.get("g")).game.players]
+        roles_b = [p.role for p in (await pair.b.games.get("g")).game.players]
+        assert roles_a != roles_b and sorted(roles_a) == sorted(roles_b)
+        assert pair.answers >= 10, pair.answers  # not vacuous
+        assert roles_a[seat] == roles_b[seat] and roles_a[seat] not in (a, b)
+        found = await differences(pair, SPECTATOR) + await differences(pair, seat)
+        assert not found, found
+    finally:
+        await pair.close()
+
+
+@pytest.mark.parametrize("seed", [8, 13])
+async def test_swapped_hands_look_the_same(seed: int) -> None:
+    """Hidden hands: seats 2 and 3 dealt each other's starting hands. Until either of them is
+    asked something (their options are their cards) or a role shows, the spectator and seat 1
+    see the same bytes on every channel (counts, never faces; no digest of them)."""
+    pair = await make_pair(
+        "standard",
+        5,
+        seed,
+        secret=lambda: hands_swapped("standard", 2, 3),
+        viewers=[SPECTATOR, 1],
+        limit=250,
+    )
+    try:
+        ha, hb = (await pair.a.games.get("g")).game, (await pair.b.games.get("g")).game
+        assert ha.players[2].hand != hb.players[2].hand  # the secret really differs
+        assert pair.answers >= 3, pair.answers
+        found = await differences(pair, SPECTATOR) + await differences(pair, 1)
+        assert not found, found
+    finally:
+        await pair.close()
