@@ -110,7 +110,8 @@ def http_error(exc: BaseException) -> tuple[int, dict[str, str]]:
     return 500, {"error": "internal error"}
 
 
-async def _abort(context: Any, exc: BaseException) -> None:
+async def abort(context: Any, exc: BaseException) -> None:
+    """Abort a grpc.aio call with `exc`'s status (INTERNAL, logged once, for a non-refusal)."""
     import grpc
 
     if isinstance(exc, Refused):
@@ -134,7 +135,7 @@ def grpc_unary(method: Unary[R]) -> Unary[R]:
         except Exception as exc:  # noqa: BLE001 - every exception maps to a status
             if _is_abort(exc):
                 raise
-            await _abort(context, exc)
+            await abort(context, exc)
             raise AssertionError("unreachable: abort raises") from exc
 
     return wrapped
@@ -152,7 +153,7 @@ def grpc_stream(method: Streaming[R]) -> Streaming[R]:
         except Exception as exc:  # noqa: BLE001
             if _is_abort(exc):
                 raise
-            await _abort(context, exc)
+            await abort(context, exc)
             raise AssertionError("unreachable: abort raises") from exc
 
     return wrapped

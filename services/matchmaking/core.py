@@ -26,6 +26,7 @@ import redis.asyncio as aioredis
 
 from ..contracts import tokens
 from ..contracts.streams import FIELD, MATCHES, NewMatch, Seat, encode, stream_key
+from ..errors import Refused as Refused  # re-exported: refusals map to statuses there
 from . import scripts
 from .clock import Clock
 from .matcher import Table, Waiting, form_tables
@@ -39,15 +40,6 @@ PLAYER_ID = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
 TICKET_ID = re.compile(r"^[0-9a-f]{32}$")
 TERMINAL = frozenset({"matched", "cancelled", "expired"})
 BOT_PREFIX = "bot:"
-
-
-class Refused(Exception):
-    """A request refused without changing anything; `code` is a grpc.StatusCode name."""
-
-    def __init__(self, code: str, reason: str) -> None:
-        super().__init__(reason)
-        self.code = code
-        self.reason = reason
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 
+from ..errors import abort
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
@@ -114,9 +115,8 @@ def update_pb(info: TicketInfo, now_ms: int) -> matchmaker_pb2.TicketUpdate:
 
 
 async def _refuse(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> None:
-    if isinstance(exc, Refused):
-        await context.abort(grpc.StatusCode[exc.code], exc.reason)
-    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+    """A refusal's status; anything else INTERNAL, logged once (services/errors.py)."""
+    await abort(context, exc)
 
 
 class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):

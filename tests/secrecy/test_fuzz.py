@@ -1,10 +1,10 @@
 """Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
 
 GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get ~500 random requests
-each by default (hypothesis; 5,000 under ``-m slow``): junk, near-valid and valid ids, tokens,
-numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500 (or close without
-an answer), none may change a game's log, and nothing may be logged at ERROR (a traceback for
-bad input is a bug too).
+each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 300: junk, near-valid and
+valid ids, tokens, numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500
+(or close without an answer), none may change a game's log, and nothing may be logged at ERROR
+(a traceback for bad input is a bug too).
 """
 
 from __future__ import annotations
@@ -518,3 +518,92 @@ async def test_measured_bad_inputs(
 def test_play_helper_is_deterministic() -> None:
     """The fuzz fixtures' games are seeded (a failure reproduces)."""
     assert play("standard", 5, 1, limit=20).events == play("standard", 5, 1, limit=20).events
+
+
+# ---- Matchmaker ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def matchmaker(redis_client: Any, redis_namespace: str) -> AsyncIterator[Any]:
+    import random
+
+    from services.matchmaking.clock import ManualClock
+    from services.matchmaking.core import Matchmaker
+    from services.matchmaking.grpc_server import MatchmakerServicer, Notifier
+    from services.matchmaking.grpc_server import make_server as mm_server
+    from services.matchmaking.grpc_server import set_serving as mm_serving
+    from services.matchmaking.modes import Policy, build_modes
+    from services.matchmaking.rating_store import RatingStore
+    from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+
+    ratings = RatingStore(redis_client, redis_namespace)
+    mm = Matchmaker(
+        redis_client,
+        build_modes({}, Policy(bot_after_ms=5_000)),
+        SECRET,
+        ManualClock(0),
+        ratings=ratings,
+        namespace=redis_namespace,
+        rng=random.Random(1),
+    )
+    notifier = Notifier(redis_client, mm.channel)
+    server, port, checker = mm_server(MatchmakerServicer(mm, notifier, ratings, 0.05))
+    await server.start()
+    await mm_serving(checker)
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+        yield matchmaker_pb2_grpc.MatchmakerStub(ch)
+    await server.stop(None)
+
+
+@st.composite
+def mm_calls(draw: st.DrawFn) -> tuple[str, Any]:
+    from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
+
+    mode = draw(
+        st.one_of(st.sampled_from(["standard-5", "standard-8", "", "nope"]), st.text(max_size=30))
+    )
+    player = draw(st.one_of(st.sampled_from(["ann", ""]), st.text(max_size=80)))
+    n = draw(st.integers(-(2**31), 2**31 - 1))
+    rpc = draw(st.sampled_from(["enqueue", "cancel", "status", "leaderboard", "watch"]))
+    ticket = draw(st.text(max_size=60))
+    if rpc == "enqueue":
+        return rpc, pb.EnqueueRequest(player=player, mode=mode, players=n)
+    if rpc == "cancel":
+        return rpc, pb.CancelRequest(ticket_id=ticket, player=player)
+    if rpc == "status":
+        return rpc, pb.QueueStatusRequest(mode=mode, players=n)
+    if rpc == "leaderboard":
+        return rpc, pb.LeaderboardRequest(
+            mode=mode, offset=n, limit=draw(st.integers(-(2**31), 2**31 - 1))
+        )
+    return rpc, pb.WatchTicketRequest(ticket_id=ticket, player=player)
+
+
+async def _fuzz_matchmaker(stub: Any, caplog: pytest.LogCaptureFixture, rpc: str, req: Any) -> None:
+    with caplog.at_level(logging.ERROR):
+        if rpc == "watch":
+            call = stub.WatchTicket(req)
+            try:
+                code = await _code(asyncio.wait_for(call.read(), 0.5))
+            except TimeoutError:
+                code = grpc.StatusCode.OK
+            finally:
+                call.cancel()
+        else:
+            method = {
+                "enqueue": stub.Enqueue,
+                "cancel": stub.Cancel,
+                "status": stub.QueueStatus,
+                "leaderboard": stub.Leaderboard,
+            }[rpc]
+            code = await _code(method(req))
+    assert code not in BAD, (rpc, code)
+    _no_errors(caplog)
+
+
+@runs(300)
+@given(call=mm_calls())
+async def test_fuzz_matchmaker(
+    matchmaker: Any, caplog: pytest.LogCaptureFixture, call: Any
+) -> None:
+    await _fuzz_matchmaker(matchmaker, caplog, *call)
