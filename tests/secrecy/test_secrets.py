@@ -86,3 +86,41 @@ def test_metrics_bind_the_service_host() -> None:
     finally:
         stop_serving(server)
     assert not hasattr(tokens, "DEV_SECRET")
+
+
+async def test_bot_decisions_carry_a_token_for_their_seat_only() -> None:
+    """Bot workers hold no secret: each decisions message carries a short-lived token for the
+    decision's seat, which acts for that seat and no other."""
+    from services.contracts.streams import BotDecision, NewMatch, Seat
+    from services.engine.service import Games, Refused
+    from services.engine.side import MemorySide
+    from services.eventlog import InMemoryEventStore
+    from services.rules import api
+
+    secret = b"bot-tokens"
+    games = Games(InMemoryEventStore(), MemorySide(), secret, bot_token_ttl_ms=60_000)
+    seats = [Seat("bot:random", True), Seat("ann"), Seat("bot:random", True), Seat("bob")]
+    await games.create_game(NewMatch(match_id="g", ruleset="standard", seats=seats, seed=2))
+    side = games.side
+    assert isinstance(side, MemorySide)
+    msgs = [m for m in side.published if isinstance(m, BotDecision)]
+    assert msgs and all(m.token for m in msgs)
+    m = msgs[-1]
+    claims = tokens.verify(secret, m.token)
+    assert (claims.g, claims.s) == ("g", m.seat) and seats[m.seat].bot
+    hot = await games.get("g")
+    d = api.pending(hot.game)
+    assert d is not None and d.seat == m.seat
+    r = await games.submit_action("g", m.token, d.id, list(api.default_answer(d).picks))
+    assert r.answer.seat == m.seat
+    for _ in range(200):  # move on to a decision of another seat: the bot's token is refused
+        d = api.pending((await games.get("g")).game)
+        assert d is not None
+        if d.seat != m.seat:
+            with pytest.raises(Refused) as err:
+                await games.submit_action("g", m.token, d.id, list(api.default_answer(d).picks))
+            assert err.value.code == "PERMISSION_DENIED"
+            return
+        token = tokens.issue(secret, "g", d.seat)
+        await games.submit_action("g", token, d.id, list(api.default_answer(d).picks))
+    raise AssertionError("no other seat was asked anything")
