@@ -145,7 +145,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             ),
         )
         if with_next and r.next is not None and not r.over:
-            out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
+            # only if the answering seat may know it is pending (being asked can tell a hand)
+            hot = await self.games.get(request.game_id)
+            if views.may_see(hot.game, r.next, r.answer.seat) and api.pending(hot.game) == r.next:
+                out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
         return out
 
     @grpc_unary

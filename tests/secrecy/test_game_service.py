@@ -257,3 +257,35 @@ async def test_a_seat_catches_up_to_a_version_ending_in_a_withheld_answer(env: E
     )
     got = [e async for e in call]  # ends by itself
     assert got and got[-1].seq < head
+
+
+async def test_submit_action_tells_the_next_decision_only_when_public(env: Env) -> None:
+    """SubmitAction's `next` told the answering seat who is asked next and what, though being
+    asked can give a hand away (a 无懈可击 prompt): it is sent only when that viewer may know."""
+    from services.rules.core.views import decision_visible
+
+    await env.games.create_game(
+        NewMatch(match_id="g1", ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=3)
+    )
+    policy, hidden = RandomPolicy(3), 0
+    for _ in range(400):
+        hot = await env.games.get("g1")
+        d = api.pending(hot.game)
+        if d is None or hot.game.over:
+            break
+        r = await env.stub.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                game_id="g1",
+                seat_token=tokens.issue(SECRET, "g1", d.seat),
+                decision_id=d.id,
+                picks=list(policy.act(d).picks),
+            )
+        )
+        after = await env.games.get("g1")
+        nxt = api.pending(after.game)
+        if nxt is None or after.game.over:
+            continue
+        public = decision_visible(nxt.kind, nxt.seat, after.game.current, d.seat)
+        hidden += not public
+        assert r.HasField("next") == public, (nxt.kind, nxt.seat, d.seat)
+    assert hidden > 0  # the case was met
