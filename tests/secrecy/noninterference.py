@@ -13,8 +13,9 @@ are collected from both:
 * HTTP: /api/games/g/events and the SSE stream /api/games/g/stream (raw sockets, exact bytes).
 
 Both games are moved up to (not including) the first answer whose events, in either game, reveal
-a role by the rules (a public role_assigned, a death, the end): everything any channel sends a
-viewer up to there must be the same byte for byte.
+a role by the rules (a public role_assigned, a death, the end; or, to a seat compared, a role it
+learns: 谋攻's 洞察): everything any channel sends a viewer up to there must be the same byte
+for byte.
 """
 
 from __future__ import annotations
@@ -135,11 +136,13 @@ class Pair:
                 await close()
 
 
-def _reveals(e: ev.Event) -> bool:
-    """Whether the rules make this event name a role: a public role_assigned, a death (its
-    role), the end (every role)."""
+def _reveals(e: ev.Event, viewers: list[int]) -> bool:
+    """Whether the rules make this event tell a role: to everyone (a public role_assigned, a
+    death, the end) or to one of `viewers` (谋攻's 洞察 result, a role learned)."""
     if isinstance(e, ev.RoleAssigned):
         return e.seen_by is None
+    if isinstance(e, ev.InsightRevealed | ev.RoleLearned | ev.RebelDisguised):
+        return bool(set(e.seen_by or ()) & set(viewers))
     return isinstance(e, ev.Died | ev.GameEnded)
 
 
@@ -150,6 +153,7 @@ def _script(
     options: dict[str, Any],
     secret: Secret,
     limit: int,
+    viewers: list[int],
 ) -> list[list[str]]:
     """A's seeded random answers, as long as B asks the same and accepts them, stopping before
     the first answer whose events reveal a role in either game (played in-process first, so
@@ -172,7 +176,7 @@ def _script(
         except api.IllegalAnswer:
             break
         ea = api.submit(ga, api.Answer(decision=da.id, seat=da.seat, picks=picks))
-        if any(_reveals(e) for e in [*ea, *eb]):
+        if any(_reveals(e, viewers) for e in [*ea, *eb]):
             break
         out.append(picks)
     return out
@@ -191,7 +195,7 @@ async def make_pair(
     """Games A and B (B set up under `secret`), moved alike up to (not including) the first
     answer that reveals a role; their GetDecision recorded for `viewers` after every answer."""
     opts = dict(options or {})
-    script = _script(ruleset, players, seed, opts, secret, limit)
+    script = _script(ruleset, players, seed, opts, secret, limit, viewers)
     with _fixed_engine_randomness():
         a = await _side(ruleset, players, seed, opts, None)
         b = await _side(ruleset, players, seed, opts, secret)

@@ -98,3 +98,39 @@ async def test_swapped_hands_look_the_same(seed: int) -> None:
         assert not found, found
     finally:
         await pair.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1, 11))
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "a", "b", "seat"),
+    ROLE_CASES,
+    ids=[f"{c[0]}-{c[1]}{'-mougong' if c[2].get('mougong') else ''}" for c in ROLE_CASES],
+)
+async def test_permuted_roles_look_the_same_over_seeds(
+    ruleset: str, players: int, options: dict[str, Any], a: str, b: str, seat: int, seed: int
+) -> None:
+    """The same over ten seeds per ruleset (-m slow)."""
+    if seat == -99 or _role_at(ruleset, players, options, seed, seat) in (a, b):
+        seat = _viewer_seat(ruleset, players, options, a, b, seed)
+    perm = swap_perm(ruleset, players, options, a, b)
+    pair = await make_pair(
+        ruleset,
+        players,
+        seed,
+        options,
+        secret=lambda: role_table(ruleset, perm),
+        viewers=[SPECTATOR, seat],
+        limit=250,
+    )
+    try:
+        found = await differences(pair, SPECTATOR) + await differences(pair, seat)
+        assert not found, found
+    finally:
+        await pair.close()
+
+
+def _role_at(ruleset: str, players: int, options: dict[str, Any], seed: int, seat: int) -> str:
+    from .play import play
+
+    return play(ruleset, players, seed, options, limit=0).game.players[seat].role
