@@ -34,6 +34,12 @@ class BadMessage(ValueError):
     """A stream entry that does not hold the message its stream carries."""
 
 
+OptionValue = bool | int | float | str | None
+"""A ruleset option's value: every ruleset option is a plain value, and a message or request
+that nests more is refused when it is decoded (a deep document never reaches the decoder's
+recursion limit)."""
+
+
 class Seat(msgspec.Struct, frozen=True):
     """Who sits in a seat: a player id, whether a bot plays it, and the name the person chose
     (any text, shown as text; "" = show the player id)."""
@@ -50,7 +56,7 @@ class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
     match_id: str
     ruleset: str
     seats: list[Seat]
-    options: dict[str, Any] = {}
+    options: dict[str, OptionValue] = {}
     time_limit_ms: int = 0  # per human decision; 0: the engine's default
     hosted_after: int = 0  # time-outs in a row that put a person's seat on 托管; 0 = never
     seed: int | None = None  # None: the engine draws one

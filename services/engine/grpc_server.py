@@ -17,7 +17,7 @@ import grpc
 import msgspec
 
 from ..contracts import tokens
-from ..contracts.streams import NewMatch, Seat
+from ..contracts.streams import NewMatch, OptionValue, Seat
 from ..errors import BadRequest, Refused, Unauthenticated, checked_game_id, grpc_stream, grpc_unary
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1 << 20
 MAX_BATCH = 512
 MAX_OPTIONS_JSON = 64 * 1024
-OptionValue = bool | int | float | str | None
 
 
 def _viewer(games: Games, game_id: str, token: str) -> int:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ..contracts.streams import OptionValue
 from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..rules import api
 from .modes import Mode, Policy
@@ -67,7 +68,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
     ruleset: str
     players: int
-    options: dict[str, Any] = {}  # ruleset options (GET /api/modes lists each table's own)
+    options: dict[str, OptionValue] = {}  # ruleset options (GET /api/modes lists each table's)
     bot_after_ms: int = 20_000  # bots take the empty seats after this wait; 0: only when full
     bot_level: str = ""  # one of the bot levels ("" = the first)
     time_limit_ms: int = 0  # per decision of a person; 0 = the engine's default

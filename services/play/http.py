@@ -101,6 +101,8 @@ class PlayHttp:
             raise HttpError(400, f"bad request body: {exc}") from None
         except msgspec.DecodeError as exc:
             raise HttpError(400, f"the body is not JSON: {exc}") from None
+        except RecursionError:
+            raise HttpError(400, "the body is nested too deeply") from None
 
     def _cookie(self, out: object) -> str:
         if isinstance(out, schema.Guest):

@@ -607,3 +607,22 @@ async def test_fuzz_matchmaker(
     matchmaker: Any, caplog: pytest.LogCaptureFixture, call: Any
 ) -> None:
     await _fuzz_matchmaker(matchmaker, caplog, *call)
+
+
+def test_deeply_nested_bodies_are_refused_cleanly() -> None:
+    """The play API's JSON bodies: table options nested without end were a RecursionError (a
+    500 with a traceback); options are plain values, and any body too deep is a 400."""
+    from services.play.http import PlayHttp
+    from services.play.schema import QuickPlay
+    from services.replay.http import HttpError, Request
+
+    deep = b"[" * 5000 + b"]" * 5000
+    for body in (
+        b'{"settings":{"ruleset":"standard","players":5,"options":{"a":' + deep + b"}}}",
+        b'{"settings":{"ruleset":"standard","players":5,"options":{"a":[1]}}}',
+        b'{"settings":' + b'{"a":' * 5000 + b"1" + b"}" * 5000 + b"}",
+    ):
+        req = Request("POST", "/api/quickplay", {}, {"content-type": "application/json"}, body)
+        with pytest.raises(HttpError) as err:
+            PlayHttp._decode(req, QuickPlay)
+        assert err.value.status == 400
