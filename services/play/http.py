@@ -137,6 +137,11 @@ class PlayHttp:
                     frame = pending.result()
                 except StopAsyncIteration:
                     break
+                except HttpError as exc:  # the response has begun: say why it stops, as an event
+                    pending = None
+                    w.write(b"event: error\ndata: %s\n\n" % _json.encode({"error": exc.reason}))
+                    await w.drain()
+                    return
                 pending = None
                 w.write(frame)
                 await w.drain()

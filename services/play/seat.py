@@ -163,8 +163,16 @@ class Seats:
                         shown = (0, 0, 0)
                         message = b'{"version":%d,"decision":null,"waits":null}' % after
                 elif asked != after:
+                    try:
+                        version, decision, waits = await self._pending(feed.game, s)
+                    except ApiError as exc:
+                        if exc.status < 500:
+                            raise
+                        if batch:  # the entries still go out
+                            yield batch, None
+                        await asyncio.sleep(1)  # the engine is away: ask again shortly
+                        continue
                     asked = after
-                    version, decision, waits = await self._pending(feed.game, s)
                     key = (
                         decision.id if decision else 0,
                         decision.deadline_ms if decision else 0,  # 托管 on or off: a new clock

@@ -1,0 +1,110 @@
+"""The seat's stream without the network: the replay feed of an in-memory log, the engine's
+decisions asked through a stand-in that can be away. Entries keep flowing while the engine is
+away, a decision is sent once (again only when it changes), and the end says nothing is
+pending."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import redis.asyncio as aioredis
+
+from services.bots.random_policy import RandomPolicy
+from services.engine import tokens
+from services.engine import views as engine_views
+from services.engine.service import Games, NewMatch, Refused
+from services.engine.side import MemorySide
+from services.eventlog import InMemoryEventStore, Seat
+from services.play import identity
+from services.play.errors import ApiError
+from services.play.ratelimit import RateLimit
+from services.play.seat import Seats
+from services.proto_gen.arena.v1 import game_pb2
+from services.replay.core import Replay
+from services.rules import api
+
+SECRET = b"seat-test"
+
+
+class Engine:
+    """GetDecision over an in-process Games; `away` calls fail as an unreachable engine."""
+
+    def __init__(self, games: Games, away: int = 0) -> None:
+        self.games, self.away, self.calls = games, away, 0
+
+    async def decision(self, game: str, token: str) -> game_pb2.GetDecisionResponse:
+        self.calls += 1
+        if self.away > 0:
+            self.away -= 1
+            raise ApiError(503, "the engine unavailable: connection refused")
+        seat = tokens.verify(SECRET, token).s
+        hot = await self.games.get(game)
+        out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
+        d = api.pending(hot.game)
+        if d is not None and not hot.game.over and engine_views.may_see(hot.game, d, seat):
+            out.decision.CopyFrom(engine_views.decision(game, d, hot.log.version, seat))
+        return out
+
+
+async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_once(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    store = InMemoryEventStore()
+    games = Games(store, MemorySide(), SECRET)
+    seats = [Seat(f"p{i}", False, f"P{i}") for i in range(2)]
+    await games.create_game(NewMatch(match_id="g1", ruleset="chengtian", seats=seats, seed=3))
+    sessions = identity.Sessions(redis_client, redis_namespace)
+    player, _ = await identity.Guests(sessions).create("Ann")
+    token = tokens.issue(SECRET, "g1", 0)
+    await sessions.set_ticket(player.player, "t1", "table")
+    assert await sessions.seat_from(player.player, "t1", identity.Seat("g1", 0, token))
+    engine = Engine(games, away=2)
+    replay = Replay(store, seat_check=lambda g, s, t: t == token)
+    service = Seats(replay, sessions, engine, RateLimit(redis_client, redis_namespace, 100))  # type: ignore[arg-type]
+
+    async def other_seat() -> None:  # seat 1 answers as soon as it is asked
+        while not (hot := await games.get("g1")).game.over:
+            d = api.pending(hot.game)
+            if d is not None and d.seat == 1:
+                await answer(d)
+            await asyncio.sleep(0.001)
+
+    policy = RandomPolicy(5)
+
+    async def answer(d: api.Decision) -> None:
+        tok = tokens.issue(SECRET, "g1", d.seat)
+        try:
+            await games.submit_action("g1", tok, d.id, list(policy.act(d).picks))
+        except Refused:  # an illegal random combination: the default instead
+            await games.submit_action("g1", tok, d.id, list(api.default_answer(d).picks))
+
+    rival = asyncio.create_task(other_seat())
+    stream = await service.stream(player, "g1", 0, 0)
+    entries, decisions = 0, []
+    first: tuple[int, bytes | None] | None = None
+    async for batch, message in stream:
+        entries += len(batch)
+        first = first or (len(batch), message)
+        if message is None:
+            continue
+        m = json.loads(message)
+        decisions.append(m)
+        d = m["decision"]
+        if d is None:
+            if (await games.get("g1")).game.over:
+                break
+            continue
+        hot = await games.get("g1")
+        pending = api.pending(hot.game)
+        assert pending is not None and pending.id == d["id"]
+        assert d["seat"] == 0 and d["options"] and m["version"] == hot.log.version
+        await answer(pending)
+    await rival
+    await stream.aclose()
+    assert first is not None and first[0] > 0 and first[1] is None  # entries, engine away
+    assert entries > 10 and engine.calls > 2  # asked again after the engine came back
+    mine = [m["decision"]["id"] for m in decisions if m["decision"]]
+    assert mine and len(mine) == len(set(mine))  # each decision sent once
+    assert decisions[-1]["decision"] is None and decisions[-1]["waits"] is None  # nothing left
+    await replay.close()
