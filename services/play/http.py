@@ -139,7 +139,7 @@ class PlayHttp:
                     break
                 except HttpError as exc:  # the response has begun: say why it stops, as an event
                     pending = None
-                    w.write(b"event: error\ndata: %s\n\n" % _json.encode({"error": exc.reason}))
+                    w.write(b"event: refused\ndata: %s\n\n" % _json.encode({"error": exc.reason}))
                     await w.drain()
                     return
                 pending = None

@@ -138,7 +138,9 @@ ROUTES = [
         events=(
             "`id: SEQ` + `data: ENTRY` per log entry (entries as GET /api/games/{game}/events "
             'gives them); `event: decision` + `data: {"version", "decision": Decision|null, '
-            '"waits": Waits|null, "now_ms"}`; `event: end` after the last entry'
+            '"waits": Waits|null, "now_ms"}`; `event: end` after the last entry; '
+            '`event: refused` + `data: {"error"}` if the stream must stop (the credential no '
+            "longer holds the seat)"
         ),
     ),
     Route(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator
@@ -29,6 +30,7 @@ from .clients import Engine
 from .errors import ApiError
 from .ratelimit import RateLimit
 
+log = logging.getLogger(__name__)
 StreamItem = tuple[list[tuple[int, bytes]], bytes | None]
 """What a seat's stream sends at once: entries (seq, entry JSON), then its decision message."""
 _json = msgspec.json.Encoder()
@@ -166,11 +168,12 @@ class Seats:
                     try:
                         version, decision, waits = await self._pending(feed.game, s)
                     except ApiError as exc:
-                        if exc.status < 500:
+                        if exc.status in (401, 403):
                             raise
+                        log.warning("decision of %s for seat %d: %s", feed.game, s.seat, exc)
                         if batch:  # the entries still go out
                             yield batch, None
-                        await asyncio.sleep(1)  # the engine is away: ask again shortly
+                        await asyncio.sleep(1)  # the engine is away or behind: ask again soon
                         continue
                     asked = after
                     key = (

@@ -32,7 +32,10 @@ from .decisions import DecisionSource, Pending, public_json
 from .envelope import envelope, is_terminal
 
 log = logging.getLogger(__name__)
-TAIL_BLOCK_MS = 5_000
+# well under redis-py's default socket timeout (5 s since redis-py 8): an XREAD blocking as long
+# as the read timeout races it, and each lost race cost a logged error and a second's pause
+# (found when a game waited on a person for longer than the block)
+TAIL_BLOCK_MS = 2_000
 
 
 class GameFeed:

@@ -165,6 +165,7 @@ async function playSeat(game, seat) {
   });
   es.addEventListener("end", () => { es.close(); decision = null; q("#conn").textContent = "game over"; redraw(); });
   es.onerror = () => { q("#conn").textContent = "reconnecting…"; };
+  es.addEventListener("refused", (m) => { es.close(); q("#conn").textContent = JSON.parse(m.data).error; });
   window.arenaSeat = { view: () => v, hosted: () => [...hosted], decision: () => decision };
   stopCurrent = () => { es.close(); clearInterval(tick); };
 }
