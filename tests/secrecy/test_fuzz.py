@@ -1,7 +1,8 @@
 """Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
 
 GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get ~500 random requests
-each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 300: junk, near-valid and
+each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 300 and the play API 150
+(on a whole platform of real processes; their logs must gain no traceback): junk, near-valid and
 valid ids, tokens, numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500
 (or close without an answer), none may change a game's log, and nothing may be logged at ERROR
 (a traceback for bad input is a bug too).
@@ -626,3 +627,102 @@ def test_deeply_nested_bodies_are_refused_cleanly() -> None:
         with pytest.raises(HttpError) as err:
             PlayHttp._decode(req, QuickPlay)
         assert err.value.status == 400
+
+
+# ---- the play API (a whole platform: real processes) ----------------------------------------
+
+from tests.play.fixtures import PlayPlatform, play_platform  # noqa: E402,F401  (the fixture)
+
+PLAY_ROUTES = [
+    ("POST", "/api/guests"),
+    ("GET", "/api/me"),
+    ("GET", "/api/modes"),
+    ("GET", "/api/tables"),
+    ("POST", "/api/tables"),
+    ("POST", "/api/tables/{table}/join"),
+    ("POST", "/api/quickplay"),
+    ("DELETE", "/api/me/ticket"),
+    ("GET", "/api/games/{game}/seats/{seat}"),
+    ("POST", "/api/games/{game}/seats/{seat}/answer"),
+    ("POST", "/api/games/{game}/seats/{seat}/hosted"),
+    ("POST", "/api/games/{game}/seats/{seat}/resign"),
+    ("PUT", "/api/me"),
+]
+
+
+@st.composite
+def play_requests(draw: st.DrawFn) -> tuple[bytes, bool]:
+    method, path = draw(st.sampled_from(PLAY_ROUTES))
+    part = st.one_of(path_part, st.sampled_from(["0", "1", "99", "-1", "x" * 120]))
+    path = path.replace("{table}", draw(part)).replace("{game}", draw(part))
+    path = path.replace("{seat}", draw(part))
+    body = draw(
+        st.one_of(
+            json_text(),
+            st.sampled_from(
+                [
+                    '{"name":"x"}',
+                    '{"decision":1,"picks":["a"]}',
+                    '{"hosted":true}',
+                    '{"settings":{"ruleset":"standard","players":5}}',
+                    '{"ruleset":"standard","players":99,"options":{"generals":"draft"}}',
+                ]
+            ),
+        )
+    ).encode("utf-8", "surrogatepass")
+    ctype = draw(st.sampled_from(["application/json", "text/plain", ""]))
+    auth = draw(st.booleans())
+    head = f"{method} {path} HTTP/1.1\r\nHost: x\r\n"
+    if ctype:
+        head += f"Content-Type: {ctype}\r\n"
+    head += f"Content-Length: {len(body)}\r\n"
+    return head.encode("utf-8", "surrogatepass"), auth, body  # type: ignore[return-value]
+
+
+_GUEST: list[str] = []
+
+
+async def _guest(port: int) -> str:
+    """A guest's session token (made once): the fuzzed requests then pass authentication."""
+    if not _GUEST:
+        import json
+
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        body = b'{"name":"fuzz"}'
+        writer.write(
+            b"POST /api/guests HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await writer.drain()
+        data = await reader.read()
+        writer.close()
+        _GUEST.append(json.loads(data.partition(b"\r\n\r\n")[2])["token"])
+    return _GUEST[0]
+
+
+def _log_errors(var: Any) -> int:
+    return sum(p.read_text(errors="replace").count("Traceback") for p in var.rglob("logs/*.log"))
+
+
+@runs(150)
+@given(req=play_requests())
+async def test_fuzz_play_api(play_platform: PlayPlatform, req: Any) -> None:  # noqa: F811
+    import urllib.parse
+
+    head, auth, body = req
+    port = urllib.parse.urlsplit(play_platform.base).port
+    assert port is not None
+    var = _var_of(play_platform)
+    assert list(var.glob("logs/replay-server.log"))  # the web server's log is read
+    before = _log_errors(var)
+    if auth:
+        head += b"Authorization: Bearer " + (await _guest(port)).encode() + b"\r\n"
+    status = await _http(port, head + b"\r\n" + body)
+    assert status is not None and status < 500, (head[:120], status)
+    assert _log_errors(var) == before
+
+
+def _var_of(p: PlayPlatform) -> Any:
+    from pathlib import Path
+
+    return Path(p.run.archive_dir).parent
