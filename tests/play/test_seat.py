@@ -11,7 +11,7 @@ import json
 import redis.asyncio as aioredis
 
 from services.bots.random_policy import RandomPolicy
-from services.engine import tokens
+from services.contracts import tokens
 from services.engine import views as engine_views
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
