@@ -1,5 +1,5 @@
 """The services the play API stands in front of, over gRPC: the matchmaker (tables, tickets) and
-the engine workers (answers, decisions, 托管). Every refusal becomes an ApiError with the same
+the engine workers (answers, decisions, 托管). Every refusal becomes a Refused with the same
 reason (errors.py). Create these inside the running event loop (grpc.aio channels bind to it)."""
 
 from __future__ import annotations

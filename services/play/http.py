@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
+from ..errors import Refused
 from ..eventlog.store import check_game_id
 from ..replay.core import Replay
 from ..replay.http import KEEPALIVE_S, HttpError, Request, Route, Router, head, send
@@ -137,7 +138,7 @@ class PlayHttp:
                     frame = pending.result()
                 except StopAsyncIteration:
                     break
-                except HttpError as exc:  # the response has begun: say why it stops, as an event
+                except (HttpError, Refused) as exc:  # the response has begun: say why it stops
                     pending = None
                     w.write(b"event: refused\ndata: %s\n\n" % _json.encode({"error": exc.reason}))
                     await w.drain()

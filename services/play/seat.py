@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 
 import msgspec
 
+from ..errors import Refused
 from ..eventlog.entry import CONTROL, EVENT, decode_entry
 from ..eventlog.records import SeatControl, decode_payload
 from ..proto_gen.arena.v1 import common_pb2
@@ -27,7 +28,6 @@ from ..rules import api
 from ..rules.core import views
 from . import identity, labels, schema
 from .clients import Engine
-from .errors import ApiError
 from .ratelimit import RateLimit
 
 log = logging.getLogger(__name__)
@@ -75,13 +75,13 @@ class Seats:
                 return feed
             except NotFound:
                 await asyncio.sleep(0.1)
-        raise ApiError(404, f"game {game} has not started")
+        raise Refused("NOT_FOUND", f"game {game} has not started")
 
     async def seat_of(self, p: identity.Player, game: str, seat: int) -> identity.Seat:
         """The player's seat if it is `seat` of `game`; 403 for any other."""
         s = await self.sessions.seat(p.player)
         if s is None or s.game != game or s.seat != seat:
-            raise ApiError(403, f"seat {seat} of game {game} is not yours")
+            raise Refused("PERMISSION_DENIED", f"seat {seat} of game {game} is not yours")
         return s
 
     async def table(self, game: str) -> labels.Table:
@@ -167,8 +167,8 @@ class Seats:
                 elif asked != after:
                     try:
                         version, decision, waits = await self._pending(feed.game, s)
-                    except ApiError as exc:
-                        if exc.status in (401, 403):
+                    except Refused as exc:
+                        if exc.code in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
                             raise
                         log.warning("decision of %s for seat %d: %s", feed.game, s.seat, exc)
                         if batch:  # the entries still go out
@@ -210,7 +210,7 @@ class Seats:
         """Answer the seat's pending decision (an answer sent twice is applied once)."""
         s = await self.seat_of(p, game, seat)
         if not await self.limit.allow(f"{p.player}:{game}"):
-            raise ApiError(429, "too many answers: at most a few a second")
+            raise Refused("RESOURCE_EXHAUSTED", "too many answers: at most a few a second")
         r = await self.engine.submit(game, s.token, body.decision, list(body.picks))
         return schema.Answered(
             decision=body.decision, duplicate=r.duplicate, version=r.version, over=r.over

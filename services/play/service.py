@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from ..errors import Refused
 from ..matchmaking.tables import check_name
 from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..replay.access import NotFound
@@ -13,7 +14,6 @@ from ..replay.core import Replay
 from ..rules import api
 from . import identity, schema
 from .clients import Engine, Matchmaker
-from .errors import ApiError
 from .ratelimit import RateLimit
 from .seat import Seats
 
@@ -50,7 +50,7 @@ class Play:
         try:
             name = check_name(body.name)
         except ValueError as exc:
-            raise ApiError(400, str(exc)) from None
+            raise Refused("INVALID_ARGUMENT", str(exc)) from None
         player, token = await self.guests.create(name)
         return schema.Guest(player=player.player, name=player.name, token=token)
 
@@ -58,7 +58,9 @@ class Play:
         """The player a credential belongs to; 401 without a valid one."""
         found = await self.sessions.player_of(token or "")
         if found is None:
-            raise ApiError(401, "sign in first: POST /api/guests (or send your session token)")
+            raise Refused(
+                "UNAUTHENTICATED", "sign in first: POST /api/guests (or send your session token)"
+            )
         return found
 
     async def me(self, p: identity.Player) -> schema.Me:
@@ -98,9 +100,13 @@ class Play:
         """Refuse while the player is seated at a live game or waits at a table."""
         seated = await self._seated(p.player)
         if seated is not None and not seated.over:
-            raise ApiError(409, f"you are playing game {seated.game}: resign to leave it")
+            raise Refused(
+                "FAILED_PRECONDITION", f"you are playing game {seated.game}: resign to leave it"
+            )
         if await self.sessions.ticket(p.player) is not None:
-            raise ApiError(409, "you are already waiting at a table: leave it first")
+            raise Refused(
+                "FAILED_PRECONDITION", "you are already waiting at a table: leave it first"
+            )
 
     async def _joined(self, p: identity.Player, t: matchmaker_pb2.Ticket) -> schema.Joined:
         await self.sessions.set_ticket(p.player, t.ticket_id, t.table)
@@ -132,8 +138,8 @@ class Play:
             if same and len(t.waiting) < s.players:
                 try:
                     return await self._joined(p, await self.mm.join(p.player, p.name, t.table))
-                except ApiError as exc:
-                    if exc.status != 409:  # started meanwhile: try the next one
+                except Refused as exc:
+                    if exc.http_status != 409:  # started meanwhile: try the next one
                         raise
         return await self._joined(p, await self.mm.create_table(p.player, p.name, want))
 
@@ -144,11 +150,13 @@ class Play:
             return
         try:
             await self.mm.cancel(p.player, ticket.ticket)
-        except ApiError as exc:
-            if exc.status == 409:  # matched meanwhile: the player has a seat now
+        except Refused as exc:
+            if exc.http_status == 409:  # matched meanwhile: the player has a seat now
                 await self.me(p)
-                raise ApiError(409, "the game has started: you have a seat") from None
-            if exc.status != 404:
+                raise Refused(
+                    "FAILED_PRECONDITION", "the game has started: you have a seat"
+                ) from None
+            if exc.code != "NOT_FOUND":
                 raise
         await self.sessions.clear_ticket(p.player, ticket.ticket)
 
@@ -184,8 +192,8 @@ class Play:
                 yield schema.Status(state="waiting", waiting=w, waited_ms=u.waited_ms)
                 if once:
                     return
-        except ApiError as exc:
-            if exc.status != 404:
+        except Refused as exc:
+            if exc.code != "NOT_FOUND":
                 raise
         await self.sessions.clear_ticket(p.player, ticket.ticket)
         yield schema.Status(state="idle")

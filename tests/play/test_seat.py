@@ -17,7 +17,6 @@ from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.play import identity
-from services.play.errors import ApiError
 from services.play.ratelimit import RateLimit
 from services.play.seat import Seats
 from services.proto_gen.arena.v1 import game_pb2
@@ -37,7 +36,7 @@ class Engine:
         self.calls += 1
         if self.away > 0:
             self.away -= 1
-            raise ApiError(503, "the engine unavailable: connection refused")
+            raise Refused("UNAVAILABLE", "the engine unavailable: connection refused")
         seat = tokens.verify(SECRET, token).s
         hot = await self.games.get(game)
         out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
