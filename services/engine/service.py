@@ -152,6 +152,9 @@ class Games:
 
     async def _load(self, game_id: str) -> Hot:
         loaded = await GameLog.load(self.store, game_id)
+        if loaded.snapshot is not None and not api.snapshot_current(loaded.snapshot.state):
+            # stored by an engine with another state format: rebuild from the whole log
+            loaded = await GameLog.load(self.store, game_id, use_snapshot=False)
         first = await self.store.read(game_id, 0, 1)
         if not first:
             raise Refused("NOT_FOUND", f"no game {game_id!r}")

@@ -56,9 +56,10 @@ class GameLog:
         return log
 
     @classmethod
-    async def load(cls, store: EventStore, game: str) -> Loaded:
-        """The latest snapshot (if any) and the entries after it, chain-checked."""
-        snap = await store.load_snapshot(game)
+    async def load(cls, store: EventStore, game: str, use_snapshot: bool = True) -> Loaded:
+        """The latest snapshot (if any) and the entries after it, chain-checked; without
+        ``use_snapshot`` every entry (for a snapshot the engine can no longer read)."""
+        snap = await store.load_snapshot(game) if use_snapshot else None
         after, prev = (snap.version, snap.chain_hash) if snap else (0, GENESIS)
         records = await store.read(game, after)
         entries = [decode_entry(data) for _, data in records]

@@ -12,10 +12,10 @@ import msgspec
 
 from . import cards as _cards  # noqa: F401  (registers the card specs)
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
-from .core.engine import FRAME_TYPES, IllegalAnswer, advance, submit
+from .core.engine import IllegalAnswer, advance, submit
 from .core.events import Event, event_types
 from .core.ruleset import RULESETS, allows, describe_choices
-from .core.state import Answer, Decision, Game, Player
+from .core.state import Answer, Decision, Game, Player, frame_type
 from .core.views import GOD, SPECTATOR, View, new_view, redact
 from .core.views import apply as _apply
 from .rulesets.standard import RULES_VERSION
@@ -34,7 +34,10 @@ __all__ = [
     "pending",
     "new_game",
     "snapshot",
+    "snapshot_current",
     "restore",
+    "SNAPSHOT_FORMAT",
+    "StaleSnapshot",
     "fork",
     "redact",
     "encode_event",
@@ -156,27 +159,50 @@ def default_answer(d: Decision) -> Answer:
     return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
 
 
+SNAPSHOT_FORMAT = 2
+"""Bumped whenever the state's layout changes (a frame's fields or steps, a player's fields), so
+snapshots stored by an older engine are never misread: :func:`restore` refuses them and the
+game is rebuilt from its log."""
+
+# 0xC1 is never used by msgpack, so no snapshot of the unversioned format 1 (a bare msgpack map)
+# can start with this header
+_HEADER = bytes([0xC1, SNAPSHOT_FORMAT])
 _STATE_ENC = msgspec.msgpack.Encoder()
 _RAW_DEC = msgspec.msgpack.Decoder(type=dict[str, Any])
 
 
+class StaleSnapshot(ValueError):
+    """Snapshot bytes of another state format: rebuild the game from its log instead."""
+
+
 def snapshot(g: Game) -> bytes:
-    """The whole state as bytes (at a decision point)."""
-    return _STATE_ENC.encode(g)
+    """The whole state as bytes (at a decision point), tagged with :data:`SNAPSHOT_FORMAT`."""
+    return _HEADER + _STATE_ENC.encode(g)
+
+
+def snapshot_current(data: bytes) -> bool:
+    """Whether :func:`restore` can read ``data`` (it is of the current state format)."""
+    return data[:2] == _HEADER
 
 
 def restore(data: bytes) -> Game:
-    """A game from :func:`snapshot` bytes."""
+    """A game from :func:`snapshot` bytes; StaleSnapshot if they are of another format."""
+    if not snapshot_current(data):
+        raise StaleSnapshot(f"not a snapshot of state format {SNAPSHOT_FORMAT}")
+    return _decode_state(memoryview(data)[2:])
+
+
+def _decode_state(data: bytes | memoryview) -> Game:
     raw = _RAW_DEC.decode(data)
     stack = raw.pop("stack")
     g = msgspec.convert(raw, Game)
-    g.stack = [msgspec.convert(fr, FRAME_TYPES[fr["kind"]]) for fr in stack]
+    g.stack = [msgspec.convert(fr, frame_type(fr["kind"])) for fr in stack]
     return g
 
 
 def fork(g: Game) -> Game:
     """An independent copy of a game (for look-ahead)."""
-    return restore(snapshot(g))
+    return _decode_state(_STATE_ENC.encode(g))
 
 
 _EVENT_ENC = msgspec.msgpack.Encoder()

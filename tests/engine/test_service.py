@@ -12,6 +12,8 @@ from services.contracts.streams import GameFinished
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog.gamelog import GameLog
+from services.eventlog.store import Snapshot
 from services.rules import api
 
 SECRET = b"k"
@@ -83,6 +85,32 @@ async def test_game_to_the_end_verifies_with_reloads() -> None:
     assert report.ok, report.divergence
     finished = [m for m in g.side.published if isinstance(m, GameFinished)]  # type: ignore[attr-defined]
     assert [m.game for m in finished] == ["m1"]
+
+
+async def test_a_snapshot_of_an_older_state_format_is_ignored() -> None:
+    """A snapshot stored by an engine with another state format is never misread: the game is
+    rebuilt from its whole log and plays on from exactly the same state."""
+    store, side = InMemoryEventStore(), MemorySide()
+    g = _games(store, side, snapshot_every=10)
+    await g.create_game(match())
+    pol = RandomPolicy(5)
+    for _ in range(25):
+        d = api.pending((await g.get("m1")).game)
+        assert d is not None
+        await g.submit_action("m1", tokens.issue(SECRET, "m1", d.seat), d.id, pol.act(d).picks)
+    state = api.snapshot((await g.get("m1")).game)
+    head = await store.head("m1")
+    stored = await store.load_snapshot("m1")
+    assert stored is not None and api.snapshot_current(stored.state)
+    # what an older engine stored: unversioned msgpack, here even at the head
+    old = Snapshot(head, (await GameLog.load(store, "m1")).log.head_hash, stored.state[2:])
+    assert await store.save_snapshot("m1", old)
+    with pytest.raises(api.StaleSnapshot):
+        api.restore(old.state)
+    fresh = _games(store, side)
+    assert api.snapshot((await fresh.get("m1")).game) == state
+    await play_out(fresh, "m1")
+    assert verify([d for _, d in await store.read("m1")]).ok
 
 
 async def test_seat_rules_and_duplicates() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.damage import damage
-from ..core.engine import emit, handler, pop, push
+from ..core.engine import emit, pop, push
 from ..core.events import Dodged
 from ..core.query import attack_range, distance, in_range, order_from, prohibited, with_hook
 from ..core.respond import AskCard
@@ -19,12 +19,6 @@ UNLIMITED = 1000
 def slash_limit(g: Game, seat: int) -> int:
     """How many 杀 ``seat`` may use in its play phase (§1.6)."""
     return 1 + sum(s.slash_limit(g, seat) for s in with_hook(g, seat, "slash_limit"))
-
-
-def armor_name(g: Game, seat: int) -> str:
-    """The name of ``seat``'s equipped armor, or ""."""
-    a = g.players[seat].equip.get("armor", -1)
-    return g.cards[a].name if a >= 0 else ""
 
 
 @register_card
@@ -48,11 +42,7 @@ class Slash(CardSpec):
         )
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
-        extra = sum(s.target_count(g, user, vc.name) for s in with_hook(g, user, "target_count"))
-        p = g.players[user]
-        w = p.equip.get("weapon", -1)
-        if w >= 0 and g.cards[w].name == "方天画戟" and p.hand and set(p.hand) <= set(vc.cards):
-            extra += 2
+        extra = sum(s.target_count(g, user, vc) for s in with_hook(g, user, "target_count"))
         return 1, 1 + extra
 
     def on_declare(self, g: Game, use: UseCard) -> None:
@@ -61,16 +51,6 @@ class Slash(CardSpec):
             p.marks["t:slash"] = p.marks.get("t:slash", 0) + 1
         if p.marks.pop("t:wine", 0):
             use.extra += 1
-
-    def ineffective(self, g: Game, use: UseCard, t: int) -> str:
-        if use.tflags[use.targets.index(t) if use.targets else 0] & IGNORE_ARMOR:
-            return ""
-        armor = armor_name(g, t)
-        if armor == "仁王盾" and use.vc.color == "black":
-            return "仁王盾"
-        if armor == "藤甲" and use.vc.name == "杀":
-            return "藤甲"
-        return ""
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, SlashEffect(use=use_idx, target=t))
@@ -91,66 +71,66 @@ class ThunderSlash(Slash):
 
 
 class SlashEffect(Frame, tag="slash_effect"):
-    """The effect of one 杀 on one target: 闪 (one or two), dodged triggers, damage."""
+    """One 杀 on one target: it uses 闪 (two against 无双), else it takes the damage; a dodged 杀
+    still hits if a ``slash_dodged`` skill (贯石斧) sets ``forced``."""
 
     use: int
     target: int
     got: int = 0
     forced: bool = False
 
+    def of(self, g: Game) -> tuple[UseCard, int]:
+        """The use of the 杀 and this target's flags (NO_DODGE, TWO_DODGE, IGNORE_ARMOR)."""
+        use: UseCard = g.stack[self.use]
+        return use, use.tflags[(use.targets or []).index(self.target)]
 
-@handler(SlashEffect)
-def _slash_effect(g: Game, f: SlashEffect) -> None:
-    use: UseCard = g.stack[f.use]
-    flags = use.tflags[(use.targets or []).index(f.target)]
-    if f.pc == 0:
+    def start(self, g: Game) -> None:
+        use, flags = self.of(g)
         if flags & NO_DODGE:
-            f.pc = 3
+            self.goto(g, self.hit)
             return
-        f.pc = 1
+        self.then(self.dodge_answered)
+        self.ask_dodge(g, use, flags)
+
+    def ask_dodge(self, g: Game, use: UseCard, flags: int) -> None:
+        """Demand a 闪 of the target."""
         push(
             g,
             AskCard(
-                user=f.target,
+                user=self.target,
                 need="闪",
                 source=use.user,
                 reason=use.vc.name,
                 ignore_armor=bool(flags & IGNORE_ARMOR),
             ),
         )
-        return
-    if f.pc == 1:
+
+    def dodge_answered(self, g: Game) -> None:
+        use, flags = self.of(g)
         if g.ret is None:
-            f.pc = 3
+            self.goto(g, self.hit)
             return
-        f.got += dodge_halves(use.vc, g.ret)
-        if f.got < 2 * (2 if flags & TWO_DODGE else 1):
-            push(
-                g,
-                AskCard(
-                    user=f.target,
-                    need="闪",
-                    source=use.user,
-                    reason=use.vc.name,
-                    ignore_armor=bool(flags & IGNORE_ARMOR),
-                ),
-            )
+        self.got += dodge_halves(use.vc, g.ret)
+        if self.got < 2 * (2 if flags & TWO_DODGE else 1):
+            self.ask_dodge(g, use, flags)
             return
-        f.pc = 2
-        emit(g, Dodged(target=f.target, name=use.vc.name))
+        self.then(self.dodged)
+        emit(g, Dodged(target=self.target, name=use.vc.name))
         fire(g, "slash_dodged", len(g.stack) - 1, seats=[use.user])
-        return
-    if f.pc == 2:
-        if not f.forced:
+
+    def dodged(self, g: Game) -> None:
+        if not self.forced:
             pop(g)
             return
-        f.pc = 3
-    if f.pc == 3:
-        f.pc = 4
+        self.goto(g, self.hit)
+
+    def hit(self, g: Game) -> None:
+        use, flags = self.of(g)
+        self.then(self.done)
         damage(
             g,
             use.user,
-            f.target,
+            self.target,
             1 + use.extra,
             nature_of(use.vc.name),
             use.vc.name,
@@ -158,8 +138,9 @@ def _slash_effect(g: Game, f: SlashEffect) -> None:
             slash=True,
             ignore_armor=bool(flags & IGNORE_ARMOR),
         )
-        return
-    pop(g)
+
+    def done(self, g: Game) -> None:
+        pop(g)
 
 
 def dodge_halves(slash: VCard, dodge: VCard) -> int:

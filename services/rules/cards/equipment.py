@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.damage import recover
-from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import Judge
 from ..core.pick import PickCard
@@ -155,27 +155,25 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
     user: int
     target: int
 
-
-@handler(DoubleSwordsChoice)
-def _double_swords(g: Game, f: DoubleSwordsChoice) -> None:
-    hand = g.players[f.target].hand
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        hand = g.players[self.target].hand
+        self.then(self.chosen)
         ask(
             g,
-            f.target,
+            self.target,
             "choose",
             ["discard", "draw"] if hand else ["draw"],
             declinable=False,
             info={"about": "雌雄双股剑"},
         )
-        return
-    if f.pc == 1:
+
+    def chosen(self, g: Game) -> None:
+        hand = g.players[self.target].hand
         if answer(g) == ["discard"] and hand:
-            f.pc = 2
+            self.then(self.discarded)
             ask(
                 g,
-                f.target,
+                self.target,
                 "discard",
                 [f"card:{c}" for c in hand],
                 declinable=False,
@@ -183,11 +181,12 @@ def _double_swords(g: Game, f: DoubleSwordsChoice) -> None:
             )
             return
         pop(g)
-        draw(g, f.user, 1, reason="雌雄双股剑")
-        return
-    picks = answer(g)
-    pop(g)
-    discard_from(g, f.target, [int(picks[0][5:])], reason="雌雄双股剑")
+        draw(g, self.user, 1, reason="雌雄双股剑")
+
+    def discarded(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        discard_from(g, self.target, [int(picks[0][5:])], reason="雌雄双股剑")
 
 
 def _slash_damage(g: Game, seat: int, trig: Trigger) -> Any:
@@ -220,24 +219,28 @@ class IceSwordDiscard(Frame, tag="ice_sword"):
     target: int
     n: int = 0
 
+    def start(self, g: Game) -> None:
+        if self.n >= 2 or card_count(g, self.target) == 0:
+            pop(g)
+            return
+        self.then(self.picked)
+        push(g, PickCard(chooser=self.user, owner=self.target, reason="寒冰剑"))
 
-@handler(IceSwordDiscard)
-def _ice(g: Game, f: IceSwordDiscard) -> None:
-    if f.pc == 1:  # discard in one step, go on in the next (枭姬/连营 may fire in between)
-        f.pc = 2
+    def picked(self, g: Game) -> None:
+        # discard in this step, go on in the next (枭姬/连营 may fire in between)
+        self.then(self.start)
         cid = g.ret
-        f.n += 1
+        self.n += 1
         if cid >= 0:
-            p = g.players[f.target]
+            p = g.players[self.target]
             move(
-                g, [cid], "hand" if cid in p.hand else "equip", "discard", f.target, reason="寒冰剑"
+                g,
+                [cid],
+                "hand" if cid in p.hand else "equip",
+                "discard",
+                self.target,
+                reason="寒冰剑",
             )
-        return
-    if f.n >= 2 or card_count(g, f.target) == 0:
-        pop(g)
-        return
-    f.pc = 1
-    push(g, PickCard(chooser=f.user, owner=f.target, reason="寒冰剑"))
 
 
 @register
@@ -279,19 +282,17 @@ class KylinChoice(Frame, tag="kylin_bow"):
     user: int
     target: int
 
-
-@handler(KylinChoice)
-def _kylin(g: Game, f: KylinChoice) -> None:
-    eq = g.players[f.target].equip
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        eq = g.players[self.target].equip
+        self.then(self.chosen)
         opts = [f"card:{eq[s]}" for s in ("plus", "minus") if s in eq]
-        ask(g, f.user, "choose", opts, declinable=False, info={"about": "麒麟弓"})
-        return
-    picks = answer(g)
-    pop(g)
-    if picks:
-        move(g, [int(picks[0][5:])], "equip", "discard", f.target, reason="麒麟弓")
+        ask(g, self.user, "choose", opts, declinable=False, info={"about": "麒麟弓"})
+
+    def chosen(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        if picks:
+            move(g, [int(picks[0][5:])], "equip", "discard", self.target, reason="麒麟弓")
 
 
 @register
@@ -315,22 +316,20 @@ class AxeDiscard(Frame, tag="axe"):
     user: int
     effect: int
 
-
-@handler(AxeDiscard)
-def _axe(g: Game, f: AxeDiscard) -> None:
-    p = g.players[f.user]
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        p = g.players[self.user]
+        self.then(self.chosen)
         axe = p.equip.get("weapon", -1)
         opts = [f"card:{c}" for c in p.hand] + [f"card:{c}" for c in p.equip.values() if c != axe]
-        ask(g, f.user, "cards", opts, 2, 2, info={"skill": "贯石斧"})
-        return
-    picks = answer(g)
-    pop(g)
-    if picks:
-        emit(g, SkillInvoked(seat=f.user, skill="贯石斧"))
-        discard_from(g, f.user, [int(x[5:]) for x in picks], reason="贯石斧")
-        g.stack[f.effect].forced = True
+        ask(g, self.user, "cards", opts, 2, 2, info={"skill": "贯石斧"})
+
+    def chosen(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        if picks:
+            emit(g, SkillInvoked(seat=self.user, skill="贯石斧"))
+            discard_from(g, self.user, [int(x[5:]) for x in picks], reason="贯石斧")
+            g.stack[self.effect].forced = True
 
 
 @register
@@ -353,23 +352,24 @@ class BladeFollow(Frame, tag="blade"):
     user: int
     target: int
 
-
-@handler(BladeFollow)
-def _blade(g: Game, f: BladeFollow) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        if not g.players[f.target].alive:
+    def start(self, g: Game) -> None:
+        if not g.players[self.target].alive:
             pop(g)
             return
+        self.then(self.answered)
         push(
-            g, AskCard(user=f.user, need="杀", mode="select", target=f.target, reason="青龙偃月刀")
+            g,
+            AskCard(
+                user=self.user, need="杀", mode="select", target=self.target, reason="青龙偃月刀"
+            ),
         )
-        return
-    vc = g.ret
-    pop(g)
-    if vc is not None:
-        emit(g, SkillInvoked(seat=f.user, skill="青龙偃月刀", targets=[f.target]))
-        use_card(g, f.user, vc, [f.target], counted=False, data={"no_distance": True})
+
+    def answered(self, g: Game) -> None:
+        vc = g.ret
+        pop(g)
+        if vc is not None:
+            emit(g, SkillInvoked(seat=self.user, skill="青龙偃月刀", targets=[self.target]))
+            use_card(g, self.user, vc, [self.target], counted=False, data={"no_distance": True})
 
 
 @register
@@ -403,38 +403,40 @@ class SpearCards(Frame, tag="spear"):
     user: int
     use: bool = False
 
-
-@handler(SpearCards)
-def _spear(g: Game, f: SpearCards) -> None:
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        self.then(self.chosen)
         ask(
             g,
-            f.user,
+            self.user,
             "cards",
-            [f"card:{c}" for c in g.players[f.user].hand],
+            [f"card:{c}" for c in g.players[self.user].hand],
             2,
             2,
             info={"skill": "丈八蛇矛", "as": "杀"},
         )
-        return
-    picks = answer(g)
-    pop(g, None)
-    if not picks:
-        return
-    vc = converted(g, "杀", [int(x[5:]) for x in picks], "丈八蛇矛")
-    if f.use:
-        use_card(g, f.user, vc)
-    else:
-        g.ret = vc
+
+    def chosen(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g, None)
+        if not picks:
+            return
+        vc = converted(g, "杀", [int(x[5:]) for x in picks], "丈八蛇矛")
+        if self.use:
+            use_card(g, self.user, vc)
+        else:
+            g.ret = vc
 
 
 @register
 class Halberd(Skill):
-    """方天画戟: if your 杀 is your last hand card(s), up to two more targets (in 杀's spec)."""
+    """方天画戟: 锁定技, when the 杀 you use is your last hand card(s), up to two more targets."""
 
     name = "方天画戟"
     optional = False
+
+    def target_count(self, g: Game, seat: int, vc: VCard) -> int:
+        hand = g.players[seat].hand
+        return 2 if is_slash(vc.name) and hand and set(hand) <= set(vc.cards) else 0
 
 
 @register
@@ -470,6 +472,7 @@ class EightDiagram(Skill):
     """八卦阵: when you need to use or play a 闪, you may judge: red → as if you did."""
 
     name = "八卦阵"
+    armor = True
 
     def provides(self, g: Game, seat: int, ask: Any) -> bool:
         return ask.need == "闪" and not ask.ignore_armor
@@ -483,23 +486,25 @@ class EightDiagramJudge(Frame, tag="eight_diagram"):
 
     seat: int
 
+    def start(self, g: Game) -> None:
+        self.then(self.judged)
+        emit(g, SkillInvoked(seat=self.seat, skill="八卦阵"))
+        push(g, Judge(seat=self.seat, reason="八卦阵"))
 
-@handler(EightDiagramJudge)
-def _eight(g: Game, f: EightDiagramJudge) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        emit(g, SkillInvoked(seat=f.seat, skill="八卦阵"))
-        push(g, Judge(seat=f.seat, reason="八卦阵"))
-        return
-    pop(g, VCard(name="闪", skill="八卦阵") if g.ret else None)
+    def judged(self, g: Game) -> None:
+        pop(g, VCard(name="闪", skill="八卦阵") if g.ret else None)
 
 
 @register
 class NiohShield(Skill):
-    """仁王盾: 锁定技, black 杀 are ineffective against you (checked in 杀's spec)."""
+    """仁王盾: 锁定技, black 杀 are ineffective against you."""
 
     name = "仁王盾"
     optional = False
+    armor = True
+
+    def card_ineffective(self, g: Game, seat: int, vc: VCard) -> bool:
+        return is_slash(vc.name) and vc.color == "black"
 
 
 def _armor_damage(g: Game, seat: int, trig: Trigger) -> Any:
@@ -514,6 +519,10 @@ class Vine(Skill):
     name = "藤甲"
     events = ("damage_taking",)
     optional = False
+    armor = True
+
+    def card_ineffective(self, g: Game, seat: int, vc: VCard) -> bool:
+        return vc.name in ("杀", "南蛮入侵", "万箭齐发")
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         d = _armor_damage(g, seat, trig)
@@ -531,6 +540,7 @@ class SilverLion(Skill):
     name = "白银狮子"
     events = ("damage_taking",)
     optional = False
+    armor = True
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         d = _armor_damage(g, seat, trig)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.damage import damage, recover
-from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import CardShown, ChainToggled
 from ..core.pick import PickCard
 from ..core.query import card_count, distance_ok, in_range, order_from, prohibited, skill_objs
@@ -12,7 +12,6 @@ from ..core.state import Frame, Game
 from ..core.use import CardSpec, UseCard, register_card, use_card
 from ..core.vcard import VCard
 from ..core.zones import discard_from, draw, move, take_top
-from .basic import armor_name
 
 
 class TrickSpec(CardSpec):
@@ -57,26 +56,24 @@ class TakeEffect(Frame, tag="take_effect"):
     judge: bool = True
     reason: str = ""
 
-
-@handler(TakeEffect)
-def _take(g: Game, f: TakeEffect) -> None:
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        self.then(self.picked)
         push(
             g,
             PickCard(
-                chooser=f.user,
-                owner=f.target,
-                judge=f.judge,
-                reason=f.reason or ("顺手牵羊" if f.keep else "过河拆桥"),
+                chooser=self.user,
+                owner=self.target,
+                judge=self.judge,
+                reason=self.reason or ("顺手牵羊" if self.keep else "过河拆桥"),
             ),
         )
-        return
-    cid = g.ret
-    pop(g)
-    if cid is None or cid < 0:
-        return
-    take_card(g, f.user, f.target, cid, keep=f.keep, reason=f.reason)
+
+    def picked(self, g: Game) -> None:
+        cid = g.ret
+        pop(g)
+        if cid is None or cid < 0:
+            return
+        take_card(g, self.user, self.target, cid, keep=self.keep, reason=self.reason)
 
 
 def take_card(g: Game, user: int, owner: int, cid: int, keep: bool, reason: str = "") -> None:
@@ -128,26 +125,34 @@ class DuelEffect(Frame, tag="duel_effect"):
     turn: int
     got: int = 0
 
+    def other(self) -> int:
+        """The seat facing the one whose turn it is."""
+        return self.user if self.turn == self.target else self.target
 
-@handler(DuelEffect)
-def _duel(g: Game, f: DuelEffect) -> None:
-    other = f.user if f.turn == f.target else f.target
-    if f.pc == 1:
+    def start(self, g: Game) -> None:
+        self.demand(g, self.other())
+
+    def demand(self, g: Game, source: int) -> None:
+        """Ask the seat whose turn it is for a 杀."""
+        self.then(self.played)
+        push(g, AskCard(user=self.turn, need="杀", mode="play", source=source, reason="决斗"))
+
+    def played(self, g: Game) -> None:
+        other = self.other()
         if g.ret is None:  # lost the duel
-            f.pc = 2
-            if g.players[f.turn].alive:
+            self.then(self.done)
+            if g.players[self.turn].alive:
                 damage(
-                    g, other if g.players[other].alive else -1, f.turn, 1, card="决斗", duel=True
+                    g, other if g.players[other].alive else -1, self.turn, 1, card="决斗", duel=True
                 )
             return
-        f.got += 1
-        if f.got >= slashes_needed(g, other):
-            f.turn, f.got = other, 0
-    if f.pc == 2:
+        self.got += 1
+        if self.got >= slashes_needed(g, other):
+            self.turn, self.got = other, 0
+        self.demand(g, other)
+
+    def done(self, g: Game) -> None:
         pop(g)
-        return
-    f.pc = 1
-    push(g, AskCard(user=f.turn, need="杀", mode="play", source=other, reason="决斗"))
 
 
 @register_card
@@ -185,37 +190,35 @@ class CollateralEffect(Frame, tag="collateral_effect"):
     wielder: int
     victim: int
 
-
-@handler(CollateralEffect)
-def _collateral(g: Game, f: CollateralEffect) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        if not g.players[f.victim].alive:
+    def start(self, g: Game) -> None:
+        self.then(self.answered)
+        if not g.players[self.victim].alive:
             g.ret = None
             return
         push(
             g,
             AskCard(
-                user=f.wielder,
+                user=self.wielder,
                 need="杀",
                 mode="select",
-                source=f.user,
-                target=f.victim,
+                source=self.user,
+                target=self.victim,
                 reason="借刀杀人",
             ),
         )
-        return
-    if f.pc == 1:
+
+    def answered(self, g: Game) -> None:
         vc = g.ret
-        f.pc = 2
+        self.then(self.done)
         if vc is not None:
-            use_card(g, f.wielder, vc, [f.victim], counted=False, data={"no_distance": True})
+            use_card(g, self.wielder, vc, [self.victim], counted=False, data={"no_distance": True})
             return
-        w = g.players[f.wielder].equip.get("weapon", -1)
-        if w >= 0 and g.players[f.user].alive:
-            move(g, [w], "equip", "hand", f.wielder, f.user, reason="借刀杀人")
-        return
-    pop(g)
+        w = g.players[self.wielder].equip.get("weapon", -1)
+        if w >= 0 and g.players[self.user].alive:
+            move(g, [w], "equip", "hand", self.wielder, self.user, reason="借刀杀人")
+
+    def done(self, g: Game) -> None:
+        pop(g)
 
 
 class AOESpec(TrickSpec):
@@ -223,9 +226,6 @@ class AOESpec(TrickSpec):
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return order_from(g, user, include_start=False)
-
-    def ineffective(self, g: Game, use: UseCard, t: int) -> str:
-        return "藤甲" if armor_name(g, t) == "藤甲" else ""
 
 
 @register_card
@@ -255,19 +255,22 @@ class DemandEffect(Frame, tag="demand_effect"):
     need: str
     card: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.answered)
+        push(
+            g,
+            AskCard(
+                user=self.target, need=self.need, mode="play", source=self.user, reason=self.card
+            ),
+        )
 
-@handler(DemandEffect)
-def _demand(g: Game, f: DemandEffect) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        push(g, AskCard(user=f.target, need=f.need, mode="play", source=f.user, reason=f.card))
-        return
-    if f.pc == 1:
-        f.pc = 2
+    def answered(self, g: Game) -> None:
+        self.then(self.done)
         if g.ret is None:
-            damage(g, f.user, f.target, 1, card=f.card)
-        return
-    pop(g)
+            damage(g, self.user, self.target, 1, card=self.card)
+
+    def done(self, g: Game) -> None:
+        pop(g)
 
 
 @register_card
@@ -320,26 +323,24 @@ class GraceEffect(Frame, tag="grace_effect"):
     use: int
     target: int
 
-
-@handler(GraceEffect)
-def _grace(g: Game, f: GraceEffect) -> None:
-    use: UseCard = g.stack[f.use]
-    left = [c for c in use.data.get("revealed", []) if c in g.processing]
-    if f.pc == 0:
-        f.pc = 1
+    def start(self, g: Game) -> None:
+        use: UseCard = g.stack[self.use]
+        left = [c for c in use.data.get("revealed", []) if c in g.processing]
+        self.then(self.taken)
         ask(
             g,
-            f.target,
+            self.target,
             "choose",
             [f"card:{c}" for c in left],
             declinable=False,
             info={"about": "五谷丰登"},
         )
-        return
-    picks = answer(g)
-    pop(g)
-    if picks:
-        move(g, [int(picks[0][5:])], "processing", "hand", -1, f.target, reason="五谷丰登")
+
+    def taken(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        if picks:
+            move(g, [int(picks[0][5:])], "processing", "hand", -1, self.target, reason="五谷丰登")
 
 
 @register_card
@@ -400,44 +401,42 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
     shown: int = -1
     any_card: bool = False
 
-
-@handler(FireAttackEffect)
-def _fire_attack(g: Game, f: FireAttackEffect) -> None:
-    t = g.players[f.target]
-    if f.pc == 0:
+    def start(self, g: Game) -> None:
+        t = g.players[self.target]
         if not t.hand:
             pop(g)
             return
-        f.pc = 1
+        self.then(self.shown_card)
         ask(
             g,
-            f.target,
+            self.target,
             "choose",
             [f"card:{c}" for c in t.hand],
             declinable=False,
             info={"about": "火攻_show"},
         )
-        return
-    if f.pc == 1:
-        f.shown = int(answer(g)[0][5:])
-        emit(g, CardShown(seat=f.target, card=f.shown))
-        suit = g.cards[f.shown].suit
-        u = g.players[f.user]
-        payable = list(u.hand) + (list(u.equip.values()) if f.any_card else [])
-        f.pc = 2
+
+    def shown_card(self, g: Game) -> None:
+        self.shown = int(answer(g)[0][5:])
+        emit(g, CardShown(seat=self.target, card=self.shown))
+        suit = g.cards[self.shown].suit
+        u = g.players[self.user]
+        payable = list(u.hand) + (list(u.equip.values()) if self.any_card else [])
+        self.then(self.paid)
         ask(
             g,
-            f.user,
+            self.user,
             "discard",
             [f"card:{c}" for c in payable if g.cards[c].suit == suit],
             info={"count": 1, "reason": "火攻", "suit": suit},
         )
-        return
-    if f.pc == 2:
+
+    def paid(self, g: Game) -> None:
         picks = answer(g)
-        f.pc = 3
+        self.then(self.done)
         if picks:
-            discard_from(g, f.user, [int(picks[0][5:])], reason="火攻")
-            damage(g, f.user, f.target, 1, "fire", card="火攻")
-        return
-    pop(g)
+            discard_from(g, self.user, [int(picks[0][5:])], reason="火攻")
+            damage(g, self.user, self.target, 1, "fire", card="火攻")
+
+    def done(self, g: Game) -> None:
+        pop(g)

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import msgspec
 
-from .engine import emit, handler, pop, push
+from .engine import emit, pop, push
 from .events import ChainToggled, Damaged, Died, Dying, HpLost, Recovered
 from .query import order_from
+from .respond import AskCard
+from .ruleset import ruleset_of
 from .state import Frame, Game
 from .triggers import fire
+from .zones import move
 
 CHAIN_FROM_FIRST_FINAL = "chain_amount_final"  # A-STD-02
 
@@ -34,6 +37,98 @@ class Damage(Frame, tag="damage"):
     # target-side "after damage" triggers (the new general did not take this damage)
     target_replaced: bool = False
 
+    def start(self, g: Game) -> None:
+        """Source-side modifiers (a dead source is no source)."""
+        self.then(self.target_side)
+        if self.source >= 0 and not g.players[self.source].alive:
+            self.source = -1
+        if self.source >= 0:
+            fire(g, "damage_causing", len(g.stack) - 1, seats=[self.source])
+
+    def target_side(self, g: Game) -> None:
+        """Target-side modifiers."""
+        self.then(self.about_to_hit)
+        if not self.prevented and g.players[self.target].alive:
+            fire(g, "damage_taking", len(g.stack) - 1, seats=[self.target])
+
+    def about_to_hit(self, g: Game) -> None:
+        """The damage is about to reduce HP (狂骨/噬血 measure distance here, before a death)."""
+        p = g.players[self.target]
+        if self.prevented or self.amount < 1 or not p.alive:
+            pop(g, 0)
+            return
+        self.then(self.hit)
+        if self.source >= 0 and fire(g, "damage_hit", len(g.stack) - 1, seats=[self.source]):
+            return
+        self.hit(g)
+
+    def hit(self, g: Game) -> None:
+        """HP goes down (after shields absorb); a chained target passes elemental damage on."""
+        p = g.players[self.target]
+        self.then(self.caused)
+        self.dealt = self.amount
+        rest = absorb(g, self.target, self.amount)
+        p.hp -= rest
+        emit(
+            g,
+            Damaged(
+                source=self.source,
+                target=self.target,
+                amount=self.amount,
+                nature=self.nature,
+                card=self.card,
+                hp=p.hp,
+            ),
+        )
+        if p.chained and self.nature != "normal":
+            p.chained = False
+            emit(g, ChainToggled(seat=self.target, chained=False))
+            if not self.propagated:
+                self.chain = [
+                    s for s in order_from(g, g.current) if s != self.target and g.players[s].chained
+                ]
+        if p.hp <= 0:
+            push(g, DyingFrame(seat=self.target, killer=self.source))
+
+    def caused(self, g: Game) -> None:
+        """After the damage, source side."""
+        self.then(self.suffered)
+        if self.source >= 0 and g.players[self.source].alive:
+            fire(g, "damage_caused", len(g.stack) - 1, seats=[self.source])
+
+    def suffered(self, g: Game) -> None:
+        """After the damage, target side."""
+        self.then(self.chain_on)
+        if g.players[self.target].alive and not self.target_replaced:
+            fire(g, "damaged", len(g.stack) - 1, seats=[self.target])
+
+    def after_hit(self) -> bool:
+        """Whether HP has gone down and the "after damage" triggers are still to come."""
+        return self.step in ("caused", "suffered")
+
+    def chain_on(self, g: Game) -> None:
+        """Chain propagation (§2.7): same source, nature, card and amount; no further
+        propagation."""
+        while self.ci < len(self.chain):
+            s = self.chain[self.ci]
+            self.ci += 1
+            if g.players[s].alive and g.players[s].chained:
+                push(
+                    g,
+                    Damage(
+                        source=self.source,
+                        target=s,
+                        amount=self.dealt,
+                        nature=self.nature,
+                        card=self.card,
+                        cards=self.cards,
+                        slash=self.slash,
+                        propagated=True,
+                    ),
+                )
+                return
+        pop(g, self.dealt)
+
 
 class DyingFrame(Frame, tag="dying"):
     """The rescue round for a seat at HP ≤ 0 (§1.11)."""
@@ -43,12 +138,81 @@ class DyingFrame(Frame, tag="dying"):
     order: list[int] = msgspec.field(default_factory=list)
     i: int = 0
 
+    def start(self, g: Game) -> None:
+        self.then(self.rescue)
+        emit(g, Dying(seat=self.seat, hp=g.players[self.seat].hp))
+        self.order = order_from(g, g.current)
+        fire(g, "dying", len(g.stack) - 1, seats=[self.seat])
+
+    def rescue(self, g: Game) -> None:
+        """Ask each seat in turn for 桃 while the dying seat is still below 1 HP."""
+        p = g.players[self.seat]
+        if p.hp >= 1 or not p.alive:
+            pop(g, True)
+            return
+        while self.i < len(self.order) and not g.players[self.order[self.i]].alive:
+            self.i += 1
+        if self.i < len(self.order):
+            self.then(self.peach_answered)
+            push(g, AskCard(user=self.order[self.i], need="桃", target=self.seat, reason="dying"))
+            return
+        pop(g, False)
+        ruleset_of(g).unsaved(g, self.seat, self.killer)  # standard: Death
+
+    def peach_answered(self, g: Game) -> None:
+        self.then(self.rescue)
+        vc = g.ret
+        if vc is not None:
+            # every seat may react (救援: the dying lord, or — literal reading — its holder)
+            fire(
+                g,
+                "peach_saving",
+                len(g.stack) - 1,
+                data={"by": self.order[self.i], "seat": self.seat},
+            )
+            ruleset_of(g).peach_recover(g, self.order[self.i], self.seat, vc)
+            return
+        self.i += 1
+        self.rescue(g)
+
 
 class Death(Frame, tag="death"):
     """Death: reveal, game-over check, on-death skills, discard everything, reward/penalty."""
 
     seat: int
     killer: int = -1
+
+    def start(self, g: Game) -> None:
+        """The role is revealed, the game may end; then on-death skills."""
+        p = g.players[self.seat]
+        self.then(self.discard_all)
+        p.alive = False
+        g.dead += 1
+        p.role_revealed = True
+        if self.killer >= 0 and not g.players[self.killer].alive:
+            self.killer = -1
+        emit(g, Died(seat=self.seat, killer=self.killer, role=p.role))
+        ruleset_of(g).check_winner(g)
+        fire(g, "death", len(g.stack) - 1)
+
+    def discard_all(self, g: Game) -> None:
+        p = g.players[self.seat]
+        self.then(self.rewards)
+        if p.hand:
+            move(g, list(p.hand), "hand", "discard", self.seat, reason="death")
+        if p.equip:
+            move(g, list(p.equip.values()), "equip", "discard", self.seat, reason="death")
+        if p.judge:
+            move(g, list(p.judge), "judge", "discard", self.seat, reason="death")
+
+    def rewards(self, g: Game) -> None:
+        self.then(self.done)
+        ruleset_of(g).death_penalty(g, self.seat, self.killer)
+
+    def done(self, g: Game) -> None:
+        pop(g)
+        if self.seat == g.current:
+            g.abort_turn = True
 
 
 def damage(
@@ -105,162 +269,4 @@ def lose_hp(g: Game, seat: int, n: int = 1, source: int = -1) -> None:
 
 def absorb(g: Game, seat: int, amount: int) -> int:
     """Variant hook: 护甲/玉佩 absorb damage first (seed 002). Standard: nothing absorbs."""
-    from .ruleset import ruleset_of
-
     return ruleset_of(g).absorb_damage(g, seat, amount)
-
-
-@handler(Damage)
-def _damage(g: Game, f: Damage) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        if f.source >= 0 and not g.players[f.source].alive:
-            f.source = -1
-        if f.source >= 0:
-            fire(g, "damage_causing", len(g.stack) - 1, seats=[f.source])
-        return
-    if f.pc == 1:
-        f.pc = 2
-        if not f.prevented and g.players[f.target].alive:
-            fire(g, "damage_taking", len(g.stack) - 1, seats=[f.target])
-        return
-    if f.pc == 2:
-        p = g.players[f.target]
-        if f.prevented or f.amount < 1 or not p.alive:
-            pop(g, 0)
-            return
-        f.pc = 6
-        # the damage is about to reduce HP (狂骨/噬血 measure distance here, before a death)
-        if f.source >= 0 and fire(g, "damage_hit", len(g.stack) - 1, seats=[f.source]):
-            return
-    if f.pc == 6:
-        p = g.players[f.target]
-        f.pc = 3
-        f.dealt = f.amount
-        rest = absorb(g, f.target, f.amount)
-        p.hp -= rest
-        emit(
-            g,
-            Damaged(
-                source=f.source,
-                target=f.target,
-                amount=f.amount,
-                nature=f.nature,
-                card=f.card,
-                hp=p.hp,
-            ),
-        )
-        if p.chained and f.nature != "normal":
-            p.chained = False
-            emit(g, ChainToggled(seat=f.target, chained=False))
-            if not f.propagated:
-                f.chain = [
-                    s for s in order_from(g, g.current) if s != f.target and g.players[s].chained
-                ]
-        if p.hp <= 0:
-            push(g, DyingFrame(seat=f.target, killer=f.source))
-        return
-    if f.pc == 3:
-        f.pc = 4
-        if f.source >= 0 and g.players[f.source].alive:
-            fire(g, "damage_caused", len(g.stack) - 1, seats=[f.source])
-        return
-    if f.pc == 4:
-        f.pc = 5
-        if g.players[f.target].alive and not f.target_replaced:
-            fire(g, "damaged", len(g.stack) - 1, seats=[f.target])
-        return
-    # chain propagation (§2.7): same source, nature, card and amount; no further propagation
-    while f.ci < len(f.chain):
-        s = f.chain[f.ci]
-        f.ci += 1
-        if g.players[s].alive and g.players[s].chained:
-            push(
-                g,
-                Damage(
-                    source=f.source,
-                    target=s,
-                    amount=f.dealt,
-                    nature=f.nature,
-                    card=f.card,
-                    cards=f.cards,
-                    slash=f.slash,
-                    propagated=True,
-                ),
-            )
-            return
-    pop(g, f.dealt)
-
-
-@handler(DyingFrame)
-def _dying(g: Game, f: DyingFrame) -> None:
-    from .respond import AskCard
-
-    p = g.players[f.seat]
-    if f.pc == 0:
-        f.pc = 1
-        emit(g, Dying(seat=f.seat, hp=p.hp))
-        f.order = order_from(g, g.current)
-        fire(g, "dying", len(g.stack) - 1, seats=[f.seat])
-        return
-    if f.pc == 2:
-        f.pc = 1
-        vc = g.ret
-        if vc is not None:
-            # every seat may react (救援: the dying lord, or — literal reading — its holder)
-            fire(g, "peach_saving", len(g.stack) - 1, data={"by": f.order[f.i], "seat": f.seat})
-            from .ruleset import ruleset_of
-
-            ruleset_of(g).peach_recover(g, f.order[f.i], f.seat, vc)
-            return
-        f.i += 1
-    if p.hp >= 1 or not p.alive:
-        pop(g, True)
-        return
-    while f.i < len(f.order) and not g.players[f.order[f.i]].alive:
-        f.i += 1
-    if f.i < len(f.order):
-        f.pc = 2
-        push(g, AskCard(user=f.order[f.i], need="桃", target=f.seat, reason="dying"))
-        return
-    f.pc = 3
-    if f.pc == 3:
-        from .ruleset import ruleset_of
-
-        pop(g, False)
-        ruleset_of(g).unsaved(g, f.seat, f.killer)  # standard: Death
-
-
-@handler(Death)
-def _death(g: Game, f: Death) -> None:
-    from .ruleset import ruleset_of
-    from .zones import move
-
-    p = g.players[f.seat]
-    if f.pc == 0:
-        f.pc = 1
-        p.alive = False
-        g.dead += 1
-        p.role_revealed = True
-        if f.killer >= 0 and not g.players[f.killer].alive:
-            f.killer = -1
-        emit(g, Died(seat=f.seat, killer=f.killer, role=p.role))
-        ruleset_of(g).check_winner(g)
-        fire(g, "death", len(g.stack) - 1)
-        return
-    if f.pc == 1:
-        f.pc = 2
-        if p.hand:
-            move(g, list(p.hand), "hand", "discard", f.seat, reason="death")
-        if p.equip:
-            move(g, list(p.equip.values()), "equip", "discard", f.seat, reason="death")
-        if p.judge:
-            move(g, list(p.judge), "judge", "discard", f.seat, reason="death")
-        return
-    if f.pc == 2:
-        f.pc = 3
-        ruleset_of(g).death_penalty(g, f.seat, f.killer)
-        return
-    pop(g)
-    if f.seat == g.current:
-        g.abort_turn = True

@@ -18,7 +18,6 @@ from .state import Answer, Decision, Frame, Game
 F = TypeVar("F", bound=Frame)
 Handler = Callable[[Game, Any], None]
 HANDLERS: dict[type, Handler] = {}
-FRAME_TYPES: dict[str, type[Frame]] = {}
 
 
 class IllegalAnswer(Exception):
@@ -38,9 +37,6 @@ def handler(cls: type[F]) -> Callable[[Callable[[Game, F], None]], Callable[[Gam
 
     def wrap(fn: Callable[[Game, F], None]) -> Callable[[Game, F], None]:
         HANDLERS[cls] = fn
-        tag = cls.__struct_config__.tag
-        assert isinstance(tag, str), cls
-        FRAME_TYPES[tag] = cls
         return fn
 
     return wrap
@@ -157,7 +153,11 @@ def advance(g: Game) -> list[Event]:
         while g.pending is None and not g.over and stack:
             top = stack[-1]
             g.top = len(stack) - 1
-            handlers[top.__class__](g, top)
+            h = handlers.get(top.__class__)
+            if h is None:
+                getattr(top, top.step)(g)
+            else:
+                h(g, top)
             if g.abort_turn:
                 _unwind_turn(g)
     except GameOver:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
-from .engine import answer, ask, emit, handler, pop, push
+from .engine import answer, ask, emit, pop, push
 from .events import Nullified, PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .judge import Judge
 from .query import hand_limit, next_alive, with_hook
@@ -15,6 +17,9 @@ from .use import NullifyWindow, UseCard, ask_play, specs_of
 from .vcard import physical
 from .zones import discard_from, draw, move
 
+if TYPE_CHECKING:
+    from ..cards.delayed import DelayedSpec
+
 
 class GameFrame(Frame, tag="game"):
     """The root: turns in order, forever (the game ends by ``end_game``)."""
@@ -23,15 +28,94 @@ class GameFrame(Frame, tag="game"):
     first_phase: str = "start"
     extra: list[int] = msgspec.field(default_factory=list)  # seats owed an extra turn
 
+    def start(self, g: Game) -> None:
+        self.then(self.next_turn)
+        g.round = max(g.round, 1)
+        push(
+            g,
+            TurnFrame(
+                seat=self.seat,
+                pi=PHASES.index(self.first_phase),
+                begin=self.first_phase == "start",
+            ),
+        )
+
+    def next_turn(self, g: Game) -> None:
+        prev = self.seat
+        while self.extra:
+            # an extra turn (额外回合) comes right after the turn that earned it; it neither
+            # starts a round nor moves the normal order on (§1.2), and a seat that died meanwhile
+            # loses it
+            extra = self.extra.pop(0)
+            if g.players[extra].alive:
+                push(g, TurnFrame(seat=extra))
+                return
+        nxt = next_alive(g, prev)
+        if nxt <= prev:  # the order passed seat 0's position: a new round (§1.2)
+            g.round += 1
+        self.seat = nxt
+        push(g, TurnFrame(seat=nxt))
+
 
 class TurnFrame(Frame, tag="turn"):
-    """One turn: turn start, the six phases (unless skipped), turn end."""
+    """One turn: turn start, the six phases (unless skipped), turn end.
+
+    Its steps run on at once when their timing point has no listener (most turns fire nothing),
+    returning to the loop only when a child frame was pushed."""
 
     seat: int
     pi: int = 0
     skip: list[str] = msgspec.field(default_factory=list)
     aborted: bool = False
     begin: bool = True
+
+    def start(self, g: Game) -> None:
+        self.then(self.before_phase)
+        g.current = self.seat
+        g.turn_marks = {}
+        if self.begin:
+            emit(g, TurnStarted(seat=self.seat, round=g.round))
+            if fire(g, "turn_start", g.top):
+                return
+        self.before_phase(g)
+
+    def before_phase(self, g: Game) -> None:
+        """Before the next phase: a skill may skip it."""
+        p = g.players[self.seat]
+        if self.aborted or not p.alive or self.pi >= len(PHASES):
+            self.goto(g, self.turn_end)
+            return
+        self.then(self.phase)
+        if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}):
+            return
+        self.phase(g)
+
+    def phase(self, g: Game) -> None:
+        """The next phase, unless it is skipped."""
+        self.then(self.before_phase)
+        phase = PHASES[self.pi]
+        self.pi += 1
+        if phase in self.skip:
+            emit(g, PhaseSkipped(seat=self.seat, phase=phase))
+            self.before_phase(g)
+            return
+        push(g, PhaseFrame(seat=self.seat, phase=phase))
+
+    def turn_end(self, g: Game) -> None:
+        self.then(self.done)
+        g.phase = ""
+        emit(g, TurnEnded(seat=self.seat))
+        if g.players[self.seat].alive and fire(g, "turn_end", g.top):
+            return
+        self.done(g)
+
+    def done(self, g: Game) -> None:
+        """Per-turn marks (``t:``) expire."""
+        for q in g.players:
+            if q.marks:
+                q.marks = {k: v for k, v in q.marks.items() if not k.startswith("t:")}
+        g.turn_marks = {}
+        pop(g)
 
 
 class PhaseFrame(Frame, tag="phase"):
@@ -40,6 +124,32 @@ class PhaseFrame(Frame, tag="phase"):
     seat: int
     phase: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.action)
+        g.phase = self.phase
+        emit(g, PhaseStarted(seat=self.seat, phase=self.phase))
+        if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat]):
+            return
+        self.action(g)
+
+    def action(self, g: Game) -> None:
+        """The phase's default action (judge, draw, play, discard)."""
+        self.then(self.phase_end)
+        body = _BODY.get(self.phase)
+        if body is not None:
+            push(g, body(seat=self.seat))
+            return
+        self.phase_end(g)
+
+    def phase_end(self, g: Game) -> None:
+        self.then(self.done)
+        if fire(g, "phase_end", g.top, data={"phase": self.phase}, seats=[self.seat]):
+            return
+        self.done(g)
+
+    def done(self, g: Game) -> None:
+        pop(g)
+
 
 class DrawPhase(Frame, tag="draw_phase"):
     """Draw ``n`` cards (skills at ``draw_count`` change ``n``)."""
@@ -47,11 +157,39 @@ class DrawPhase(Frame, tag="draw_phase"):
     seat: int
     n: int = 2
 
+    def start(self, g: Game) -> None:
+        self.then(self.draw_cards)
+        fire(g, "draw_count", len(g.stack) - 1, seats=[self.seat])
+
+    def draw_cards(self, g: Game) -> None:
+        draw(g, self.seat, self.n, reason="draw_phase")
+        pop(g)
+
 
 class PlayPhase(Frame, tag="play_phase"):
     """The active seat uses cards and skills one at a time until it ends the phase."""
 
     seat: int
+
+    def start(self, g: Game) -> None:
+        self.then(self.chosen)
+        ask_play(g, self.seat, play_options(g, self.seat))
+
+    def chosen(self, g: Game) -> None:
+        self.then(self.start)
+        picks = answer(g)
+        if not picks or picks[0] == "end":
+            pop(g)
+            return
+        pick = picks[0]
+        if pick.startswith("card:"):
+            push(g, UseCard(user=self.seat, vc=physical(g, int(pick[5:]))))
+        elif pick.startswith("recast:"):
+            from ..cards.tricks import recast
+
+            recast(g, self.seat, int(pick[7:]))
+        else:
+            SKILLS[pick[6:]].activate(g, self.seat)
 
 
 class DiscardPhase(Frame, tag="discard_phase"):
@@ -59,12 +197,46 @@ class DiscardPhase(Frame, tag="discard_phase"):
 
     seat: int
 
+    def start(self, g: Game) -> None:
+        p = g.players[self.seat]
+        n = len(p.hand) - hand_limit(g, self.seat)
+        if n <= 0:
+            pop(g)
+            return
+        self.then(self.discarded)
+        ask(
+            g,
+            self.seat,
+            "discard",
+            [f"card:{c}" for c in p.hand],
+            n,
+            n,
+            declinable=False,
+            info={"count": n, "reason": "discard_phase"},
+        )
+
+    def discarded(self, g: Game) -> None:
+        discard_from(g, self.seat, [int(x[5:]) for x in answer(g)], reason="discard_phase")
+        pop(g)
+
 
 class JudgePhase(Frame, tag="judge_phase"):
     """Resolve the delayed tricks in the judgement area, last placed first."""
 
     seat: int
     done: list[int] = msgspec.field(default_factory=list)
+
+    def start(self, g: Game) -> None:
+        p = g.players[self.seat]
+        todo = [c for c in p.judge if c not in self.done] if p.alive else []
+        if not todo:
+            pop(g)
+            return
+        cid = todo[-1]
+        self.done.append(cid)
+        push(
+            g, DelayedResolve(seat=self.seat, card=cid, name=g.as_name.get(cid, g.cards[cid].name))
+        )
 
 
 class DelayedResolve(Frame, tag="delayed"):
@@ -74,76 +246,35 @@ class DelayedResolve(Frame, tag="delayed"):
     card: int
     name: str
 
+    def spec(self, g: Game) -> DelayedSpec:
+        """The delayed trick's spec (which defines its outcomes)."""
+        from ..cards.delayed import DelayedSpec
 
-@handler(GameFrame)
-def _game(g: Game, f: GameFrame) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        g.round = max(g.round, 1)
-        push(
-            g,
-            TurnFrame(seat=f.seat, pi=PHASES.index(f.first_phase), begin=f.first_phase == "start"),
-        )
-        return
-    prev = f.seat
-    while f.extra:
-        # an extra turn (额外回合) comes right after the turn that earned it; it neither starts a
-        # round nor moves the normal order on (§1.2), and a seat that died meanwhile loses it
-        extra = f.extra.pop(0)
-        if g.players[extra].alive:
-            push(g, TurnFrame(seat=extra))
-            return
-    nxt = next_alive(g, prev)
-    if nxt <= prev:  # the order passed seat 0's position: a new round (§1.2)
-        g.round += 1
-    f.seat = nxt
-    push(g, TurnFrame(seat=nxt))
+        spec = specs_of(g)[self.name]
+        assert isinstance(spec, DelayedSpec)
+        return spec
 
+    def start(self, g: Game) -> None:
+        self.then(self.nullify_answered)
+        move(g, [self.card], "judge", "processing", self.seat, reason="judge_phase")
+        push(g, NullifyWindow(name=self.name, target=self.seat))
 
-@handler(TurnFrame)
-def _turn(g: Game, f: TurnFrame) -> None:
-    # Runs on through steps whose triggers had no listener, returning only when a child frame
-    # was pushed (most turns fire nothing, so this saves a loop round per step).
-    p = g.players[f.seat]
-    me = len(g.stack) - 1
-    while True:
-        if f.pc == 0:
-            f.pc = 1
-            g.current = f.seat
-            g.turn_marks = {}
-            if f.begin:
-                emit(g, TurnStarted(seat=f.seat, round=g.round))
-                if fire(g, "turn_start", me):
-                    return
-        elif f.pc == 1:
-            if f.aborted or not p.alive or f.pi >= len(PHASES):
-                f.pc = 3
-                continue
-            f.pc = 2
-            if fire(g, "before_phase", me, data={"phase": PHASES[f.pi]}):
-                return
-        elif f.pc == 2:
-            f.pc = 1
-            phase = PHASES[f.pi]
-            f.pi += 1
-            if phase in f.skip:
-                emit(g, PhaseSkipped(seat=f.seat, phase=phase))
-                continue
-            push(g, PhaseFrame(seat=f.seat, phase=phase))
-            return
-        elif f.pc == 3:
-            f.pc = 4
-            g.phase = ""
-            emit(g, TurnEnded(seat=f.seat))
-            if p.alive and fire(g, "turn_end", me):
-                return
-        else:
-            for q in g.players:
-                if q.marks:
-                    q.marks = {k: v for k, v in q.marks.items() if not k.startswith("t:")}
-            g.turn_marks = {}
+    def nullify_answered(self, g: Game) -> None:
+        spec = self.spec(g)
+        if g.ret:
+            emit(g, Nullified(target=self.seat, name=self.name))
+            spec.on_nullified(g, self)
             pop(g)
             return
+        self.then(self.judged)
+        push(g, Judge(seat=self.seat, reason=self.name))
+
+    def judged(self, g: Game) -> None:
+        self.then(self.done)
+        self.spec(g).on_judged(g, self, bool(g.ret))
+
+    def done(self, g: Game) -> None:
+        pop(g)
 
 
 _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
@@ -152,38 +283,6 @@ _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
     "play": PlayPhase,
     "discard": DiscardPhase,
 }
-
-
-@handler(PhaseFrame)
-def _phase(g: Game, f: PhaseFrame) -> None:
-    me = len(g.stack) - 1
-    if f.pc == 0:
-        f.pc = 1
-        g.phase = f.phase
-        emit(g, PhaseStarted(seat=f.seat, phase=f.phase))
-        if fire(g, "phase_start", me, data={"phase": f.phase}, seats=[f.seat]):
-            return
-    if f.pc == 1:
-        f.pc = 2
-        body = _BODY.get(f.phase)
-        if body is not None:
-            push(g, body(seat=f.seat))
-            return
-    if f.pc == 2:
-        f.pc = 3
-        if fire(g, "phase_end", me, data={"phase": f.phase}, seats=[f.seat]):
-            return
-    pop(g)
-
-
-@handler(DrawPhase)
-def _draw_phase(g: Game, f: DrawPhase) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        fire(g, "draw_count", len(g.stack) - 1, seats=[f.seat])
-        return
-    draw(g, f.seat, f.n, reason="draw_phase")
-    pop(g)
 
 
 def play_options(g: Game, seat: int) -> list[str]:
@@ -209,88 +308,3 @@ def play_options(g: Game, seat: int) -> list[str]:
         if s.can_activate(g, seat):
             out.append(f"skill:{s.name}")
     return out
-
-
-@handler(PlayPhase)
-def _play_phase(g: Game, f: PlayPhase) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        ask_play(g, f.seat, play_options(g, f.seat))
-        return
-    f.pc = 0
-    picks = answer(g)
-    if not picks or picks[0] == "end":
-        pop(g)
-        return
-    pick = picks[0]
-    if pick.startswith("card:"):
-        push(g, UseCard(user=f.seat, vc=physical(g, int(pick[5:]))))
-    elif pick.startswith("recast:"):
-        from ..cards.tricks import recast
-
-        recast(g, f.seat, int(pick[7:]))
-    else:
-        SKILLS[pick[6:]].activate(g, f.seat)
-
-
-@handler(DiscardPhase)
-def _discard_phase(g: Game, f: DiscardPhase) -> None:
-    p = g.players[f.seat]
-    if f.pc == 0:
-        n = len(p.hand) - hand_limit(g, f.seat)
-        if n <= 0:
-            pop(g)
-            return
-        f.pc = 1
-        ask(
-            g,
-            f.seat,
-            "discard",
-            [f"card:{c}" for c in p.hand],
-            n,
-            n,
-            declinable=False,
-            info={"count": n, "reason": "discard_phase"},
-        )
-        return
-    discard_from(g, f.seat, [int(x[5:]) for x in answer(g)], reason="discard_phase")
-    pop(g)
-
-
-@handler(JudgePhase)
-def _judge_phase(g: Game, f: JudgePhase) -> None:
-    p = g.players[f.seat]
-    todo = [c for c in p.judge if c not in f.done] if p.alive else []
-    if not todo:
-        pop(g)
-        return
-    cid = todo[-1]
-    f.done.append(cid)
-    push(g, DelayedResolve(seat=f.seat, card=cid, name=g.as_name.get(cid, g.cards[cid].name)))
-
-
-@handler(DelayedResolve)
-def _delayed(g: Game, f: DelayedResolve) -> None:
-    from ..cards.delayed import DelayedSpec  # the delayed tricks define their own outcomes
-
-    spec = specs_of(g)[f.name]
-    assert isinstance(spec, DelayedSpec)
-    if f.pc == 0:
-        f.pc = 1
-        move(g, [f.card], "judge", "processing", f.seat, reason="judge_phase")
-        push(g, NullifyWindow(name=f.name, target=f.seat))
-        return
-    if f.pc == 1:
-        if g.ret:
-            emit(g, Nullified(target=f.seat, name=f.name))
-            spec.on_nullified(g, f)
-            pop(g)
-            return
-        f.pc = 2
-        push(g, Judge(seat=f.seat, reason=f.name))
-        return
-    if f.pc == 2:
-        f.pc = 3
-        spec.on_judged(g, f, bool(g.ret))
-        return
-    pop(g)

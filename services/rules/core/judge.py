@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .cards import CardDef, color_of
-from .engine import emit, handler, pop
+from .engine import emit, pop
 from .events import CardsMoved, Judged
 from .query import order_from
 from .state import Frame, Game
@@ -29,32 +29,32 @@ class Judge(Frame, tag="judge"):
     card: int = -1
     result: bool = False
 
-
-@handler(Judge)
-def _judge(g: Game, f: Judge) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        f.card = take_top(g, 1)[0]
-        g.processing.append(f.card)
+    def start(self, g: Game) -> None:
+        """Reveal the top card; it may be replaced (鬼才) before it takes effect."""
+        self.then(self.takes_effect)
+        self.card = take_top(g, 1)[0]
+        g.processing.append(self.card)
         emit(
             g,
             CardsMoved(
-                cards=[f.card],
+                cards=[self.card],
                 count=1,
                 src="draw",
                 dst="processing",
-                dst_seat=f.seat,
+                dst_seat=self.seat,
                 reason="judge",
             ),
         )
         fire(g, "judge_modify", len(g.stack) - 1, seats=order_from(g, g.current))
-        return
-    if f.pc == 1:
-        f.pc = 2
-        f.result = JUDGE_RULES[f.reason](g.cards[f.card])
-        emit(g, Judged(seat=f.seat, card=f.card, reason=f.reason, result=f.result))
+
+    def takes_effect(self, g: Game) -> None:
+        """The result; then the after-effect window (天妒, 洛神)."""
+        self.then(self.done)
+        self.result = JUDGE_RULES[self.reason](g.cards[self.card])
+        emit(g, Judged(seat=self.seat, card=self.card, reason=self.reason, result=self.result))
         fire(g, "judge_done", len(g.stack) - 1)
-        return
-    if f.card in g.processing:
-        move(g, [f.card], "processing", "discard", reason="judge")
-    pop(g, f.result)
+
+    def done(self, g: Game) -> None:
+        if self.card in g.processing:
+            move(g, [self.card], "processing", "discard", reason="judge")
+        pop(g, self.result)

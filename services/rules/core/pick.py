@@ -5,7 +5,7 @@ Hand cards are picked blindly (``hand`` picks one at random); equipment and judg
 
 from __future__ import annotations
 
-from .engine import answer, ask, handler, pop, rand_below
+from .engine import answer, ask, pop, rand_below
 from .state import Frame, Game
 
 
@@ -18,6 +18,36 @@ class PickCard(Frame, tag="pick_card"):
     equip: bool = True
     judge: bool = False
     reason: str = ""
+
+    def start(self, g: Game) -> None:
+        opts = pick_options(g, self.owner, self.hand, self.equip, self.judge, self.chooser)
+        if not opts:
+            pop(g, -1)
+            return
+        self.then(self.picked)
+        ask(
+            g,
+            self.chooser,
+            "pick_card",
+            opts,
+            declinable=False,
+            info={
+                "owner": self.owner,
+                "reason": self.reason,
+                "hand_count": len(g.players[self.owner].hand),
+            },
+        )
+
+    def picked(self, g: Game) -> None:
+        picks = answer(g)
+        p = g.players[self.owner]
+        if not picks:  # pragma: no cover - forced decision
+            pop(g, -1)
+            return
+        if picks[0] == "hand":
+            pop(g, p.hand[rand_below(g, len(p.hand))] if p.hand else -1)
+        else:
+            pop(g, int(picks[0][5:]))
 
 
 def pick_options(
@@ -39,31 +69,3 @@ def pick_options(
     if judge:
         out += [f"card:{c}" for c in p.judge]
     return out
-
-
-@handler(PickCard)
-def _pick(g: Game, f: PickCard) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        opts = pick_options(g, f.owner, f.hand, f.equip, f.judge, f.chooser)
-        if not opts:
-            pop(g, -1)
-            return
-        ask(
-            g,
-            f.chooser,
-            "pick_card",
-            opts,
-            declinable=False,
-            info={"owner": f.owner, "reason": f.reason, "hand_count": len(g.players[f.owner].hand)},
-        )
-        return
-    picks = answer(g)
-    p = g.players[f.owner]
-    if not picks:  # pragma: no cover - forced decision
-        pop(g, -1)
-        return
-    if picks[0] == "hand":
-        pop(g, p.hand[rand_below(g, len(p.hand))] if p.hand else -1)
-    else:
-        pop(g, int(picks[0][5:]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .engine import answer, ask, emit, handler, pop
+from .engine import answer, ask, emit, pop
 from .events import CardPlayed, CardUsed
 from .query import with_hook
 from .skills import SKILLS
@@ -32,6 +32,51 @@ class AskCard(Frame, tag="ask_card"):
     vc: VCard | None = None
     trying: str = ""
     ignore_armor: bool = False  # 青釭剑: 八卦阵 cannot help
+
+    def start(self, g: Game) -> None:
+        if not g.players[self.user].alive:
+            pop(g, None)
+            return
+        self.then(self.answered)
+        info = {
+            "need": self.need,
+            "mode": self.mode,
+            "reason": self.reason,
+            "source": self.source,
+            "target": self.target,
+        }
+        ask(g, self.user, "respond", options_for(g, self), info=info)
+
+    def answered(self, g: Game) -> None:
+        if not g.players[self.user].alive:
+            pop(g, None)
+            return
+        picks = answer(g)
+        if not picks:
+            pop(g, None)
+            return
+        pick = picks[0]
+        if pick.startswith("card:"):
+            _finish(g, self, physical(g, int(pick[5:])))
+            return
+        self.trying = pick[6:]
+        self.then(self.provided)
+        SKILLS[self.trying].provide(g, self.user, self)
+
+    def provided(self, g: Game) -> None:
+        """A providing skill finished: its card, or None (then the seat is asked again)."""
+        if not g.players[self.user].alive:
+            pop(g, None)
+            return
+        vc = g.ret
+        if vc is None:
+            self.tried.append(self.trying)
+            self.then(self.start)
+            return
+        _finish(g, self, vc)
+
+    def given(self, g: Game) -> None:
+        pop(g, self.vc)
 
 
 def hand_options(g: Game, f: AskCard) -> list[str]:
@@ -92,50 +137,9 @@ def announce(g: Game, f: AskCard, vc: VCard) -> None:
             move(g, [cid], zone, "discard", f.user, reason=f.mode)
 
 
-@handler(AskCard)
-def _ask_card(g: Game, f: AskCard) -> None:
-    if f.pc == 3:
-        pop(g, f.vc)
-        return
-    if not g.players[f.user].alive:
-        pop(g, None)
-        return
-    if f.pc == 0:
-        f.pc = 1
-        info = {
-            "need": f.need,
-            "mode": f.mode,
-            "reason": f.reason,
-            "source": f.source,
-            "target": f.target,
-        }
-        ask(g, f.user, "respond", options_for(g, f), info=info)
-        return
-    if f.pc == 1:
-        picks = answer(g)
-        if not picks:
-            pop(g, None)
-            return
-        pick = picks[0]
-        if pick.startswith("card:"):
-            _finish(g, f, physical(g, int(pick[5:])))
-            return
-        f.trying = pick[6:]
-        f.pc = 2
-        SKILLS[f.trying].provide(g, f.user, f)
-        return
-    # pc 2: a providing skill finished
-    vc = g.ret
-    if vc is None:
-        f.tried.append(f.trying)
-        f.pc = 0
-        return
-    _finish(g, f, vc)
-
-
 def _finish(g: Game, f: AskCard, vc: VCard) -> None:
     f.vc = vc
-    f.pc = 3
+    f.then(f.given)
     if f.mode == "select":  # the caller uses the card itself (借刀杀人, 青龙偃月刀)
         return
     announce(g, f, vc)

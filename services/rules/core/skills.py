@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from .state import Game
+    from .vcard import VCard
 
 
 class Skill:
@@ -30,6 +31,7 @@ class Skill:
     events: ClassVar[tuple[str, ...]] = ()
     optional: ClassVar[bool] = True
     lord: ClassVar[bool] = False  # 主公技: only while its holder is the lord
+    armor: ClassVar[bool] = False  # an armour's effect: set aside by IGNORE_ARMOR (青釭剑)
     asks_itself: ClassVar[bool] = False  # optional, but ``run`` asks its own declinable decision
     text: ClassVar[str] = ""
 
@@ -83,9 +85,14 @@ class Skill:
         """False forbids ``seat`` to use ``card_name`` at all."""
         return True
 
-    def target_count(self, g: Game, seat: int, card_name: str) -> int:
-        """Extra targets ``seat`` may choose for ``card_name``."""
+    def target_count(self, g: Game, seat: int, vc: VCard) -> int:
+        """Extra targets ``seat`` may choose for the card ``vc`` (方天画戟)."""
         return 0
+
+    def card_ineffective(self, g: Game, seat: int, vc: VCard) -> bool:
+        """Whether the card ``vc`` used with ``seat`` among its targets has no effect on it
+        (仁王盾, 藤甲); the ``Ineffective`` event names this skill."""
+        return False
 
     def hand_limit(self, g: Game, seat: int) -> int:
         """Added to ``seat``'s hand limit."""
@@ -115,6 +122,7 @@ HOOKS = (
     "use_card_ok",
     "target_count",
     "ignores_distance",
+    "card_ineffective",
 )
 HOOK_SETS: dict[str, set[str]] = {h: set() for h in HOOKS}
 

@@ -6,6 +6,7 @@ forked for look-ahead, or handed to another worker at any decision point.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -16,10 +17,56 @@ SLOTS = ("weapon", "armor", "plus", "minus", "mount")  # mount: seed 003's singl
 PHASES = ("start", "judge", "draw", "play", "discard", "finish")
 
 
-class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
-    """One step of a nested procedure on the explicit stack; ``pc`` is where it resumes."""
+Step = Callable[["Game"], None]
+"""A step of a frame: one of its methods, run with the game."""
 
-    pc: int = 0
+
+class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
+    """A procedure on the explicit stack: plain data, and methods that are its steps.
+
+    ``step`` names the method that runs next, ``start`` first. A step may emit events, push
+    child frames, ``pop`` the frame or ``ask`` a decision; before it pushes or asks, it names the
+    step that carries on once the child has finished or the decision is answered
+    (:meth:`then`). Nothing lives in Python locals between steps, so the game stays plain data.
+    """
+
+    step: str = "start"
+    pc: int = 0  # the numbered steps of frames not yet written as methods (going away)
+
+    def start(self, g: Game) -> None:
+        """The first step."""
+        raise NotImplementedError(type(self).__name__)
+
+    def then(self, step: Step) -> None:
+        """Resume at ``step`` (a method of this frame) when what this step started is done."""
+        self.step = step.__name__
+
+    def goto(self, g: Game, step: Step) -> None:
+        """Carry on with ``step`` (a method of this frame) at once."""
+        self.step = step.__name__
+        step(g)
+
+
+_FRAME_TYPES: dict[str, type[Frame]] = {}
+
+
+def frame_type(kind: str) -> type[Frame]:
+    """The frame class whose ``kind`` tag is ``kind`` (KeyError if there is none)."""
+    cls = _FRAME_TYPES.get(kind)
+    if cls is None:
+        found: dict[str, type[Frame]] = {}
+        todo: list[type[Frame]] = [Frame]
+        while todo:
+            for sub in todo.pop().__subclasses__():
+                tag = sub.__struct_config__.tag
+                if isinstance(tag, str):
+                    if tag in found:
+                        raise TypeError(f"two frame classes have the kind {tag!r}")
+                    found[tag] = sub
+                todo.append(sub)
+        _FRAME_TYPES.update(found)
+        cls = _FRAME_TYPES[kind]
+    return cls
 
 
 class Player(msgspec.Struct, kw_only=True):

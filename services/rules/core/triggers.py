@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from .engine import answer, ask, emit, handler, pop, push
+from .engine import answer, ask, emit, pop, push
 from .events import SkillInvoked
 from .query import order_from, skills_of
 from .skills import LISTENERS, SKILLS
@@ -27,6 +27,50 @@ class Trigger(Frame, tag="trigger"):
     i: int = 0
     done: list[str] = msgspec.field(default_factory=list)
     cand: str = ""
+
+    def start(self, g: Game) -> None:
+        """Offer the next skill that applies, seat by seat; pop when none is left."""
+        names = LISTENERS[self.point]
+        while self.i < len(self.seats):
+            seat = self.seats[self.i]
+            p = g.players[seat]
+            if p.alive or self.point == "death":
+                for name in skills_of(g, p):
+                    if name in names and name not in self.done:
+                        sk = SKILLS[name]
+                        if not sk.can(g, seat, self):
+                            continue
+                        if sk.asks_itself:
+                            self.done.append(name)
+                            sk.run(g, seat, self)
+                        elif sk.is_optional(g, seat, self):
+                            self.cand = name
+                            self.then(self.confirmed)
+                            ask(
+                                g,
+                                seat,
+                                "confirm",
+                                ["yes"],
+                                info={"skill": name, "point": self.point},
+                            )
+                        else:
+                            self.done.append(name)
+                            emit(g, SkillInvoked(seat=seat, skill=name))
+                            sk.run(g, seat, self)
+                        return
+            self.i += 1
+            self.done = []
+        pop(g)
+
+    def confirmed(self, g: Game) -> None:
+        """The owner said whether to use the optional skill ``cand``."""
+        self.then(self.start)
+        picked = answer(g)
+        name = self.cand
+        self.done.append(name)
+        if picked:
+            emit(g, SkillInvoked(seat=self.seats[self.i], skill=name))
+            SKILLS[name].run(g, self.seats[self.i], self)
 
 
 def fire(
@@ -66,41 +110,3 @@ def fire(
 def ctx_frame(g: Game, trig: Trigger) -> Any:
     """The frame a trigger's skills read (the one that fired it)."""
     return g.stack[trig.ctx]
-
-
-@handler(Trigger)
-def _run_trigger(g: Game, f: Trigger) -> None:
-    if f.pc == 1:
-        f.pc = 0
-        picked = answer(g)
-        name = f.cand
-        f.done.append(name)
-        if picked:
-            emit(g, SkillInvoked(seat=f.seats[f.i], skill=name))
-            SKILLS[name].run(g, f.seats[f.i], f)
-        return
-    names = LISTENERS[f.point]
-    while f.i < len(f.seats):
-        seat = f.seats[f.i]
-        p = g.players[seat]
-        if p.alive or f.point == "death":
-            for name in skills_of(g, p):
-                if name in names and name not in f.done:
-                    sk = SKILLS[name]
-                    if not sk.can(g, seat, f):
-                        continue
-                    if sk.asks_itself:
-                        f.done.append(name)
-                        sk.run(g, seat, f)
-                    elif sk.is_optional(g, seat, f):
-                        f.cand = name
-                        f.pc = 1
-                        ask(g, seat, "confirm", ["yes"], info={"skill": name, "point": f.point})
-                    else:
-                        f.done.append(name)
-                        emit(g, SkillInvoked(seat=seat, skill=name))
-                        sk.run(g, seat, f)
-                    return
-        f.i += 1
-        f.done = []
-    pop(g)

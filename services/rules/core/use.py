@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .engine import answer, ask, emit, handler, pop, push
+from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
 from .query import order_from, prohibited, with_hook
 from .respond import AskCard
@@ -65,10 +65,6 @@ class CardSpec:
             self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
             for t in order_from(g, user)
         )
-
-    def ineffective(self, g: Game, use: UseCard, t: int) -> str:
-        """A reason the card has no effect on ``t`` (仁王盾, 藤甲 …), or ""."""
-        return ""
 
     def before_effects(self, g: Game, use: UseCard) -> None:
         """Runs once after targeting, before the per-target effects (五谷丰登 reveals)."""
@@ -126,7 +122,8 @@ def specs_of(g: Game) -> dict[str, CardSpec]:
 
 
 class UseCard(Frame, tag="use_card"):
-    """One use of a card: declare, on-use, targeting windows, per-target effects, finish."""
+    """One use of a card (§1.8.1): targets, declaration, the windows "when becoming a target" and
+    "after targeting", then the effect on each target in order (无懈可击 first for a trick)."""
 
     user: int
     vc: VCard
@@ -137,6 +134,135 @@ class UseCard(Frame, tag="use_card"):
     counted: bool = True  # counts toward the 杀 limit
     nullifiable: bool = True
     data: dict[str, Any] = msgspec.field(default_factory=dict)
+
+    def spec(self, g: Game) -> CardSpec:
+        """The card's spec (looked up afresh: 朱雀羽扇 may turn a 杀 into a 火杀)."""
+        return specs_of(g)[self.vc.name]
+
+    def start(self, g: Game) -> None:
+        spec = self.spec(g)
+        if self.targets is None:
+            fixed = spec.fixed_targets(g, self.user, self.vc)
+            if fixed is None:
+                self.then(self.targets_chosen)
+                choose_targets(g, self, spec)
+                return
+            self.targets = fixed
+        self.declare(g, spec)
+
+    def targets_chosen(self, g: Game) -> None:
+        spec = self.spec(g)
+        picks = answer(g)
+        if not picks:
+            pop(g, False)  # cancelled: the card stays where it was
+            return
+        self.targets = [int(p[5:]) for p in picks]
+        self.targets.sort(key=lambda t: (t - self.user) % len(g.players))
+        second = spec.second_targets(g, self)
+        if second is None:
+            self.declare(g, spec)
+            return
+        self.then(self.second_target_chosen)
+        ask(
+            g,
+            self.user,
+            "targets",
+            [f"seat:{t}" for t in second],
+            declinable=False,
+            info={"card": self.vc.name, "cards": self.vc.cards, "second": True},
+        )
+
+    def second_target_chosen(self, g: Game) -> None:
+        self.data["victim"] = int(answer(g)[0][5:])
+        self.declare(g, self.spec(g))
+
+    def declare(self, g: Game, spec: CardSpec) -> None:
+        """Announce the use, move the cards to the processing area, count limits, fire on-use."""
+        self.then(self.becoming_targets)
+        self.tflags = [0] * len(self.targets or [])
+        for cid in self.vc.cards:
+            zone = zone_of(g, self.user, cid)
+            if zone:
+                move(g, [cid], zone, "processing", self.user, reason="use")
+        emit(
+            g,
+            CardUsed(
+                user=self.user,
+                name=self.vc.name,
+                suit=self.vc.suit,
+                rank=self.vc.rank,
+                cards=self.vc.cards,
+                targets=list(self.targets or []),
+                skill=self.vc.skill,
+            ),
+        )
+        spec.on_declare(g, self)
+        fire(g, "card_using", len(g.stack) - 1)
+
+    def becoming_targets(self, g: Game) -> None:
+        """ "When becoming a target" (流离), one target at a time."""
+        targets = self.targets or []
+        if self.i < len(targets):
+            self.i += 1
+            fire(g, "become_target", g.top, data={"i": self.i - 1}, seats=[targets[self.i - 1]])
+            return
+        self.i = 0
+        self.goto(g, self.after_targeting)
+
+    def after_targeting(self, g: Game) -> None:
+        """ "After targeting" (铁骑, 雌雄双股剑, 无双, 青釭剑, 烈弓), user and target side."""
+        targets = self.targets or []
+        if self.i < len(targets):
+            self.i += 1
+            t = targets[self.i - 1]
+            fire(
+                g,
+                "targeted",
+                g.top,
+                data={"i": self.i - 1},
+                seats=[s for s in order_from(g, g.current) if s in (self.user, t)],
+            )
+            return
+        self.i = 0
+        self.then(self.each_target)
+        self.spec(g).before_effects(g, self)
+
+    def each_target(self, g: Game) -> None:
+        """The effect on the next target still alive: ineffective, or (a trick) 无懈可击 first."""
+        spec = self.spec(g)
+        targets = self.targets or []
+        while self.i < len(targets):
+            t = targets[self.i]
+            if not g.players[t].alive:
+                self.i += 1
+                continue
+            why = ineffective(g, self, self.i)
+            if why:
+                emit(g, Ineffective(target=t, name=self.vc.name, reason=why))
+                self.i += 1
+                continue
+            if spec.kind == "trick" and self.nullifiable:
+                self.then(self.nullify_answered)
+                push(g, NullifyWindow(name=self.vc.name, target=t))
+                return
+            self.i += 1
+            spec.effect(g, g.top, t)
+            return
+        self.then(self.finish)
+        spec.after_effects(g, self)
+
+    def nullify_answered(self, g: Game) -> None:
+        self.then(self.each_target)
+        t = (self.targets or [])[self.i]
+        self.i += 1
+        if g.ret:
+            emit(g, Nullified(target=t, name=self.vc.name))
+        elif g.players[t].alive:
+            self.spec(g).effect(g, g.top, t)
+
+    def finish(self, g: Game) -> None:
+        self.spec(g).finish(g, self)
+        pop(g, True)
 
 
 def use_card(
@@ -172,138 +298,48 @@ def choose_targets(g: Game, f: UseCard, spec: CardSpec) -> None:
     ask(g, f.user, "targets", [f"seat:{t}" for t in legal], lo, min(hi, len(legal)), info=info)
 
 
-@handler(UseCard)
-def _use_card(g: Game, f: UseCard) -> None:
-    spec = specs_of(g)[f.vc.name]
-    me = len(g.stack) - 1
-    if f.pc == 0:
-        f.pc = 1
-        if f.targets is None:
-            fixed = spec.fixed_targets(g, f.user, f.vc)
-            if fixed is None:
-                f.pc = 10
-                choose_targets(g, f, spec)
-                return
-            f.targets = fixed
-        _declare(g, f, spec)
-        return
-    if f.pc == 10:  # targets answered
-        picks = answer(g)
-        if not picks:
-            pop(g, False)  # cancelled: the card stays where it was
-            return
-        f.targets = [int(p[5:]) for p in picks]
-        f.targets.sort(key=lambda t: (t - f.user) % len(g.players))
-        second = spec.second_targets(g, f)
-        if second is not None:
-            f.pc = 11
-            ask(
-                g,
-                f.user,
-                "targets",
-                [f"seat:{t}" for t in second],
-                declinable=False,
-                info={"card": f.vc.name, "cards": f.vc.cards, "second": True},
-            )
-            return
-        f.pc = 1
-        _declare(g, f, spec)
-        return
-    if f.pc == 11:  # the dependent second target
-        f.data["victim"] = int(answer(g)[0][5:])
-        f.pc = 1
-        _declare(g, f, spec)
-        return
-    targets = f.targets or []
-    if f.pc == 2:  # "when becoming a target" (流离), one target at a time
-        if f.i < len(targets):
-            f.i += 1
-            fire(g, "become_target", me, data={"i": f.i - 1}, seats=[targets[f.i - 1]])
-            return
-        f.i = 0
-        f.pc = 3
-    if f.pc == 3:  # "after targeting" (铁骑, 雌雄双股剑, 无双, 青釭剑, 烈弓)
-        if f.i < len(targets):
-            f.i += 1
-            t = targets[f.i - 1]
-            fire(
-                g,
-                "targeted",
-                me,
-                data={"i": f.i - 1},
-                seats=[s for s in order_from(g, g.current) if s in (f.user, t)],
-            )
-            return
-        f.i = 0
-        f.pc = 4
-        spec.before_effects(g, f)
-        return
-    if f.pc == 4:  # per target, in order
-        while f.i < len(targets):
-            t = targets[f.i]
-            if not g.players[t].alive:
-                f.i += 1
-                continue
-            why = spec.ineffective(g, f, t)
-            if why:
-                emit(g, Ineffective(target=t, name=f.vc.name, reason=why))
-                f.i += 1
-                continue
-            if spec.kind == "trick" and f.nullifiable:
-                f.pc = 5
-                push(g, NullifyWindow(name=f.vc.name, target=t))
-                return
-            f.i += 1
-            spec.effect(g, me, t)
-            return
-        f.pc = 6
-        spec.after_effects(g, f)
-        return
-    if f.pc == 5:
-        f.pc = 4
-        t = targets[f.i]
-        f.i += 1
-        if g.ret:
-            emit(g, Nullified(target=t, name=f.vc.name))
-        elif g.players[t].alive:
-            spec.effect(g, me, t)
-        return
-    spec.finish(g, f)
-    pop(g, True)
-
-
-def _declare(g: Game, f: UseCard, spec: CardSpec) -> None:
-    """Announce the use, move the cards to the processing area, count limits, fire on-use."""
-    f.pc = 2
-    f.tflags = [0] * len(f.targets or [])
-    for cid in f.vc.cards:
-        zone = zone_of(g, f.user, cid)
-        if zone:
-            move(g, [cid], zone, "processing", f.user, reason="use")
-    emit(
-        g,
-        CardUsed(
-            user=f.user,
-            name=f.vc.name,
-            suit=f.vc.suit,
-            rank=f.vc.rank,
-            cards=f.vc.cards,
-            targets=list(f.targets or []),
-            skill=f.vc.skill,
-        ),
-    )
-    spec.on_declare(g, f)
-    fire(g, "card_using", len(g.stack) - 1)
+def ineffective(g: Game, use: UseCard, i: int) -> str:
+    """Why the card of ``use`` has no effect on its ``i``-th target: the name of a skill of the
+    target that makes it so (仁王盾, 藤甲), unless that skill is armour the use ignores on this
+    target (青釭剑's IGNORE_ARMOR); "" if the card takes effect."""
+    t = (use.targets or [])[i]
+    for s in with_hook(g, t, "card_ineffective"):
+        if s.armor and use.tflags[i] & IGNORE_ARMOR:
+            continue
+        if s.card_ineffective(g, t, use.vc):
+            return s.name
+    return ""
 
 
 class NullifyWindow(Frame, tag="nullify"):
-    """Poll seats (from the current-turn seat) for 无懈可击; pops True if the effect is cancelled."""
+    """Poll seats (from the current-turn seat) for 无懈可击; pops True if the effect is cancelled.
+    Each 无懈可击 opens a fresh window for the next one."""
 
     name: str
     target: int
     count: int = 0
     order: list[int] = msgspec.field(default_factory=list)
     i: int = 0
+
+    def start(self, g: Game) -> None:
+        if not self.order:
+            self.order = order_from(g, g.current)
+        while self.i < len(self.order):
+            s = self.order[self.i]
+            if g.players[s].alive and can_nullify(g, s):
+                self.then(self.asked)
+                push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
+                return
+            self.i += 1
+        pop(g, self.count % 2 == 1)
+
+    def asked(self, g: Game) -> None:
+        if g.ret is not None:
+            self.count += 1
+            self.i = 0  # a fresh window for the new 无懈可击
+        else:
+            self.i += 1
+        self.goto(g, self.start)
 
 
 def can_nullify(g: Game, seat: int) -> bool:
@@ -317,27 +353,6 @@ def can_nullify(g: Game, seat: int) -> bool:
         return False
     probe = AskCard(user=seat, need="无懈可击")
     return any(s.provides(g, seat, probe) for s in providers)
-
-
-@handler(NullifyWindow)
-def _nullify(g: Game, f: NullifyWindow) -> None:
-    if f.pc == 1:
-        f.pc = 0
-        if g.ret is not None:
-            f.count += 1
-            f.i = 0  # a fresh window for the new 无懈可击
-        else:
-            f.i += 1
-    if not f.order:
-        f.order = order_from(g, g.current)
-    while f.i < len(f.order):
-        s = f.order[f.i]
-        if g.players[s].alive and can_nullify(g, s):
-            f.pc = 1
-            push(g, AskCard(user=s, need="无懈可击", reason=f.name, target=f.target))
-            return
-        f.i += 1
-    pop(g, f.count % 2 == 1)
 
 
 def ask_play(g: Game, seat: int, options: list[str]) -> None:

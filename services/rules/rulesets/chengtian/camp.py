@@ -9,6 +9,7 @@ seals it) and ``hp:NAME`` (the HP a benched general keeps, U-003-17).
 
 from __future__ import annotations
 
+from ...core.damage import Damage
 from ...core.engine import emit, handler, pop
 from ...core.events import GeneralChosen, MaxHpChanged
 from ...core.ruleset import General, ruleset_of
@@ -162,7 +163,7 @@ def _fall(g: Game, f: GeneralFall) -> None:
     emit(g, GeneralFell(seat=f.seat, general=name, killer=f.killer))
     # the fallen general takes no "after damage" triggers; its successor must not either
     for fr in g.stack:
-        if fr.__struct_config__.tag == "damage" and fr.target == f.seat and fr.pc in (3, 4):
+        if isinstance(fr, Damage) and fr.target == f.seat and fr.after_hit():
             fr.target_replaced = True
     if g.options.get("fall_discards_cards", False):
         if p.hand:
