@@ -186,7 +186,7 @@ def test_fork_is_independent() -> None:
     f2 = api.fork(g)  # the frame stack of a mid-game fork is not shared either
     assert f2.stack and all(a is not b for a, b in zip(f2.stack, g.stack, strict=True))
     for fr in f2.stack:
-        fr.pc = 99
+        fr.step = "vandalised"
     assert f2.pending is not None and g.pending is not None
     f2.pending.options.append("bogus")
     assert api.snapshot(g) == before

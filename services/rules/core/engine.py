@@ -1,23 +1,19 @@
-"""The step loop: run the frame on top of the stack until a decision is pending or the game ends.
+"""The step loop: run the step of the frame on top of the stack until a decision is pending or
+the game ends, and what a step may do — ``emit`` events, ``push`` child frames, ``pop`` its frame
+(optionally leaving a value in ``game.ret`` for its parent) or ``ask`` a decision.
 
-A handler is a plain function ``(game, frame) -> None`` registered for one frame class. It does one
-step: it may emit events, push child frames, pop itself (optionally leaving a value in
-``game.ret`` for its parent) or ask a decision. Nothing is held in Python locals across steps, so
-the state is complete plain data whenever the loop stops.
+Frames and their steps are described in :class:`.state.Frame`. Nothing is held in Python locals
+across steps, so the state is complete plain data whenever the loop stops.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from . import rng
 from .events import Event
+from .keys import card_keys
 from .state import Answer, Decision, Frame, Game
-
-F = TypeVar("F", bound=Frame)
-Handler = Callable[[Game, Any], None]
-HANDLERS: dict[type, Handler] = {}
 
 
 class IllegalAnswer(Exception):
@@ -30,16 +26,6 @@ class IllegalAnswer(Exception):
 
 class GameOver(Exception):
     """Raised internally to unwind the loop when the game has ended."""
-
-
-def handler(cls: type[F]) -> Callable[[Callable[[Game, F], None]], Callable[[Game, F], None]]:
-    """Register ``fn`` as the step function of frame class ``cls``."""
-
-    def wrap(fn: Callable[[Game, F], None]) -> Callable[[Game, F], None]:
-        HANDLERS[cls] = fn
-        return fn
-
-    return wrap
 
 
 def emit(g: Game, ev: Event) -> None:
@@ -106,6 +92,31 @@ def ask(
     g.next_decision += 1
 
 
+def ask_choice(g: Game, seat: int, options: list[str], about: str, **info: Any) -> None:
+    """A forced ``choose`` decision ``about`` a skill or card (``info.about``)."""
+    ask(g, seat, "choose", options, declinable=False, info={"about": about, **info})
+
+
+def ask_confirm(g: Game, seat: int, skill: str, **info: Any) -> None:
+    """Offer ``skill`` (or an effect) as a ``confirm`` decision; declining is "no"."""
+    ask(g, seat, "confirm", ["yes"], info={"skill": skill, **info})
+
+
+def ask_discard(
+    g: Game,
+    seat: int,
+    cards: list[int],
+    n: int,
+    reason: str,
+    declinable: bool = False,
+    **info: Any,
+) -> None:
+    """``seat`` discards ``n`` of ``cards`` (all of them if fewer)."""
+    n = min(n, len(cards))
+    keys = card_keys(cards)
+    ask(g, seat, "discard", keys, n, n, declinable, info={"count": n, "reason": reason, **info})
+
+
 def answer(g: Game) -> list[str]:
     """The picks given to the last decision this frame asked (empty = declined)."""
     picks = g.answer
@@ -148,16 +159,11 @@ def submit(g: Game, a: Answer) -> list[Event]:
 def advance(g: Game) -> list[Event]:
     """Run until a decision is pending or the game is over; return the events produced."""
     stack = g.stack
-    handlers = HANDLERS
     try:
         while g.pending is None and not g.over and stack:
             top = stack[-1]
             g.top = len(stack) - 1
-            h = handlers.get(top.__class__)
-            if h is None:
-                getattr(top, top.step)(g)
-            else:
-                h(g, top)
+            getattr(top, top.step)(g)
             if g.abort_turn:
                 _unwind_turn(g)
     except GameOver:

@@ -31,7 +31,6 @@ class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
     """
 
     step: str = "start"
-    pc: int = 0  # the numbered steps of frames not yet written as methods (going away)
 
     def start(self, g: Game) -> None:
         """The first step."""

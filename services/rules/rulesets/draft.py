@@ -17,8 +17,9 @@ from typing import Protocol
 
 import msgspec
 
-from ..core.engine import answer, ask, emit, handler, pop, shuffle
+from ..core.engine import answer, ask, emit, pop, shuffle
 from ..core.events import DraftOffered, GeneralChosen
+from ..core.keys import general_key, general_of
 from ..core.ruleset import General, ruleset_of
 from ..core.state import Frame, Game
 
@@ -58,20 +59,86 @@ class Draft(Frame, tag="draft"):
     lord: int = 0
     i: int = 0
 
+    def start(self, g: Game) -> None:
+        """The lord's offer: its candidates and some random generals."""
+        rs = _rules(g)
+        roster = rs.roster(g)
+        n = len(g.players)
+        self.offers = [[] for _ in range(n)]
+        self.picks = [""] * n
+        if not rs.public_lord(g) and rs.shared_draft(g):
+            self.lord = -1  # nobody is dealt apart: no seat's offer differs from the others'
+            self.deal_others(g, _shuffled(g, list(roster)), list(range(n)))
+            return
+        self.lord = next(p.seat for p in g.players if p.role == "lord")
+        cands = rs.lord_candidates(g, roster)
+        others = [x for x in roster if x not in cands]
+        extra, _ = rs.draft_sizes(g)
+        offer = list(cands) + _shuffled(g, others)[:extra]
+        self.offers[self.lord] = offer
+        if not rs.public_lord(g):  # a secret lord picks with everyone, in seat order
+            pool = _shuffled(g, [x for x in roster if x not in offer])
+            self.deal_others(g, pool, list(range(n)))
+            return
+        self.then(self.lord_picked)
+        emit(g, DraftOffered(seat=self.lord, generals=offer, seen_by=[self.lord]))
+        self.offer(g, self.lord)
+
+    def lord_picked(self, g: Game) -> None:
+        """The lord's pick is public; the others are offered the rest."""
+        rs = _rules(g)
+        roster = rs.roster(g)
+        n = len(g.players)
+        self.picks[self.lord] = general_of(answer(g)[0])
+        rs.seat_general(g, self.lord, roster[self.picks[self.lord]])
+        pool = _shuffled(g, [x for x in roster if x != self.picks[self.lord]])
+        self.deal_others(g, pool, [(self.lord + k) % n for k in range(1, n)])
+
+    def deal_others(self, g: Game, pool: list[str], seats: list[int]) -> None:
+        """Offer each of ``seats`` its share of ``pool`` (A-002-04's k) and ask the first."""
+        others = [s for s in seats if s != self.lord]
+        k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(len(others), 1))
+        for j, s in enumerate(others):
+            self.offers[s] = pool[j * k : (j + 1) * k]
+        for s in seats:
+            emit(g, DraftOffered(seat=s, generals=self.offers[s], seen_by=[s]))
+        self.order = seats
+        self.then(self.picked)
+        self.i = 0
+        if self.order:
+            self.offer(g, self.order[0])
+
+    def offer(self, g: Game, seat: int) -> None:
+        """Ask ``seat`` to pick one of its offer."""
+        ask(
+            g,
+            seat,
+            "draft",
+            [general_key(x) for x in self.offers[seat]],
+            declinable=False,
+            info={"offer": list(self.offers[seat])},
+        )
+
+    def picked(self, g: Game) -> None:
+        """A secret pick; when every seat has picked, all are revealed together."""
+        rs = _rules(g)
+        roster = rs.roster(g)
+        if self.i < len(self.order):
+            s = self.order[self.i]
+            self.picks[s] = general_of(answer(g)[0])
+            _secret_pick(g, s, roster[self.picks[s]])
+            self.i += 1
+            if self.i < len(self.order):
+                self.offer(g, self.order[self.i])
+                return
+        for s in sorted(self.order):
+            rs.seat_general(g, s, roster[self.picks[s]])
+        rs.deal_hands(g)
+        pop(g)
+
 
 def _shuffled(g: Game, names: list[str]) -> list[str]:
     return [names[i] for i in shuffle(g, list(range(len(names))))]
-
-
-def _offer(g: Game, f: Draft, seat: int) -> None:
-    ask(
-        g,
-        seat,
-        "draft",
-        [f"general:{x}" for x in f.offers[seat]],
-        declinable=False,
-        info={"offer": list(f.offers[seat])},
-    )
 
 
 def _rules(g: Game) -> DraftRules:
@@ -93,63 +160,3 @@ def _secret_pick(g: Game, seat: int, gen: General) -> None:
             seen_by=[seat],
         ),
     )
-
-
-def _deal_others(g: Game, f: Draft, pool: list[str], seats: list[int]) -> None:
-    """Offer each of ``seats`` its share of ``pool`` (A-002-04's k) and ask the first."""
-    others = [s for s in seats if s != f.lord]
-    k = min(_rules(g).draft_sizes(g)[1], len(pool) // max(len(others), 1))
-    for j, s in enumerate(others):
-        f.offers[s] = pool[j * k : (j + 1) * k]
-    for s in seats:
-        emit(g, DraftOffered(seat=s, generals=f.offers[s], seen_by=[s]))
-    f.order = seats
-    f.pc = 2
-    f.i = 0
-    if f.order:
-        _offer(g, f, f.order[0])
-
-
-@handler(Draft)
-def _draft(g: Game, f: Draft) -> None:
-    rs = _rules(g)
-    roster = rs.roster(g)
-    n = len(g.players)
-    if f.pc == 0:
-        f.pc = 1
-        f.offers = [[] for _ in range(n)]
-        f.picks = [""] * n
-        if not rs.public_lord(g) and rs.shared_draft(g):
-            f.lord = -1  # nobody is dealt apart: no seat's offer differs from the others'
-            _deal_others(g, f, _shuffled(g, list(roster)), list(range(n)))
-            return
-        f.lord = next(p.seat for p in g.players if p.role == "lord")
-        cands = rs.lord_candidates(g, roster)
-        others = [x for x in roster if x not in cands]
-        extra, _ = rs.draft_sizes(g)
-        offer = list(cands) + _shuffled(g, others)[:extra]
-        f.offers[f.lord] = offer
-        if not rs.public_lord(g):  # a secret lord picks with everyone, in seat order
-            _deal_others(g, f, _shuffled(g, [x for x in roster if x not in offer]), list(range(n)))
-            return
-        emit(g, DraftOffered(seat=f.lord, generals=offer, seen_by=[f.lord]))
-        _offer(g, f, f.lord)
-        return
-    if f.pc == 1:
-        f.picks[f.lord] = answer(g)[0][8:]
-        rs.seat_general(g, f.lord, roster[f.picks[f.lord]])
-        pool = _shuffled(g, [x for x in roster if x != f.picks[f.lord]])
-        _deal_others(g, f, pool, [(f.lord + k) % n for k in range(1, n)])
-        return
-    if f.pc == 2 and f.i < len(f.order):
-        s = f.order[f.i]
-        f.picks[s] = answer(g)[0][8:]
-        _secret_pick(g, s, roster[f.picks[s]])
-        f.i += 1
-        if f.i < len(f.order):
-            _offer(g, f, f.order[f.i])
-            return
-    for s in sorted(f.order):  # all secret picks are revealed together
-        rs.seat_general(g, s, roster[f.picks[s]])
-    rs.deal_hands(g)
-    pop(g)

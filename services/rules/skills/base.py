@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from ..core.engine import answer, ask, emit, handler, pop
+from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES
+from ..core.keys import card_keys, card_of, cards_of, seat_keys, seats_of
 from ..core.skills import SKILLS, Skill, register
 from ..core.state import Frame, Game
 from ..core.use import specs_of, use_card
@@ -75,8 +76,6 @@ class Procedure(Skill):
 
     def start(self, g: Game, seat: int, ctx: int = -1, data: dict[str, Any] | None = None) -> None:
         """Push the procedure's frame."""
-        from ..core.engine import push
-
         push(g, SkillFrame(seat=seat, skill=self.name, ctx=ctx, data=data or {}))
 
     def activate(self, g: Game, seat: int) -> None:
@@ -93,64 +92,75 @@ class SkillFrame(Frame, tag="skill_proc"):
     cards: list[int] = msgspec.field(default_factory=list)
     seats: list[int] = msgspec.field(default_factory=list)
 
+    def procedure(self) -> Procedure:
+        """The skill being run."""
+        sk = SKILLS[self.skill]
+        assert isinstance(sk, Procedure)
+        return sk
 
-@handler(SkillFrame)
-def _skill_frame(g: Game, f: SkillFrame) -> None:
-    sk = SKILLS[f.skill]
-    assert isinstance(sk, Procedure)
-    if f.pc == 0:
-        f.pc = 1
-        c = sk.cost(g, f.seat, f)
-        if c is not None:
-            opts, lo, hi = c
-            ask(
-                g,
-                f.seat,
-                "cards",
-                [f"card:{x}" for x in opts],
-                lo,
-                min(hi, len(opts)),
-                info={"skill": f.skill},
-            )
-            if g.pending is None and not g.answer:
-                pop(g)
+    def start(self, g: Game) -> None:
+        """Its cost: the cards to pick, if any (declining or having none ends the skill)."""
+        self.then(self.cards_picked)
+        c = self.procedure().cost(g, self.seat, self)
+        if c is None:
+            g.answer = None
+            self.cards_picked(g)
             return
-        g.answer = None
-    if f.pc == 1:
-        if sk.cost(g, f.seat, f) is not None:
+        opts, lo, hi = c
+        ask(
+            g,
+            self.seat,
+            "cards",
+            card_keys(opts),
+            lo,
+            min(hi, len(opts)),
+            info={"skill": self.skill},
+        )
+        if g.pending is None and not g.answer:
+            pop(g)
+
+    def cards_picked(self, g: Game) -> None:
+        """The seats to pick, if any."""
+        sk = self.procedure()
+        if sk.cost(g, self.seat, self) is not None:
             picks = answer(g)
             if not picks:
                 pop(g)
                 return
-            f.cards = [int(x[5:]) for x in picks]
-        f.pc = 2
-        c = sk.choices(g, f.seat, f)
-        if c is not None:
-            opts, lo, hi = c
-            ask(
-                g,
-                f.seat,
-                "targets",
-                [f"seat:{x}" for x in opts],
-                lo,
-                min(hi, len(opts)),
-                info={"skill": f.skill, "cards": f.cards, "ordered": True},
-            )
-            if g.pending is None and not g.answer:
-                pop(g)
+            self.cards = cards_of(picks)
+        self.then(self.seats_picked)
+        c = sk.choices(g, self.seat, self)
+        if c is None:
+            g.answer = None
+            self.seats_picked(g)
             return
-        g.answer = None
-    if sk.choices(g, f.seat, f) is not None:
-        picks = answer(g)
-        if not picks:
+        opts, lo, hi = c
+        ask(
+            g,
+            self.seat,
+            "targets",
+            seat_keys(opts),
+            lo,
+            min(hi, len(opts)),
+            info={"skill": self.skill, "cards": self.cards, "ordered": True},
+        )
+        if g.pending is None and not g.answer:
             pop(g)
-            return
-        f.seats = [int(x[5:]) for x in picks]
-    pop(g)
-    if sk.once_per_turn:
-        mark_used(g, f.seat, sk.name)
-    emit(g, SkillInvoked(seat=f.seat, skill=f.skill, targets=list(f.seats)))
-    sk.apply(g, f.seat, f)
+
+    def seats_picked(self, g: Game) -> None:
+        """The effect."""
+        sk = self.procedure()
+        if sk.choices(g, self.seat, self) is not None:
+            picks = answer(g)
+            if not picks:
+                pop(g)
+                return
+            self.seats = seats_of(picks)
+        pop(g)
+        if sk.once_per_turn:
+            mark_used(g, self.seat, sk.name)
+        emit(g, SkillInvoked(seat=self.seat, skill=self.skill, targets=list(self.seats)))
+        sk.apply(g, self.seat, self)
 
 
 class Conversion(Skill):
@@ -184,8 +194,6 @@ class Conversion(Skill):
         return any(self.eligible(g, seat, n) for n in self.names(ask.need))
 
     def provide(self, g: Game, seat: int, ask: Any) -> None:
-        from ..core.engine import push
-
         push(g, ConvertPick(seat=seat, skill=self.name, as_name=self.names(ask.need)[0]))
 
     def can_activate(self, g: Game, seat: int) -> bool:
@@ -198,8 +206,6 @@ class Conversion(Skill):
         return False
 
     def activate(self, g: Game, seat: int) -> None:
-        from ..core.engine import push
-
         push(g, ConvertPick(seat=seat, skill=self.name, as_name=self.converts, use=True))
 
 
@@ -212,33 +218,27 @@ class ConvertPick(Frame, tag="convert_pick"):
     as_name: str
     use: bool = False
 
-
-@handler(ConvertPick)
-def _convert_pick(g: Game, f: ConvertPick) -> None:
-    sk = SKILLS[f.skill]
-    assert isinstance(sk, Conversion)
-    if f.pc == 0:
-        f.pc = 1
-        cands = sk.eligible(g, f.seat, f.as_name)
-        if f.use:
-            spec = specs_of(g)[f.as_name]
+    def start(self, g: Game) -> None:
+        sk = SKILLS[self.skill]
+        assert isinstance(sk, Conversion)
+        cands = sk.eligible(g, self.seat, self.as_name)
+        if self.use:
+            spec = specs_of(g)[self.as_name]
             cands = [
-                c for c in cands if spec.can_use(g, f.seat, converted(g, f.as_name, [c], f.skill))
+                c
+                for c in cands
+                if spec.can_use(g, self.seat, converted(g, self.as_name, [c], self.skill))
             ]
-        ask(
-            g,
-            f.seat,
-            "cards",
-            [f"card:{c}" for c in cands],
-            info={"skill": f.skill, "as": f.as_name},
-        )
-        return
-    picks = answer(g)
-    pop(g, None)
-    if not picks:
-        return
-    vc: VCard = converted(g, f.as_name, [int(picks[0][5:])], f.skill)
-    if f.use:
-        use_card(g, f.seat, vc)
-    else:
-        g.ret = vc
+        self.then(self.picked)
+        ask(g, self.seat, "cards", card_keys(cands), info={"skill": self.skill, "as": self.as_name})
+
+    def picked(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g, None)
+        if not picks:
+            return
+        vc: VCard = converted(g, self.as_name, [card_of(picks[0])], self.skill)
+        if self.use:
+            use_card(g, self.seat, vc)
+        else:
+            g.ret = vc

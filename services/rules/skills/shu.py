@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from ..core.cards import color_of
 from ..core.damage import Damage, recover
-from ..core.engine import handler, pop, push
+from ..core.engine import pop, push
 from ..core.judge import JUDGE_RULES, Judge
 from ..core.query import attack_range, distance
 from ..core.skills import Skill, register
@@ -118,16 +118,14 @@ class TieQiJudge(Frame, tag="tieqi"):
     i: int
     skill: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.judged)
+        push(g, Judge(seat=self.seat, reason=self.skill))
 
-@handler(TieQiJudge)
-def _tieqi(g: Game, f: TieQiJudge) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        push(g, Judge(seat=f.seat, reason=f.skill))
-        return
-    if g.ret:
-        g.stack[f.use].tflags[f.i] |= NO_DODGE
-    pop(g)
+    def judged(self, g: Game) -> None:
+        if g.ret:
+            g.stack[self.use].tflags[self.i] |= NO_DODGE
+        pop(g)
 
 
 @register

@@ -11,9 +11,10 @@ import msgspec
 from ..cards.basic import UNLIMITED
 from ..core.cards import color_of
 from ..core.damage import lose_hp, recover
-from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.flow import DrawPhase
+from ..core.keys import card_keys, cards_of
 from ..core.pick import PickCard
 from ..core.query import order_from
 from ..core.respond import AskCard
@@ -59,22 +60,32 @@ class TuXiFrame(Frame, tag="tuxi"):
     owners: list[int]
     i: int = 0
 
+    def start(self, g: Game) -> None:
+        if self.i >= len(self.owners):
+            pop(g)
+            return
+        self.i += 1
+        self.then(self.picked)
+        push(
+            g,
+            PickCard(chooser=self.seat, owner=self.owners[self.i - 1], equip=False, reason="突袭"),
+        )
 
-@handler(TuXiFrame)
-def _tuxi(g: Game, f: TuXiFrame) -> None:
-    if f.pc == 1:
-        f.pc = 0
+    def picked(self, g: Game) -> None:
+        self.then(self.start)
         cid = g.ret
-        owner = f.owners[f.i - 1]
+        owner = self.owners[self.i - 1]
         if cid is not None and cid >= 0 and cid in g.players[owner].hand:
-            move(g, [cid], "hand", "hand", owner, f.seat, reason="突袭", seen_by=[owner, f.seat])
-        return
-    if f.i < len(f.owners):
-        f.i += 1
-        f.pc = 1
-        push(g, PickCard(chooser=f.seat, owner=f.owners[f.i - 1], equip=False, reason="突袭"))
-        return
-    pop(g)
+            move(
+                g,
+                [cid],
+                "hand",
+                "hand",
+                owner,
+                self.seat,
+                reason="突袭",
+                seen_by=[owner, self.seat],
+            )
 
 
 @register
@@ -132,18 +143,16 @@ class JiJiangUse(Frame, tag="jijiang_use"):
 
     seat: int
 
+    def start(self, g: Game) -> None:
+        self.then(self.answered)
+        helpers = JiJiang().helpers(g, self.seat)
+        push(g, HelpersAsk(seat=self.seat, skill="激将", need="杀", order=helpers))
 
-@handler(JiJiangUse)
-def _jijiang_use(g: Game, f: JiJiangUse) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        helpers = JiJiang().helpers(g, f.seat)
-        push(g, HelpersAsk(seat=f.seat, skill="激将", need="杀", order=helpers))
-        return
-    vc = g.ret
-    pop(g, None)
-    if isinstance(vc, VCard):
-        use_card(g, f.seat, vc)
+    def answered(self, g: Game) -> None:
+        vc = g.ret
+        pop(g, None)
+        if isinstance(vc, VCard):
+            use_card(g, self.seat, vc)
 
 
 @register
@@ -193,34 +202,32 @@ class GuanXingFrame(Frame, tag="guanxing"):
     seat: int
     cards: list[int] = msgspec.field(default_factory=list)  # top first
 
-
-@handler(GuanXingFrame)
-def _guanxing(g: Game, f: GuanXingFrame) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        x = min(5, len(order_from(g, f.seat)), len(g.draw))
-        f.cards = list(reversed(g.draw[-x:]))
+    def start(self, g: Game) -> None:
+        x = min(5, len(order_from(g, self.seat)), len(g.draw))
+        self.cards = list(reversed(g.draw[-x:]))
+        self.then(self.arranged)
         ask(
             g,
-            f.seat,
+            self.seat,
             "choose",
-            [f"card:{c}" for c in f.cards] + ["bottom"],
+            card_keys(self.cards) + ["bottom"],
             1,
-            len(f.cards) + 1,
-            info={"about": "观星", "cards": list(f.cards)},
+            len(self.cards) + 1,
+            info={"about": "观星", "cards": list(self.cards)},
         )
-        return
-    picks = answer(g)
-    pop(g)
-    if not picks:
-        return
-    top = [int(p[5:]) for p in picks if p.startswith("card:")]
-    rest = [c for c in f.cards if c not in top]
-    del g.draw[-len(f.cards) :]
-    if "bottom" in picks:
-        g.draw[:0] = list(reversed(rest))  # the first of them ends nearest the top
-        rest = []
-    g.draw.extend(reversed(top + rest))
+
+    def arranged(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        if not picks:
+            return
+        top = cards_of(p for p in picks if p != "bottom")
+        rest = [c for c in self.cards if c not in top]
+        del g.draw[-len(self.cards) :]
+        if "bottom" in picks:
+            g.draw[:0] = list(reversed(rest))  # the first of them ends nearest the top
+            rest = []
+        g.draw.extend(reversed(top + rest))
 
 
 @register
@@ -283,13 +290,11 @@ class KuRouFrame(Frame, tag="kurou"):
 
     seat: int
 
+    def start(self, g: Game) -> None:
+        self.then(self.draw_two)
+        lose_hp(g, self.seat, 1)
 
-@handler(KuRouFrame)
-def _kurou(g: Game, f: KuRouFrame) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        lose_hp(g, f.seat, 1)
-        return
-    pop(g)
-    if g.players[f.seat].alive:
-        draw(g, f.seat, 2, reason="苦肉")
+    def draw_two(self, g: Game) -> None:
+        pop(g)
+        if g.players[self.seat].alive:
+            draw(g, self.seat, 2, reason="苦肉")

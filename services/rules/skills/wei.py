@@ -9,10 +9,11 @@ import msgspec
 from ..cards.tricks import TakeEffect
 from ..core.cards import color_of
 from ..core.damage import Damage, damage
-from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardPlayed, SkillInvoked
 from ..core.flow import DrawPhase
 from ..core.judge import JUDGE_RULES, Judge
+from ..core.keys import cards_of
 from ..core.query import card_count, order_from
 from ..core.respond import AskCard
 from ..core.skills import Skill, register
@@ -95,32 +96,36 @@ class HelpersAsk(Frame, tag="helpers_ask"):
     order: list[int] = msgspec.field(default_factory=list)
     i: int = 0
 
+    def start(self, g: Game) -> None:
+        """Ask the next helper still alive; none left: nothing is played."""
+        while self.i < len(self.order) and not g.players[self.order[self.i]].alive:
+            self.i += 1
+        if self.i >= len(self.order):
+            pop(g, None)
+            return
+        self.then(self.answered)
+        push(
+            g,
+            AskCard(
+                user=self.order[self.i],
+                need=self.need,
+                mode="play",
+                source=self.seat,
+                target=self.seat,
+                reason=self.skill,
+            ),
+        )
 
-@handler(HelpersAsk)
-def _helpers(g: Game, f: HelpersAsk) -> None:
-    if f.pc == 1:
+    def answered(self, g: Game) -> None:
         vc = g.ret
         if vc is not None:
-            pop(g, VCard(name=f.need, suit=vc.suit, color=vc.color, rank=vc.rank, skill=f.skill))
+            pop(
+                g,
+                VCard(name=self.need, suit=vc.suit, color=vc.color, rank=vc.rank, skill=self.skill),
+            )
             return
-        f.i += 1
-    while f.i < len(f.order) and not g.players[f.order[f.i]].alive:
-        f.i += 1
-    if f.i >= len(f.order):
-        pop(g, None)
-        return
-    f.pc = 1
-    push(
-        g,
-        AskCard(
-            user=f.order[f.i],
-            need=f.need,
-            mode="play",
-            source=f.seat,
-            target=f.seat,
-            reason=f.skill,
-        ),
-    )
+        self.i += 1
+        self.goto(g, self.start)
 
 
 @register
@@ -210,48 +215,35 @@ class GangLieFrame(Frame, tag="ganglie"):
     source: int
     skill: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.judged)
+        push(g, Judge(seat=self.seat, reason=self.skill))
 
-@handler(GangLieFrame)
-def _ganglie(g: Game, f: GangLieFrame) -> None:
-    src = g.players[f.source]
-    if f.pc == 0:
-        f.pc = 1
-        push(g, Judge(seat=f.seat, reason=f.skill))
-        return
-    if f.pc == 1:
+    def judged(self, g: Game) -> None:
+        src = g.players[self.source]
         if not g.ret or not src.alive:
             pop(g)
-            return
-        f.pc = 2
         # A-000-04: with fewer than two hand cards the source must take the damage
-        short_ok = opt(g, "ganglie_short_hand_discards", False)
-        opts = ["discard", "damage"] if len(src.hand) >= 2 or (short_ok and src.hand) else []
-        if not opts:
-            g.answer = ["damage"]
-            return
-        ask(g, f.source, "choose", opts, declinable=False, info={"about": f.skill})
-        return
-    if f.pc == 2:
+        elif len(src.hand) >= 2 or (opt(g, "ganglie_short_hand_discards", False) and src.hand):
+            self.then(self.chosen)
+            ask_choice(g, self.source, ["discard", "damage"], about=self.skill)
+        else:
+            self.take_damage(g)
+
+    def chosen(self, g: Game) -> None:
         if answer(g) == ["discard"]:
-            f.pc = 3
-            n = min(2, len(src.hand))
-            ask(
-                g,
-                f.source,
-                "discard",
-                [f"card:{c}" for c in src.hand],
-                n,
-                n,
-                declinable=False,
-                info={"count": n, "reason": f.skill},
-            )
-            return
+            self.then(self.discarded)
+            ask_discard(g, self.source, g.players[self.source].hand, 2, reason=self.skill)
+        else:
+            self.take_damage(g)
+
+    def discarded(self, g: Game) -> None:
         pop(g)
-        damage(g, f.seat, f.source, 1, card=f.skill)
-        return
-    picks = answer(g)
-    pop(g)
-    discard_from(g, f.source, [int(x[5:]) for x in picks], reason=f.skill)
+        discard_from(g, self.source, cards_of(answer(g)), reason=self.skill)
+
+    def take_damage(self, g: Game) -> None:
+        pop(g)
+        damage(g, self.seat, self.source, 1, card=self.skill)
 
 
 @register
@@ -328,46 +320,48 @@ class YiJiFrame(Frame, tag="yiji"):
     skill: str
     drawn: list[int] = msgspec.field(default_factory=list)
 
+    def start(self, g: Game) -> None:
+        """A point: draw two."""
+        self.left -= 1
+        self.drawn = draw(g, self.seat, 2, reason=self.skill)
+        self.goto(g, self.give)
 
-@handler(YiJiFrame)
-def _yiji(g: Game, f: YiJiFrame) -> None:
-    p = g.players[f.seat]
-    if f.pc == 0:  # a point: draw two
-        f.left -= 1
-        f.drawn = draw(g, f.seat, 2, reason=f.skill)
-        f.pc = 1
-    if f.pc == 2:
-        picks = answer(g)
-        cid = f.drawn.pop(0)
-        to = int(picks[0][5:])
-        if to != f.seat and cid in p.hand:
-            move(g, [cid], "hand", "hand", f.seat, to, reason=f.skill, seen_by=[f.seat, to])
-        f.pc = 1
-        return
-    if f.pc == 1:
-        f.drawn = [c for c in f.drawn if c in p.hand]
-        if f.drawn and p.alive:
-            f.pc = 2
+    def give(self, g: Game) -> None:
+        """Give the next drawn card still in hand; then offer the next point."""
+        p = g.players[self.seat]
+        self.drawn = [c for c in self.drawn if c in p.hand]
+        if self.drawn and p.alive:
+            self.then(self.given)
             ask(
                 g,
-                f.seat,
+                self.seat,
                 "choose",
-                [f"seat:{s}" for s in order_from(g, f.seat)],
+                [f"seat:{s}" for s in order_from(g, self.seat)],
                 declinable=False,
-                info={"about": f.skill, "card": f.drawn[0]},
+                info={"about": self.skill, "card": self.drawn[0]},
             )
-            return
-        if f.left <= 0 or not p.alive:
+        elif self.left <= 0 or not p.alive:
             pop(g)
-            return
-        f.pc = 3
-        ask(g, f.seat, "confirm", ["yes"], info={"skill": f.skill, "point": "damaged"})
-        return
-    if answer(g):
-        emit(g, SkillInvoked(seat=f.seat, skill=f.skill))
-        f.pc = 0
-    else:
-        pop(g)
+        else:
+            self.then(self.again)
+            ask(g, self.seat, "confirm", ["yes"], info={"skill": self.skill, "point": "damaged"})
+
+    def given(self, g: Game) -> None:
+        picks = answer(g)
+        cid = self.drawn.pop(0)
+        to = int(picks[0][5:])
+        if to != self.seat and cid in g.players[self.seat].hand:
+            move(
+                g, [cid], "hand", "hand", self.seat, to, reason=self.skill, seen_by=[self.seat, to]
+            )
+        self.then(self.give)
+
+    def again(self, g: Game) -> None:
+        if answer(g):
+            emit(g, SkillInvoked(seat=self.seat, skill=self.skill))
+            self.then(self.start)
+        else:
+            pop(g)
 
 
 @register
@@ -418,23 +412,20 @@ class LuoShenFrame(Frame, tag="luoshen"):
     seat: int
     skill: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.judged)
+        push(g, Judge(seat=self.seat, reason=self.skill))
 
-@handler(LuoShenFrame)
-def _luoshen(g: Game, f: LuoShenFrame) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        push(g, Judge(seat=f.seat, reason=f.skill))
-        return
-    if f.pc == 1:
-        if not g.ret or not g.players[f.seat].alive:
+    def judged(self, g: Game) -> None:
+        if not g.ret or not g.players[self.seat].alive:
             pop(g)
             return
-        f.pc = 2
-        ask(g, f.seat, "confirm", ["yes"], info={"skill": f.skill, "point": "again"})
-        return
-    if answer(g):
-        emit(g, SkillInvoked(seat=f.seat, skill=f.skill))
-        f.pc = 1
-        push(g, Judge(seat=f.seat, reason=f.skill))
-    else:
-        pop(g)
+        self.then(self.again)
+        ask(g, self.seat, "confirm", ["yes"], info={"skill": self.skill, "point": "again"})
+
+    def again(self, g: Game) -> None:
+        if answer(g):
+            emit(g, SkillInvoked(seat=self.seat, skill=self.skill))
+            self.start(g)
+        else:
+            pop(g)

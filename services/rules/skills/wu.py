@@ -5,9 +5,10 @@ from __future__ import annotations
 import msgspec
 
 from ..core.damage import damage, recover
-from ..core.engine import answer, ask, emit, handler, pop, push
+from ..core.engine import answer, ask_choice, emit, pop, push
 from ..core.events import CardShown, SuitNamed, TargetChanged
 from ..core.flow import DrawPhase, TurnFrame
+from ..core.keys import suit_key, suit_of
 from ..core.pick import PickCard
 from ..core.query import in_range, order_from, prohibited
 from ..core.skills import Skill, register
@@ -44,15 +45,13 @@ class DiscardDraw(Frame, tag="discard_draw"):
     cards: list[int]
     skill: str
 
+    def start(self, g: Game) -> None:
+        self.then(self.draw_as_many)
+        discard_from(g, self.seat, self.cards, reason=self.skill)
 
-@handler(DiscardDraw)
-def _discard_draw(g: Game, f: DiscardDraw) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        discard_from(g, f.seat, f.cards, reason=f.skill)
-        return
-    pop(g)
-    draw(g, f.seat, len(f.cards), reason=f.skill)
+    def draw_as_many(self, g: Game) -> None:
+        pop(g)
+        draw(g, self.seat, len(self.cards), reason=self.skill)
 
 
 @register
@@ -164,51 +163,42 @@ class FanJianFrame(Frame, tag="fanjian"):
     suit: str = ""
     card: int = -1
 
+    def start(self, g: Game) -> None:
+        self.then(self.suit_named)
+        ask_choice(g, self.target, [suit_key(s) for s in "SHCD"], about=self.skill)
 
-@handler(FanJianFrame)
-def _fanjian(g: Game, f: FanJianFrame) -> None:
-    first = bool(opt(g, "fanjian_damage_first", False))
-    t = g.players[f.target]
-    if f.pc == 0:
-        f.pc = 1
-        ask(
-            g,
-            f.target,
-            "choose",
-            [f"suit:{s}" for s in "SHCD"],
-            declinable=False,
-            info={"about": f.skill},
-        )
-        return
-    if f.pc == 1:
-        f.suit = answer(g)[0][5:]
-        emit(g, SuitNamed(seat=f.target, suit=f.suit))
-        f.pc = 2
-        push(g, PickCard(chooser=f.target, owner=f.seat, equip=False, reason=f.skill))
-        return
-    if f.pc == 2:
-        f.card = g.ret if g.ret is not None else -1
-        if f.card < 0:
+    def suit_named(self, g: Game) -> None:
+        self.suit = suit_of(answer(g)[0])
+        emit(g, SuitNamed(seat=self.target, suit=self.suit))
+        self.then(self.taken)
+        push(g, PickCard(chooser=self.target, owner=self.seat, equip=False, reason=self.skill))
+
+    def taken(self, g: Game) -> None:
+        """The card is shown and obtained (A-000-08: it waits in the processing area while the
+        damage resolves)."""
+        self.card = g.ret if g.ret is not None else -1
+        if self.card < 0:
             pop(g)
             return
-        f.pc = 3
-        emit(g, CardShown(seat=f.seat, card=f.card))
-        if first:  # revealed: it waits in the processing area while the damage resolves
-            move(g, [f.card], "hand", "processing", f.seat, reason=f.skill)
+        self.then(self.compared)
+        emit(g, CardShown(seat=self.seat, card=self.card))
+        if opt(g, "fanjian_damage_first", False):
+            move(g, [self.card], "hand", "processing", self.seat, reason=self.skill)
         else:
-            move(g, [f.card], "hand", "hand", f.seat, f.target, reason=f.skill)
-        return
-    if f.pc == 3:
-        f.pc = 4
-        if g.cards[f.card].suit != f.suit and t.alive:
-            damage(g, f.seat, f.target, 1, card=f.skill)
-        return
-    pop(g)
-    if f.card in g.processing:
-        if t.alive:
-            move(g, [f.card], "processing", "hand", -1, f.target, reason=f.skill)
-        else:
-            move(g, [f.card], "processing", "discard", reason=f.skill)
+            move(g, [self.card], "hand", "hand", self.seat, self.target, reason=self.skill)
+
+    def compared(self, g: Game) -> None:
+        self.then(self.done)
+        if g.cards[self.card].suit != self.suit and g.players[self.target].alive:
+            damage(g, self.seat, self.target, 1, card=self.skill)
+
+    def done(self, g: Game) -> None:
+        pop(g)
+        if self.card in g.processing:
+            if g.players[self.target].alive:
+                move(g, [self.card], "processing", "hand", -1, self.target, reason=self.skill)
+            else:
+                move(g, [self.card], "processing", "discard", reason=self.skill)
 
 
 @register
@@ -348,16 +338,14 @@ class JieYinFrame(Frame, tag="jieyin"):
     cards: list[int] = msgspec.field(default_factory=list)
     skill: str = ""
 
+    def start(self, g: Game) -> None:
+        self.then(self.both_recover)
+        discard_from(g, self.seat, self.cards, reason=self.skill)
 
-@handler(JieYinFrame)
-def _jieyin(g: Game, f: JieYinFrame) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        discard_from(g, f.seat, f.cards, reason=f.skill)
-        return
-    pop(g)
-    recover(g, f.target, 1)
-    recover(g, f.seat, 1)
+    def both_recover(self, g: Game) -> None:
+        pop(g)
+        recover(g, self.target, 1)
+        recover(g, self.seat, 1)
 
 
 @register

@@ -54,9 +54,10 @@ from typing import Any
 
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.cards import CardDef
-from ...core.engine import answer, ask, emit, end_game, handler, pop, push, rand_below, shuffle
+from ...core.engine import answer, ask, emit, end_game, pop, push, rand_below, shuffle
 from ...core.events import CardsMoved, DraftOffered, GameStarted
 from ...core.flow import GameFrame
+from ...core.keys import general_key, general_of
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Frame, Game
 from ..honglou.data import characters
@@ -222,50 +223,51 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
     offers: list[list[str]]
     seat: int = 0
 
+    def start(self, g: Game) -> None:
+        """Ask for the next general of the next seat with some left; then deploy and deal."""
+        self.then(self.picked)
+        while self.seat < len(g.players):
+            left = self.offers[self.seat]
+            if left:
+                ask(
+                    g,
+                    self.seat,
+                    "draft",
+                    [general_key(n) for n in dict.fromkeys(left)],
+                    declinable=False,
+                    info={
+                        "about": "camp",
+                        "position": len(g.players[self.seat].camp),
+                        "offer": list(left),
+                    },
+                )
+                return
+            self.seat += 1
+        for p in g.players:  # the first general picked takes the battlefield, face up
+            deploy(g, p.seat, face_down=False)
+            emit(g, CampFormed(seat=p.seat, count=len(p.camp)))
+        for p in g.players:
+            cards = [g.draw.pop() for _ in range(4)]
+            p.hand.extend(cards)
+            emit(
+                g,
+                CardsMoved(
+                    cards=cards,
+                    count=len(cards),
+                    src="draw",
+                    dst="hand",
+                    dst_seat=p.seat,
+                    reason="deal",
+                    seen_by=[p.seat],
+                ),
+            )
+        pop(g)
 
-def _ask_order(g: Game, f: CampOrder) -> None:
-    left = f.offers[f.seat]
-    ask(
-        g,
-        f.seat,
-        "draft",
-        [f"general:{n}" for n in dict.fromkeys(left)],
-        declinable=False,
-        info={"about": "camp", "position": len(g.players[f.seat].camp), "offer": list(left)},
-    )
-
-
-@handler(CampOrder)
-def _camp_order(g: Game, f: CampOrder) -> None:
-    if f.pc == 1:
-        name = answer(g)[0][8:]
-        f.offers[f.seat].remove(name)
-        g.players[f.seat].camp.append(name)
-    f.pc = 1
-    while f.seat < len(g.players):
-        if f.offers[f.seat]:
-            _ask_order(g, f)
-            return
-        f.seat += 1
-    for p in g.players:  # the first general picked takes the battlefield, face up
-        deploy(g, p.seat, face_down=False)
-        emit(g, CampFormed(seat=p.seat, count=len(p.camp)))
-    for p in g.players:
-        cards = [g.draw.pop() for _ in range(4)]
-        p.hand.extend(cards)
-        emit(
-            g,
-            CardsMoved(
-                cards=cards,
-                count=len(cards),
-                src="draw",
-                dst="hand",
-                dst_seat=p.seat,
-                reason="deal",
-                seen_by=[p.seat],
-            ),
-        )
-    pop(g)
+    def picked(self, g: Game) -> None:
+        name = general_of(answer(g)[0])
+        self.offers[self.seat].remove(name)
+        g.players[self.seat].camp.append(name)
+        self.start(g)
 
 
 def camps(g: Game) -> list[list[str]]:

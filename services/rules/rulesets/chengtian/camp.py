@@ -10,7 +10,7 @@ seals it) and ``hp:NAME`` (the HP a benched general keeps, U-003-17).
 from __future__ import annotations
 
 from ...core.damage import Damage
-from ...core.engine import emit, handler, pop
+from ...core.engine import emit, pop
 from ...core.events import GeneralChosen, MaxHpChanged
 from ...core.ruleset import General, ruleset_of
 from ...core.skills import Skill, register
@@ -153,26 +153,26 @@ class GeneralFall(Frame, tag="chengtian_fall"):
     seat: int
     killer: int = -1
 
-
-@handler(GeneralFall)
-def _fall(g: Game, f: GeneralFall) -> None:
-    p = g.players[f.seat]
-    name = p.general
-    discard_seal(g, f.seat)
-    p.marks.pop("face_down", None)
-    emit(g, GeneralFell(seat=f.seat, general=name, killer=f.killer))
-    # the fallen general takes no "after damage" triggers; its successor must not either
-    for fr in g.stack:
-        if isinstance(fr, Damage) and fr.target == f.seat and fr.after_hit():
-            fr.target_replaced = True
-    if g.options.get("fall_discards_cards", False):
-        if p.hand:
-            move(g, list(p.hand), "hand", "discard", f.seat, reason="general_fell")
-        if p.equip:
-            move(g, list(p.equip.values()), "equip", "discard", f.seat, reason="general_fell")
-        if p.judge:
-            move(g, list(p.judge), "judge", "discard", f.seat, reason="general_fell")
-    deploy(g, f.seat, bool(g.options.get("fall_deploy_face_down", False)))
-    pop(g)
-    if f.seat == g.current and g.options.get("fall_ends_turn", True):
-        g.abort_turn = True
+    def start(self, g: Game) -> None:
+        p = g.players[self.seat]
+        name = p.general
+        discard_seal(g, self.seat)
+        p.marks.pop("face_down", None)
+        emit(g, GeneralFell(seat=self.seat, general=name, killer=self.killer))
+        # the fallen general takes no "after damage" triggers; its successor must not either
+        for fr in g.stack:
+            if isinstance(fr, Damage) and fr.target == self.seat and fr.after_hit():
+                fr.target_replaced = True
+        if g.options.get("fall_discards_cards", False):
+            if p.hand:
+                move(g, list(p.hand), "hand", "discard", self.seat, reason="general_fell")
+            if p.equip:
+                move(
+                    g, list(p.equip.values()), "equip", "discard", self.seat, reason="general_fell"
+                )
+            if p.judge:
+                move(g, list(p.judge), "judge", "discard", self.seat, reason="general_fell")
+        deploy(g, self.seat, bool(g.options.get("fall_deploy_face_down", False)))
+        pop(g)
+        if self.seat == g.current and g.options.get("fall_ends_turn", True):
+            g.abort_turn = True

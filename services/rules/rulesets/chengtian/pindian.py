@@ -5,8 +5,9 @@ go to the discard pile. No general of this ruleset starts one yet; skills push `
 
 from __future__ import annotations
 
-from ...core.engine import answer, ask, emit, handler, pop
+from ...core.engine import answer, ask_choice, emit, pop
 from ...core.events import CardShown
+from ...core.keys import card_keys, card_of
 from ...core.query import prohibited
 from ...core.state import Frame, Game
 from ...core.zones import move
@@ -35,38 +36,28 @@ class Pindian(Frame, tag="chengtian_pindian"):
     mine: int = -1
     theirs: int = -1
 
-
-@handler(Pindian)
-def _pindian(g: Game, f: Pindian) -> None:
-    if f.pc == 0:
-        if not can_pindian(g, f.initiator, f.target):
+    def start(self, g: Game) -> None:
+        if not can_pindian(g, self.initiator, self.target):
             pop(g, False)
             return
-        f.pc = 1
-        ask(
-            g,
-            f.initiator,
-            "choose",
-            [f"card:{c}" for c in g.players[f.initiator].hand],
-            declinable=False,
-            info={"about": "拼点", "reason": f.reason},
-        )
-        return
-    if f.pc == 1:
-        f.mine = int(answer(g)[0][5:])
-        f.pc = 2
-        ask(
-            g,
-            f.target,
-            "choose",
-            [f"card:{c}" for c in g.players[f.target].hand],
-            declinable=False,
-            info={"about": "拼点", "reason": f.reason},
-        )
-        return
-    f.theirs = int(answer(g)[0][5:])
-    emit(g, CardShown(seat=f.initiator, card=f.mine))
-    emit(g, CardShown(seat=f.target, card=f.theirs))
-    move(g, [f.mine], "hand", "discard", f.initiator, reason="拼点")
-    move(g, [f.theirs], "hand", "discard", f.target, reason="拼点")
-    pop(g, g.cards[f.mine].rank > g.cards[f.theirs].rank)
+        self.then(self.initiator_picked)
+        self.pick(g, self.initiator)
+
+    def pick(self, g: Game, seat: int) -> None:
+        """``seat`` picks its card, unseen by the other."""
+        hand = g.players[seat].hand
+        ask_choice(g, seat, card_keys(hand), about="拼点", reason=self.reason)
+
+    def initiator_picked(self, g: Game) -> None:
+        self.mine = card_of(answer(g)[0])
+        self.then(self.target_picked)
+        self.pick(g, self.target)
+
+    def target_picked(self, g: Game) -> None:
+        """Both cards are shown and discarded; the higher rank (strictly) wins for the initiator."""
+        self.theirs = card_of(answer(g)[0])
+        emit(g, CardShown(seat=self.initiator, card=self.mine))
+        emit(g, CardShown(seat=self.target, card=self.theirs))
+        move(g, [self.mine], "hand", "discard", self.initiator, reason="拼点")
+        move(g, [self.theirs], "hand", "discard", self.target, reason="拼点")
+        pop(g, g.cards[self.mine].rank > g.cards[self.theirs].rank)

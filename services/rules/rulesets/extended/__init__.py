@@ -40,7 +40,7 @@ from typing import Any
 
 import msgspec
 
-from ...core.engine import emit, end_game, handler, pop, push
+from ...core.engine import emit, end_game, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
 from ...core.ruleset import VANILLA, General, register_ruleset
@@ -248,8 +248,6 @@ secret(
 class Learn(Frame, tag="extended_learn"):
     """Emits :func:`learn`'s events once (a scenario table's starting knowledge)."""
 
-
-@handler(Learn)
-def _learn(g: Game, f: Learn) -> None:
-    pop(g)
-    learn(g)
+    def start(self, g: Game) -> None:
+        pop(g)
+        learn(g)

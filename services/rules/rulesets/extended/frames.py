@@ -12,8 +12,9 @@ from __future__ import annotations
 import msgspec
 
 from ...core.damage import lose_hp, recover
-from ...core.engine import answer, ask, emit, handler, pop
+from ...core.engine import answer, ask_choice, ask_confirm, ask_discard, emit, pop
 from ...core.events import SkillInvoked
+from ...core.keys import cards_of
 from ...core.query import order_from
 from ...core.skills import SKILLS
 from ...core.state import Frame, Game
@@ -31,6 +32,24 @@ class IdentityDeath(Frame, tag="identity_death"):
     killer: int = -1
     i: int = 0
 
+    def start(self, g: Game) -> None:
+        """Resolve the next skill of :data:`ORDER` that applies."""
+        while self.i < len(ORDER):
+            name = ORDER[self.i]
+            self.i += 1
+            sk = SKILLS[name]
+            assert isinstance(sk, IdentitySkill)
+            for seat in _holders(g, self):
+                p = g.players[seat]
+                if (
+                    name in p.identity
+                    and (p.alive or seat == self.dead)
+                    and sk.applies(g, seat, self.dead, self.killer)
+                ):
+                    invoke(g, seat, name, self.dead, self.killer)
+                    return  # one holder per skill: only the victim or the killer can match twice
+        pop(g)
+
 
 def _holders(g: Game, f: IdentityDeath) -> list[int]:
     """The victim, the killer, then the alive seats in turn order: who may hold a skill."""
@@ -46,25 +65,6 @@ def invoke(g: Game, seat: int, name: str, dead: int = -1, killer: int = -1) -> N
     sk.resolve(g, seat, dead, killer)
 
 
-@handler(IdentityDeath)
-def _identity_death(g: Game, f: IdentityDeath) -> None:
-    while f.i < len(ORDER):
-        name = ORDER[f.i]
-        f.i += 1
-        sk = SKILLS[name]
-        assert isinstance(sk, IdentitySkill)
-        for seat in _holders(g, f):
-            p = g.players[seat]
-            if (
-                name in p.identity
-                and (p.alive or seat == f.dead)
-                and sk.applies(g, seat, f.dead, f.killer)
-            ):
-                invoke(g, seat, name, f.dead, f.killer)
-                return  # one holder per skill: only the victim or the killer can match twice
-    pop(g)
-
-
 class ShiTui(Frame, tag="shitui"):
     """势颓: the killer draws 3 + X; then the ruler recovers 1 or draws 2."""
 
@@ -72,27 +72,24 @@ class ShiTui(Frame, tag="shitui"):
     killer: int = -1
     ruler: int = -1
 
-
-@handler(ShiTui)
-def _shitui(g: Game, f: ShiTui) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        if f.killer >= 0 and g.players[f.killer].alive:
-            draw(g, f.killer, 3 + len(alive_in(g, REBEL_CAMP)), reason="势颓")
-        f.ruler = ruler(g)
-        if f.ruler < 0:
+    def start(self, g: Game) -> None:
+        if self.killer >= 0 and g.players[self.killer].alive:
+            draw(g, self.killer, 3 + len(alive_in(g, REBEL_CAMP)), reason="势颓")
+        self.ruler = ruler(g)
+        if self.ruler < 0:
             pop(g)
             return
-        p = g.players[f.ruler]
-        opts = (["recover"] if p.hp < p.max_hp else []) + ["draw"]
-        ask(g, f.ruler, "choose", opts, declinable=False, info={"about": "势颓"})
-        return
-    pick = answer(g)[0]
-    pop(g)
-    if pick == "recover":
-        recover(g, f.ruler, 1)
-    else:
-        draw(g, f.ruler, 2, reason="势颓")
+        p = g.players[self.ruler]
+        self.then(self.chosen)
+        ask_choice(g, self.ruler, (["recover"] if p.hp < p.max_hp else []) + ["draw"], "势颓")
+
+    def chosen(self, g: Game) -> None:
+        pick = answer(g)[0]
+        pop(g)
+        if pick == "recover":
+            recover(g, self.ruler, 1)
+        else:
+            draw(g, self.ruler, 2, reason="势颓")
 
 
 class BeiShui(Frame, tag="beishui"):
@@ -100,29 +97,16 @@ class BeiShui(Frame, tag="beishui"):
 
     seat: int
 
+    def start(self, g: Game) -> None:
+        p = g.players[self.seat]
+        self.then(self.discarded)
+        ask_discard(g, self.seat, list(p.hand) + list(p.equip.values()), 3, reason="背水")
 
-@handler(BeiShui)
-def _beishui(g: Game, f: BeiShui) -> None:
-    p = g.players[f.seat]
-    if f.pc == 0:
-        f.pc = 1
-        cards = list(p.hand) + list(p.equip.values())
-        n = min(3, len(cards))
-        ask(
-            g,
-            f.seat,
-            "discard",
-            [f"card:{c}" for c in cards],
-            n,
-            n,
-            declinable=False,
-            info={"count": n, "reason": "背水"},
-        )
-        return
-    picks = [int(x[5:]) for x in answer(g)]
-    pop(g)
-    if picks:
-        discard_from(g, f.seat, picks, reason="背水")
+    def discarded(self, g: Game) -> None:
+        picks = cards_of(answer(g))
+        pop(g)
+        if picks:
+            discard_from(g, self.seat, picks, reason="背水")
 
 
 class CeLi(Frame, tag="celi"):
@@ -133,6 +117,68 @@ class CeLi(Frame, tag="celi"):
     order: list[int] = msgspec.field(default_factory=list)
     i: int = 0
     lost: list[int] = msgspec.field(default_factory=list)
+
+    def start(self, g: Game) -> None:
+        """Reveal (out of dying, up to 1 HP); a dying reveal also awakens the 贼首's 统义."""
+        p = g.players[self.seat]
+        self.then(self.grown)
+        mark(g, self.seat, "策立")
+        reveal(g, self.seat)
+        if self.dying and p.hp < 1:
+            recover(g, self.seat, 1 - p.hp)
+        chief = seat_of(g, "zeishou")
+        if (
+            advanced(g)
+            and self.dying
+            and chief >= 0
+            and "统义" in g.players[chief].identity
+            and not used(g, chief, "统义")
+        ):
+            invoke(g, chief, "统义")  # "或内奸因濒死而发动“策立”明置身份牌时"
+
+    def grown(self, g: Game) -> None:
+        """+1 max HP, recover, draw three; beginner: an extra turn; advanced: 叛徒 offers."""
+        adv = advanced(g)
+        grow(g, self.seat, 3, lord_skill=adv)
+        if not adv:
+            extra_turn(g, self.seat)
+            pop(g)
+            return
+        self.order = _candidates(g, self.seat)
+        self.goto(g, self.offer_pantu)
+
+    def offer_pantu(self, g: Game) -> None:
+        """Each candidate in turn may become the 叛徒; if none does, the 内奸 chooses."""
+        if self.i > 0 and answer(g):
+            pop(g)
+            convert(g, self.order[self.i - 1])
+            return
+        while self.i < len(self.order) and not g.players[self.order[self.i]].alive:
+            self.i += 1
+        if self.i < len(self.order):
+            s = self.order[self.i]
+            self.i += 1
+            ask_confirm(g, s, "策立", about="pantu")
+            return
+        self.then(self.chosen)
+        ask_choice(g, self.seat, ["extra_turn", "lose_hp"], about="策立")
+
+    def chosen(self, g: Game) -> None:
+        if answer(g)[0] == "extra_turn":
+            extra_turn(g, self.seat)
+            pop(g)
+            return
+        self.lost = order_from(g, self.seat, include_start=False)
+        self.goto(g, self.each_loses_hp)
+
+    def each_loses_hp(self, g: Game) -> None:
+        """One at a time, each dying resolved before the next loses."""
+        while self.lost:
+            s = self.lost.pop(0)
+            if g.players[s].alive:
+                lose_hp(g, s, 1)
+                return
+        pop(g)
 
 
 def _candidates(g: Game, seat: int) -> list[int]:
@@ -153,66 +199,6 @@ def convert(g: Game, seat: int) -> None:
     p.role = "pantu"
     p.identity = ["纳赂", "仇叛"]
     invoke(g, seat, "纳赂")
-
-
-@handler(CeLi)
-def _celi(g: Game, f: CeLi) -> None:
-    p = g.players[f.seat]
-    adv = advanced(g)
-    if f.pc == 0:
-        f.pc = 1
-        mark(g, f.seat, "策立")
-        reveal(g, f.seat)
-        if f.dying and p.hp < 1:
-            recover(g, f.seat, 1 - p.hp)
-        chief = seat_of(g, "zeishou")
-        if (
-            adv
-            and f.dying
-            and chief >= 0
-            and "统义" in g.players[chief].identity
-            and not used(g, chief, "统义")
-        ):
-            invoke(g, chief, "统义")  # "或内奸因濒死而发动“策立”明置身份牌时"
-        return
-    if f.pc == 1:
-        grow(g, f.seat, 3, lord_skill=adv)
-        if not adv:
-            extra_turn(g, f.seat)
-            pop(g)
-            return
-        f.pc = 2
-        f.order = _candidates(g, f.seat)
-    if f.pc == 2:
-        if f.i > 0 and answer(g):
-            pop(g)
-            convert(g, f.order[f.i - 1])
-            return
-        while f.i < len(f.order) and not g.players[f.order[f.i]].alive:
-            f.i += 1
-        if f.i < len(f.order):
-            s = f.order[f.i]
-            f.i += 1
-            ask(g, s, "confirm", ["yes"], info={"skill": "策立", "about": "pantu"})
-            return
-        f.pc = 3
-        ask(
-            g, f.seat, "choose", ["extra_turn", "lose_hp"], declinable=False, info={"about": "策立"}
-        )
-        return
-    if f.pc == 3:
-        f.pc = 4
-        if answer(g)[0] == "extra_turn":
-            extra_turn(g, f.seat)
-            pop(g)
-            return
-        f.lost = order_from(g, f.seat, include_start=False)
-    while f.lost:  # one at a time, each dying resolved before the next loses
-        s = f.lost.pop(0)
-        if g.players[s].alive:
-            lose_hp(g, s, 1)
-            return
-    pop(g)
 
 
 def is_bandit_death(g: Game, dead: int) -> bool:

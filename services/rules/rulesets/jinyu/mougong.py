@@ -37,7 +37,7 @@ from typing import Any
 import msgspec
 
 from ...core.damage import Damage, DyingFrame, recover
-from ...core.engine import answer, ask, emit, handler, pop, push, rand_below
+from ...core.engine import answer, ask, ask_confirm, emit, pop, push, rand_below
 from ...core.events import InsightRevealed, RebelDisguised, SkillInvoked
 from ...core.flow import DelayedResolve
 from ...core.judge import Judge
@@ -276,26 +276,25 @@ class InsightAsk(Frame, tag="insight_ask"):
     seat: int
     target: int
 
-
-@handler(InsightAsk)
-def _insight(g: Game, f: InsightAsk) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        if g.players[f.seat].rage < 1 or not g.players[f.seat].alive:
+    def start(self, g: Game) -> None:
+        if g.players[self.seat].rage < 1 or not g.players[self.seat].alive:
             pop(g)
             return
-        ask(g, f.seat, "confirm", ["yes"], info={"skill": "洞察", "target": f.target})
-        return
-    pop(g)
-    if answer(g):
-        emit(g, SkillInvoked(seat=f.seat, skill="洞察", targets=[f.target]))
-        gain(g, f.seat, "rage", -1)
-        emit(
-            g,
-            InsightRevealed(
-                seat=f.seat, target=f.target, result=insight(g, f.seat, f.target), seen_by=[f.seat]
-            ),
-        )
+        self.then(self.confirmed)
+        ask_confirm(g, self.seat, "洞察", target=self.target)
+
+    def confirmed(self, g: Game) -> None:
+        pop(g)
+        if answer(g):
+            emit(g, SkillInvoked(seat=self.seat, skill="洞察", targets=[self.target]))
+            gain(g, self.seat, "rage", -1)
+            result = insight(g, self.seat, self.target)
+            emit(
+                g,
+                InsightRevealed(
+                    seat=self.seat, target=self.target, result=result, seen_by=[self.seat]
+                ),
+            )
 
 
 class EnhanceAsk(Frame, tag="enhance_ask"):
@@ -305,44 +304,41 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
     ctx: int
     options: list[str] = msgspec.field(default_factory=list)
 
-
-@handler(EnhanceAsk)
-def _enhance(g: Game, f: EnhanceAsk) -> None:
-    if f.pc == 0:
-        f.pc = 1
-        fr = g.stack[f.ctx]
+    def start(self, g: Game) -> None:
+        fr = g.stack[self.ctx]
+        self.then(self.chosen)
         ask(
             g,
-            f.seat,
+            self.seat,
             "choose",
-            list(f.options),
+            list(self.options),
             info={
                 "about": "强化",
                 "card": fr.vc.name,
-                "rage": g.players[f.seat].rage,
-                "costs": {o: COSTS[o] for o in f.options},
+                "rage": g.players[self.seat].rage,
+                "costs": {o: COSTS[o] for o in self.options},
             },
         )
-        return
-    picks = answer(g)
-    pop(g)
-    if not picks:
-        return
-    pick, fr, p = picks[0], g.stack[f.ctx], g.players[f.seat]
-    set_counter(g, f.seat, "rage", p.rage - COSTS[pick])
-    emit(
-        g, SkillInvoked(seat=f.seat, skill="强化", targets=list(getattr(fr, "targets", None) or []))
-    )
-    vc: VCard = fr.vc
-    vc.tags.extend(pick.split("+"))
-    if pick == "wine":
-        p.marks.pop("t:wine_used", None)  # not counted toward the 酒 limit
-        p.marks["t:强化酒"] = p.marks.get("t:强化酒", 0) + 1
-        fr.targets = []  # "效果改为": the ordinary 酒 effect does not happen
-    elif pick == "delayed":
-        for q in g.players:
-            q.marks.pop(f"inv:{vc.cards[0]}", None)
-        g.players[(fr.targets or [f.seat])[0]].marks[f"inv:{vc.cards[0]}"] = 1
+
+    def chosen(self, g: Game) -> None:
+        picks = answer(g)
+        pop(g)
+        if not picks:
+            return
+        pick, fr, p = picks[0], g.stack[self.ctx], g.players[self.seat]
+        set_counter(g, self.seat, "rage", p.rage - COSTS[pick])
+        targets = list(getattr(fr, "targets", None) or [])
+        emit(g, SkillInvoked(seat=self.seat, skill="强化", targets=targets))
+        vc: VCard = fr.vc
+        vc.tags.extend(pick.split("+"))
+        if pick == "wine":
+            p.marks.pop("t:wine_used", None)  # not counted toward the 酒 limit
+            p.marks["t:强化酒"] = p.marks.get("t:强化酒", 0) + 1
+            fr.targets = []  # "效果改为": the ordinary 酒 effect does not happen
+        elif pick == "delayed":
+            for q in g.players:
+                q.marks.pop(f"inv:{vc.cards[0]}", None)
+            g.players[(fr.targets or [self.seat])[0]].marks[f"inv:{vc.cards[0]}"] = 1
 
 
 def peach_at_full_hp(g: Game, seat: int) -> bool:

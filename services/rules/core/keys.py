@@ -1,0 +1,166 @@
+"""Option keys: the strings a decision offers and an answer picks, built and read in one place.
+
+A key is ``card:ID``, ``seat:N``, ``skill:NAME``, ``recast:ID``, ``general:NAME``, ``suit:S`` or a
+bare word (``hand``, ``end``, ``yes``, ``discard`` …); the README lists which decision offers
+which. These strings are the wire format and never change. Inside the rules a key is built with
+the ``*_key`` functions and read back once, at the step that receives the answer, into a typed
+value: ``card_of``/``seat_of`` where a decision offers one kind, :func:`parse` (a :data:`Pick`)
+where it mixes kinds (the play phase, a ``respond`` decision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+CARD, SEAT, SKILL, RECAST, GENERAL, SUIT = (
+    "card:",
+    "seat:",
+    "skill:",
+    "recast:",
+    "general:",
+    "suit:",
+)
+
+
+def card_key(cid: int) -> str:
+    """``card:ID``."""
+    return f"card:{cid}"
+
+
+def card_keys(cids: Iterable[int]) -> list[str]:
+    """``card:ID`` for each card, in order."""
+    return [f"card:{c}" for c in cids]
+
+
+def seat_key(seat: int) -> str:
+    """``seat:N``."""
+    return f"seat:{seat}"
+
+
+def seat_keys(seats: Iterable[int]) -> list[str]:
+    """``seat:N`` for each seat, in order."""
+    return [f"seat:{s}" for s in seats]
+
+
+def skill_key(name: str) -> str:
+    """``skill:NAME``."""
+    return SKILL + name
+
+
+def recast_key(cid: int) -> str:
+    """``recast:ID`` (重铸)."""
+    return f"recast:{cid}"
+
+
+def general_key(name: str) -> str:
+    """``general:NAME`` (a draft pick)."""
+    return GENERAL + name
+
+
+def suit_key(suit: str) -> str:
+    """``suit:S`` (S, H, C or D)."""
+    return SUIT + suit
+
+
+def _value(key: str, prefix: str) -> str:
+    if not key.startswith(prefix):
+        raise ValueError(f"{key!r} is not a {prefix[:-1]} key")
+    return key[len(prefix) :]
+
+
+def card_of(key: str) -> int:
+    """The card id of a ``card:ID`` key."""
+    return int(_value(key, CARD))
+
+
+def cards_of(keys: Iterable[str]) -> list[int]:
+    """The card ids of ``card:ID`` keys, in order."""
+    return [card_of(k) for k in keys]
+
+
+def seat_of(key: str) -> int:
+    """The seat of a ``seat:N`` key."""
+    return int(_value(key, SEAT))
+
+
+def seats_of(keys: Iterable[str]) -> list[int]:
+    """The seats of ``seat:N`` keys, in order."""
+    return [seat_of(k) for k in keys]
+
+
+def general_of(key: str) -> str:
+    """The general of a ``general:NAME`` key."""
+    return _value(key, GENERAL)
+
+
+def suit_of(key: str) -> str:
+    """The suit of a ``suit:S`` key."""
+    return _value(key, SUIT)
+
+
+class CardPick(msgspec.Struct, frozen=True):
+    """``card:ID``: a card (use it, play it, pick it)."""
+
+    id: int
+
+
+class SeatPick(msgspec.Struct, frozen=True):
+    """``seat:N``: a seat."""
+
+    seat: int
+
+
+class SkillPick(msgspec.Struct, frozen=True):
+    """``skill:NAME``: activate or call on a skill."""
+
+    name: str
+
+
+class RecastPick(msgspec.Struct, frozen=True):
+    """``recast:ID``: 重铸 a card."""
+
+    id: int
+
+
+class GeneralPick(msgspec.Struct, frozen=True):
+    """``general:NAME``: a general."""
+
+    name: str
+
+
+class SuitPick(msgspec.Struct, frozen=True):
+    """``suit:S``: a suit."""
+
+    suit: str
+
+
+class Word(msgspec.Struct, frozen=True):
+    """A bare word: ``hand``, ``end``, ``yes``, ``discard``, ``damage`` …"""
+
+    word: str
+
+
+Pick = CardPick | SeatPick | SkillPick | RecastPick | GeneralPick | SuitPick | Word
+"""An option key read into a typed value."""
+
+
+def parse(key: str) -> Pick:
+    """The typed value of any option key."""
+    kind, sep, rest = key.partition(":")
+    if not sep:
+        return Word(key)
+    if kind == "card":
+        return CardPick(int(rest))
+    if kind == "seat":
+        return SeatPick(int(rest))
+    if kind == "skill":
+        return SkillPick(rest)
+    if kind == "recast":
+        return RecastPick(int(rest))
+    if kind == "general":
+        return GeneralPick(rest)
+    if kind == "suit":
+        return SuitPick(rest)
+    raise ValueError(f"{key!r} is not an option key")

@@ -1,0 +1,74 @@
+"""Frames are plain data whose ``step`` names one of their methods (services/rules/README.md,
+"Inside the engine")."""
+
+from __future__ import annotations
+
+import inspect
+
+import msgspec
+
+from services.bots.random_policy import RandomPolicy
+from services.rules import api
+from services.rules.core.state import Frame, frame_type
+
+
+def all_frame_types() -> list[type[Frame]]:
+    out: list[type[Frame]] = []
+    todo: list[type[Frame]] = [Frame]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            out.append(sub)
+            todo.append(sub)
+    return out
+
+
+def steps_of(cls: type[Frame]) -> set[str]:
+    return {
+        name
+        for name, fn in inspect.getmembers(cls, inspect.isfunction)
+        if list(inspect.signature(fn).parameters) == ["self", "g"]
+    }
+
+
+def test_every_frame_has_a_start_and_no_field_hides_a_step() -> None:
+    kinds = all_frame_types()
+    assert len(kinds) > 50
+    for cls in kinds:
+        assert cls.start is not Frame.start, f"{cls.__name__} has no start step"
+        fields = set(cls.__struct_fields__)
+        clash = fields & {n for n, _ in inspect.getmembers(cls, inspect.isfunction)}
+        assert not clash, f"{cls.__name__}: fields {clash} hide methods"
+        tag = cls.__struct_config__.tag
+        assert isinstance(tag, str) and frame_type(tag) is cls
+
+
+def test_frame_type_rejects_unknown_kinds() -> None:
+    try:
+        frame_type("no such frame")
+    except KeyError:
+        return
+    raise AssertionError("an unknown frame kind was accepted")
+
+
+def test_every_stacked_frame_names_one_of_its_steps() -> None:
+    """At every decision of random games in each ruleset, each frame on the stack resumes at a
+    step it has — also after a snapshot round trip."""
+    seen: set[str] = set()
+    for ruleset in api.rulesets():
+        for seed in range(2):
+            players = {"chengtian": 2, "extended": 8}.get(ruleset, 5)
+            g = api.new_game(ruleset, players, seed)
+            api.advance(g)
+            pol = [RandomPolicy(seed * 10 + i) for i in range(players)]
+            while not g.over:
+                for fr in g.stack:
+                    assert fr.step in steps_of(type(fr)), (type(fr).__name__, fr.step)
+                    seen.add(f"{type(fr).__name__}.{fr.step}")
+                copy = api.restore(api.snapshot(g))
+                assert [msgspec.to_builtins(f) for f in copy.stack] == [
+                    msgspec.to_builtins(f) for f in g.stack
+                ]
+                d = api.pending(g)
+                assert d is not None
+                api.submit(g, pol[d.seat].act(d))
+    assert len(seen) > 30, sorted(seen)
