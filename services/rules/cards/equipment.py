@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.damage import recover
-from ..core.engine import answer, ask, emit, pop, push
+from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import Judge
+from ..core.keys import card_keys, cards_of
 from ..core.pick import PickCard
 from ..core.query import RANGE_OF_WEAPON, card_count
 from ..core.respond import AskCard
@@ -171,14 +172,7 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
         hand = g.players[self.target].hand
         if answer(g) == ["discard"] and hand:
             self.then(self.discarded)
-            ask(
-                g,
-                self.target,
-                "discard",
-                [f"card:{c}" for c in hand],
-                declinable=False,
-                info={"count": 1, "reason": "雌雄双股剑"},
-            )
+            ask_discard(g, self.target, hand, 1, reason="雌雄双股剑")
             return
         pop(g)
         draw(g, self.user, 1, reason="雌雄双股剑")
@@ -186,7 +180,7 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
     def discarded(self, g: Game) -> None:
         picks = answer(g)
         pop(g)
-        discard_from(g, self.target, [int(picks[0][5:])], reason="雌雄双股剑")
+        discard_from(g, self.target, cards_of(picks), reason="雌雄双股剑")
 
 
 def _slash_damage(g: Game, seat: int, trig: Trigger) -> Any:
@@ -285,14 +279,14 @@ class KylinChoice(Frame, tag="kylin_bow"):
     def start(self, g: Game) -> None:
         eq = g.players[self.target].equip
         self.then(self.chosen)
-        opts = [f"card:{eq[s]}" for s in ("plus", "minus") if s in eq]
-        ask(g, self.user, "choose", opts, declinable=False, info={"about": "麒麟弓"})
+        horses = [eq[s] for s in ("plus", "minus") if s in eq]
+        ask_choice(g, self.user, card_keys(horses), about="麒麟弓")
 
     def chosen(self, g: Game) -> None:
         picks = answer(g)
         pop(g)
         if picks:
-            move(g, [int(picks[0][5:])], "equip", "discard", self.target, reason="麒麟弓")
+            move(g, cards_of(picks), "equip", "discard", self.target, reason="麒麟弓")
 
 
 @register
@@ -320,15 +314,15 @@ class AxeDiscard(Frame, tag="axe"):
         p = g.players[self.user]
         self.then(self.chosen)
         axe = p.equip.get("weapon", -1)
-        opts = [f"card:{c}" for c in p.hand] + [f"card:{c}" for c in p.equip.values() if c != axe]
-        ask(g, self.user, "cards", opts, 2, 2, info={"skill": "贯石斧"})
+        cards = list(p.hand) + [c for c in p.equip.values() if c != axe]
+        ask(g, self.user, "cards", card_keys(cards), 2, 2, info={"skill": "贯石斧"})
 
     def chosen(self, g: Game) -> None:
         picks = answer(g)
         pop(g)
         if picks:
             emit(g, SkillInvoked(seat=self.user, skill="贯石斧"))
-            discard_from(g, self.user, [int(x[5:]) for x in picks], reason="贯石斧")
+            discard_from(g, self.user, cards_of(picks), reason="贯石斧")
             g.stack[self.effect].forced = True
 
 
@@ -409,7 +403,7 @@ class SpearCards(Frame, tag="spear"):
             g,
             self.user,
             "cards",
-            [f"card:{c}" for c in g.players[self.user].hand],
+            card_keys(g.players[self.user].hand),
             2,
             2,
             info={"skill": "丈八蛇矛", "as": "杀"},
@@ -420,7 +414,7 @@ class SpearCards(Frame, tag="spear"):
         pop(g, None)
         if not picks:
             return
-        vc = converted(g, "杀", [int(x[5:]) for x in picks], "丈八蛇矛")
+        vc = converted(g, "杀", cards_of(picks), "丈八蛇矛")
         if self.use:
             use_card(g, self.user, vc)
         else:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..core.damage import damage, recover
-from ..core.engine import answer, ask, emit, pop, push
+from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardShown, ChainToggled
+from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
 from ..core.query import card_count, distance_ok, in_range, order_from, prohibited, skill_objs
 from ..core.respond import AskCard
@@ -327,20 +328,13 @@ class GraceEffect(Frame, tag="grace_effect"):
         use: UseCard = g.stack[self.use]
         left = [c for c in use.data.get("revealed", []) if c in g.processing]
         self.then(self.taken)
-        ask(
-            g,
-            self.target,
-            "choose",
-            [f"card:{c}" for c in left],
-            declinable=False,
-            info={"about": "五谷丰登"},
-        )
+        ask_choice(g, self.target, card_keys(left), about="五谷丰登")
 
     def taken(self, g: Game) -> None:
         picks = answer(g)
         pop(g)
         if picks:
-            move(g, [int(picks[0][5:])], "processing", "hand", -1, self.target, reason="五谷丰登")
+            move(g, [card_of(picks[0])], "processing", "hand", -1, self.target, reason="五谷丰登")
 
 
 @register_card
@@ -369,12 +363,6 @@ class IronChain(TrickSpec):
         p = g.players[t]
         p.chained = not p.chained
         emit(g, ChainToggled(seat=t, chained=p.chained))
-
-
-def recast(g: Game, seat: int, cid: int) -> None:
-    """重铸: put the card into the discard pile and draw one (not a use)."""
-    move(g, [cid], "hand", "discard", seat, reason="recast")
-    draw(g, seat, 1, reason="recast")
 
 
 @register_card
@@ -407,35 +395,23 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
             pop(g)
             return
         self.then(self.shown_card)
-        ask(
-            g,
-            self.target,
-            "choose",
-            [f"card:{c}" for c in t.hand],
-            declinable=False,
-            info={"about": "火攻_show"},
-        )
+        ask_choice(g, self.target, card_keys(t.hand), about="火攻_show")
 
     def shown_card(self, g: Game) -> None:
-        self.shown = int(answer(g)[0][5:])
+        self.shown = card_of(answer(g)[0])
         emit(g, CardShown(seat=self.target, card=self.shown))
         suit = g.cards[self.shown].suit
         u = g.players[self.user]
         payable = list(u.hand) + (list(u.equip.values()) if self.any_card else [])
         self.then(self.paid)
-        ask(
-            g,
-            self.user,
-            "discard",
-            [f"card:{c}" for c in payable if g.cards[c].suit == suit],
-            info={"count": 1, "reason": "火攻", "suit": suit},
-        )
+        of_suit = [c for c in payable if g.cards[c].suit == suit]
+        ask_discard(g, self.user, of_suit, 1, reason="火攻", declinable=True, suit=suit)
 
     def paid(self, g: Game) -> None:
         picks = answer(g)
         self.then(self.done)
         if picks:
-            discard_from(g, self.user, [int(picks[0][5:])], reason="火攻")
+            discard_from(g, self.user, cards_of(picks), reason="火攻")
             damage(g, self.user, self.target, 1, "fire", card="火攻")
 
     def done(self, g: Game) -> None:

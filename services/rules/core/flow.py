@@ -6,9 +6,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from .engine import answer, ask, emit, pop, push
+from .engine import answer, ask_discard, emit, pop, push
 from .events import Nullified, PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .judge import Judge
+from .keys import CardPick, RecastPick, SkillPick, card_key, cards_of, parse, recast_key, skill_key
 from .query import hand_limit, next_alive, with_hook
 from .skills import SKILLS
 from .state import PHASES, Frame, Game
@@ -181,15 +182,13 @@ class PlayPhase(Frame, tag="play_phase"):
         if not picks or picks[0] == "end":
             pop(g)
             return
-        pick = picks[0]
-        if pick.startswith("card:"):
-            push(g, UseCard(user=self.seat, vc=physical(g, int(pick[5:]))))
-        elif pick.startswith("recast:"):
-            from ..cards.tricks import recast
-
-            recast(g, self.seat, int(pick[7:]))
-        else:
-            SKILLS[pick[6:]].activate(g, self.seat)
+        match parse(picks[0]):
+            case CardPick(cid):
+                push(g, UseCard(user=self.seat, vc=physical(g, cid)))
+            case RecastPick(cid):
+                recast(g, self.seat, cid)
+            case SkillPick(name):
+                SKILLS[name].activate(g, self.seat)
 
 
 class DiscardPhase(Frame, tag="discard_phase"):
@@ -204,19 +203,10 @@ class DiscardPhase(Frame, tag="discard_phase"):
             pop(g)
             return
         self.then(self.discarded)
-        ask(
-            g,
-            self.seat,
-            "discard",
-            [f"card:{c}" for c in p.hand],
-            n,
-            n,
-            declinable=False,
-            info={"count": n, "reason": "discard_phase"},
-        )
+        ask_discard(g, self.seat, p.hand, n, reason="discard_phase")
 
     def discarded(self, g: Game) -> None:
-        discard_from(g, self.seat, [int(x[5:]) for x in answer(g)], reason="discard_phase")
+        discard_from(g, self.seat, cards_of(answer(g)), reason="discard_phase")
         pop(g)
 
 
@@ -285,6 +275,12 @@ _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
 }
 
 
+def recast(g: Game, seat: int, cid: int) -> None:
+    """重铸 (a ``recastable`` card, 铁索连环): put it into the discard pile and draw one; not a use."""
+    move(g, [cid], "hand", "discard", seat, reason="recast")
+    draw(g, seat, 1, reason="recast")
+
+
 def play_options(g: Game, seat: int) -> list[str]:
     """The cards ``seat`` may use and the skills it may activate now."""
     p = g.players[seat]
@@ -301,10 +297,10 @@ def play_options(g: Game, seat: int) -> list[str]:
         if ok is None:
             ok = usable[name] = spec.can_use(g, seat, physical(g, cid))
         if ok:
-            out.append(f"card:{cid}")
+            out.append(card_key(cid))
         if spec.recastable:
-            out.append(f"recast:{cid}")
+            out.append(recast_key(cid))
     for s in with_hook(g, seat, "can_activate"):
         if s.can_activate(g, seat):
-            out.append(f"skill:{s.name}")
+            out.append(skill_key(s.name))
     return out

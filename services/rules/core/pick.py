@@ -6,6 +6,7 @@ Hand cards are picked blindly (``hand`` picks one at random); equipment and judg
 from __future__ import annotations
 
 from .engine import answer, ask, pop, rand_below
+from .keys import card_keys, card_of
 from .state import Frame, Game
 
 
@@ -47,7 +48,7 @@ class PickCard(Frame, tag="pick_card"):
         if picks[0] == "hand":
             pop(g, p.hand[rand_below(g, len(p.hand))] if p.hand else -1)
         else:
-            pop(g, int(picks[0][5:]))
+            pop(g, card_of(picks[0]))
 
 
 def pick_options(
@@ -61,11 +62,11 @@ def pick_options(
     out = ["hand"] if hand and p.hand else []
     if equip:
         rs = ruleset_of(g)
-        out += [
-            f"card:{c}"
+        out += card_keys(
+            c
             for c in p.equip.values()
             if chooser < 0 or not rs.equip_protected(g, owner, chooser, c)
-        ]
+        )
     if judge:
-        out += [f"card:{c}" for c in p.judge]
+        out += card_keys(p.judge)
     return out

@@ -11,6 +11,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop
 from .events import CardPlayed, CardUsed
+from .keys import CardPick, SkillPick, card_key, parse, skill_key
 from .query import with_hook
 from .skills import SKILLS
 from .state import Frame, Game
@@ -55,13 +56,13 @@ class AskCard(Frame, tag="ask_card"):
         if not picks:
             pop(g, None)
             return
-        pick = picks[0]
-        if pick.startswith("card:"):
-            _finish(g, self, physical(g, int(pick[5:])))
-            return
-        self.trying = pick[6:]
-        self.then(self.provided)
-        SKILLS[self.trying].provide(g, self.user, self)
+        match parse(picks[0]):
+            case CardPick(cid):
+                _finish(g, self, physical(g, cid))
+            case SkillPick(name):
+                self.trying = name
+                self.then(self.provided)
+                SKILLS[name].provide(g, self.user, self)
 
     def provided(self, g: Game) -> None:
         """A providing skill finished: its card, or None (then the seat is asked again)."""
@@ -89,7 +90,7 @@ def hand_options(g: Game, f: AskCard) -> list[str]:
     for cid in p.hand:
         name = cards[cid].name
         if matches(need, name) or (self_wine and name == "酒"):
-            out.append(f"card:{cid}")
+            out.append(card_key(cid))
     return out
 
 
@@ -98,7 +99,7 @@ def options_for(g: Game, f: AskCard) -> list[str]:
     opts = hand_options(g, f)
     for s in with_hook(g, f.user, "provides"):
         if s.name not in f.tried and s.provides(g, f.user, f):
-            opts.append(f"skill:{s.name}")
+            opts.append(skill_key(s.name))
     if f.need == "闪" and g.turn_marks.get(f"no_dodge:{f.user}", 0):
         return []
     return opts

@@ -13,6 +13,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
+from .keys import seat_keys, seat_of, seats_of
 from .query import order_from, prohibited, with_hook
 from .respond import AskCard
 from .state import Frame, Game
@@ -156,7 +157,7 @@ class UseCard(Frame, tag="use_card"):
         if not picks:
             pop(g, False)  # cancelled: the card stays where it was
             return
-        self.targets = [int(p[5:]) for p in picks]
+        self.targets = seats_of(picks)
         self.targets.sort(key=lambda t: (t - self.user) % len(g.players))
         second = spec.second_targets(g, self)
         if second is None:
@@ -167,13 +168,13 @@ class UseCard(Frame, tag="use_card"):
             g,
             self.user,
             "targets",
-            [f"seat:{t}" for t in second],
+            seat_keys(second),
             declinable=False,
             info={"card": self.vc.name, "cards": self.vc.cards, "second": True},
         )
 
     def second_target_chosen(self, g: Game) -> None:
-        self.data["victim"] = int(answer(g)[0][5:])
+        self.data["victim"] = seat_of(answer(g)[0])
         self.declare(g, self.spec(g))
 
     def declare(self, g: Game, spec: CardSpec) -> None:
@@ -295,7 +296,7 @@ def choose_targets(g: Game, f: UseCard, spec: CardSpec) -> None:
     info: dict[str, Any] = {"card": f.vc.name, "cards": f.vc.cards, "skill": f.vc.skill}
     if type(spec).second_targets is not CardSpec.second_targets:
         info["two_step"] = True
-    ask(g, f.user, "targets", [f"seat:{t}" for t in legal], lo, min(hi, len(legal)), info=info)
+    ask(g, f.user, "targets", seat_keys(legal), lo, min(hi, len(legal)), info=info)
 
 
 def ineffective(g: Game, use: UseCard, i: int) -> str:

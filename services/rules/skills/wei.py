@@ -13,7 +13,7 @@ from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardPlayed, SkillInvoked
 from ..core.flow import DrawPhase
 from ..core.judge import JUDGE_RULES, Judge
-from ..core.keys import cards_of
+from ..core.keys import cards_of, seat_keys, seat_of
 from ..core.query import card_count, order_from
 from ..core.respond import AskCard
 from ..core.skills import Skill, register
@@ -336,7 +336,7 @@ class YiJiFrame(Frame, tag="yiji"):
                 g,
                 self.seat,
                 "choose",
-                [f"seat:{s}" for s in order_from(g, self.seat)],
+                seat_keys(order_from(g, self.seat)),
                 declinable=False,
                 info={"about": self.skill, "card": self.drawn[0]},
             )
@@ -349,7 +349,7 @@ class YiJiFrame(Frame, tag="yiji"):
     def given(self, g: Game) -> None:
         picks = answer(g)
         cid = self.drawn.pop(0)
-        to = int(picks[0][5:])
+        to = seat_of(picks[0])
         if to != self.seat and cid in g.players[self.seat].hand:
             move(
                 g, [cid], "hand", "hand", self.seat, to, reason=self.skill, seen_by=[self.seat, to]
