@@ -6,7 +6,7 @@ calls these functions and nothing deeper.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import msgspec
 
@@ -14,8 +14,8 @@ from . import cards as _cards  # noqa: F401  (registers the card specs)
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core.engine import IllegalAnswer, advance, submit
 from .core.events import Event, event_types
-from .core.ruleset import RULESETS, allows, describe_choices
-from .core.state import Answer, Decision, Game, Player, frame_type
+from .core.ruleset import RULESETS, UnknownOption, allows, describe_choices
+from .core.state import Answer, Decision, Game, frame_type
 from .core.views import GOD, SPECTATOR, View, new_view, redact
 from .core.views import apply as _apply
 from .rulesets.standard import RULES_VERSION
@@ -57,10 +57,6 @@ __all__ = [
 def apply_view(view: View, e: Event) -> View:
     """Fold one event into ``view`` as its viewer may see it (redaction applied here)."""
     return _apply(view, redact(e, view.viewer))
-
-
-class UnknownOption(ValueError):
-    """A game was asked for with an unknown ruleset, option or player count."""
 
 
 def rulesets() -> list[str]:
@@ -136,7 +132,7 @@ def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | No
         options=opts,
         seed=seed,
         cards=rs.deck(opts),
-        players=[Player(seat=i) for i in range(players)],
+        players=[rs.new_player(i) for i in range(players)],
     )
     rs.setup(g)
     return g
@@ -159,7 +155,7 @@ def default_answer(d: Decision) -> Answer:
     return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
 
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 """Bumped whenever the state's layout changes (a frame's fields or steps, a player's fields), so
 snapshots stored by an older engine are never misread: :func:`restore` refuses them and the
 game is rebuilt from its log."""
@@ -195,8 +191,13 @@ def restore(data: bytes) -> Game:
 def _decode_state(data: bytes | memoryview) -> Game:
     raw = _RAW_DEC.decode(data)
     stack = raw.pop("stack")
+    exts = [p.pop("ext", None) for p in raw["players"]]
     g = msgspec.convert(raw, Game)
     g.stack = [msgspec.convert(fr, frame_type(fr["kind"])) for fr in stack]
+    kind = RULESETS[g.ruleset].seat_state
+    if kind is not None:
+        for p, ext in zip(g.players, exts, strict=True):
+            p.ext = None if ext is None else msgspec.convert(ext, kind)
     return g
 
 
@@ -218,8 +219,6 @@ def decode_event(data: bytes) -> Event:
     """An event from :func:`encode_event` bytes."""
     global _EVENT_DEC
     if _EVENT_DEC is None:
-        from typing import Union
-
         _EVENT_DEC = msgspec.msgpack.Decoder(Union[tuple(event_types().values())])  # noqa: UP007
     ev: Event = _EVENT_DEC.decode(data)
     return ev

@@ -15,6 +15,7 @@ from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core import events as ev
 from services.rules.core.state import SLOTS, Game
+from services.rules.rulesets.chengtian.camp import camp_of
 
 # which card subtype may sit in which equipment slot
 SLOT_SUBTYPES = {
@@ -114,10 +115,11 @@ def check_camps(g: Game) -> None:
     for p in g.players:
         if p.alive:
             seen[p.general] += 1
-        seen.update(p.camp)
+        camp = camp_of(p)
+        seen.update(camp)
         lasts = g.options.get("victory") == "no_general_left"
         if lasts and not p.alive and not _frames_for(g, "death", p.seat):
-            assert not p.camp, f"seat {p.seat}: lost with generals in its camp {p.camp}"
+            assert not camp, f"seat {p.seat}: lost with generals in its camp {camp}"
     twice = {n: k for n, k in seen.items() if k > 1 and n != "vanilla"}
     assert not twice, f"generals in several places: {twice}"
 

@@ -17,6 +17,7 @@ from services.rules.core.query import distance, hand_limit, in_range
 from services.rules.core.ruleset import RULESETS
 from services.rules.core.state import Answer, Game
 from services.rules.rulesets.chengtian import chengtian_deck
+from services.rules.rulesets.chengtian.camp import camp_of
 from services.rules.rulesets.chengtian.cards import give_baige
 from services.rules.rulesets.chengtian.events import GeneralBenched, GeneralFell
 from services.rules.rulesets.chengtian.pindian import Pindian, can_pindian
@@ -36,7 +37,7 @@ def play(seed: int, options: dict[str, object] | None = None) -> tuple[Game, lis
     if not g.draw_game:
         loser = g.players[1 - g.winners[0]]
         assert not loser.alive
-        assert not loser.camp or g.options["victory"] == "first_fall"
+        assert not camp_of(loser) or g.options["victory"] == "first_fall"
     return g, log
 
 
@@ -115,7 +116,7 @@ def test_setup_orders_camps_in_secret() -> None:
     offered = [e for e in log if isinstance(e, ev.DraftOffered)]
     assert all(e.seen_by == [e.seat] for e in offered)
     for p in g.players:
-        assert len(p.camp) == 2 and p.general not in p.camp and len(p.hand) in (4, 6)
+        assert len(camp_of(p)) == 2 and p.general not in camp_of(p) and len(p.hand) in (4, 6)
     public = [e for e in log if isinstance(e, ev.GeneralChosen) and e.seen_by is None]
     assert sorted(e.seat for e in public) == [0, 1]
 
@@ -179,7 +180,7 @@ def test_general_fell_event_names_the_fallen() -> None:
     log = api.advance(g)
     fell = [e for e in log if isinstance(e, GeneralFell)]
     assert fell and fell[0].general == "林黛玉" and g.players[0].general == "薛蟠"
-    assert g.players[0].alive and g.players[0].hp == 4 and not g.players[0].camp
+    assert g.players[0].alive and g.players[0].hp == 4 and not camp_of(g.players[0])
     assert not [e for e in log if isinstance(e, GeneralBenched)]
 
 

@@ -23,7 +23,7 @@ from services.rules.core.skills import SKILLS
 from services.rules.core.state import Game
 from services.rules.core.views import SPECTATOR, fold, redact
 from services.rules.rulesets.extended import ROLE_SKILLS
-from services.rules.rulesets.extended.base import IdentitySkill
+from services.rules.rulesets.extended.base import IdentitySkill, state
 from services.rules.rulesets.extended.frames import ORDER
 from tests.rules.invariants import play_random
 from tests.rules.test_redaction import LeakFinder
@@ -208,7 +208,7 @@ def test_roles_and_identity_skills() -> None:
         assert Counter(p.role for p in g.players) == roles
         assert g.players[0].role == "lord" and g.players[0].max_hp == 5
         for p in g.players:
-            assert p.identity == list(ROLE_SKILLS[variant].get(p.role, ()))
+            assert state(p).identity == list(ROLE_SKILLS[variant].get(p.role, ()))
 
 
 def test_table_size_and_variant_are_checked() -> None:
@@ -223,7 +223,7 @@ def test_table_size_and_variant_are_checked() -> None:
 
 def test_identity_skills_are_apart_from_general_skills() -> None:
     """A-004-01: every seed 004 skill is an identity skill no general has, and no general-skill
-    module touches ``Player.identity``."""
+    module touches the identity skills (``IdentityState.identity``)."""
     for name in SEED_SKILLS:
         assert isinstance(SKILLS[name], IdentitySkill), name
     gens = RULESETS["extended"].generals()

@@ -15,6 +15,7 @@ from services.rules.core import events as ev
 from services.rules.core.ruleset import RULESETS
 from services.rules.core.state import Game
 from services.rules.core.views import SPECTATOR
+from services.rules.rulesets.jinyu.counters import counters
 from tests.rules.invariants import play_random
 
 COUNTS = (5, 8, 10)
@@ -54,8 +55,9 @@ def play(players: int, seed: int, options: dict[str, object]) -> list[ev.Event]:
     )
     check_outcome(g)
     for p in g.players:
-        assert p.armor >= 0 and p.jade >= 0 and p.rage >= 0
-        assert p.armor <= 5
+        c = counters(g, p.seat)
+        assert c.armor >= 0 and c.jade >= 0 and c.rage >= 0
+        assert c.armor <= 5
     return log
 
 
@@ -136,7 +138,7 @@ def test_lord_start() -> None:
         api.submit(g, api.Answer(decision=d.id, seat=d.seat, picks=[d.options[0]]))
     lord = g.players[0]
     gen = RULESETS["jinyu"].generals()[lord.general]
-    assert lord.jade == 2 and lord.max_hp == gen.hp + 1
+    assert counters(g, lord.seat).jade == 2 and lord.max_hp == gen.hp + 1
     assert len(lord.hand) >= 5 or g.current != 0
     assert all(len(p.hand) == 4 for p in g.players[1:])
 
@@ -148,7 +150,7 @@ def test_hidden_lord_secret() -> None:
     roles = [e for e in events if isinstance(e, ev.RoleAssigned)]
     assert all(e.seen_by == [e.seat] for e in roles)
     lord = next(p for p in g.players if p.role == "lord")
-    assert lord.jade == 0 and not lord.role_revealed
+    assert counters(g, lord.seat).jade == 0 and not lord.role_revealed
 
 
 def _offers(players: int, seed: int, options: dict[str, object]) -> list[ev.DraftOffered]:
@@ -204,7 +206,7 @@ def test_pool_vanilla_is_the_seeds_game_without_generals() -> None:
     for p in g.players:
         assert p.general == "vanilla" and set(p.skills) <= {"金鱼"}
         lord = p.role == "lord"
-        assert (p.max_hp, p.hp, p.jade) == ((5, 5, 2) if lord else (4, 4, 0))
+        assert (p.max_hp, p.hp, counters(g, p.seat).jade) == ((5, 5, 2) if lord else (4, 4, 0))
     lord = next(p for p in g.players if p.role == "lord")
     assert len(lord.hand) >= 5 and all(len(p.hand) == 4 for p in g.players if p is not lord)
 

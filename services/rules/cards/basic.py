@@ -6,8 +6,8 @@ from ..core.damage import damage
 from ..core.engine import emit, pop, push
 from ..core.events import Dodged
 from ..core.query import attack_range, distance, in_range, order_from, prohibited, with_hook
+from ..core.registry import ruleset_of
 from ..core.respond import AskCard
-from ..core.ruleset import ruleset_of
 from ..core.state import Frame, Game
 from ..core.triggers import fire
 from ..core.use import IGNORE_ARMOR, NO_DODGE, TWO_DODGE, CardSpec, UseCard, register_card

@@ -5,61 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.damage import damage
+from ..core.delayed import DelayedResolve, DelayedSpec, judge_names
+from ..core.flow import skip_phase
 from ..core.query import distance_ok, next_alive, prohibited
 from ..core.state import Game
-from ..core.use import CardSpec, UseCard, register_card
+from ..core.use import register_card
 from ..core.vcard import VCard
 from ..core.zones import move
-
-
-def judge_names(g: Game, seat: int) -> list[str]:
-    """The tricks in ``seat``'s judgement area (by what they act as)."""
-    return [g.as_name.get(c, g.cards[c].name) for c in g.players[seat].judge]
-
-
-def skip_phase(g: Game, seat: int, phase: str) -> None:
-    """Make ``seat`` skip ``phase`` in its current turn."""
-    from ..core.flow import TurnFrame
-
-    for fr in reversed(g.stack):
-        if isinstance(fr, TurnFrame) and fr.seat == seat:
-            if phase not in fr.skip:
-                fr.skip.append(phase)
-            return
-
-
-class DelayedSpec(CardSpec):
-    """A delayed trick: using it places it; its owner's judgement phase resolves it."""
-
-    kind = "delayed"
-
-    def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
-        return t != user and self.name not in judge_names(g, t)
-
-    def effect(self, g: Game, use_idx: int, t: int) -> None:
-        use: UseCard = g.stack[use_idx]
-        place(g, use.vc, t)
-
-    def on_nullified(self, g: Game, f: Any) -> None:
-        """Nullified in the judgement phase: discarded (闪电 moves on instead)."""
-        move(g, [f.card], "processing", "discard", reason=self.name)
-
-    def on_judged(self, g: Game, f: Any, hit: bool) -> None:
-        """Apply the judgement: ``hit`` means the trick's effect happens."""
-        move(g, [f.card], "processing", "discard", reason=self.name)
-        if hit:
-            self.hit(g, f.seat)
-
-    def hit(self, g: Game, seat: int) -> None:
-        """The effect on the owner."""
-
-
-def place(g: Game, vc: VCard, t: int) -> None:
-    """Put a used delayed trick (one physical card) into ``t``'s judgement area."""
-    cid = vc.cards[0]
-    move(g, [cid], "processing", "judge", -1, t, reason=vc.name)
-    if g.cards[cid].name != vc.name:
-        g.as_name[cid] = vc.name
 
 
 @register_card
@@ -94,10 +46,10 @@ class Lightning(DelayedSpec):
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return [] if self.name in judge_names(g, user) else [user]
 
-    def on_nullified(self, g: Game, f: Any) -> None:
+    def on_nullified(self, g: Game, f: DelayedResolve) -> None:
         pass_on(g, f.card, f.seat)
 
-    def on_judged(self, g: Game, f: Any, hit: bool) -> None:
+    def on_judged(self, g: Game, f: DelayedResolve, hit: bool) -> None:
         if hit:
             move(g, [f.card], "processing", "discard", reason=self.name)
             damage(g, -1, f.seat, 3, "thunder", card="闪电")

@@ -12,11 +12,12 @@ from ..core.judge import Judge
 from ..core.keys import card_keys, cards_of
 from ..core.pick import PickCard
 from ..core.query import RANGE_OF_WEAPON, card_count
+from ..core.registry import ruleset_of
 from ..core.respond import AskCard
 from ..core.skills import Skill, register
 from ..core.state import Frame, Game
 from ..core.triggers import Trigger, ctx_frame
-from ..core.use import IGNORE_ARMOR, CardSpec, UseCard, register_card, use_card
+from ..core.use import IGNORE_ARMOR, CardSpec, UseCard, register_card, specs_of, use_card
 from ..core.vcard import VCard, converted, is_slash
 from ..core.zones import LEAVE_HOOKS, discard_from, draw, move
 from .basic import UNLIMITED
@@ -58,8 +59,6 @@ class EquipSpec(CardSpec):
 
 def slot_of(g: Game, cid: int) -> str:
     """The equipment slot a card goes into (a ruleset may map slots differently)."""
-    from ..core.ruleset import ruleset_of
-
     return ruleset_of(g).equip_slot(g.cards[cid].subtype)
 
 
@@ -117,14 +116,12 @@ class QinggangSword(Skill):
     optional = False
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
-        from ..core.ruleset import ruleset_of
-
         use = _use(trig, g)
         if use is None or use.user != seat or not is_slash(use.vc.name):
             return False
         t = (use.targets or [])[trig.data["i"]]
         armor = g.players[t].equip.get("armor", -1)
-        return armor < 0 or not ruleset_of(g).equip_protected(g, t, seat, armor)  # seed 003 白鸽
+        return armor < 0 or not ruleset_of(g).equip_protected(g, t, seat, armor)  # 白鸽
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         use = ctx_frame(g, trig)
@@ -379,8 +376,6 @@ class Spear(Skill):
         push(g, SpearCards(user=seat))
 
     def can_activate(self, g: Game, seat: int) -> bool:
-        from ..core.use import specs_of
-
         if len(g.players[seat].hand) < 2:
             return False
         return specs_of(g)["杀"].can_use(

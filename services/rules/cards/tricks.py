@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.damage import damage, recover
 from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
-from ..core.events import CardShown, ChainToggled
+from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
 from ..core.query import card_count, distance_ok, in_range, order_from, prohibited, skill_objs
@@ -300,8 +300,6 @@ class AmazingGrace(TrickSpec):
         cards = take_top(g, len(use.targets or []))
         g.processing.extend(cards)
         use.data["revealed"] = cards
-        from ..core.events import CardsMoved
-
         emit(
             g,
             CardsMoved(

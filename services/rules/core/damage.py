@@ -6,9 +6,10 @@ import msgspec
 
 from .engine import emit, pop, push
 from .events import ChainToggled, Damaged, Died, Dying, HpLost, Recovered
+from .flow import end_turn_now
 from .query import order_from
+from .registry import ruleset_of
 from .respond import AskCard
-from .ruleset import ruleset_of
 from .state import Frame, Game
 from .triggers import fire
 from .zones import move
@@ -33,8 +34,8 @@ class Damage(Frame, tag="damage"):
     dealt: int = 0
     chain: list[int] = msgspec.field(default_factory=list)
     ci: int = 0
-    # seed 003: the target's general fell and the next one took the battlefield, so no
-    # target-side "after damage" triggers (the new general did not take this damage)
+    # the target's general left the game before the "after damage" triggers (a ruleset put
+    # another general in its place, which did not take this damage): no target-side ones
     target_replaced: bool = False
 
     def start(self, g: Game) -> None:
@@ -212,7 +213,7 @@ class Death(Frame, tag="death"):
     def done(self, g: Game) -> None:
         pop(g)
         if self.seat == g.current:
-            g.abort_turn = True
+            end_turn_now(g)
 
 
 def damage(
@@ -257,8 +258,8 @@ def recover(g: Game, seat: int, n: int = 1) -> int:
 
 def lose_hp(g: Game, seat: int, n: int = 1, source: int = -1) -> None:
     """HP loss (not damage): no prevention; may cause dying (no killer). ``source`` is who made
-    the seat lose it, if anyone (seed 002's 洞察 reads it at ``hp_lost``, which fires before
-    the dying procedure runs)."""
+    the seat lose it, if anyone (skills read it at ``hp_lost``, which fires before the dying
+    procedure runs)."""
     p = g.players[seat]
     p.hp -= n
     emit(g, HpLost(seat=seat, amount=n, hp=p.hp))
@@ -268,5 +269,5 @@ def lose_hp(g: Game, seat: int, n: int = 1, source: int = -1) -> None:
 
 
 def absorb(g: Game, seat: int, amount: int) -> int:
-    """Variant hook: 护甲/玉佩 absorb damage first (seed 002). Standard: nothing absorbs."""
+    """The damage left after the ruleset's shields absorb some (``Ruleset.absorb_damage``)."""
     return ruleset_of(g).absorb_damage(g, seat, amount)

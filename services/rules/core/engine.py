@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import rng
-from .events import Event
+from .events import Event, GameEnded
 from .keys import card_keys
 from .state import Answer, Decision, Frame, Game
 
@@ -164,31 +164,12 @@ def advance(g: Game) -> list[Event]:
             top = stack[-1]
             g.top = len(stack) - 1
             getattr(top, top.step)(g)
-            if g.abort_turn:
-                _unwind_turn(g)
     except GameOver:
         g.pending = None
     out = g.out
     g.out = []
     g.events_emitted += len(out)
     return out
-
-
-def _unwind_turn(g: Game) -> None:
-    """The current seat died: drop everything above its turn frame (the turn then ends)."""
-    from .flow import TurnFrame  # the turn frame owns the end of turn
-
-    g.abort_turn = False
-    while g.stack and not isinstance(g.stack[-1], TurnFrame):
-        g.stack.pop()
-    g.pending = None
-    g.answer = None
-    if g.processing:
-        from .zones import move
-
-        move(g, list(g.processing), "processing", "discard", reason="turn_aborted")
-    if g.stack:
-        g.stack[-1].aborted = True
 
 
 def rand_below(g: Game, n: int) -> int:
@@ -206,8 +187,6 @@ def shuffle(g: Game, items: list[int]) -> list[int]:
 
 def end_game(g: Game, winners: list[int], draw: bool = False) -> None:
     """Mark the game over; the loop stops after the current step."""
-    from .events import GameEnded
-
     g.over = True
     g.draw_game = draw
     g.winners = sorted(winners)

@@ -30,8 +30,8 @@ class RoleAssigned(Event, frozen=True, tag="role_assigned"):
 
 
 class RoleLearned(Event, frozen=True, tag="role_learned"):
-    """``learner`` privately learns ``seat``'s role (seed 004 立储, 结党); seen by the learner
-    only — for anyone else every field is blanked, so not even who learned what leaks."""
+    """``learner`` privately learns ``seat``'s role (an identity skill such as 立储); seen by the
+    learner only — for anyone else every field is blanked, so not even who learned what leaks."""
 
     learner: int
     seat: int
@@ -198,7 +198,7 @@ class CardShown(Event, frozen=True, tag="card_shown"):
 
 
 class CounterChanged(Event, frozen=True, tag="counter_changed"):
-    """A variant counter (护甲 ``armor``, 玉佩 ``jade``, 怒气 ``rage``) changed."""
+    """A seat's public counter kept by its ruleset (护甲 ``armor``, 玉佩 ``jade`` …) changed."""
 
     seat: int
     counter: str

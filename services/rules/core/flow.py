@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import msgspec
 
+from .delayed import JudgePhase
 from .engine import answer, ask_discard, emit, pop, push
-from .events import Nullified, PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
-from .judge import Judge
+from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .keys import CardPick, RecastPick, SkillPick, card_key, cards_of, parse, recast_key, skill_key
 from .query import hand_limit, next_alive, with_hook
 from .skills import SKILLS
 from .state import PHASES, Frame, Game
 from .triggers import fire
-from .use import NullifyWindow, UseCard, ask_play, specs_of
+from .use import UseCard, ask_play, specs_of
 from .vcard import physical
 from .zones import discard_from, draw, move
-
-if TYPE_CHECKING:
-    from ..cards.delayed import DelayedSpec
 
 
 class GameFrame(Frame, tag="game"):
@@ -210,69 +205,35 @@ class DiscardPhase(Frame, tag="discard_phase"):
         pop(g)
 
 
-class JudgePhase(Frame, tag="judge_phase"):
-    """Resolve the delayed tricks in the judgement area, last placed first."""
-
-    seat: int
-    done: list[int] = msgspec.field(default_factory=list)
-
-    def start(self, g: Game) -> None:
-        p = g.players[self.seat]
-        todo = [c for c in p.judge if c not in self.done] if p.alive else []
-        if not todo:
-            pop(g)
-            return
-        cid = todo[-1]
-        self.done.append(cid)
-        push(
-            g, DelayedResolve(seat=self.seat, card=cid, name=g.as_name.get(cid, g.cards[cid].name))
-        )
-
-
-class DelayedResolve(Frame, tag="delayed"):
-    """One delayed trick: 无懈可击 window, judgement, effect."""
-
-    seat: int
-    card: int
-    name: str
-
-    def spec(self, g: Game) -> DelayedSpec:
-        """The delayed trick's spec (which defines its outcomes)."""
-        from ..cards.delayed import DelayedSpec
-
-        spec = specs_of(g)[self.name]
-        assert isinstance(spec, DelayedSpec)
-        return spec
-
-    def start(self, g: Game) -> None:
-        self.then(self.nullify_answered)
-        move(g, [self.card], "judge", "processing", self.seat, reason="judge_phase")
-        push(g, NullifyWindow(name=self.name, target=self.seat))
-
-    def nullify_answered(self, g: Game) -> None:
-        spec = self.spec(g)
-        if g.ret:
-            emit(g, Nullified(target=self.seat, name=self.name))
-            spec.on_nullified(g, self)
-            pop(g)
-            return
-        self.then(self.judged)
-        push(g, Judge(seat=self.seat, reason=self.name))
-
-    def judged(self, g: Game) -> None:
-        self.then(self.done)
-        self.spec(g).on_judged(g, self, bool(g.ret))
-
-    def done(self, g: Game) -> None:
-        pop(g)
-
-
 _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
     "judge": JudgePhase,
     "draw": DrawPhase,
     "play": PlayPhase,
     "discard": DiscardPhase,
 }
+
+
+def skip_phase(g: Game, seat: int, phase: str) -> None:
+    """Make ``seat`` skip ``phase`` in its current turn."""
+    for fr in reversed(g.stack):
+        if isinstance(fr, TurnFrame) and fr.seat == seat:
+            if phase not in fr.skip:
+                fr.skip.append(phase)
+            return
+
+
+def end_turn_now(g: Game) -> None:
+    """The current seat died (or its general left the game): its turn ends at once. Every
+    procedure above its turn frame is dropped, cards left in the processing area go to the
+    discard pile, and the turn frame goes on to the turn's end."""
+    while g.stack and not isinstance(g.stack[-1], TurnFrame):
+        g.stack.pop()
+    g.pending = None
+    g.answer = None
+    if g.processing:
+        move(g, list(g.processing), "processing", "discard", reason="turn_aborted")
+    if g.stack:
+        g.stack[-1].aborted = True
 
 
 def recast(g: Game, seat: int, cid: int) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .engine import answer, ask, pop, rand_below
 from .keys import card_keys, card_of
+from .registry import ruleset_of
 from .state import Frame, Game
 
 
@@ -55,9 +56,7 @@ def pick_options(
     g: Game, owner: int, hand: bool, equip: bool, judge: bool, chooser: int = -1
 ) -> list[str]:
     """The option keys for picking a card of ``owner`` (equipment the ruleset protects from
-    ``chooser`` — seed 003 白鸽 — is left out)."""
-    from .ruleset import ruleset_of
-
+    ``chooser`` (``Ruleset.equip_protected``) is left out)."""
     p = g.players[owner]
     out = ["hand"] if hand and p.hand else []
     if equip:

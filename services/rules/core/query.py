@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .cards import CardDef, color_of
-from .ruleset import RULESETS
+from .registry import RULESETS
 from .skills import HOOK_SETS, SKILLS, Skill
 from .state import Game, Player
 
@@ -33,12 +33,13 @@ def next_alive(g: Game, seat: int) -> int:
 
 
 def skills_of(g: Game, p: Player) -> list[str]:
-    """The skills a seat has now: its general's (lord skills only as lord or once gained), its
-    identity skills (seed 004) and its equipment's."""
-    lordly = p.role == "lord" or p.lord_skills
+    """The skills a seat has now: its general's (lord skills only as lord or once gained), those
+    the ruleset's rules give it (``SeatExt.rule_skills``) and its equipment's."""
+    ext = p.ext
+    lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
     out = [s for s in p.skills if not SKILLS[s].lord or lordly] if p.skills else []
-    if p.identity:
-        out += p.identity
+    if ext is not None:
+        out += ext.rule_skills()
     for cid in p.equip.values():
         name = g.cards[cid].name
         if name in SKILLS:
@@ -52,12 +53,14 @@ def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
     if not names:
         return []
     p = g.players[seat]
-    if not p.skills and not p.identity and not p.equip:
+    ext = p.ext
+    rule = ext.rule_skills() if ext is not None else ()
+    if not p.skills and not rule and not p.equip:
         return []
-    lordly = p.role == "lord" or p.lord_skills
+    lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
     out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or lordly)]
-    if p.identity:
-        out += [SKILLS[s] for s in p.identity if s in names]
+    if rule:
+        out += [SKILLS[s] for s in rule if s in names]
     for cid in p.equip.values():
         n = g.cards[cid].name
         if n in names:

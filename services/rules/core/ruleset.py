@@ -7,8 +7,26 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .cards import CardDef
-from .engine import end_game
-from .state import Game, Player
+from .damage import Death, recover
+from .engine import end_game, push
+from .registry import RULESETS, ruleset_of
+from .state import Game, Player, SeatExt
+from .zones import draw, move
+
+__all__ = [
+    "RULESETS",
+    "General",
+    "Ruleset",
+    "UnknownOption",
+    "allows",
+    "describe_choices",
+    "register_ruleset",
+    "ruleset_of",
+]
+
+
+class UnknownOption(ValueError):
+    """A game was asked for with an unknown ruleset, option or player count."""
 
 
 class General:
@@ -47,9 +65,11 @@ class Ruleset(ABC):
     aliases: ClassVar[dict[str, str]] = {}  # printed name -> engine name (e.g. 药 -> 桃)
     # role -> camp for ratings and tournaments; a role not named plays alone (each renegade)
     camps: ClassVar[dict[str, str]] = {"lord": "lord", "loyalist": "lord", "rebel": "rebel"}
-    # False: no distance and no attack range (seed 003) — every other seat is at distance 1 and
+    # False: no distance and no attack range — every other seat is at distance 1 and
     # every attack range is 1, so each other seat is in range whatever the weapon or horse
     measures_distance: ClassVar[bool] = True
+    # the ruleset's own per-seat state (Player.ext), if it keeps any
+    seat_state: ClassVar[type[SeatExt] | None] = None
 
     def tables(self) -> list[tuple[int, dict[str, Any]]]:
         """The tables this ruleset can seat: (players, the options that select that table).
@@ -108,19 +128,17 @@ class Ruleset(ABC):
 
     def prepare_table(self, g: Game) -> None:
         """A scenario's exact table has been built (seats, roles, piles): attach what the ruleset
-        keeps per seat beyond the general (seed 004's identity skills). Standard: nothing."""
+        keeps per seat beyond the general (its ``seat_state``). Standard: nothing."""
         return None  # an optional hook, not an abstract one
 
     # --- rules that vary -------------------------------------------------------------------------
     def peach_at_full_hp(self, g: Game, seat: int) -> bool:
-        """Whether ``seat`` may use 桃 on itself at full HP (seed 002: a 强化 桃 may)."""
+        """Whether ``seat`` may use 桃 on itself at full HP (standard: no)."""
         return False
 
     def peach_recover(self, g: Game, user: int, target: int, vc: Any) -> None:
         """The recovery of the 桃 ``vc`` (or a dying seat's own 酒) ``user`` uses on ``target``:
-        1 HP (seed 002's 强化 桃, tagged on ``vc``, heals more)."""
-        from .damage import recover
-
+        1 HP (a ruleset may heal more, e.g. for a tag on ``vc``)."""
         recover(g, target, 1)
 
     def absorb_damage(self, g: Game, seat: int, amount: int) -> int:
@@ -142,8 +160,6 @@ class Ruleset(ABC):
     def death_penalty(self, g: Game, dead: int, killer: int) -> None:
         """Rewards and penalties (§1.11): a rebel's killer draws 3; a lord who kills a loyalist
         discards all hand and equipment cards."""
-        from .zones import draw, move
-
         if killer < 0 or not g.players[killer].alive:
             return
         victim = g.players[dead]
@@ -158,32 +174,25 @@ class Ruleset(ABC):
 
     def unsaved(self, g: Game, seat: int, killer: int) -> None:
         """Nobody saved a dying seat (§1.11): it dies. Seed 003 deploys its next general."""
-        from .damage import Death
-        from .engine import push
-
         push(g, Death(seat=seat, killer=killer))
 
     def equip_protected(self, g: Game, owner: int, by: int, cid: int) -> bool:
         """Whether ``owner``'s equipped card ``cid`` is beyond the reach of ``by``'s cards and
-        skills (seed 003 白鸽). Standard: never."""
+        skills. Standard: never."""
         return False
 
     def judge_area_changed(self, g: Game, seat: int) -> None:
-        """A card entered or left ``seat``'s judgement area (seed 003: 乐不思蜀 seals skills)."""
+        """A card entered or left ``seat``'s judgement area (a ruleset's 乐不思蜀 may seal skills
+        while it lies there)."""
         return None  # an optional hook, not an abstract one
 
-    def make_player(self, seat: int, general: General, role: str) -> Player:
-        """A seat with ``general``'s HP (lord bonus applied by the caller) and skills."""
-        return Player(
-            seat=seat,
-            general=general.name,
-            gender=general.gender,
-            faction=general.faction,
-            role=role,
-            hp=general.hp,
-            max_hp=general.hp,
-            skills=list(general.skills),
-        )
+    def new_player(self, seat: int) -> Player:
+        """An empty seat, with the ruleset's own seat state."""
+        return Player(seat=seat, ext=self.new_seat_state())
+
+    def new_seat_state(self) -> SeatExt | None:
+        """A fresh ``Player.ext`` for this ruleset (None if it keeps no state of its own)."""
+        return None if self.seat_state is None else self.seat_state()
 
 
 def allows(choices: tuple[Any, ...] | range, value: Any) -> bool:
@@ -200,15 +209,7 @@ def describe_choices(choices: tuple[Any, ...] | range) -> str:
     return ", ".join(str(c).lower() if isinstance(c, bool) else str(c) for c in choices)
 
 
-RULESETS: dict[str, Ruleset] = {}
-
-
 def register_ruleset(cls: type[Ruleset]) -> type[Ruleset]:
     """Class decorator registering a ruleset."""
     RULESETS[cls.name] = cls()
     return cls
-
-
-def ruleset_of(g: Game) -> Ruleset:
-    """The ruleset object of a game."""
-    return RULESETS[g.ruleset]

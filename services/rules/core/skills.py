@@ -17,11 +17,10 @@ or 寒冰剑 are skills by the card's name"): a seat has them while the card is 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from .state import Game
-    from .vcard import VCard
+from .state import Game
+from .vcard import VCard
 
 
 class Skill:

@@ -13,7 +13,7 @@ import msgspec
 
 from .cards import CardDef
 
-SLOTS = ("weapon", "armor", "plus", "minus", "mount")  # mount: seed 003's single 坐骑 slot
+SLOTS = ("weapon", "armor", "plus", "minus", "mount")  # mount: a ruleset's single 坐骑 slot
 PHASES = ("start", "judge", "draw", "play", "discard", "finish")
 
 
@@ -68,8 +68,22 @@ def frame_type(kind: str) -> type[Frame]:
     return cls
 
 
+class SeatExt(msgspec.Struct, kw_only=True):
+    """A ruleset's own state of one seat (``Player.ext``): a subclass with the fields it needs,
+    named by ``Ruleset.seat_state``. The engine reads it only through these methods."""
+
+    def rule_skills(self) -> list[str]:
+        """Skills the game's rules give the seat beside its general's (consulted like them;
+        no general skill reads, copies or removes them)."""
+        return []
+
+    def has_lord_skills(self) -> bool:
+        """Whether the general's lord skills work although the seat is not the lord."""
+        return False
+
+
 class Player(msgspec.Struct, kw_only=True):
-    """One seat: its general, role, HP and the three areas."""
+    """One seat: its general, role, HP and the three areas; ``ext`` is the ruleset's own."""
 
     seat: int
     general: str = "vanilla"
@@ -87,14 +101,7 @@ class Player(msgspec.Struct, kw_only=True):
     skills: list[str] = msgspec.field(default_factory=list)
     # per-turn and per-game counters and marks (e.g. "slash_used", "wine", "limited:NAME")
     marks: dict[str, int] = msgspec.field(default_factory=dict)
-    armor: int = 0  # 护甲 (seed 002)
-    jade: int = 0  # 玉佩 (seed 002)
-    rage: int = 0  # 怒气 (seed 002 谋攻)
-    # seed 004: identity skills are game rules, not general skills (A-004-01): no general skill
-    # reads or changes this list; the engine consults it like ``skills``
-    identity: list[str] = msgspec.field(default_factory=list)
-    lord_skills: bool = False  # "获得主公技": the general's lord skills work as for the lord
-    camp: list[str] = msgspec.field(default_factory=list)  # seed 003 军营: generals, top first
+    ext: SeatExt | None = None
 
 
 class Decision(msgspec.Struct, kw_only=True):
@@ -130,7 +137,7 @@ class Game(msgspec.Struct, kw_only=True):
     draw: list[int] = msgspec.field(default_factory=list)  # top is the END of the list
     discard: list[int] = msgspec.field(default_factory=list)  # top is the end
     processing: list[int] = msgspec.field(default_factory=list)
-    removed: list[int] = msgspec.field(default_factory=list)  # out of the game (seed 003 白鸽)
+    removed: list[int] = msgspec.field(default_factory=list)  # out of the game
     as_name: dict[int, str] = msgspec.field(default_factory=dict)  # judge-area card -> trick it is
     current: int = 0
     dead: int = 0  # how many seats are dead (0 lets distance skip counting)
@@ -146,7 +153,6 @@ class Game(msgspec.Struct, kw_only=True):
     over: bool = False
     draw_game: bool = False
     winners: list[int] = msgspec.field(default_factory=list)
-    abort_turn: bool = False
     reshuffles: int = 0
     events_emitted: int = 0
     auto_forced: bool = True  # answer forced one-answer decisions without asking

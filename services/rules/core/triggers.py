@@ -91,7 +91,7 @@ def fire(
             continue
         if p.skills and not names.isdisjoint(p.skills):
             break
-        if p.identity and not names.isdisjoint(p.identity):
+        if p.ext is not None and not names.isdisjoint(p.ext.rule_skills()):
             break
         if p.equip:
             for c in p.equip.values():

@@ -91,7 +91,7 @@ class CardSpec:
 
 
 CARD_SPECS: dict[str, CardSpec] = {}
-# ruleset -> card name -> spec used instead of CARD_SPECS' (seed 003 changes 乐不思蜀 and 火攻)
+# ruleset -> card name -> spec used instead of CARD_SPECS' (a ruleset printing other card texts)
 RULESET_SPECS: dict[str, dict[str, CardSpec]] = {}
 _MERGED: dict[str, dict[str, CardSpec]] = {}
 

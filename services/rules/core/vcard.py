@@ -17,7 +17,7 @@ class VCard(msgspec.Struct, kw_only=True):
     rank: int = 0
     cards: list[int] = msgspec.field(default_factory=list)
     skill: str = ""
-    # effects attached to this use or play (seed 002 谋攻 强化: slash, dodge, damage, peach …)
+    # effects a ruleset attaches to this use or play (a 强化 杀 is tagged ``slash`` …)
     tags: list[str] = msgspec.field(default_factory=list)
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from .engine import emit, end_game, shuffle
 from .events import CardsMoved, DeckReshuffled
+from .registry import ruleset_of
 from .state import Game
 from .triggers import fire
 
@@ -91,9 +92,7 @@ def move(
             seen_by=seen_by,
         ),
     )
-    if src == "judge" or dst == "judge":  # seed 003: 乐不思蜀 seals while it lies there
-        from .ruleset import ruleset_of
-
+    if src == "judge" or dst == "judge":  # a ruleset's 乐不思蜀 may seal while it lies there
         ruleset_of(g).judge_area_changed(g, src_seat if src == "judge" else dst_seat)
         if src == "judge" and dst == "judge":
             ruleset_of(g).judge_area_changed(g, dst_seat)

@@ -20,7 +20,8 @@ import msgspec
 from ..core.engine import answer, ask, emit, pop, shuffle
 from ..core.events import DraftOffered, GeneralChosen
 from ..core.keys import general_key, general_of
-from ..core.ruleset import General, ruleset_of
+from ..core.registry import ruleset_of
+from ..core.ruleset import General
 from ..core.state import Frame, Game
 
 

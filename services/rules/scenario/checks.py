@@ -46,10 +46,14 @@ def check_expect(sc: Scenario, g: Game, refmap: dict[CardRef, int], events: list
         if n >= len(g.players):
             _fail(f"seats.{n}", "a seat of the table", f"{len(g.players)} seats")
         p = g.players[n]
-        for field in ("hp", "max_hp", "alive", "role_revealed", "armor", "jade", "rage"):
+        for field in ("hp", "max_hp", "alive", "role_revealed"):
             want = getattr(se, field)
             if want is not None and getattr(p, field) != want:
                 _fail(f"seat {n} {field}", want, getattr(p, field))
+        for field in ("armor", "jade", "rage"):  # kept in the ruleset's seat state, if at all
+            want, have = getattr(se, field), getattr(p.ext, field, 0)
+            if want is not None and have != want:
+                _fail(f"seat {n} {field}", want, have)
         if se.hand_count is not None and len(p.hand) != se.hand_count:
             _fail(f"seat {n} hand_count", se.hand_count, len(p.hand))
         for field, actual in (("hand", p.hand), ("equip", list(p.equip.values()))):

@@ -179,9 +179,7 @@ def _player(
         max_hp=max_hp,
         alive=spec.alive,
         skills=list(gen.skills),
-        armor=spec.armor,
-        jade=spec.jade,
-        rage=spec.rage,
+        ext=rs.new_seat_state(),
     )
     p.hand = [refmap[r] for r in spec.hand]
     for k, r in enumerate(spec.equip):
@@ -194,8 +192,12 @@ def _player(
         name = rs.aliases.get(r.name, r.name)
         if g.cards[refmap[r]].name != name:
             g.as_name[refmap[r]] = name
-    for k, name in enumerate(spec.camp):  # seed 003: the generals behind the battlefield
-        p.camp.append(_general(rs, gens, name, f"seats[{n}].camp[{k}]").name)
+    # generals behind the battlefield, top first
+    camp = [
+        _general(rs, gens, name, f"seats[{n}].camp[{k}]").name for k, name in enumerate(spec.camp)
+    ]
+    own = {"armor": spec.armor, "jade": spec.jade, "rage": spec.rage, "camp": camp}
+    set_seat_state(p, n, sc.ruleset, own)
     return p
 
 
@@ -231,6 +233,17 @@ def check_references(
         for key, value in pat.fields.items():
             values = value if isinstance(value, tuple) else (value,)
             created((v for v in values if isinstance(v, CardRef)), f"expect.events[{k}].{key}")
+
+
+def set_seat_state(p: Player, n: int, ruleset: str, fields: dict[str, Any]) -> None:
+    """Seat fields a ruleset keeps in its own seat state (护甲 …, 军营), set by name; a value
+    the ruleset does not keep is a TableError."""
+    for name, value in fields.items():
+        if not value:
+            continue
+        if p.ext is None or name not in p.ext.__struct_fields__:
+            raise TableError(f"seats[{n}].{name}: {ruleset} keeps no {name}")
+        setattr(p.ext, name, value)
 
 
 def describe(g: Game, d: Any) -> str:

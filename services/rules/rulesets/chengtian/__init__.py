@@ -54,6 +54,7 @@ from typing import Any
 
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.cards import CardDef
+from ...core.damage import Death
 from ...core.engine import answer, ask, emit, end_game, pop, push, rand_below, shuffle
 from ...core.events import CardsMoved, DraftOffered, GameStarted
 from ...core.flow import GameFrame
@@ -64,7 +65,7 @@ from ..honglou.data import characters
 from ..standard import RESHUFFLES, RULES_VERSION
 from ..standard.generals import standard_generals
 from . import cards as _cards  # noqa: F401  (registers the seed 003 card texts)
-from .camp import GeneralFall, check_seal, deploy, refresh_skills
+from .camp import CampState, GeneralFall, camp_of, check_seal, deploy, refresh_skills
 from .cards import holds_baige
 from .events import CampFormed
 
@@ -96,6 +97,7 @@ class ChengTian(Ruleset):
     min_players = 2
     max_players = 2
     measures_distance = False
+    seat_state = CampState
     defaults = {
         "battlefield_size": 1,
         "camp_size": 2,
@@ -165,10 +167,8 @@ class ChengTian(Ruleset):
 
     def unsaved(self, g: Game, seat: int, killer: int) -> None:
         """U-003-05/06: the next camp general takes over; with none left the player loses."""
-        from ...core.damage import Death
-
         p = g.players[seat]
-        if p.camp and g.options.get("victory", "no_general_left") == "no_general_left":
+        if camp_of(p) and g.options.get("victory", "no_general_left") == "no_general_left":
             push(g, GeneralFall(seat=seat, killer=killer))
         else:
             push(g, Death(seat=seat, killer=killer))
@@ -237,7 +237,7 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
                     declinable=False,
                     info={
                         "about": "camp",
-                        "position": len(g.players[self.seat].camp),
+                        "position": len(camp_of(g.players[self.seat])),
                         "offer": list(left),
                     },
                 )
@@ -245,7 +245,7 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
             self.seat += 1
         for p in g.players:  # the first general picked takes the battlefield, face up
             deploy(g, p.seat, face_down=False)
-            emit(g, CampFormed(seat=p.seat, count=len(p.camp)))
+            emit(g, CampFormed(seat=p.seat, count=len(camp_of(p))))
         for p in g.players:
             cards = [g.draw.pop() for _ in range(4)]
             p.hand.extend(cards)
@@ -266,10 +266,10 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
     def picked(self, g: Game) -> None:
         name = general_of(answer(g)[0])
         self.offers[self.seat].remove(name)
-        g.players[self.seat].camp.append(name)
+        camp_of(g.players[self.seat]).append(name)
         self.start(g)
 
 
 def camps(g: Game) -> list[list[str]]:
     """Every seat's camp, top first (a copy)."""
-    return [list(p.camp) for p in g.players]
+    return [list(camp_of(p)) for p in g.players]

@@ -2,24 +2,42 @@
 and which skills a seat has (a face-down general has none; 乐不思蜀 seals its general's).
 
 One general stands on each seat's battlefield (``Player.general`` with its HP and skills); the
-others wait in ``Player.camp``, top first. Marks kept on the seat (plain data, never expiring):
+others wait in its camp (:class:`CampState`, the seat's ``Player.ext``), top first. Marks kept on the seat (plain data, never expiring):
 ``face_down`` (1 while the battlefield general is 暗置), ``seal`` (id + 1 of the 乐不思蜀 that
 seals it) and ``hp:NAME`` (the HP a benched general keeps, U-003-17).
 """
 
 from __future__ import annotations
 
+import msgspec
+
 from ...core.damage import Damage
+from ...core.delayed import DelayedResolve
 from ...core.engine import emit, pop
 from ...core.events import GeneralChosen, MaxHpChanged
-from ...core.ruleset import General, ruleset_of
+from ...core.flow import end_turn_now
+from ...core.registry import ruleset_of
+from ...core.ruleset import General
 from ...core.skills import Skill, register
-from ...core.state import Frame, Game
+from ...core.state import Frame, Game, Player, SeatExt
 from ...core.triggers import Trigger
 from ...core.zones import move
 from .events import GeneralBenched, GeneralDeployed, GeneralFell
 
 REVEAL = "暗置"  # the system skill a face-down seat holds: it reveals at its owner's turn start
+
+
+class CampState(SeatExt, kw_only=True):
+    """A seat's camp (军营): the generals waiting behind the battlefield, top first."""
+
+    camp: list[str] = msgspec.field(default_factory=list)
+
+
+def camp_of(p: Player) -> list[str]:
+    """Seat ``p``'s camp (the list itself), top first."""
+    ext = p.ext
+    assert isinstance(ext, CampState)
+    return ext.camp
 
 
 def general_of(g: Game, name: str) -> General:
@@ -50,9 +68,7 @@ def unseal(g: Game, seat: int) -> None:
 
 def being_judged(g: Game, cid: int) -> bool:
     """Whether the delayed trick ``cid`` is being resolved in a judgement phase right now."""
-    return any(
-        getattr(fr, "card", None) == cid and fr.__struct_config__.tag == "delayed" for fr in g.stack
-    )
+    return any(isinstance(fr, DelayedResolve) and fr.card == cid for fr in g.stack)
 
 
 def check_seal(g: Game, seat: int) -> None:
@@ -76,7 +92,7 @@ def discard_seal(g: Game, seat: int) -> None:
 def deploy(g: Game, seat: int, face_down: bool) -> None:
     """上阵: the camp's top general takes the battlefield (with the HP it kept, U-003-17)."""
     p = g.players[seat]
-    name = p.camp.pop(0)
+    name = camp_of(p).pop(0)
     gen = general_of(g, name)
     kept = p.marks.pop(f"hp:{name}", 0)
     p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
@@ -87,7 +103,7 @@ def deploy(g: Game, seat: int, face_down: bool) -> None:
     else:
         p.marks.pop("face_down", None)
     refresh_skills(g, seat)
-    emit(g, GeneralDeployed(seat=seat, face_down=face_down, camp=len(p.camp)))
+    emit(g, GeneralDeployed(seat=seat, face_down=face_down, camp=len(camp_of(p))))
     emit(
         g,
         GeneralChosen(
@@ -109,7 +125,7 @@ def bench(g: Game, seat: int) -> None:
     discard_seal(g, seat)
     hidden = bool(p.marks.pop("face_down", 0))
     p.marks[f"hp:{p.general}"] = p.hp
-    p.camp.append(p.general)
+    camp_of(p).append(p.general)
     emit(g, GeneralBenched(seat=seat, general="" if hidden else p.general))
 
 
@@ -175,4 +191,4 @@ class GeneralFall(Frame, tag="chengtian_fall"):
         deploy(g, self.seat, bool(g.options.get("fall_deploy_face_down", False)))
         pop(g)
         if self.seat == g.current and g.options.get("fall_ends_turn", True):
-            g.abort_turn = True
+            end_turn_now(g)

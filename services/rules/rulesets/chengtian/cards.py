@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...cards.delayed import DelayedSpec, place
 from ...cards.equipment import EquipSpec
 from ...cards.tricks import FireAttack, FireAttackEffect, TrickSpec
+from ...core.delayed import DelayedResolve, DelayedSpec, place
 from ...core.engine import push
 from ...core.skills import Skill, register
 from ...core.state import Game
 from ...core.use import UseCard, register_card_for
 from ...core.vcard import VCard
 from ...core.zones import LEAVE_HOOKS, draw, move
-from .camp import bench, deploy, discard_seal, refresh_skills, seal_card
+from .camp import bench, camp_of, deploy, discard_seal, refresh_skills, seal_card
 
 RULESET = "chengtian"
 
@@ -36,11 +36,11 @@ class SealIndulgence(DelayedSpec):
         g.players[t].marks["seal"] = use.vc.cards[0] + 1
         refresh_skills(g, t)
 
-    def on_nullified(self, g: Game, f: Any) -> None:
+    def on_nullified(self, g: Game, f: DelayedResolve) -> None:
         move(g, [f.card], "processing", "discard", reason=self.name)
         discard_seal(g, f.seat)
 
-    def on_judged(self, g: Game, f: Any, hit: bool) -> None:
+    def on_judged(self, g: Game, f: DelayedResolve, hit: bool) -> None:
         if not hit:  # ♥: the seal ends
             move(g, [f.card], "processing", "discard", reason=self.name)
             discard_seal(g, f.seat)
@@ -74,7 +74,7 @@ class SwitchGeneral(TrickSpec):
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         user = g.stack[use_idx].user
-        if g.players[t].camp:  # U-003-17: with an empty camp the general stays
+        if camp_of(g.players[t]):  # U-003-17: with an empty camp the general stays
             bench(g, t)
             deploy(g, t, face_down=True)
         if t == user:

@@ -12,7 +12,7 @@ the draft (the 20 characters of ``honglou`` and the standard generals; ``general
 seats everyone as a 4-HP vanilla general), 4 starting cards, the deck (standard + EX + 军争).
 
 Identity skills (``identity.py``) are game rules that general skills never touch (A-004-01); they
-live in ``Player.identity``. After every death the win/draw table is checked first (A-004-05),
+live in each seat's ``IdentityState`` (``base.py``). After every death the win/draw table is checked first (A-004-05),
 then the death-triggered identity skills resolve in the seed's order (``frames.py``); they replace
 the standard death rewards (A-004-02). Reveals are public ``role_assigned`` events; 立储 and 结党
 are private ``role_learned`` events. Decisions the seed adds: ``confirm`` (``info.skill`` 策立,
@@ -43,13 +43,14 @@ import msgspec
 from ...core.engine import emit, end_game, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
-from ...core.ruleset import VANILLA, General, register_ruleset
+from ...core.ruleset import VANILLA, General, UnknownOption, register_ruleset
 from ...core.state import Frame, Game
 from ...core.views import View, secret
 from ..honglou.data import characters
 from ..standard import RESHUFFLES, RULES_VERSION, Standard
 from ..standard.generals import standard_generals
 from . import identity as _identity  # noqa: F401  (registers the identity skills)
+from .base import IdentityState, state
 from .camps import (
     ADVANCED_ROLES,
     BEGINNER_ROLES,
@@ -106,6 +107,7 @@ class Extended(Standard):
     max_players = 12
 
     camps = CAMP_OF
+    seat_state = IdentityState
 
     def tables(self) -> list[tuple[int, dict[str, Any]]]:
         """Only two tables exist: the 8-player beginner and the 12-player advanced game."""
@@ -137,8 +139,6 @@ class Extended(Standard):
         v = _variant(options)
         roles = list(ADVANCED_ROLES if v == "advanced" else BEGINNER_ROLES)
         if players != len(roles):
-            from ...api import UnknownOption  # the api's error type; imported late (cycle)
-
             sizes = ", ".join(f"{t['variant']}: {n}" for n, t in self.tables())
             raise UnknownOption(
                 f"extended with variant {v!r} seats {len(roles)} players, not {players} "
@@ -193,7 +193,7 @@ class Extended(Standard):
         """Every seat gets its role's identity skills."""
         table = ROLE_SKILLS[_variant(g.options)]
         for p in g.players:
-            p.identity = list(table.get(p.role, ()))
+            state(p).identity = list(table.get(p.role, ()))
 
     def prepare_table(self, g: Game) -> None:
         """A scenario's table: identity skills, and what 立储/结党 let seats know all game long

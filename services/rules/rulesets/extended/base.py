@@ -1,7 +1,8 @@
 """The identity-skill base class and the small effects several identity skills share.
 
-Identity skills are game rules (A-004-01): they sit in ``Player.identity``, which no general skill
-reads or changes, and they are never copied, sealed or removed by general skills. Most are
+Identity skills are game rules (A-004-01): they sit in the seat's :class:`IdentityState`
+(``Player.ext``), which no general skill reads or changes, and they are never copied, sealed or
+removed by general skills. Most are
 locked; the death-triggered ones are resolved by :mod:`.frames` in the seed's order rather than
 at the ``death`` timing point, because the seed fixes their order across seats.
 """
@@ -10,13 +11,36 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import msgspec
+
 from ...core.damage import recover
 from ...core.engine import emit
 from ...core.events import MaxHpChanged, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.skills import Skill
-from ...core.state import Game
+from ...core.state import Game, Player, SeatExt
 from ...core.zones import draw, move
+
+
+class IdentityState(SeatExt, kw_only=True):
+    """A seat's identity skills and whether it has gained its general's lord skills (获得主公技,
+    from 继位, 统义 or 策立)."""
+
+    identity: list[str] = msgspec.field(default_factory=list)
+    lord_skills: bool = False
+
+    def rule_skills(self) -> list[str]:
+        return self.identity
+
+    def has_lord_skills(self) -> bool:
+        return self.lord_skills
+
+
+def state(p: Player) -> IdentityState:
+    """The identity state of seat ``p``."""
+    ext = p.ext
+    assert isinstance(ext, IdentityState)
+    return ext
 
 
 class IdentitySkill(Skill):
@@ -57,7 +81,7 @@ def grow(g: Game, seat: int, cards: int, lord_skill: bool) -> None:
     emit(g, MaxHpChanged(seat=seat, max_hp=p.max_hp, hp=p.hp))
     recover(g, seat, 1)
     if lord_skill:
-        p.lord_skills = True
+        state(p).lord_skills = True
     draw(g, seat, cards, reason="identity")
 
 

@@ -19,7 +19,7 @@ from ...core.query import order_from
 from ...core.skills import SKILLS
 from ...core.state import Frame, Game
 from ...core.zones import discard_from, draw
-from .base import IdentitySkill, discard_all, extra_turn, grow, mark, reveal, used
+from .base import IdentitySkill, discard_all, extra_turn, grow, mark, reveal, state, used
 from .camps import CAMP_OF, REBEL_CAMP, advanced, alive_in, ruler, seat_of
 
 ORDER = ("罪己", "逆储", "赏令", "势颓", "军溃", "背水", "守义", "继位", "统义", "策立")
@@ -42,7 +42,7 @@ class IdentityDeath(Frame, tag="identity_death"):
             for seat in _holders(g, self):
                 p = g.players[seat]
                 if (
-                    name in p.identity
+                    name in state(p).identity
                     and (p.alive or seat == self.dead)
                     and sk.applies(g, seat, self.dead, self.killer)
                 ):
@@ -131,7 +131,7 @@ class CeLi(Frame, tag="celi"):
             advanced(g)
             and self.dying
             and chief >= 0
-            and "统义" in g.players[chief].identity
+            and "统义" in state(g.players[chief]).identity
             and not used(g, chief, "统义")
         ):
             invoke(g, chief, "统义")  # "或内奸因濒死而发动“策立”明置身份牌时"
@@ -197,7 +197,7 @@ def convert(g: Game, seat: int) -> None:
     """The seat's role card becomes 叛徒: old role and its identity skills go; 纳赂 runs."""
     p = g.players[seat]
     p.role = "pantu"
-    p.identity = ["纳赂", "仇叛"]
+    state(p).identity = ["纳赂", "仇叛"]
     invoke(g, seat, "纳赂")
 
 

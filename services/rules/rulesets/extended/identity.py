@@ -19,7 +19,7 @@ from ...core.skills import register
 from ...core.state import Game
 from ...core.triggers import ctx_frame
 from ...core.zones import draw, move
-from .base import IdentitySkill, grow, mark, reveal, used
+from .base import IdentitySkill, grow, mark, reveal, state, used
 from .camps import BANDITS, CAMP_OF, REBEL_CAMP, advanced, alive_in, ruler, seat_of
 from .frames import BeiShui, CeLi, ShiTui, discard_everything, is_bandit_death
 
@@ -29,7 +29,7 @@ RULER_AURAS = ("护威", "惑主", "弄权")  # what the 大将, 佞宦 and 党�
 def holder_alive(g: Game, role: str, skill: str) -> bool:
     """Whether a living ``role`` still holds ``skill`` (not converted, not invalidated)."""
     s = seat_of(g, role)
-    return s >= 0 and skill in g.players[s].identity
+    return s >= 0 and skill in state(g.players[s]).identity
 
 
 def revealed_chief(g: Game) -> int:
@@ -124,7 +124,7 @@ class JunKui(IdentitySkill):
 
     def resolve(self, g: Game, holder: int, dead: int, killer: int) -> None:
         for s in alive_in(g, REBEL_CAMP):
-            g.players[s].identity = ["赏令"]
+            state(g.players[s]).identity = ["赏令"]
 
 
 @register
@@ -170,7 +170,7 @@ class JiWei(IdentitySkill):
         grow(g, holder, 3 if advanced(g) else 0, lord_skill=True)
         p = g.players[holder]
         gained = ["罪己", *RULER_AURAS] if advanced(g) else ["罪己"]
-        p.identity = [s for s in p.identity if s != "逆储"] + gained
+        state(p).identity = [s for s in state(p).identity if s != "逆储"] + gained
 
 
 @register

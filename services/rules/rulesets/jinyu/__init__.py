@@ -37,11 +37,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...core.engine import emit
+from ...core.engine import emit, shuffle
 from ...core.events import RoleAssigned
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.skills import SKILLS
 from ...core.state import Game
+from ...core.zones import draw
 from ..honglou.data import characters
 from ..standard import Standard
 from ..standard.generals import standard_generals
@@ -56,6 +57,7 @@ class JinYu(Standard):
     name = "jinyu"
     defaults = dict(DEFAULTS)
     choices = dict(CHOICES)
+    seat_state = counters.Counters
 
     def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         return {"vanilla": VANILLA, **standard_generals(), **characters()}
@@ -77,8 +79,6 @@ class JinYu(Standard):
         if not self.hidden_lord(g):
             super().deal_roles(g)
             return
-        from ...core.engine import shuffle
-
         roles = self.roles(len(g.players), g.options)
         for seat, i in enumerate(shuffle(g, list(range(len(roles))))):  # lord anywhere
             g.players[seat].role = roles[i]
@@ -188,8 +188,6 @@ class JinYu(Standard):
             return
         role, k = g.players[dead].role, g.players[killer]
         if role in ("rebel", "renegade"):
-            from ...core.zones import draw
-
             draw(g, killer, 3, reason="reward")
             counters.gain(
                 g, killer, "armor" if role == "rebel" else "jade", 2 if role == "rebel" else 3

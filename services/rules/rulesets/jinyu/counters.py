@@ -5,34 +5,53 @@ from __future__ import annotations
 
 from ...core.engine import emit
 from ...core.events import CounterChanged, MaxHpChanged, RoleAssigned
-from ...core.state import Game
+from ...core.state import Game, SeatExt
 
 COUNTERS = ("armor", "jade", "rage")
 CAP_OPTION = {"armor": "armor_cap", "jade": "jade_cap", "rage": "rage_cap"}
 
 
-def set_counter(g: Game, seat: int, counter: str, value: int) -> None:
+class Counters(SeatExt, kw_only=True):
+    """A seat's 护甲, 玉佩 and 怒气 (``Player.ext`` in jinyu games)."""
+
+    armor: int = 0
+    jade: int = 0
+    rage: int = 0
+
+
+def counters(g: Game, seat: int) -> Counters:
+    """``seat``'s counters."""
+    ext = g.players[seat].ext
+    assert isinstance(ext, Counters), f"{g.ruleset} keeps no counters"
+    return ext
+
+
+def counter(g: Game, seat: int, name: str) -> int:
+    """The value of the counter ``name`` (armor, jade or rage) of ``seat``."""
+    value: int = getattr(counters(g, seat), name)
+    return value
+
+
+def set_counter(g: Game, seat: int, name: str, value: int) -> None:
     """Set a counter (capped by its option; 0 = no cap) and announce a change."""
-    cap = int(g.options.get(CAP_OPTION[counter], 0) or 0)
+    cap = int(g.options.get(CAP_OPTION[name], 0) or 0)
     value = max(0, min(value, cap) if cap else value)
-    p = g.players[seat]
-    if getattr(p, counter) != value:
-        setattr(p, counter, value)
-        emit(g, CounterChanged(seat=seat, counter=counter, value=value))
+    if counter(g, seat, name) != value:
+        setattr(counters(g, seat), name, value)
+        emit(g, CounterChanged(seat=seat, counter=name, value=value))
 
 
-def gain(g: Game, seat: int, counter: str, n: int) -> None:
+def gain(g: Game, seat: int, name: str, n: int) -> None:
     """Add ``n`` to a counter (up to its cap)."""
-    set_counter(g, seat, counter, getattr(g.players[seat], counter) + n)
+    set_counter(g, seat, name, counter(g, seat, name) + n)
 
 
 def absorb(g: Game, seat: int, amount: int) -> int:
     """Damage left for HP after 护甲, then 玉佩, absorb point for point."""
-    p = g.players[seat]
-    for counter in ("armor", "jade"):
-        took = min(getattr(p, counter), amount)
+    for name in ("armor", "jade"):
+        took = min(counter(g, seat, name), amount)
         if took:
-            set_counter(g, seat, counter, getattr(p, counter) - took)
+            set_counter(g, seat, name, counter(g, seat, name) - took)
             amount -= took
     return amount
 

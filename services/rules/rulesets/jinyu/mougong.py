@@ -37,10 +37,11 @@ from typing import Any
 import msgspec
 
 from ...core.damage import Damage, DyingFrame, recover
+from ...core.delayed import DelayedResolve
 from ...core.engine import answer, ask, ask_confirm, emit, pop, push, rand_below
 from ...core.events import InsightRevealed, RebelDisguised, SkillInvoked
-from ...core.flow import DelayedResolve
 from ...core.judge import Judge
+from ...core.registry import ruleset_of
 from ...core.respond import AskCard
 from ...core.skills import SKILLS, Skill, register
 from ...core.state import Frame, Game
@@ -49,7 +50,7 @@ from ...core.use import CARD_SPECS, UseCard
 from ...core.vcard import VCard, is_slash
 from ...core.views import secret
 from ...core.zones import draw
-from .counters import change_max_hp, gain, reveal_role, set_counter
+from .counters import change_max_hp, counters, gain, reveal_role, set_counter
 
 RAGE_SKILL = "谋攻"
 MINGJUN = "明君"
@@ -126,7 +127,7 @@ def enhancements(g: Game, seat: int, vc: VCard, fr: Any) -> list[str]:
             opts = ["dodge"]
         elif name == "桃":
             opts = ["peach"]
-    rage = g.players[seat].rage
+    rage = counters(g, seat).rage
     return [o for o in opts if COSTS[o] <= rage]
 
 
@@ -171,7 +172,7 @@ class Rage(Skill):
             return int(trig.data["seat"]) == seat or (
                 src == seat
                 and int(trig.data["seat"]) != seat
-                and p.rage >= 1
+                and counters(g, seat).rage >= 1
                 and g.players[int(trig.data["seat"])].alive
             )
         fr = ctx_frame(g, trig)
@@ -182,7 +183,7 @@ class Rage(Skill):
                 isinstance(fr, Damage)
                 and fr.source == seat
                 and fr.target != seat
-                and p.rage >= 1
+                and counters(g, seat).rage >= 1
                 and g.players[fr.target].alive
             )
         if pt == "card_using":
@@ -277,7 +278,7 @@ class InsightAsk(Frame, tag="insight_ask"):
     target: int
 
     def start(self, g: Game) -> None:
-        if g.players[self.seat].rage < 1 or not g.players[self.seat].alive:
+        if counters(g, self.seat).rage < 1 or not g.players[self.seat].alive:
             pop(g)
             return
         self.then(self.confirmed)
@@ -315,7 +316,7 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
             info={
                 "about": "强化",
                 "card": fr.vc.name,
-                "rage": g.players[self.seat].rage,
+                "rage": counters(g, self.seat).rage,
                 "costs": {o: COSTS[o] for o in self.options},
             },
         )
@@ -326,7 +327,7 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
         if not picks:
             return
         pick, fr, p = picks[0], g.stack[self.ctx], g.players[self.seat]
-        set_counter(g, self.seat, "rage", p.rage - COSTS[pick])
+        set_counter(g, self.seat, "rage", counters(g, self.seat).rage - COSTS[pick])
         targets = list(getattr(fr, "targets", None) or [])
         emit(g, SkillInvoked(seat=self.seat, skill="强化", targets=targets))
         vc: VCard = fr.vc
@@ -343,7 +344,7 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
 
 def peach_at_full_hp(g: Game, seat: int) -> bool:
     """A 强化 桃 may be used at full HP: only with 谋攻 and the 3 rage it costs."""
-    return bool(g.options.get("mougong")) and g.players[seat].rage >= COSTS["peach"]
+    return bool(g.options.get("mougong")) and counters(g, seat).rage >= COSTS["peach"]
 
 
 def peach_recover(g: Game, user: int, target: int, vc: Any) -> None:
@@ -388,8 +389,6 @@ class MingJun(Skill):
         return g.current == seat and g.round >= 3
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        from ...core.ruleset import ruleset_of
-
         p = g.players[seat]
         p.marks[self.name] = 1
         emit(g, SkillInvoked(seat=seat, skill=self.name))
