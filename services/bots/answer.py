@@ -27,7 +27,7 @@ import msgspec
 from ..contracts.streams import BotDecision
 from ..engine.feed import SeatView
 from ..rules import api
-from ..rules.core.state import Decision
+from ..rules.api import Decision
 from .engine_client import Engine, EngineError
 from .seats import Minds, SeatMind
 

@@ -8,11 +8,7 @@ import json
 from functools import cache
 from typing import Any
 
-from ..rules import api as _api  # noqa: F401  (registers rulesets and cards)
-from ..rules.core.cards import CardDef
-from ..rules.core.query import RANGE_OF_WEAPON
-from ..rules.core.ruleset import RULESETS
-from ..rules.core.skills import SKILLS
+from ..rules.api import RANGE_OF_WEAPON, RULESETS, SKILLS, CardDef
 
 SLASHES = ("杀", "火杀", "雷杀")
 HOSTILE_CARDS = frozenset(

@@ -20,8 +20,7 @@ from typing import Any
 
 from ..cliargs import bench_options, game_options
 from ..rules import api
-from ..rules.api import UnknownOption
-from ..rules.core.state import Game
+from ..rules.api import Game, UnknownOption
 from .random_policy import RandomPolicy
 
 FORK_SAMPLES_PER_GAME = 3

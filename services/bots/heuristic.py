@@ -14,10 +14,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..rules.core import events as ev
-from ..rules.core import rng
-from ..rules.core.state import Answer, Decision
-from ..rules.core.views import View
+from ..rules.api import Answer, Decision, View, rng
+from ..rules.api import events as ev
 from . import play, tactics
 from .memory import Memory
 from .threat import Reading

@@ -3,9 +3,8 @@ the role belief, the trick being resolved and the 无懈可击 chain, and its ow
 
 from __future__ import annotations
 
-from ..rules.core import events as ev
-from ..rules.core.cards import CardDef
-from ..rules.core.ruleset import RULESETS
+from ..rules.api import RULESETS, CardDef
+from ..rules.api import events as ev
 from .cardinfo import HARMFUL_TRICKS, HOSTILE_CARDS, card_table
 from .roles import Belief, classes_of, make_belief
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from ..rules.core.cards import CardDef
-from ..rules.core.skills import SKILLS
-from ..rules.core.state import Decision
+from ..rules.api import SKILLS, CardDef, Decision
 from .cardinfo import SLASHES, SLOT_OF, equip_value, keep_value, std_skill
 from .threat import Reading
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..rules.core import rng
-from ..rules.core.state import Answer, Decision
+from ..rules.api import Answer, Decision, rng
 
 
 class RandomPolicy:

@@ -19,9 +19,9 @@ from typing import Any
 
 import msgspec
 
-from ..rules.core import events as ev
-from ..rules.core.state import Answer, Decision
-from ..rules.core.views import View, apply, new_view
+from ..rules.api import Answer, Decision, View, new_view
+from ..rules.api import events as ev
+from ..rules.api import fold_view as apply
 from .random_policy import RandomPolicy
 from .selfplay import Policy, make_policy
 

@@ -16,10 +16,9 @@ from typing import Any, Protocol
 
 from ..cliargs import game_options
 from ..rules import api
-from ..rules.core.events import Event, TurnStarted
-from ..rules.core.ruleset import RULESETS
-from ..rules.core.state import Answer, Decision, Game
-from ..rules.core.views import View, apply, new_view, redact
+from ..rules.api import RULESETS, Answer, Decision, Event, Game, View, new_view, redact
+from ..rules.api import events as ev
+from ..rules.api import fold_view as apply
 from .heuristic import HeuristicPolicy
 from .oracle import OraclePolicy
 from .random_policy import RandomPolicy
@@ -100,7 +99,7 @@ class Table:
                 re = redact(e, s)
                 apply(v, re)
                 p.observe(re)
-            if isinstance(e, TurnStarted) and e.round in ACCURACY_ROUNDS and e.seat == 0:
+            if isinstance(e, ev.TurnStarted) and e.round in ACCURACY_ROUNDS and e.seat == 0:
                 self._guess(e.round)
 
     def act(self, d: Decision) -> Answer:

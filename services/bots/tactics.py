@@ -3,8 +3,7 @@ card, discards, skill costs and the draft."""
 
 from __future__ import annotations
 
-from ..rules.core.ruleset import RULESETS
-from ..rules.core.state import Decision
+from ..rules.api import RULESETS, Decision
 from .cardinfo import ARMOR_VALUE, HARMFUL_TRICKS, SLASHES, equip_value, keep_value, std_skill
 from .play import BAD_JUDGE
 from .threat import Reading

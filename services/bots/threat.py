@@ -3,9 +3,7 @@ distances and ranges — computed from the seat's view and memory only."""
 
 from __future__ import annotations
 
-from ..rules.core.cards import CardDef, color_of
-from ..rules.core.ruleset import RULESETS
-from ..rules.core.views import SeatView, View
+from ..rules.api import RULESETS, CardDef, SeatView, View, color_of
 from .cardinfo import SLOT_OF, weapon_range
 from .memory import Memory
 

@@ -29,7 +29,7 @@ from ..eventlog.store import EventStore
 from ..proto_gen.arena.v1 import common_pb2
 from ..replay.clock import Clock
 from ..rules import api
-from ..rules.core.views import decision_visible
+from ..rules.api import decision_visible
 
 
 def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope | None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules import api
-from ..rules.core.ruleset import RULESETS
+from ..rules.api import RULESETS
 
 MODE_ID = re.compile(r"^([a-z][a-z0-9_]*)-(\d{1,2})$")
 

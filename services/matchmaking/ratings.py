@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 import msgspec
 from openskill.models import PlackettLuce
 
-from ..rules.core.ruleset import RULESETS
+from ..rules.api import RULESETS
 
 MODEL = PlackettLuce()
 

@@ -9,7 +9,7 @@ from ..eventlog.entry import EVENT, HEADER, SEED_REVEAL, decode_entry, upgrade
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
 from ..rules import api
-from ..rules.core.events import GameEnded
+from ..rules.api import events as ev
 from .modes import mode_id
 from .ratings import GameResult
 
@@ -27,12 +27,12 @@ def result_of(records: list[bytes]) -> GameResult:
         raise NotFinished("not a finished game (no header or no seed reveal)")
     header = decode_payload(head.payload, Header)
     reveal = decode_payload(tail.payload, SeedReveal)
-    ended: GameEnded | None = None
+    ended: ev.GameEnded | None = None
     for data in reversed(records[1:-1]):  # the end is the last event: scan from the back
         entry = upgrade(decode_entry(data))
         if entry.kind == EVENT:
             event = api.decode_event(entry.payload)
-            if isinstance(event, GameEnded):
+            if isinstance(event, ev.GameEnded):
                 ended = event
                 break
     if ended is None:

@@ -60,7 +60,7 @@ def generate_stubs(out: Path = OUT) -> list[Path]:
 def event_schema() -> dict[str, Any]:
     """JSON Schema of the union of every event struct (tagged by `type`)."""
     from services.rules import api  # noqa: F401  (registers ruleset-defined events)
-    from services.rules.core.events import event_types
+    from services.rules.api import event_types
 
     types = tuple(cls for _, cls in sorted(event_types().items()))
     schema: dict[str, Any] = msgspec.json.schema(Union[types])  # noqa: UP007

@@ -29,7 +29,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..rules.core.views import SPECTATOR, decision_visible
+from ..rules.api import SPECTATOR, decision_visible
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class DecisionSource(Protocol):
 
 def is_public(p: Pending, active_seat: int) -> bool:
     """Whether spectators may know that ``p`` is pending (the rules' one secrecy owner decides:
-    services.rules.core.views.decision_visible)."""
+    services.rules.api.decision_visible)."""
     return decision_visible(p.kind, p.seat, active_seat, SPECTATOR)
 
 

@@ -1,7 +1,10 @@
 """The engine's one public interface (see services/rules/README.md).
 
-Everything outside ``services.rules`` — event log, engine worker, bots, replay, scenario runner —
-calls these functions and nothing deeper.
+Everything outside ``services.rules`` — event log, engine worker, bots, replay, matchmaking —
+imports from here and nothing deeper: the functions below, the types they take and return, and
+the named sub-APIs ``events`` (every core event type), ``keys`` (building and reading option
+keys) and ``rng`` (the counter-based generator the bots share), plus the read-only tables a
+player's program may consult (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``).
 """
 
 from __future__ import annotations
@@ -12,51 +15,72 @@ import msgspec
 
 from . import cards as _cards  # noqa: F401  (registers the card specs)
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
+from .core import events, keys, rng
+from .core.cards import CardDef, color_of
 from .core.engine import IllegalAnswer, advance, submit
 from .core.events import Event, event_types
-from .core.ruleset import RULESETS, UnknownOption, allows, describe_choices
+from .core.query import RANGE_OF_WEAPON
+from .core.ruleset import RULESETS, General, Ruleset, UnknownOption, allows, describe_choices
+from .core.skills import SKILLS, Skill
 from .core.state import Answer, Decision, Game, frame_type
-from .core.views import GOD, SPECTATOR, View, new_view, redact
-from .core.views import apply as _apply
+from .core.views import GOD, SPECTATOR, SeatView, View, decision_visible, fold, new_view, redact
+from .core.views import apply as fold_view
 from .rulesets.standard import RULES_VERSION
 
 __all__ = [
     "Answer",
+    "CardDef",
     "Decision",
     "Event",
     "Game",
+    "General",
     "IllegalAnswer",
     "GOD",
-    "SPECTATOR",
+    "RANGE_OF_WEAPON",
+    "RULESETS",
     "RULES_VERSION",
-    "advance",
-    "submit",
-    "pending",
-    "new_game",
-    "snapshot",
-    "snapshot_current",
-    "restore",
+    "Ruleset",
+    "SKILLS",
     "SNAPSHOT_FORMAT",
+    "SPECTATOR",
+    "SeatView",
+    "Skill",
     "StaleSnapshot",
-    "fork",
-    "redact",
-    "encode_event",
-    "decode_event",
-    "default_answer",
-    "is_over",
-    "rulesets",
     "UnknownOption",
     "View",
-    "new_view",
+    "advance",
     "apply_view",
+    "color_of",
+    "decision_visible",
+    "decode_event",
+    "default_answer",
     "display_names",
+    "encode_event",
+    "event_types",
+    "events",
+    "fold",
+    "fold_view",
+    "fork",
     "general_table",
+    "is_over",
+    "keys",
+    "new_game",
+    "new_view",
+    "pending",
+    "redact",
+    "restore",
+    "rng",
+    "rulesets",
+    "snapshot",
+    "snapshot_current",
+    "submit",
 ]
 
 
 def apply_view(view: View, e: Event) -> View:
-    """Fold one event into ``view`` as its viewer may see it (redaction applied here)."""
-    return _apply(view, redact(e, view.viewer))
+    """Fold one event into ``view`` as its viewer may see it (redaction applied here;
+    ``fold_view`` folds an event already redacted for the view's viewer)."""
+    return fold_view(view, redact(e, view.viewer))
 
 
 def rulesets() -> list[str]:

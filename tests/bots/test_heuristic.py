@@ -8,8 +8,8 @@ import pytest
 from services.bots.heuristic import HeuristicPolicy, legal
 from services.bots.selfplay import Table, play_game
 from services.rules import api
-from services.rules.core.state import Decision, Game
-from services.rules.core.views import apply, new_view, redact
+from services.rules.api import Decision, Game, new_view, redact
+from services.rules.api import fold_view as apply
 
 TABLES = [("standard", 8), ("standard", 4), ("standard", 6), ("honglou", 10), ("honglou", 5)]
 

@@ -14,9 +14,7 @@ from services.bots.heuristic import HeuristicPolicy
 from services.bots.roles import FactoredBelief, RoleBelief, classes_of, make_belief
 from services.bots.selfplay import Table, camp_rotation, play_game, role_classes
 from services.rules import api
-from services.rules.core.ruleset import RULESETS
-from services.rules.core.state import Answer, Decision
-from services.rules.core.views import View
+from services.rules.api import RULESETS, Answer, Decision, View
 
 # (ruleset, players, options, games): every ruleset and variant; a new ruleset fails the check below
 TABLES: list[tuple[str, int, dict[str, Any], int]] = [

@@ -35,7 +35,7 @@ from services.contracts.streams import BotDecision, decode
 from services.eventlog import verify
 from services.eventlog.streams import publish
 from services.rules import api
-from services.rules.core.state import Decision
+from services.rules.api import Decision
 
 GAMES = int(os.environ.get("ARENA_BOTS_E2E_GAMES", "4"))  # concurrent games in the kill test
 PLAYERS = 4

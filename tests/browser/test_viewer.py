@@ -12,8 +12,7 @@ from services.eventlog import RedisEventStore
 from services.eventlog.entry import EVENT, decode_entry
 from services.replay.demo import play_live, sleeper
 from services.rules import api
-from services.rules.api import GOD
-from services.rules.core.views import fold
+from services.rules.api import GOD, fold
 
 from .conftest import ARTIFACTS, Tab
 

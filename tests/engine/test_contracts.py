@@ -28,7 +28,7 @@ def test_event_schema_is_fresh() -> None:
 
 
 def test_schema_names_every_event_type() -> None:
-    from services.rules.core.events import event_types
+    from services.rules.api import event_types
 
     schema = json.loads(build.SCHEMA.read_text())
     tags = {d["properties"]["type"]["enum"][0] for d in schema["$defs"].values()}

@@ -19,7 +19,8 @@ from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
 from services.rules import api
-from services.rules.core.views import apply, new_view
+from services.rules.api import fold_view as apply
+from services.rules.api import new_view
 
 from .test_service import _games, play_out
 

@@ -12,7 +12,7 @@ import msgspec
 
 from services.eventlog.entry import EVENT, decode_entry
 from services.rules import api
-from services.rules.core import events as ev
+from services.rules.api import events as ev
 from tests.rules.invariants import CardTracker
 from tests.rules.test_redaction import HIDDEN_ROLES, REVEALS, ROLE_PAIR_RE, card_ids
 

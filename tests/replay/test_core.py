@@ -14,8 +14,7 @@ from services.replay.demo import play_live
 from services.replay.feed import GameFeed
 from services.replay.games import GameFilter
 from services.rules import api
-from services.rules.api import GOD, SPECTATOR
-from services.rules.core.views import fold
+from services.rules.api import GOD, SPECTATOR, fold
 
 from .leaks import Truth, n_cards, seq_of
 from .live import LiveGame, settle

@@ -22,8 +22,7 @@ from services.replay import Replay, TablePolicy
 from services.replay.decisions import EngineDecisions, Pending, is_public, public_json
 from services.replay.http import HttpServer
 from services.rules import api
-from services.rules.api import GOD, SPECTATOR
-from services.rules.core.views import fold
+from services.rules.api import GOD, SPECTATOR, fold
 
 from .leaks import Truth, n_cards
 from .sse import SseClient, SseMessage, open_sse
