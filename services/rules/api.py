@@ -2,7 +2,7 @@
 
 Everything outside ``services.rules`` — event log, engine worker, bots, replay, matchmaking —
 imports from here and nothing deeper: the functions below, the types they take and return, and
-the named sub-APIs ``events`` (every core event type), ``keys`` (building and reading option
+the named sub-APIs ``events`` (every event type, the rulesets' too), ``keys`` (building and reading option
 keys) and ``rng`` (the counter-based generator the bots share), plus the read-only tables a
 player's program may consult (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``).
 """
@@ -14,8 +14,9 @@ from typing import Any, Union
 import msgspec
 
 from . import cards as _cards  # noqa: F401  (registers the card specs)
+from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
-from .core import events, keys, rng
+from .core import keys, rng
 from .core.cards import CardDef, color_of
 from .core.engine import IllegalAnswer, advance, submit
 from .core.events import Event, event_types

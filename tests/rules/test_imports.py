@@ -108,3 +108,13 @@ def test_the_checks_can_fail() -> None:
     """A local import and a two-module cycle are found."""
     assert local_imports("import a\ndef f():\n    from b import c\n") == [3]
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+def test_the_api_events_namespace_has_every_event_type() -> None:
+    """Callers find every event class, the rulesets' too, in ``api.events``."""
+    from services.rules import api
+
+    types = api.event_types()
+    assert {"insight_revealed", "camp_formed", "cards_moved"} <= set(types)
+    for tag, cls in types.items():
+        assert getattr(api.events, cls.__name__, None) is cls, tag

@@ -18,7 +18,7 @@ import pytest
 
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
-from services.rules.core import events as ev
+from services.rules.api import events as ev
 from services.rules.core.views import GOD, SPECTATOR, fold, redact
 from tests.rules.invariants import CardTracker
 

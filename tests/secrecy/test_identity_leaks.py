@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from services.rules import api
-from services.rules.core import events as ev
+from services.rules.api import events as ev
 from services.rules.core.ruleset import RULESETS
 from services.rules.core.skills import SKILLS
 from services.rules.core.views import SPECTATOR, View, apply, new_view, redact

@@ -205,24 +205,6 @@ class CounterChanged(Event, frozen=True, tag="counter_changed"):
     value: int
 
 
-class InsightRevealed(Event, frozen=True, tag="insight_revealed"):
-    """洞察 (seed 002 谋攻): what ``seat`` learned of ``target`` — ``friend``, ``enemy`` or,
-    for a renegade's insight, the exact role; ``result`` is secret."""
-
-    seat: int
-    target: int
-    result: str
-    seen_by: list[int] | None = None
-
-
-class RebelDisguised(Event, frozen=True, tag="rebel_disguised"):
-    """Seed 002 谋攻: the renegade ``seat`` learns that ``rebel`` is a rebel (now disguised)."""
-
-    seat: int
-    rebel: int
-    seen_by: list[int] | None = None
-
-
 class GameEnded(Event, frozen=True, tag="game_ended"):
     winners: list[str]
     winner_seats: list[int]

@@ -39,7 +39,7 @@ import msgspec
 from ...core.damage import Damage, DyingFrame, recover
 from ...core.delayed import DelayedResolve
 from ...core.engine import answer, ask, ask_confirm, emit, pop, push, rand_below
-from ...core.events import InsightRevealed, RebelDisguised, SkillInvoked
+from ...core.events import SkillInvoked
 from ...core.judge import Judge
 from ...core.registry import ruleset_of
 from ...core.respond import AskCard
@@ -51,6 +51,7 @@ from ...core.vcard import VCard, is_slash
 from ...core.views import secret
 from ...core.zones import draw
 from .counters import change_max_hp, counters, gain, reveal_role, set_counter
+from .events import InsightRevealed, RebelDisguised
 
 RAGE_SKILL = "谋攻"
 MINGJUN = "明君"
