@@ -180,7 +180,7 @@ def default_answer(d: Decision) -> Answer:
     return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
 
 
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 2
 """Bumped whenever the state's layout changes (a frame's fields or steps, a player's fields), so
 snapshots stored by an older engine are never misread: :func:`restore` refuses them and the
 game is rebuilt from its log."""

@@ -12,7 +12,7 @@ from .registry import ruleset_of
 from .respond import AskCard
 from .state import Frame, Game
 from .triggers import fire
-from .zones import move
+from .zones import discard_areas
 
 CHAIN_FROM_FIRST_FINAL = "chain_amount_final"  # A-STD-02
 
@@ -197,14 +197,8 @@ class Death(Frame, tag="death"):
         fire(g, "death", len(g.stack) - 1)
 
     def discard_all(self, g: Game) -> None:
-        p = g.players[self.seat]
         self.then(self.rewards)
-        if p.hand:
-            move(g, list(p.hand), "hand", "discard", self.seat, reason="death")
-        if p.equip:
-            move(g, list(p.equip.values()), "equip", "discard", self.seat, reason="death")
-        if p.judge:
-            move(g, list(p.judge), "judge", "discard", self.seat, reason="death")
+        discard_areas(g, self.seat, reason="death")
 
     def rewards(self, g: Game) -> None:
         self.then(self.done)

@@ -11,7 +11,7 @@ from .damage import Death, recover
 from .engine import end_game, push
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
-from .zones import draw, move
+from .zones import discard_areas, draw
 
 __all__ = [
     "RULESETS",
@@ -167,10 +167,7 @@ class Ruleset(ABC):
         if victim.role == "rebel":
             draw(g, killer, 3, reason="reward")
         elif victim.role == "loyalist" and k.role == "lord":
-            if k.hand:
-                move(g, list(k.hand), "hand", "discard", killer, reason="penalty")
-            if k.equip:
-                move(g, list(k.equip.values()), "equip", "discard", killer, reason="penalty")
+            discard_areas(g, killer, reason="penalty", judge=False)
 
     def unsaved(self, g: Game, seat: int, killer: int) -> None:
         """Nobody saved a dying seat (§1.11): it dies. Seed 003 deploys its next general."""

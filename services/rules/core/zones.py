@@ -157,6 +157,18 @@ def discard_from(g: Game, seat: int, cards: list[int], reason: str = "discard") 
         move(g, equip, "equip", "discard", src_seat=seat, reason=reason)
 
 
+def discard_areas(g: Game, seat: int, reason: str, judge: bool = True) -> None:
+    """Discard all of ``seat``'s cards: hand, then equipment, then (``judge``) the judgement area,
+    one move each (弃置所有牌, death)."""
+    p = g.players[seat]
+    if p.hand:
+        move(g, list(p.hand), "hand", "discard", seat, reason=reason)
+    if p.equip:
+        move(g, list(p.equip.values()), "equip", "discard", seat, reason=reason)
+    if judge and p.judge:
+        move(g, list(p.judge), "judge", "discard", seat, reason=reason)
+
+
 def zone_of(g: Game, seat: int, cid: int) -> str:
     """Which of ``seat``'s areas holds ``cid`` (``hand``, ``equip``, ``judge``) or ``""``."""
     p = g.players[seat]

@@ -21,7 +21,7 @@ from ...core.ruleset import General
 from ...core.skills import Skill, register
 from ...core.state import Frame, Game, Player, SeatExt
 from ...core.triggers import Trigger
-from ...core.zones import move
+from ...core.zones import discard_areas, move
 from .events import GeneralBenched, GeneralDeployed, GeneralFell
 
 REVEAL = "暗置"  # the system skill a face-down seat holds: it reveals at its owner's turn start
@@ -180,14 +180,7 @@ class GeneralFall(Frame, tag="chengtian_fall"):
             if isinstance(fr, Damage) and fr.target == self.seat and fr.after_hit():
                 fr.target_replaced = True
         if g.options.get("fall_discards_cards", False):
-            if p.hand:
-                move(g, list(p.hand), "hand", "discard", self.seat, reason="general_fell")
-            if p.equip:
-                move(
-                    g, list(p.equip.values()), "equip", "discard", self.seat, reason="general_fell"
-                )
-            if p.judge:
-                move(g, list(p.judge), "judge", "discard", self.seat, reason="general_fell")
+            discard_areas(g, self.seat, reason="general_fell")
         deploy(g, self.seat, bool(g.options.get("fall_deploy_face_down", False)))
         pop(g)
         if self.seat == g.current and g.options.get("fall_ends_turn", True):

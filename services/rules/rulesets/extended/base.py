@@ -19,7 +19,7 @@ from ...core.events import MaxHpChanged, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.skills import Skill
 from ...core.state import Game, Player, SeatExt
-from ...core.zones import draw, move
+from ...core.zones import draw
 
 
 class IdentityState(SeatExt, kw_only=True):
@@ -83,17 +83,6 @@ def grow(g: Game, seat: int, cards: int, lord_skill: bool) -> None:
     if lord_skill:
         state(p).lord_skills = True
     draw(g, seat, cards, reason="identity")
-
-
-def discard_all(g: Game, seat: int, judge: bool = False) -> None:
-    """弃置所有牌: hand and equipment (A-004-06; ``judge`` adds the judgement area)."""
-    p = g.players[seat]
-    if p.hand:
-        move(g, list(p.hand), "hand", "discard", seat, reason="identity")
-    if p.equip:
-        move(g, list(p.equip.values()), "equip", "discard", seat, reason="identity")
-    if judge and p.judge:
-        move(g, list(p.judge), "judge", "discard", seat, reason="identity")
 
 
 def extra_turn(g: Game, seat: int) -> None:

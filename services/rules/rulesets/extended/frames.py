@@ -18,8 +18,8 @@ from ...core.keys import cards_of
 from ...core.query import order_from
 from ...core.skills import SKILLS
 from ...core.state import Frame, Game
-from ...core.zones import discard_from, draw
-from .base import IdentitySkill, discard_all, extra_turn, grow, mark, reveal, state, used
+from ...core.zones import discard_areas, discard_from, draw
+from .base import IdentitySkill, extra_turn, grow, mark, reveal, state, used
 from .camps import CAMP_OF, REBEL_CAMP, advanced, alive_in, ruler, seat_of
 
 ORDER = ("罪己", "逆储", "赏令", "势颓", "军溃", "背水", "守义", "继位", "统义", "策立")
@@ -208,4 +208,5 @@ def is_bandit_death(g: Game, dead: int) -> bool:
 
 def discard_everything(g: Game, seat: int) -> None:
     """弃置所有牌 under the game's A-004-06 option."""
-    discard_all(g, seat, judge=bool(g.options.get("all_cards_include_judge")))
+    # A-004-06: hand and equipment, the judgement area only with this option
+    discard_areas(g, seat, reason="identity", judge=bool(g.options.get("all_cards_include_judge")))

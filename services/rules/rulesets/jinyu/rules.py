@@ -8,7 +8,7 @@ from ...core.damage import Death, lose_hp
 from ...core.skills import Skill, register
 from ...core.state import Game
 from ...core.triggers import Trigger, ctx_frame
-from ...core.zones import move
+from ...core.zones import discard_areas
 from .counters import reveal_role, set_counter
 
 RULE_SKILL = "金鱼"
@@ -41,10 +41,7 @@ def loyalist_penalty(g: Game, killer: int) -> None:
     """任何人错杀了忠臣: discard hand and equipment → lose all 玉佩 and 护甲 → (not the lord) reveal
     the role → lose 1 HP (A-002-13: the reveal first, so a death from the HP loss cannot hide it)."""
     k = g.players[killer]
-    if k.hand:
-        move(g, list(k.hand), "hand", "discard", killer, reason="penalty")
-    if k.equip:
-        move(g, list(k.equip.values()), "equip", "discard", killer, reason="penalty")
+    discard_areas(g, killer, reason="penalty", judge=False)
     set_counter(g, killer, "jade", 0)
     set_counter(g, killer, "armor", 0)
     if k.role != "lord":
