@@ -25,7 +25,7 @@ from ..replay.access import NotFound
 from ..replay.core import Replay
 from ..replay.feed import GameFeed
 from ..rules import api
-from ..rules.core import views
+from ..rules.api import views
 from . import identity, labels, schema
 from .clients import Engine
 from .ratelimit import RateLimit

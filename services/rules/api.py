@@ -2,9 +2,9 @@
 
 Everything outside ``services.rules`` — event log, engine worker, bots, replay, matchmaking —
 imports from here and nothing deeper: the functions below, the types they take and return, and
-the named sub-APIs ``events`` (every event type, the rulesets' too), ``keys`` (building and reading option
-keys) and ``rng`` (the counter-based generator the bots share), plus the read-only tables a
-player's program may consult (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``).
+the named sub-APIs ``events`` (every event type, the rulesets' too), ``keys`` (building and
+reading option keys), ``views`` (redaction and the view fold) and ``rng`` (the counter-based
+generator the bots share), plus the read-only tables a player's program may consult (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import msgspec
 from . import cards as _cards  # noqa: F401  (registers the card specs)
 from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
-from .core import keys, rng
+from .core import keys, rng, views
 from .core.cards import CardDef, color_of
 from .core.engine import IllegalAnswer, advance, submit
 from .core.events import Event, event_types
@@ -75,6 +75,7 @@ __all__ = [
     "snapshot",
     "snapshot_current",
     "submit",
+    "views",
 ]
 
 

@@ -14,8 +14,8 @@ import msgspec
 
 from services.bots.selfplay import make_policy
 from services.rules import api
-from services.rules.core.events import event_types
-from services.rules.core.views import apply, new_view, redact
+from services.rules.api import event_types, new_view, redact
+from services.rules.api import fold_view as apply
 
 from .conftest import Tab
 

@@ -11,7 +11,8 @@ import pytest
 from services.bots.selfplay import make_policy
 from services.play import labels
 from services.rules import api
-from services.rules.core.views import apply, new_view, redact
+from services.rules.api import fold_view as apply
+from services.rules.api import new_view, redact
 
 TABLES: list[tuple[str, int, dict[str, Any], int]] = [  # (ruleset, players, options, games)
     ("standard", 5, {"generals": "draft"}, 3),

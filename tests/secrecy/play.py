@@ -18,8 +18,8 @@ import msgspec
 
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
-from services.rules.core import events as ev
-from services.rules.core.ruleset import RULESETS
+from services.rules.api import RULESETS
+from services.rules.api import events as ev
 
 
 @contextlib.contextmanager

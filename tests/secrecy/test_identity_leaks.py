@@ -12,10 +12,9 @@ import msgspec
 import pytest
 
 from services.rules import api
+from services.rules.api import RULESETS, SKILLS, SPECTATOR, View, new_view, redact
 from services.rules.api import events as ev
-from services.rules.core.ruleset import RULESETS
-from services.rules.core.skills import SKILLS
-from services.rules.core.views import SPECTATOR, View, apply, new_view, redact
+from services.rules.api import fold_view as apply
 
 from .play import Played, play, swap_perm
 
