@@ -42,7 +42,7 @@ from services.replay.access import hmac_seat_check
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
 from services.rules import api
-from services.rules.core import events as ev
+from services.rules.api import events as ev
 
 SECRET = b"non-interference"
 GAME = "g"

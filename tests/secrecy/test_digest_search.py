@@ -20,7 +20,7 @@ from services.contracts import tokens
 from services.eventlog.entry import GENESIS, SCHEMA_VERSION, chain_hash, decode_entry
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
 from services.rules import api
-from services.rules.core import events as ev
+from services.rules.api import events as ev
 
 from .noninterference import GAME, SECRET, _fixed_engine_randomness, _serve, _side, _tok, http
 

@@ -262,7 +262,7 @@ async def test_a_seat_catches_up_to_a_version_ending_in_a_withheld_answer(env: E
 async def test_submit_action_tells_the_next_decision_only_when_public(env: Env) -> None:
     """SubmitAction's `next` told the answering seat who is asked next and what, though being
     asked can give a hand away (a 无懈可击 prompt): it is sent only when that viewer may know."""
-    from services.rules.core.views import decision_visible
+    from services.rules.api import decision_visible
 
     await env.games.create_game(
         NewMatch(match_id="g1", ruleset="standard", seats=[Seat(f"p{i}") for i in range(5)], seed=3)
