@@ -5,6 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..core.keys import (
+    SkillPick,
+    card_key,
+    card_keys,
+    general_key,
+    parse,
+    recast_key,
+    seat_keys,
+    skill_key,
+    suit_key,
+)
 from ..core.ruleset import RULESETS
 from ..core.skills import HOOK_SETS, SKILLS
 from ..core.state import Decision, Game
@@ -31,7 +42,7 @@ class Answers:
 
     def keys(self, refs: Iterable[CardRef]) -> list[str]:
         """The option keys of the scenario's cards (``build`` checked that each exists)."""
-        return [f"card:{self.refs[r]}" for r in refs]
+        return card_keys(self.refs[r] for r in refs)
 
     @staticmethod
     def legal(keys: list[str], d: Decision) -> list[str] | None:
@@ -43,19 +54,19 @@ class Answers:
         converts into NAME, else the only offered provider that names no card (丈八蛇矛)."""
         aliases = RULESETS[self.sc.ruleset].aliases
         want = aliases.get(intent.as_name or "", intent.as_name or "")
-        offered = [o[6:] for o in d.options if o.startswith("skill:")]
+        offered = [p.name for p in map(parse, d.options) if isinstance(p, SkillPick)]
         for name in offered:
             sk = SKILLS.get(name)
             names = getattr(sk, "names", None)  # a Conversion names what it makes for a need
             makes = names(want) if names is not None else [getattr(sk, "converts", "")]
             if name == intent.skill or want in makes:
-                return f"skill:{name}"
+                return skill_key(name)
         plain = [
             n
             for n in offered
             if n in HOOK_SETS["provides"] and not getattr(SKILLS[n], "converts", "")
         ]
-        return f"skill:{plain[0]}" if len(plain) == 1 else None
+        return skill_key(plain[0]) if len(plain) == 1 else None
 
     def skill_name(self, it: Intent) -> str | None:
         """The engine's name of the intent's skill (an equipment effect may be printed under the
@@ -69,14 +80,14 @@ class Answers:
         keys: list[str] = []
         for w in it.words:
             if w in ("S", "H", "C", "D"):
-                keys.append(f"suit:{w}")
+                keys.append(suit_key(w))
             else:
-                keys.append(w if w in d.options else f"general:{w}")
-        return keys + self.keys(it.cards) + [f"seat:{t}" for t in it.targets]
+                keys.append(w if w in d.options else general_key(w))
+        return keys + self.keys(it.cards) + seat_keys(it.targets)
 
     def rest_targets(self, it: Intent) -> list[str]:
         """The step's targets not yet given, as option keys."""
-        return [f"seat:{t}" for t in it.targets[self.progress.targets_done :]]
+        return seat_keys(it.targets[self.progress.targets_done :])
 
     def targets(self, it: Intent, d: Decision) -> list[str] | None:
         rest = self.rest_targets(it)
@@ -116,13 +127,13 @@ class Answers:
             return None
         if k == "skill":
             if skill == RECAST and len(it.cards) == 1:
-                return self.legal([f"recast:{self.refs[it.cards[0]]}"], d)
-            return self.legal([f"skill:{skill}"], d)
+                return self.legal([recast_key(self.refs[it.cards[0]])], d)
+            return self.legal([skill_key(str(skill))], d)
         if it.as_name is None and len(it.cards) == 1:
             cid = self.refs[it.cards[0]]
-            if not it.targets and f"recast:{cid}" in d.options:
-                return [f"recast:{cid}"]  # a targeted card used with no targets: 重铸
-            return self.legal([f"card:{cid}"], d)
+            if not it.targets and recast_key(cid) in d.options:
+                return [recast_key(cid)]  # a targeted card used with no targets: 重铸
+            return self.legal([card_key(cid)], d)
         opt = self.skill_for(it, d)
         return [opt] if opt else None
 
@@ -177,10 +188,10 @@ class Answers:
         if it.kind == "discard" or d.kind == "cards":
             return self.keys(it.cards)
         if it.kind == "skill":
-            return [f"skill:{self.skill_name(it)}"]
+            return [skill_key(str(self.skill_name(it)))]
         if it.as_name is None:
             return self.keys(it.cards[:1])
-        return [f"skill:{self.converter(st.seat, it.as_name)}"]
+        return [skill_key(self.converter(st.seat, it.as_name))]
 
     def converter(self, seat: int, name: str) -> str:
         """The seat's skill that makes cards into ``name`` (the conversion the step asks for)."""

@@ -14,6 +14,7 @@ from typing import Any
 from .. import api
 from ..core.engine import IllegalAnswer
 from ..core.events import CardUsed, Event
+from ..core.keys import SeatPick, parse
 from ..core.state import Answer, Decision
 from .answers import Answers, Progress
 from .checks import ScenarioFailed, check_expect
@@ -111,7 +112,7 @@ class Runner(Answers):
         pr.started = True
         if d.kind == "cards":
             pr.cards_done = True
-        pr.targets_done += sum(1 for p in picks if p.startswith("seat:"))
+        pr.targets_done += sum(1 for p in picks if isinstance(parse(p), SeatPick))
         if st.parsed.kind in SINGLE_DECISION:
             self.next_step()
 

@@ -16,6 +16,7 @@ from .. import api
 from ..core.cards import CardDef, notation
 from ..core.engine import shuffle
 from ..core.flow import GameFrame
+from ..core.keys import CardPick, parse
 from ..core.ruleset import RULESETS, General, Ruleset
 from ..core.skills import SKILLS
 from ..core.state import Game, Player
@@ -250,8 +251,9 @@ def describe(g: Game, d: Any) -> str:
     """A pending decision in words, for failure reports."""
     opts = []
     for o in d.options:
-        if o.startswith("card:"):
-            opts.append(notation(g.cards[int(o[5:])]))
+        pick = parse(o)
+        if isinstance(pick, CardPick):
+            opts.append(notation(g.cards[pick.id]))
         else:
             opts.append(o)
     return (
