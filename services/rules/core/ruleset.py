@@ -96,7 +96,7 @@ class Ruleset(ABC):
 
     def generals(self, options: Mapping[str, Any] | None = None) -> dict[str, General]:
         """Generals by name (``vanilla`` always exists), as the game's ``options`` make them (an
-        option may change a general, e.g. seed 000's ``genders``)."""
+        option may change a general, e.g. its gender)."""
         return {"vanilla": VANILLA}
 
     def lord_bonus(self, g: Game) -> int:
