@@ -179,6 +179,9 @@ async def test_a_person_plays_a_whole_game(
     await tab.screenshot(ARTIFACTS / f"play-{ruleset}.png")
     text = await tab.js("document.querySelector('#log').innerText")
     assert "the game ends" in text
+    won = await tab.js(f"arenaSeat.view().winners.includes({seat})")
+    result = await tab.js("document.querySelector('#result').textContent")
+    assert ("you won" if won else "you lost") in result, result
     for word in ("processing", "judge_phase", "discard_phase", "undefined", "[object"):
         assert word not in text, word
     if ruleset == "honglou":

@@ -77,7 +77,8 @@ async function playSeat(game, seat) {
       delete panel.dataset.id;
       delete panel.dataset.kind;
       panel.classList.remove("busy");
-      panel.innerHTML = v.over ? `<div class="prompt">the game is over — <a href="#/">back to the lobby</a></div>`
+      const result = v.winners.includes(seat) ? "you won" : v.winners.length ? "you lost" : "a draw";
+      panel.innerHTML = v.over ? `<div class="prompt" id="result">the game is over: ${result} — <a href="#/">back to the lobby</a></div>`
         : hosted.has(seat) ? `<div class="prompt">托管: your bot plays this seat</div>` : `<div class="prompt waiting">waiting…</div>`;
       return;
     }
