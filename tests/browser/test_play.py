@@ -268,3 +268,35 @@ async def test_time_outs_turn_hosting_on_and_the_person_takes_the_seat_back(
     d = await decide(tab, random.Random(1), None)
     assert d is not None
     assert not tab.errors, tab.errors
+
+
+async def test_a_second_person_joins_an_open_table_from_the_lobby(
+    chromium: Browser, play_platform: PlayPlatform
+) -> None:
+    ann, bob = await new_tab(chromium), await new_tab(chromium)
+    page = ann.page
+    await ann.goto(play_platform.base + "/")
+    await page.fill("#name", "Ann")
+    await page.click("#guest button")
+    await page.wait_for_selector("#table-form")
+    await page.select_option("#ruleset", "chengtian")
+    await page.fill("#botwait", "120")  # no bots: the table waits for a second person
+    await page.click("#open-table")
+    await ann.wait_for("document.querySelector('#waiting') !== null")
+    await bob.goto(play_platform.base + "/")
+    await bob.page.fill("#name", "Bob")
+    await bob.page.click("#guest button")
+    # Bob sees Ann's table among the open ones, with her name, and joins it
+    row = "[...document.querySelectorAll('#open tr')].find(r => r.querySelector('.names') && r.querySelector('.names').textContent === 'Ann')"
+    await bob.wait_for(f"{row} && {row}.querySelector('button.join')")
+    await bob.js(f"{row}.querySelector('button.join').click()")
+    for tab in (ann, bob):
+        await tab.wait_for("location.hash.startsWith('#/play/')")
+    a_game, a_seat = (await ann.js("location.hash")).rsplit("/", 2)[1:]
+    b_game, b_seat = (await bob.js("location.hash")).rsplit("/", 2)[1:]
+    assert a_game == b_game and {a_seat, b_seat} == {"0", "1"}
+    for tab, name in ((ann, "Ann"), (bob, "Bob")):
+        await tab.wait_for(
+            f"document.querySelector('.seat.me .name') && document.querySelector('.seat.me .name').textContent.endsWith('{name}')"
+        )
+    assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
