@@ -100,7 +100,7 @@ DECIDE = """async ([last, seed]) => {
   const d = { id: p.dataset.id, kind: p.dataset.kind, min: Number(p.dataset.min), max: Number(p.dataset.max),
     options: [...p.querySelectorAll('button.opt')].map((b) => ({ key: b.dataset.key, type: b.dataset.type, text: b.textContent })),
     ok: !!document.querySelector('#ok'), decline: !!document.querySelector('#decline'), tries: 0 };
-  for (let attempt = 0; attempt < 6; attempt++) {
+  for (let attempt = 0, waits = 0; attempt < 6 && waits < 20; attempt++) {
     d.tries = attempt + 1;
     const buttons = [...p.querySelectorAll('button.opt')];
     if (d.decline && (attempt >= 3 || rand() < 0.15)) document.querySelector('#decline').click();
@@ -121,8 +121,10 @@ DECIDE = """async ([last, seed]) => {
       if (i > 6000) throw new Error('the answer was neither taken nor refused');
       await sleep(5);
     }
+    const reason = document.querySelector('#answer-error').textContent;
     document.querySelector('#answer-error').textContent = '';
     p.querySelectorAll('button.opt.picked').forEach((b) => b.click());
+    if (/too many/.test(reason)) { attempt -= 1; waits += 1; await sleep(600); } // slow down, as asked
   }
   throw new Error('no answer was taken');
 }"""
