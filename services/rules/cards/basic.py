@@ -181,10 +181,12 @@ class Wine(CardSpec):
     name = "酒"
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
-        return [] if g.players[user].marks.get("t:wine_used", 0) else [user]
+        used = g.players[user].marks.get("t:wine_used", 0)
+        return [] if used and not ruleset_of(g).wine_beyond_limit(g, user) else [user]
 
     def on_declare(self, g: Game, use: UseCard) -> None:
-        g.players[use.user].marks["t:wine_used"] = 1
+        marks = g.players[use.user].marks
+        marks["t:wine_used"] = marks.get("t:wine_used", 0) + 1  # how many count this turn
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         g.players[t].marks["t:wine"] = 1

@@ -136,6 +136,11 @@ class Ruleset(ABC):
         """Whether ``seat`` may use 桃 on itself at full HP (standard: no)."""
         return False
 
+    def wine_beyond_limit(self, g: Game, seat: int) -> bool:
+        """Whether ``seat`` may use a 酒 after the turn's one (standard: no; a ruleset may let a
+        酒 that its limit does not count through)."""
+        return False
+
     def peach_recover(self, g: Game, user: int, target: int, vc: Any) -> None:
         """The recovery of the 桃 ``vc`` (or a dying seat's own 酒) ``user`` uses on ``target``:
         1 HP (a ruleset may heal more, e.g. for a tag on ``vc``)."""

@@ -178,6 +178,9 @@ class JinYu(Standard):
     def peach_at_full_hp(self, g: Game, seat: int) -> bool:
         return mougong.peach_at_full_hp(g, seat)
 
+    def wine_beyond_limit(self, g: Game, seat: int) -> bool:
+        return mougong.wine_beyond_limit(g, seat)
+
     def peach_recover(self, g: Game, user: int, target: int, vc: Any) -> None:
         mougong.peach_recover(g, user, target, vc)
 

@@ -132,6 +132,19 @@ def enhancements(g: Game, seat: int, vc: VCard, fr: Any) -> list[str]:
     return [o for o in opts if COSTS[o] <= rage]
 
 
+def forced_enhancement(g: Game, seat: int, vc: VCard, fr: Any) -> str:
+    """The 强化 the use of ``vc`` cannot do without ("" if none): a 桃 used at full HP may only
+    be a 强化桃, and a 酒 beyond the turn's limit only a 强化酒 (which the limit does not count)."""
+    if not isinstance(fr, UseCard):
+        return ""
+    p = g.players[seat]
+    if vc.name == "桃" and p.hp >= p.max_hp and (fr.targets or [seat]) == [seat]:
+        return "peach"
+    if vc.name == "酒" and p.marks.get("t:wine_used", 0) > 1:  # counted already at on_declare
+        return "wine"
+    return ""
+
+
 def _answering_enhanced_slash(g: Game) -> bool:
     for fr in reversed(g.stack):
         if isinstance(fr, UseCard):
@@ -159,7 +172,7 @@ class Rage(Skill):
         "damage_caused",
         "card_using",
         "damage_causing",
-        "judge_done",
+        "judge_result",
         "dying",
     )
     asks_itself = True  # a rule: runs without a "use it?" question; its frames ask their own
@@ -197,7 +210,7 @@ class Rage(Skill):
             )
         if pt == "damage_causing":
             return isinstance(fr, Damage) and fr.source == seat and self._bonus(g, seat, fr) > 0
-        if pt == "judge_done":
+        if pt == "judge_result":
             return isinstance(fr, Judge) and fr.seat == seat and self._inverted(g, fr) >= 0
         if pt == "dying":
             return (
@@ -244,10 +257,12 @@ class Rage(Skill):
             return
         fr = ctx_frame(g, trig)
         if pt == "card_using":
-            push(g, EnhanceAsk(seat=seat, ctx=trig.ctx, options=enhancements(g, seat, fr.vc, fr)))
+            forced = forced_enhancement(g, seat, fr.vc, fr)
+            options = [forced] if forced else enhancements(g, seat, fr.vc, fr)
+            push(g, EnhanceAsk(seat=seat, ctx=trig.ctx, options=options, forced=bool(forced)))
         elif pt == "damage_causing":
             fr.amount += self._bonus(g, seat, fr)
-        elif pt == "judge_done":
+        elif pt == "judge_result":
             card = self._inverted(g, fr)
             for q in g.players:
                 q.marks.pop(f"inv:{card}", None)
@@ -305,6 +320,7 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
     seat: int
     ctx: int
     options: list[str] = msgspec.field(default_factory=list)
+    forced: bool = False  # the card may only be used 强化 (a 桃 at full HP, a second 酒)
 
     def start(self, g: Game) -> None:
         fr = g.stack[self.ctx]
@@ -314,6 +330,7 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
             self.seat,
             "choose",
             list(self.options),
+            declinable=not self.forced,
             info={
                 "about": "强化",
                 "card": fr.vc.name,
@@ -334,7 +351,9 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
         vc: VCard = fr.vc
         vc.tags.extend(pick.split("+"))
         if pick == "wine":
-            p.marks.pop("t:wine_used", None)  # not counted toward the 酒 limit
+            left = p.marks.pop("t:wine_used", 1) - 1  # this one is not counted toward the limit
+            if left > 0:
+                p.marks["t:wine_used"] = left
             p.marks["t:强化酒"] = p.marks.get("t:强化酒", 0) + 1
             fr.targets = []  # "效果改为": the ordinary 酒 effect does not happen
         elif pick == "delayed":
@@ -344,8 +363,20 @@ class EnhanceAsk(Frame, tag="enhance_ask"):
 
 
 def peach_at_full_hp(g: Game, seat: int) -> bool:
-    """A 强化 桃 may be used at full HP: only with 谋攻 and the 3 rage it costs."""
+    """A 强化 桃 may be used at full HP: only with 谋攻 and the 3 rage it costs (and then it
+    must be 强化: ``forced_enhancement``)."""
     return bool(g.options.get("mougong")) and counters(g, seat).rage >= COSTS["peach"]
+
+
+def wine_beyond_limit(g: Game, seat: int) -> bool:
+    """A 强化酒 (4 rage, in its user's play phase) is not counted toward the 酒 limit, so a 酒
+    may be used after the turn's one as a 强化酒 ("此“酒”不计入上限")."""
+    return (
+        bool(g.options.get("mougong"))
+        and g.phase == "play"
+        and g.current == seat
+        and counters(g, seat).rage >= COSTS["wine"]
+    )
 
 
 def peach_recover(g: Game, user: int, target: int, vc: Any) -> None:
