@@ -5,7 +5,15 @@ from __future__ import annotations
 from ..core.damage import damage
 from ..core.engine import emit, pop, push
 from ..core.events import Dodged
-from ..core.query import attack_range, distance, in_range, order_from, prohibited, with_hook
+from ..core.query import (
+    attack_range,
+    distance,
+    limit_lifted,
+    order_from,
+    prohibited,
+    reaches,
+    with_hook,
+)
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
@@ -28,7 +36,7 @@ class Slash(CardSpec):
     name = "杀"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return t != user and (bool(data.get("no_distance")) or in_range(g, user, t))
+        return t != user and (bool(data.get("no_distance")) or reaches(g, user, t, vc.name))
 
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         if g.players[user].marks.get("t:slash", 0) >= slash_limit(g, user):
@@ -37,7 +45,8 @@ class Slash(CardSpec):
             return super().can_use(g, user, vc)
         reach = attack_range(g, user)  # once, not per target (the hot path of play options)
         return any(
-            distance(g, user, t) <= reach and not prohibited(g, t, user, vc.name)
+            (distance(g, user, t) <= reach or limit_lifted(g, user, t, vc.name))
+            and not prohibited(g, t, user, vc.name)
             for t in order_from(g, user, include_start=False)
         )
 

@@ -7,7 +7,7 @@ from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
-from ..core.query import card_count, distance_ok, in_range, order_from, prohibited, skill_objs
+from ..core.query import card_count, distance_ok, order_from, prohibited, reaches, skill_objs
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
 from ..core.use import CardSpec, UseCard, register_card, use_card
@@ -180,7 +180,7 @@ def victims(g: Game, wielder: int) -> list[int]:
     return [
         s
         for s in order_from(g, wielder, include_start=False)
-        if in_range(g, wielder, s) and not prohibited(g, s, wielder, "杀")
+        if reaches(g, wielder, s, "杀") and not prohibited(g, s, wielder, "杀")
     ]
 
 

@@ -168,12 +168,25 @@ def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
     return any(s.prohibits(g, target, user, card_name) for s in with_hook(g, target, "prohibits"))
 
 
-def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> bool:
-    """Whether ``t`` is within distance ``limit`` of ``user`` for ``card_name`` (顺手牵羊,
-    兵粮寸断), unless a skill of ``user`` lifts the limit (奇才)."""
+def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
+    """Whether ``card_name`` used by ``user`` on ``t`` has no distance limit: a skill of the user
+    (奇才) or of the target (仇叛) lifts it."""
     if any(s.ignores_distance(g, user, card_name) for s in with_hook(g, user, "ignores_distance")):
         return True
-    return distance(g, user, t) <= limit
+    return any(
+        s.no_distance_limit(g, t, user, card_name) for s in with_hook(g, t, "no_distance_limit")
+    )
+
+
+def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> bool:
+    """Whether ``t`` is within distance ``limit`` of ``user`` for ``card_name`` (顺手牵羊,
+    兵粮寸断), unless a skill lifts the limit (奇才, 仇叛)."""
+    return limit_lifted(g, user, t, card_name) or distance(g, user, t) <= limit
+
+
+def reaches(g: Game, user: int, t: int, card_name: str) -> bool:
+    """Whether ``user``'s ``card_name`` (a 杀) reaches ``t``: in attack range, or no limit."""
+    return in_range(g, user, t) or limit_lifted(g, user, t, card_name)
 
 
 def card_count(g: Game, seat: int, judge: bool = False) -> int:

@@ -101,6 +101,11 @@ class Skill:
         """Whether ``seat`` uses ``card_name`` with no distance limit (奇才: tricks)."""
         return False
 
+    def no_distance_limit(self, g: Game, seat: int, user: int, card_name: str) -> bool:
+        """Whether ``card_name`` used by ``user`` on ``seat`` has no distance limit (仇叛); the
+        distance itself is unchanged (a "within distance 1" skill still measures it)."""
+        return False
+
     def prohibits(self, g: Game, seat: int, user: int, card_name: str) -> bool:
         """Whether ``seat`` cannot be chosen as a target of ``card_name`` used by ``user``."""
         return False
@@ -121,6 +126,7 @@ HOOKS = (
     "use_card_ok",
     "target_count",
     "ignores_distance",
+    "no_distance_limit",
     "card_ineffective",
 )
 HOOK_SETS: dict[str, set[str]] = {h: set() for h in HOOKS}

@@ -342,7 +342,7 @@ class ChouPan(IdentitySkill):
 
     name = "仇叛"
 
-    def distance_to(self, g: Game, seat: int, other: int) -> int:
-        # every other seat measures the 叛徒 at distance 1 (the floor), which lifts the distance
-        # limit of every card (杀's attack range, 顺手牵羊, 兵粮寸断) used on it
-        return -len(g.players) - 8
+    def no_distance_limit(self, g: Game, seat: int, user: int, card_name: str) -> bool:
+        # the limit of every card used on the 叛徒 is lifted (杀's attack range, 顺手牵羊, 兵粮寸断);
+        # its distance is not changed (噬血/狂骨's "within distance 1" still measures it)
+        return user != seat
