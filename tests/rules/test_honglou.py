@@ -184,3 +184,45 @@ def test_shixue_heals_per_point_at_distance_one(target: int, healed: int) -> Non
     g.stack.append(Damage(source=0, target=target, amount=2))
     api.advance(g)
     assert g.players[0].hp == (1 if target == 0 else 3) + healed
+
+
+@pytest.mark.parametrize("ruleset", ["jinyu", "extended", "chengtian"])
+def test_characters_keep_their_seed_texts_in_every_ruleset(ruleset: str) -> None:
+    """Where a ruleset has no seed-000 option, a character's skills follow the seed's text
+    (A-000-xx: 裸衣 in the play phase only, 反间 damage first …) and a standard general's the
+    standard text, at the same table; an explicit honglou option still wins in honglou."""
+    from services.rules.rulesets.honglou.data import SEED_TEXTS
+    from services.rules.scenario.loader import load_text
+    from services.rules.scenario.table import build
+    from services.rules.skills.base import opt
+
+    roles = "" if ruleset == "chengtian" else ", role: lord"
+    other = "" if ruleset == "chengtian" else ", role: rebel"
+    extra = (
+        ""
+        if ruleset == "chengtian"
+        else "\n".join(
+            f"  - {{general: vanilla, role: {r}}}"
+            for r in (
+                ["loyalist", "renegade"]
+                if ruleset == "jinyu"
+                else ["chujun", "loyalist", "zeishou", "rebel", "rebel", "renegade"]
+            )
+        )
+    )
+    text = (
+        f"name: t\nruleset: {ruleset}\nseats:\n  - {{general: 惜春{roles}}}\n"
+        f"  - {{general: 许褚{other}}}\n{extra}\n"
+    )
+    g, _ = build(load_text(text, "t.yaml"))
+    for key, seed in SEED_TEXTS.items():
+        assert opt(g, key, not seed, 0) is seed, key
+        assert opt(g, key, not seed, 1) is (not seed), key
+    g, _ = build(
+        load_text(
+            "name: t\nruleset: honglou\noptions: {luoyi_play_phase_only: false}\nseats:\n"
+            "  - {general: 惜春, role: lord}\n  - {general: vanilla, role: rebel}\n",
+            "t.yaml",
+        )
+    )
+    assert opt(g, "luoyi_play_phase_only", True, 0) is False

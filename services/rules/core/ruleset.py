@@ -40,6 +40,7 @@ class General:
         hp: int,
         skills: tuple[str, ...] = (),
         lord: bool = False,
+        texts: Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.faction = faction
@@ -47,6 +48,9 @@ class General:
         self.hp = hp
         self.skills = skills
         self.lord = lord  # offered to the lord in the draft
+        # the option values of the texts its skills are printed with, for games whose ruleset
+        # has no such option (seed 000's 反间 deals its damage first wherever 夏金桂 plays)
+        self.texts: Mapping[str, Any] = texts or {}
 
 
 VANILLA = General("vanilla", "", "male", 4)

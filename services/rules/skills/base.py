@@ -16,6 +16,7 @@ from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES
 from ..core.keys import card_keys, card_of, cards_of, seat_keys, seats_of
+from ..core.registry import ruleset_of
 from ..core.skills import SKILLS, Skill, register
 from ..core.state import Frame, Game
 from ..core.use import specs_of, use_card
@@ -36,9 +37,19 @@ def alias(new: str, old: str, text: str = "", **attrs: Any) -> type[Skill]:
     return cls
 
 
-def opt(g: Game, key: str, default: Any) -> Any:
-    """A ruleset option, or the standard behaviour's ``default`` when the ruleset lacks it."""
-    return g.options.get(key, default) if key else default
+def opt(g: Game, key: str, default: Any, seat: int = -1) -> Any:
+    """A ruleset option; where the ruleset lacks it, the text the general of ``seat`` is printed
+    with (seed 000's characters keep their texts in every ruleset), else the standard
+    behaviour's ``default``."""
+    if not key:
+        return default
+    if key in g.options:
+        return g.options[key]
+    if seat >= 0:
+        gen = ruleset_of(g).generals().get(g.players[seat].general)
+        if gen is not None and key in gen.texts:
+            return gen.texts[key]
+    return default
 
 
 def used(g: Game, seat: int, name: str) -> bool:

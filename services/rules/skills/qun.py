@@ -86,7 +86,7 @@ class QingNang(Procedure):
     once_per_turn = True
 
     def _targets(self, g: Game, seat: int) -> list[int]:
-        wounded = bool(opt(g, "zanghua_wounded_only", True))
+        wounded = bool(opt(g, "zanghua_wounded_only", True, seat))
         return [
             s for s in order_from(g, seat) if not wounded or g.players[s].hp < g.players[s].max_hp
         ]

@@ -37,7 +37,7 @@ class LieGong(Skill):
     optional_key: ClassVar[str] = ""  # seed 000 醉骂: compulsory unless this option says so
 
     def is_optional(self, g: Game, seat: int, trig: Any) -> bool:
-        return bool(opt(g, self.optional_key, self.optional))
+        return bool(opt(g, self.optional_key, self.optional, seat))
 
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         st = slash_target(g, seat, trig)
@@ -68,7 +68,7 @@ class KuangGu(Skill):
         p = g.players[seat]
         if trig.point == "damage_hit":
             if d.target == seat:
-                near = bool(opt(g, self.self_key, False))
+                near = bool(opt(g, self.self_key, False, seat))
             else:
                 near = distance(g, seat, d.target) <= 1
             if near:

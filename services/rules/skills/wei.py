@@ -75,7 +75,7 @@ class HuJia(Skill):
         """The seats asked, in order."""
         fac = g.players[seat].faction
         out = [s for s in order_from(g, seat, include_start=False) if g.players[s].faction == fac]
-        if not opt(g, self.others_key, True):
+        if not opt(g, self.others_key, True, seat):
             out.append(seat)
         return out
 
@@ -224,7 +224,7 @@ class GangLieFrame(Frame, tag="ganglie"):
         if not g.ret or not src.alive:
             pop(g)
         # A-000-04: with fewer than two hand cards the source must take the damage
-        elif len(src.hand) >= 2 or (opt(g, "ganglie_short_hand_discards", False) and src.hand):
+        elif len(src.hand) >= 2 or (opt(g, "ganglie_short_hand_discards", False, self.seat) and src.hand):
             self.then(self.chosen)
             ask_choice(g, self.source, ["discard", "damage"], about=self.skill)
         else:
@@ -265,7 +265,7 @@ class LuoYi(Skill):
             return False
         if fr.source != seat or not (fr.slash or fr.duel):
             return False
-        return not opt(g, "luoyi_play_phase_only", False) or (
+        return not opt(g, "luoyi_play_phase_only", False, seat) or (
             g.current == seat and g.phase == "play"
         )
 
@@ -289,7 +289,7 @@ class TianDu(Skill):
         j = ctx_frame(g, trig)
         if not isinstance(j, Judge) or j.card not in g.processing:
             return False
-        return j.seat == seat or bool(opt(g, "tiandu_any_judgement", False))
+        return j.seat == seat or bool(opt(g, "tiandu_any_judgement", False, seat))
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         j = ctx_frame(g, trig)

@@ -68,7 +68,7 @@ class JiuYuan(Skill):
     def can(self, g: Game, seat: int, trig: Trigger) -> bool:
         dying, by = int(trig.data["seat"]), int(trig.data["by"])
         fac = g.players[seat].faction
-        if opt(g, "jiuyuan_literal", False):
+        if opt(g, "jiuyuan_literal", False, seat):
             return dying != seat and by == dying and g.players[dying].faction == fac
         return dying == seat and by != seat and g.players[by].faction == fac
 
@@ -182,7 +182,7 @@ class FanJianFrame(Frame, tag="fanjian"):
             return
         self.then(self.compared)
         emit(g, CardShown(seat=self.seat, card=self.card))
-        if opt(g, "fanjian_damage_first", False):
+        if opt(g, "fanjian_damage_first", False, self.seat):
             move(g, [self.card], "hand", "processing", self.seat, reason=self.skill)
         else:
             move(g, [self.card], "hand", "hand", self.seat, self.target, reason=self.skill)

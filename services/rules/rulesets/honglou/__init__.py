@@ -34,6 +34,11 @@ Options (REFERENCE Appendix A; default first):
 * ``lord_bonus_min_players`` (0): A-STD-01; 5 = no +1 max HP in a 4-player game.
 * ``double_renegade`` (False), ``max_reshuffles`` (0 = unlimited): as in ``standard``.
 * ``maneuvering`` (False): A-000-01; True adds the 军争 cards (not seed 000).
+
+The characters keep the seed's texts wherever they are drafted (jinyu, extended, chengtian): a
+ruleset without one of these options plays a character's skill as ``data.SEED_TEXTS`` says (夏金桂's
+反间 deals its damage first, 惜春's 裸衣 lasts the play phase), a standard general's as the
+standard text (``General.texts``, read by ``skills.base.opt`` with the holder's seat).
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Game
 from ..standard import RESHUFFLES, Standard
-from .data import LORD_CANDIDATES, NAMES, PRINTED, characters
+from .data import LORD_CANDIDATES, NAMES, PRINTED, SEED_TEXTS, characters
 
 
 @register_ruleset
@@ -55,15 +60,7 @@ class HongLou(Standard):
     name = "honglou"
     defaults = {
         "genders": "novel",
-        "huzhu_others_only": True,
-        "ganglie_short_hand_discards": False,
-        "zuima_optional": False,
-        "tiandu_any_judgement": False,
-        "jiuyuan_literal": False,
-        "fanjian_damage_first": True,
-        "zanghua_wounded_only": True,
-        "shixue_self": False,
-        "luoyi_play_phase_only": True,
+        **SEED_TEXTS,
         "draft_lord_random": 2,
         "draft_max_offer": 3,
         "lord_bonus_min_players": 0,

@@ -85,11 +85,29 @@ CHARACTERS: tuple[tuple[str, str, str, int, tuple[str, ...], bool, str], ...] = 
 LORD_CANDIDATES = ("贾珍", "薛姨妈")
 
 
+# the seed's skill texts as option values (REFERENCE Appendix A-000-xx): honglou's defaults, and
+# what the characters' skills follow in a ruleset that has no such option (jinyu, extended …)
+SEED_TEXTS: dict[str, bool] = {
+    "huzhu_others_only": True,  # A-000-03
+    "ganglie_short_hand_discards": False,  # A-000-04
+    "zuima_optional": False,  # A-000-05
+    "tiandu_any_judgement": False,  # A-000-06
+    "jiuyuan_literal": False,  # A-000-07
+    "fanjian_damage_first": True,  # A-000-08
+    "zanghua_wounded_only": True,  # A-000-09
+    "shixue_self": False,  # A-000-11
+    "luoyi_play_phase_only": True,  # D-000-04
+}
+
+
 @cache
 def characters(source_genders: bool = False) -> dict[str, General]:
-    """The 20 characters by name (genders from the novel, or from the copied general)."""
+    """The 20 characters by name (genders from the novel, or from the copied general), their
+    skills printed with the seed's texts (``SEED_TEXTS``) in every ruleset."""
     return {
-        name: General(name, fac, src if source_genders else gender, hp, skills, lord)
+        name: General(
+            name, fac, src if source_genders else gender, hp, skills, lord, texts=SEED_TEXTS
+        )
         for name, fac, gender, hp, skills, lord, src in CHARACTERS
     }
 
