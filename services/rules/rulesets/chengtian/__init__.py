@@ -25,6 +25,9 @@ Our assumptions where the seed is silent (§4.3, each a named option; default fi
   deployed face up at once; the areas belong to the player (U-003-21) and keep their cards; if it
   fell in its owner's turn, that turn ends (as a death would end it).
 * ``benched_keeps_hp`` (True): U-003-17, a general sent to the camp by 走马换将 keeps its HP.
+* ``zouma_self_clears_seal`` (True): U-003-16 [INTERP], a 走马换将 on your own sealed general
+  sends it to the camp and discards its 乐不思蜀 (the seal leaves with its general); False keeps
+  the 乐不思蜀 in the judgement area, sealing the general deployed in its place.
 * ``face_down_skills`` (False): U-003-17, a face-down (暗置) general has no skills until it is
   revealed at the start of its owner's next turn.
 * ``first_player`` ("random"): U-003-07, or a seat number; 4 cards each, no compensation.
@@ -114,6 +117,7 @@ class ChengTian(Ruleset):
         "fire_attack_any_card": True,
         "mount_hand_limit": 1,
         "max_reshuffles": 0,
+        "zouma_self_clears_seal": True,
     }
     choices = {
         "battlefield_size": (1,),  # U-003-03: only one battlefield general is implemented

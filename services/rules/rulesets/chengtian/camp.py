@@ -119,10 +119,12 @@ def deploy(g: Game, seat: int, face_down: bool) -> None:
     emit(g, MaxHpChanged(seat=seat, max_hp=p.max_hp, hp=p.hp))
 
 
-def bench(g: Game, seat: int) -> None:
-    """走马换将: the battlefield general goes to the camp's bottom, keeping its HP."""
+def bench(g: Game, seat: int, keep_seal: bool = False) -> None:
+    """走马换将: the battlefield general goes to the camp's bottom, keeping its HP; its 乐不思蜀
+    is discarded (U-003-16), or with ``keep_seal`` stays and seals the general deployed next."""
     p = g.players[seat]
-    discard_seal(g, seat)
+    if not keep_seal:
+        discard_seal(g, seat)
     hidden = bool(p.marks.pop("face_down", 0))
     p.marks[f"hp:{p.general}"] = p.hp
     camp_of(p).append(p.general)

@@ -75,7 +75,9 @@ class SwitchGeneral(TrickSpec):
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         user = g.stack[use_idx].user
         if camp_of(g.players[t]):  # U-003-17: with an empty camp the general stays
-            bench(g, t)
+            # a self-target escaping its own seal is an interpretation (zouma_self_clears_seal)
+            keep = t == user and not g.options.get("zouma_self_clears_seal", True)
+            bench(g, t, keep_seal=keep)
             deploy(g, t, face_down=True)
         if t == user:
             draw(g, user, 1, reason="走马换将")
