@@ -27,3 +27,14 @@ def test_scenario(path: Path, sc: Scenario | ScenarioFormatError) -> None:
 
 def test_there_are_well_over_a_hundred_standard_scenarios() -> None:
     assert len(list((ROOT / "standard").rglob("*.yaml"))) > 100
+
+
+def test_every_expected_refusal_names_its_rule() -> None:
+    """An `expect_error` that any refusal would satisfy proves little: each file says which rule
+    word the engine's reason must contain (out of range, once per phase, the protecting skill …)."""
+    bare = [
+        str(path.relative_to(ROOT))
+        for path, sc in LOADED
+        if isinstance(sc, Scenario) and sc.expect_error is not None and not sc.expect_error.contains
+    ]
+    assert not bare, f"expect_error without contains: {bare}"

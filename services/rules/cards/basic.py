@@ -14,6 +14,7 @@ from ..core.query import (
     reaches,
     with_hook,
 )
+from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
@@ -49,6 +50,19 @@ class Slash(CardSpec):
             and not prohibited(g, t, user, vc.name)
             for t in order_from(g, user, include_start=False)
         )
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        return (
+            target_refusal(g, user, t, vc.name)
+            or out_of_range(g, user, t, vc.name)
+            or super().refuse_target(g, user, vc, t, data)
+        )
+
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        n, limit = g.players[user].marks.get("t:slash", 0), slash_limit(g, user)
+        if n >= limit:
+            return f"once per phase: {n} 杀 used in this play phase, the limit is {limit}"
+        return super().refuse_use(g, user, vc)
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
         extra = sum(s.target_count(g, user, vc) for s in with_hook(g, user, "target_count"))
@@ -167,6 +181,9 @@ class Dodge(CardSpec):
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         return False
 
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        return "闪 is used only in answer to a 杀 or a demand for 闪"
+
 
 @register_card
 class Peach(CardSpec):
@@ -177,6 +194,12 @@ class Peach(CardSpec):
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         p = g.players[user]
         return [user] if p.hp < p.max_hp or ruleset_of(g).peach_at_full_hp(g, user) else []
+
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        p = g.players[user]
+        if p.hp >= p.max_hp:
+            return f"at full HP: a 桃 in the play phase heals only its wounded user ({p.hp}/{p.max_hp})"
+        return super().refuse_use(g, user, vc)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         use: UseCard = g.stack[use_idx]
@@ -192,6 +215,9 @@ class Wine(CardSpec):
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         used = g.players[user].marks.get("t:wine_used", 0)
         return [] if used and not ruleset_of(g).wine_beyond_limit(g, user) else [user]
+
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        return "once per turn: a 酒 was used this turn"
 
     def on_declare(self, g: Game, use: UseCard) -> None:
         marks = g.players[use.user].marks

@@ -8,6 +8,7 @@ from ..core.damage import damage
 from ..core.delayed import DelayedResolve, DelayedSpec, judge_names
 from ..core.flow import skip_phase
 from ..core.query import distance_ok, next_alive, prohibited
+from ..core.refusal import too_far
 from ..core.state import Game
 from ..core.use import register_card
 from ..core.vcard import VCard
@@ -33,6 +34,9 @@ class SupplyShortage(DelayedSpec):
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
         return super().target_ok(g, user, vc, t, data) and distance_ok(g, user, t, self.name)
 
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
+        return too_far(g, user, t, vc.name) or super().refuse_target(g, user, vc, t, data)
+
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "draw")
 
@@ -45,6 +49,9 @@ class Lightning(DelayedSpec):
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return [] if self.name in judge_names(g, user) else [user]
+
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        return f"seat {user} already has a {self.name} in its judgement area"
 
     def on_nullified(self, g: Game, f: DelayedResolve) -> None:
         pass_on(g, f.card, f.seat)

@@ -9,13 +9,14 @@ from ..core.damage import recover
 from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import Judge
-from ..core.keys import card_keys, cards_of
+from ..core.keys import card_key, card_keys, cards_of
 from ..core.pick import PickCard
 from ..core.query import RANGE_OF_WEAPON, card_count
+from ..core.refusal import hand_refusal
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard
 from ..core.skills import Skill, register
-from ..core.state import Frame, Game
+from ..core.state import Decision, Frame, Game
 from ..core.triggers import Trigger, ctx_frame
 from ..core.use import IGNORE_ARMOR, CardSpec, UseCard, register_card, specs_of, use_card
 from ..core.vcard import VCard, converted, is_slash
@@ -313,6 +314,11 @@ class AxeDiscard(Frame, tag="axe"):
         axe = p.equip.get("weapon", -1)
         cards = list(p.hand) + [c for c in p.equip.values() if c != axe]
         ask(g, self.user, "cards", card_keys(cards), 2, 2, info={"skill": "贯石斧"})
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        if pick == card_key(g.players[self.user].equip.get("weapon", -1)):
+            return "贯石斧 discards two other cards, not itself"
+        return hand_refusal(g, self.user, pick)
 
     def chosen(self, g: Game) -> None:
         picks = answer(g)

@@ -8,6 +8,7 @@ from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
 from ..core.query import card_count, distance_ok, order_from, prohibited, reaches, skill_objs
+from ..core.refusal import out_of_range, target_refusal, too_far
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
 from ..core.use import CardSpec, UseCard, register_card, use_card
@@ -30,6 +31,11 @@ class Dismantlement(TrickSpec):
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         return t != user and card_count(g, t, judge=True) > 0
 
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        if not target_refusal(g, user, t, vc.name) and not card_count(g, t, judge=True):
+            return f"seat {t} has no cards"
+        return super().refuse_target(g, user, vc, t, data)
+
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=False))
 
@@ -42,6 +48,12 @@ class Snatch(TrickSpec):
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         return t != user and distance_ok(g, user, t, self.name) and card_count(g, t, judge=True) > 0
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        why = target_refusal(g, user, t, vc.name) or too_far(g, user, t, vc.name)
+        if not why and not card_count(g, t, judge=True):
+            why = f"seat {t} has no cards"
+        return why or super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))
@@ -169,6 +181,19 @@ class Collateral(TrickSpec):
 
     def second_targets(self, g: Game, use: UseCard) -> list[int]:
         return victims(g, (use.targets or [])[0])
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        why = target_refusal(g, user, t, vc.name)
+        if not why and "weapon" not in g.players[t].equip:
+            why = f"seat {t} has no weapon"
+        if not why and not victims(g, t):
+            why = f"no seat is within seat {t}'s attack range for its 杀"
+        return why or super().refuse_target(g, user, vc, t, data)
+
+    def refuse_second(self, g: Game, use: UseCard, t: int) -> str:
+        wielder = (use.targets or [])[0]
+        why = target_refusal(g, wielder, t, "杀") or out_of_range(g, wielder, t, "杀")
+        return why or super().refuse_second(g, use, t)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         use: UseCard = g.stack[use_idx]
@@ -344,6 +369,9 @@ class Nullification(TrickSpec):
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         return False
 
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        return "无懈可击 is used only in answer to a trick"
+
 
 @register_card
 class IronChain(TrickSpec):
@@ -373,6 +401,11 @@ class FireAttack(TrickSpec):
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         hand = g.players[t].hand
         return bool(hand) and (t != user or any(c not in vc.cards for c in hand))
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        if not prohibited(g, t, user, vc.name) and g.players[t].alive:
+            return f"seat {t} has no hand card to show"
+        return super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         push(g, FireAttackEffect(user=g.stack[use_idx].user, target=t))

@@ -11,6 +11,7 @@ import msgspec
 from .engine import emit, pop, push
 from .events import Nullified
 from .judge import Judge
+from .refusal import target_refusal
 from .state import Frame, Game
 from .use import CardSpec, NullifyWindow, UseCard, specs_of
 from .vcard import VCard
@@ -29,6 +30,12 @@ class DelayedSpec(CardSpec):
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
         return t != user and self.name not in judge_names(g, t)
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
+        why = target_refusal(g, user, t, vc.name)
+        if not why and self.name in judge_names(g, t):
+            why = f"seat {t} already has a {self.name} in its judgement area"
+        return why or super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         use: UseCard = g.stack[use_idx]

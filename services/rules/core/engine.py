@@ -145,12 +145,28 @@ def validate(d: Decision, a: Answer) -> None:
             raise IllegalAnswer(f"{p!r} is not a legal option for {d.kind}")
 
 
+def explain(g: Game, d: Decision, a: Answer, reason: str) -> str:
+    """``reason`` with the rule that forbids the first pick not offered, as the frame that asked
+    ``d`` words it (``Frame.refusal``): "'seat:2' is not a legal option for targets: out of
+    range …"."""
+    bad = [p for p in a.picks if p not in d.options]
+    if a.decision != d.id or a.seat != d.seat or not 0 <= g.top < len(g.stack):
+        return reason
+    if not bad and len(a.picks) <= d.max:
+        return reason
+    why = g.stack[g.top].refusal(g, d, bad[0] if bad else "")  # "": too many picks
+    return f"{reason}: {why}" if why else reason
+
+
 def submit(g: Game, a: Answer) -> list[Event]:
     """Apply an answer to the pending decision and run on; illegal answers change nothing."""
     d = g.pending
     if d is None:
         raise IllegalAnswer("no decision is pending" if not g.over else "the game has ended")
-    validate(d, a)
+    try:
+        validate(d, a)
+    except IllegalAnswer as err:
+        raise IllegalAnswer(explain(g, d, a, err.reason)) from None
     g.pending = None
     g.answer = list(a.picks)
     return advance(g)

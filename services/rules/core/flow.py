@@ -9,8 +9,9 @@ from .engine import answer, ask_discard, emit, pop, push
 from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .keys import CardPick, RecastPick, SkillPick, card_key, cards_of, parse, recast_key, skill_key
 from .query import hand_limit, next_alive, with_hook
+from .refusal import hand_refusal, skill_refusal
 from .skills import SKILLS
-from .state import PHASES, Frame, Game
+from .state import PHASES, Decision, Frame, Game
 from .triggers import fire
 from .use import UseCard, ask_play, specs_of
 from .vcard import physical
@@ -171,6 +172,25 @@ class PlayPhase(Frame, tag="play_phase"):
         self.then(self.chosen)
         ask_play(g, self.seat, play_options(g, self.seat))
 
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        try:
+            choice = parse(pick)
+        except ValueError:
+            return ""
+        match choice:
+            case SkillPick(name):
+                return skill_refusal(g, self.seat, name)
+            case CardPick(cid) | RecastPick(cid) if cid not in g.players[self.seat].hand:
+                return f"seat {self.seat} does not hold that card"
+            case RecastPick(cid):
+                return f"{g.cards[cid].name} cannot be recast (重铸)"
+            case CardPick(cid):
+                spec = specs_of(g).get(g.cards[cid].name)
+                if spec is None:
+                    return f"{g.cards[cid].name} cannot be used"
+                return spec.refuse_use(g, self.seat, physical(g, cid))
+        return ""
+
     def chosen(self, g: Game) -> None:
         self.then(self.start)
         picks = answer(g)
@@ -199,6 +219,9 @@ class DiscardPhase(Frame, tag="discard_phase"):
             return
         self.then(self.discarded)
         ask_discard(g, self.seat, p.hand, n, reason="discard_phase")
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        return hand_refusal(g, self.seat, pick)
 
     def discarded(self, g: Game) -> None:
         discard_from(g, self.seat, cards_of(answer(g)), reason="discard_phase")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .engine import answer, ask, pop, rand_below
 from .keys import card_keys, card_of
 from .registry import ruleset_of
-from .state import Frame, Game
+from .state import Decision, Frame, Game
 
 
 class PickCard(Frame, tag="pick_card"):
@@ -39,6 +39,20 @@ class PickCard(Frame, tag="pick_card"):
                 "hand_count": len(g.players[self.owner].hand),
             },
         )
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        if not pick.startswith("card:"):
+            return ""
+        cid, p = card_of(pick), g.players[self.owner]
+        if cid in p.equip.values() and ruleset_of(g).equip_protected(
+            g, self.owner, self.chooser, cid
+        ):
+            return f"seat {self.owner}'s equipment is protected from seat {self.chooser} by a rule of {g.ruleset}"
+        if cid in p.judge and not self.judge:
+            return f"{self.reason or 'this'} takes no card from the judgement area"
+        if cid in p.hand:
+            return "a hand card is picked blindly: pick `hand`"
+        return f"that card is not in seat {self.owner}'s areas"
 
     def picked(self, g: Game) -> None:
         picks = answer(g)

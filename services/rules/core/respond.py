@@ -13,8 +13,9 @@ from .engine import answer, ask, emit, pop
 from .events import CardPlayed, CardUsed
 from .keys import CardPick, SkillPick, card_key, parse, skill_key
 from .query import with_hook
+from .refusal import skill_refusal
 from .skills import SKILLS
-from .state import Frame, Game
+from .state import Decision, Frame, Game
 from .triggers import fire
 from .vcard import VCard, matches, physical
 from .zones import move, zone_of
@@ -47,6 +48,28 @@ class AskCard(Frame, tag="ask_card"):
             "target": self.target,
         }
         ask(g, self.user, "respond", options_for(g, self), info=info)
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        try:
+            choice = parse(pick)
+        except ValueError:
+            return ""
+        match choice:
+            case SkillPick(name) if name in self.tried:
+                return f"{name} was already tried for this demand"
+            case SkillPick(name) if self.ignore_armor and getattr(SKILLS.get(name), "armor", False):
+                return f"{name} does not help: this 杀 ignores armour"
+            case SkillPick(name):
+                return skill_refusal(g, self.user, name)
+            case CardPick(cid) if cid not in g.players[self.user].hand:
+                return f"seat {self.user} does not hold that card in its hand"
+            case CardPick(cid) if g.cards[cid].name == "酒" and self.need == "桃":
+                return "a 酒 saves only its dying user"
+            case CardPick(cid) if not matches(self.need, g.cards[cid].name):
+                return f"{g.cards[cid].name} does not answer the demand for {self.need}"
+        if self.need == "闪" and g.turn_marks.get(f"no_dodge:{self.user}", 0):
+            return f"seat {self.user} may not use 闪 now"
+        return ""
 
     def answered(self, g: Game) -> None:
         if not g.players[self.user].alive:

@@ -55,6 +55,10 @@ class Skill:
     def activate(self, g: Game, seat: int) -> None:
         """Start the active skill's procedure."""
 
+    def refusal(self, g: Game, seat: int) -> str:
+        """Why ``seat`` cannot use this skill now, naming the rule (once per turn …), or ""."""
+        return ""
+
     # --- providers (respond with a virtual card) ---------------------------------------------
     def provides(self, g: Game, seat: int, ask: Any) -> bool:
         """Whether the skill can supply the card an AskCard frame demands (``ask.need``)."""

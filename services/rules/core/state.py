@@ -45,6 +45,11 @@ class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
         self.step = step.__name__
         step(g)
 
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        """Why ``pick`` is not an option of the decision ``d`` this frame asked: the rule that
+        forbids it (``core/refusal.py``), or "" if the frame cannot say. Reads the game only."""
+        return ""
+
 
 _FRAME_TYPES: dict[str, type[Frame]] = {}
 

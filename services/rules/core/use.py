@@ -15,8 +15,9 @@ from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
 from .keys import seat_keys, seat_of, seats_of
 from .query import order_from, prohibited, with_hook
+from .refusal import target_refusal
 from .respond import AskCard
-from .state import Frame, Game
+from .state import Decision, Frame, Game
 from .triggers import fire
 from .vcard import VCard
 from .zones import move, zone_of
@@ -66,6 +67,26 @@ class CardSpec:
             self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
             for t in order_from(g, user)
         )
+
+    def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
+        """Why ``t`` may not be a target (called when it may not), naming the rule."""
+        return target_refusal(g, user, t, vc.name) or f"seat {t} is not a legal target of {vc.name}"
+
+    def refuse_use(self, g: Game, user: int, vc: VCard) -> str:
+        """Why ``user`` may not use ``vc`` now (called when it may not), naming the rule."""
+        fixed = self.fixed_targets(g, user, vc)
+        if fixed is not None:
+            return f"{vc.name} has no target now"
+        why = [
+            self.refuse_target(g, user, vc, t, {})
+            for t in order_from(g, user)
+            if not self.target_ok(g, user, vc, t, {}) or prohibited(g, t, user, vc.name)
+        ]
+        return f"no legal target for {vc.name} ({'; '.join(why)})"
+
+    def refuse_second(self, g: Game, use: UseCard, t: int) -> str:
+        """Why ``t`` may not be the second, dependent target (借刀杀人's victim)."""
+        return f"seat {t} may not be chosen"
 
     def before_effects(self, g: Game, use: UseCard) -> None:
         """Runs once after targeting, before the per-target effects (五谷丰登 reveals)."""
@@ -139,6 +160,18 @@ class UseCard(Frame, tag="use_card"):
     def spec(self, g: Game) -> CardSpec:
         """The card's spec (looked up afresh: 朱雀羽扇 may turn a 杀 into a 火杀)."""
         return specs_of(g)[self.vc.name]
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        if not pick and d.kind == "targets":
+            return f"{self.vc.name} takes at most {d.max} target{'s' if d.max > 1 else ''} here"
+        if not pick.startswith("seat:") or d.kind != "targets":
+            return ""
+        t, spec = seat_of(pick), self.spec(g)
+        if self.step == "second_target_chosen":
+            return spec.refuse_second(g, self, t)
+        if t in seats_of([p for p in d.options if p.startswith("seat:")]):
+            return ""
+        return spec.refuse_target(g, self.user, self.vc, t, self.data)
 
     def start(self, g: Game) -> None:
         spec = self.spec(g)

@@ -12,13 +12,15 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from ..core.cards import notation
 from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES
-from ..core.keys import card_keys, card_of, cards_of, seat_keys, seats_of
+from ..core.keys import card_keys, card_of, cards_of, seat_keys, seat_of, seats_of
+from ..core.refusal import protector
 from ..core.registry import ruleset_of
 from ..core.skills import SKILLS, Skill, register
-from ..core.state import Frame, Game
+from ..core.state import Decision, Frame, Game
 from ..core.use import specs_of, use_card
 from ..core.vcard import VCard, converted
 
@@ -73,6 +75,15 @@ class Procedure(Skill):
     (then nothing happens); the skill is marked used only when it is applied."""
 
     once_per_turn: ClassVar[bool] = False
+
+    def refusal(self, g: Game, seat: int) -> str:
+        if self.once_per_turn and used(g, seat, self.name):
+            return f"{self.name}: once per turn, already used this turn"
+        return ""
+
+    def refuse_choice(self, g: Game, seat: int, f: SkillFrame, t: int) -> str:
+        """Why seat ``t`` may not be chosen for this skill (the rule its text states)."""
+        return f"{self.name}: seat {t} may not be chosen"
 
     def cost(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         """Card ids to choose from and how many (lo, hi); None = no card step."""
@@ -158,6 +169,17 @@ class SkillFrame(Frame, tag="skill_proc"):
         if g.pending is None and not g.answer:
             pop(g)
 
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        sk = self.procedure()
+        if pick.startswith("seat:") and d.kind == "targets":
+            t = seat_of(pick)
+            if not g.players[t].alive:
+                return f"seat {t} is dead"
+            return protector(g, t, self.seat, sk.name) or sk.refuse_choice(g, self.seat, self, t)
+        if pick.startswith("card:") and d.kind == "cards":
+            return f"{sk.name}: {notation(g.cards[card_of(pick)])} may not be given for it"
+        return ""
+
     def seats_picked(self, g: Game) -> None:
         """The effect."""
         sk = self.procedure()
@@ -182,6 +204,16 @@ class Conversion(Skill):
     equip_too: ClassVar[bool] = False
     in_play: ClassVar[bool] = False
     in_respond: ClassVar[bool] = True
+
+    takes: ClassVar[str] = ""  # the cards it turns, in words ("a black hand card")
+    when: ClassVar[str] = ""  # when it may be used, in words, if ``usable_now`` restricts it
+
+    def refusal(self, g: Game, seat: int) -> str:
+        if not self.usable_now(g, seat):
+            return f"{self.name} works only {self.when}" if self.when else ""
+        if not self.eligible(g, seat, self.converts):
+            return f"{self.name} turns {self.takes}: seat {seat} has none" if self.takes else ""
+        return ""
 
     def card_ok(self, g: Game, seat: int, cid: int, as_name: str) -> bool:
         """Whether card ``cid`` may be turned into ``as_name``."""
@@ -242,6 +274,15 @@ class ConvertPick(Frame, tag="convert_pick"):
             ]
         self.then(self.picked)
         ask(g, self.seat, "cards", card_keys(cands), info={"skill": self.skill, "as": self.as_name})
+
+    def refusal(self, g: Game, d: Decision, pick: str) -> str:
+        if not pick.startswith("card:"):
+            return ""
+        sk = SKILLS[self.skill]
+        takes = getattr(sk, "takes", "")
+        card = notation(g.cards[card_of(pick)])
+        rule = f" (it turns {takes})" if takes else ""
+        return f"{self.skill} cannot turn {card} into {self.as_name}{rule}"
 
     def picked(self, g: Game) -> None:
         picks = answer(g)

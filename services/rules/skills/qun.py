@@ -40,6 +40,11 @@ class LiJian(Procedure):
     def choices(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return self._males(g, seat), 2, 2
 
+    def refuse_choice(self, g: Game, seat: int, f: SkillFrame, t: int) -> str:
+        if g.players[t].gender != "male":
+            return f"{self.name} chooses male characters: seat {t} is {g.players[t].gender}"
+        return super().refuse_choice(g, seat, f, t)
+
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         user, target = f.seats
         use_card(
@@ -67,6 +72,8 @@ class JiJiu(Conversion):
     """急救: 你的回合外，你可以将一张红色牌当【桃】使用。"""
 
     name = "急救"
+    takes = "a red card"
+    when = "outside its holder's turn"
     converts = "桃"
     equip_too = True
 
@@ -103,6 +110,12 @@ class QingNang(Procedure):
 
     def choices(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return self._targets(g, seat), 1, 1
+
+    def refuse_choice(self, g: Game, seat: int, f: SkillFrame, t: int) -> str:
+        p = g.players[t]
+        if p.hp >= p.max_hp:
+            return f"{self.name} heals a wounded character: seat {t} is at full HP"
+        return super().refuse_choice(g, seat, f, t)
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         discard_from(g, seat, f.cards, reason=self.name)

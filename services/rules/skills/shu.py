@@ -133,6 +133,7 @@ class LongDan(Conversion):
     """龙胆: 你可以将一张【杀】当【闪】、一张【闪】当【杀】使用或打出（仅手牌）。"""
 
     name = "龙胆"
+    takes = "a hand 杀 into 闪, a hand 闪 into 杀"
     converts = "杀"  # the play-phase direction; 闪 is offered in respond decisions
     in_play = True
 

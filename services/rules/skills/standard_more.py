@@ -160,6 +160,7 @@ class WuSheng(Conversion):
     """武圣: 你可以将一张红色牌当【杀】使用或打出。"""
 
     name = "武圣"
+    takes = "a red card"
     converts = "杀"
     equip_too = True
     in_play = True

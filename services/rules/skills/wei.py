@@ -224,7 +224,9 @@ class GangLieFrame(Frame, tag="ganglie"):
         if not g.ret or not src.alive:
             pop(g)
         # A-000-04: with fewer than two hand cards the source must take the damage
-        elif len(src.hand) >= 2 or (opt(g, "ganglie_short_hand_discards", False, self.seat) and src.hand):
+        elif len(src.hand) >= 2 or (
+            opt(g, "ganglie_short_hand_discards", False, self.seat) and src.hand
+        ):
             self.then(self.chosen)
             ask_choice(g, self.source, ["discard", "damage"], about=self.skill)
         else:
@@ -369,6 +371,7 @@ class QingGuo(Conversion):
     """倾国: 你可以将一张黑色手牌当【闪】使用或打出。"""
 
     name = "倾国"
+    takes = "a black hand card"
     converts = "闪"
 
     def card_ok(self, g: Game, seat: int, cid: int, as_name: str) -> bool:

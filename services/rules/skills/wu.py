@@ -10,7 +10,7 @@ from ..core.events import CardShown, SuitNamed, TargetChanged
 from ..core.flow import DrawPhase, TurnFrame
 from ..core.keys import suit_key, suit_of
 from ..core.pick import PickCard
-from ..core.query import in_range, order_from, prohibited
+from ..core.query import attack_range, distance_without, in_range, order_from, prohibited
 from ..core.skills import Skill, register
 from ..core.state import Frame, Game
 from ..core.triggers import Trigger, ctx_frame
@@ -81,6 +81,7 @@ class QiXi(Conversion):
     """奇袭: 出牌阶段，你可以将一张黑色牌当【过河拆桥】使用。"""
 
     name = "奇袭"
+    takes = "a black card"
     converts = "过河拆桥"
     equip_too = True
     in_play = True
@@ -206,6 +207,7 @@ class GuoSe(Conversion):
     """国色: 出牌阶段，你可以将一张♦牌当【乐不思蜀】使用。"""
 
     name = "国色"
+    takes = "a ♦ card"
     converts = "乐不思蜀"
     equip_too = True
     in_play = True
@@ -262,6 +264,18 @@ class LiuLi(Procedure):
             1,
             1,
         )
+
+    def refuse_choice(self, g: Game, seat: int, f: SkillFrame, t: int) -> str:
+        use = g.stack[f.ctx]
+        if t == use.user:
+            return f"{self.name} cannot move the 杀 to its user (seat {t})"
+        if t == seat or t in (use.targets or []):
+            return f"seat {t} is already a target of the 杀"
+        without = f.cards[0] if f.cards else -1
+        if not in_range(g, seat, t, without):
+            d, r = distance_without(g, seat, t, without), attack_range(g, seat, without)
+            return f"out of range: seat {t} is at distance {d}, beyond attack range {r}"
+        return super().refuse_choice(g, seat, f, t)
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         use = g.stack[f.ctx]
@@ -325,6 +339,12 @@ class JieYin(Procedure):
 
     def choices(self, g: Game, seat: int, f: SkillFrame) -> tuple[list[int], int, int] | None:
         return self._males(g, seat), 1, 1
+
+    def refuse_choice(self, g: Game, seat: int, f: SkillFrame, t: int) -> str:
+        p = g.players[t]
+        if t == seat or p.gender != "male" or p.hp >= p.max_hp:
+            return f"{self.name} chooses another, wounded male character: seat {t} is not one"
+        return super().refuse_choice(g, seat, f, t)
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         push(g, JieYinFrame(seat=seat, target=f.seats[0], cards=f.cards, skill=self.name))

@@ -40,7 +40,7 @@ ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels,
 }
 ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
 RESHUFFLES = range(0, 10_001)  # max_reshuffles: 0 = unlimited
-RULES_VERSION = "3"  # bump when a rule change alters the events a given input produces
+RULES_VERSION = "4"  # bump when a rule change alters the events a given input produces
 
 
 def role_cards(players: int, double_renegade: bool) -> list[str]:
