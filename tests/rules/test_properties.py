@@ -67,6 +67,14 @@ def illegal_answers(g: Game, d: Decision) -> list[tuple[str, Answer]]:
         out.append(("under min", Answer(decision=d.id, seat=d.seat, picks=list(opts[: d.min - 1]))))
     if not d.declinable:
         out.append(("decline", Answer(decision=d.id, seat=d.seat, picks=[])))
+    # well-formed keys the decision does not offer: each frame's refusal says why, and reads only
+    last_seat, last_card = len(g.players) - 1, len(g.cards) - 1
+    for pick in ("seat:0", f"seat:{last_seat}", "card:0", f"card:{last_card}", "recast:0"):
+        if pick not in opts:
+            out.append((f"not offered {pick}", Answer(decision=d.id, seat=d.seat, picks=[pick])))
+    for pick in ("skill:仁德", "skill:八卦阵", "skill:护驾", "hand", "yes"):
+        if pick not in opts:
+            out.append((f"not offered {pick}", Answer(decision=d.id, seat=d.seat, picks=[pick])))
     # a legal pick list padded with an illegal one
     out.append(
         (

@@ -8,7 +8,7 @@ from ..core.damage import damage
 from ..core.delayed import DelayedResolve, DelayedSpec, judge_names
 from ..core.flow import skip_phase
 from ..core.query import distance_ok, next_alive, prohibited
-from ..core.refusal import too_far
+from ..core.refusal import target_refusal, too_far
 from ..core.state import Game
 from ..core.use import register_card
 from ..core.vcard import VCard
@@ -35,7 +35,11 @@ class SupplyShortage(DelayedSpec):
         return super().target_ok(g, user, vc, t, data) and distance_ok(g, user, t, self.name)
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
-        return too_far(g, user, t, vc.name) or super().refuse_target(g, user, vc, t, data)
+        return (
+            target_refusal(g, user, t, vc.name)
+            or too_far(g, user, t, vc.name)
+            or super().refuse_target(g, user, vc, t, data)
+        )
 
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "draw")

@@ -154,7 +154,14 @@ def explain(g: Game, d: Decision, a: Answer, reason: str) -> str:
         return reason
     if not bad and len(a.picks) <= d.max:
         return reason
-    why = g.stack[g.top].refusal(g, d, bad[0] if bad else "")  # "": too many picks
+    pick = bad[0] if bad else ""  # "": too many picks
+    kind, _, rest = pick.partition(":")
+    number = rest.isdigit()  # a seat or card the game has, before any frame looks it up
+    if kind == "seat" and not (number and int(rest) < len(g.players)):
+        return f"{reason}: there is no seat {rest}"
+    if kind in ("card", "recast") and not (number and int(rest) < len(g.cards)):
+        return f"{reason}: there is no card {rest}"
+    why = g.stack[g.top].refusal(g, d, pick)
     return f"{reason}: {why}" if why else reason
 
 

@@ -14,6 +14,10 @@ from .skills import HOOK_SETS, SKILLS
 from .state import Game
 
 
+def _both_alive(g: Game, a: int, b: int) -> bool:
+    return a != b and g.players[a].alive and g.players[b].alive  # distance needs both seated
+
+
 def protector(g: Game, t: int, user: int, card_name: str) -> str:
     """The skill of ``t`` that forbids ``user``'s ``card_name`` on it (谦逊, 空城 …), or ""."""
     for s in with_hook(g, t, "prohibits"):
@@ -36,7 +40,7 @@ def target_refusal(g: Game, user: int, t: int, card_name: str) -> str:
 
 def out_of_range(g: Game, user: int, t: int, card_name: str) -> str:
     """ "out of range …" if ``t`` is beyond ``user``'s attack range for ``card_name``, else ""."""
-    if in_range(g, user, t) or limit_lifted(g, user, t, card_name):
+    if not _both_alive(g, user, t) or in_range(g, user, t) or limit_lifted(g, user, t, card_name):
         return ""
     d, r = distance(g, user, t), attack_range(g, user)
     return f"out of range: seat {t} is at distance {d}, beyond attack range {r}"
@@ -44,6 +48,8 @@ def out_of_range(g: Game, user: int, t: int, card_name: str) -> str:
 
 def too_far(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> str:
     """ "out of range …" if ``t`` is farther than ``limit`` for ``card_name``, else ""."""
+    if not _both_alive(g, user, t):
+        return ""
     d = distance(g, user, t)
     if d <= limit or limit_lifted(g, user, t, card_name):
         return ""

@@ -272,7 +272,7 @@ class LiuLi(Procedure):
         if t == seat or t in (use.targets or []):
             return f"seat {t} is already a target of the 杀"
         without = f.cards[0] if f.cards else -1
-        if not in_range(g, seat, t, without):
+        if g.players[seat].alive and not in_range(g, seat, t, without):
             d, r = distance_without(g, seat, t, without), attack_range(g, seat, without)
             return f"out of range: seat {t} is at distance {d}, beyond attack range {r}"
         return super().refuse_choice(g, seat, f, t)
