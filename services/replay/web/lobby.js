@@ -8,7 +8,7 @@ const PRESETS = {
   jinyu: [["谋攻", { mougong: true }], ["basic", {}]],
 };
 
-function seatsText(g, names) {
+function seatsText(g) {
   return g.players.map((p, i) => `${g.names && g.names[i] ? g.names[i] : p}${g.bots[i] ? " (bot)" : ""}`);
 }
 
