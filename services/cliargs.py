@@ -190,6 +190,17 @@ def consumer_options(
     g.add_argument("--claim-idle-ms", type=int, default=claim_idle_ms, help=claim_help)
 
 
+def trim_option(p: argparse.ArgumentParser) -> None:
+    """``--trim-ms``: how often this service trims the shared streams (services/eventlog/trim.py)."""
+    p.add_argument(
+        "--trim-ms",
+        type=int,
+        default=1000,
+        help="how often the shared streams are trimmed below what every consumer group acked "
+        "and their lag and pending counts measured (0: never)",
+    )
+
+
 def game_options(
     p: argparse.ArgumentParser,
     *,

@@ -9,13 +9,14 @@ import signal
 import sys
 from pathlib import Path
 
-from ..cliargs import consumer_options, listen_options, redis_options
+from ..cliargs import consumer_options, listen_options, redis_options, trim_option
 from ..contracts import tokens
 from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
 from ..errors import Refused
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
+from ..eventlog.trim import StreamKeeper
 from ..observability import mean_ms, serve
 from ..replay.clock import ServerClock
 from .grpc_server import make_server, set_serving
@@ -97,6 +98,15 @@ async def run(args: argparse.Namespace) -> None:
         asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
         asyncio.create_task(sweeper()),
     ]
+    if args.trim_ms > 0:
+        keeper = StreamKeeper(
+            client,
+            args.namespace,
+            games.metrics.registry,
+            interval_s=args.trim_ms / 1000,
+            name="arena engine",
+        )
+        tasks.append(asyncio.create_task(keeper.run(stop)))
     await stop.wait()
     await set_serving(checker, False)
     await server.stop(grace=2)
@@ -152,6 +162,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=250,
         help="how often deadlines are checked (time-outs, bot reposts)",
     )
+    trim_option(p)
     p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
     p.add_argument(
         "--spectator-delay-ms",

@@ -23,6 +23,9 @@ from ..contracts.streams import DEAD, SharedStream, encode, stream_key
 from .batching import TickBatcher
 
 DEAD_LETTER = stream_key("arena", DEAD)
+DEAD_MAXLEN = 10_000
+"""The dead-letter stream keeps about the newest this many (nothing reads it but people, so
+nothing can say when an entry is done with; `XADD MAXLEN ~` bounds it instead)."""
 
 FieldValue = EncodableT
 
@@ -170,7 +173,7 @@ class GroupConsumer:
             "reason": reason,
         }
         fields.update({b"msg." + k: v for k, v in msg.fields.items()})
-        await self.client.xadd(self.dead_stream, fields)
+        await self.client.xadd(self.dead_stream, fields, maxlen=DEAD_MAXLEN, approximate=True)
         await self.ack(msg)
 
     async def handle(self, msg: Message, handler: Handler) -> bool:

@@ -13,12 +13,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cliargs import consumer_options, json_object, listen_options, redis_options
+from ..cliargs import consumer_options, json_object, listen_options, redis_options, trim_option
 from ..contracts import tokens
 from ..contracts.streams import DEAD, FINISHED, stream_key
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
+from ..eventlog.trim import StreamKeeper
 from ..observability import serve, stop_serving
 from .clock import SystemClock
 from .consumer import GROUP, Ratings, rebuild
@@ -41,6 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--archive-dir", default=None, help="where finished games are archived (default: none)"
     )
     p.add_argument("--tick-ms", type=int, default=200, help="how often tables are formed")
+    trim_option(p)
     p.add_argument(
         "--ticket-ttl-ms",
         type=int,
@@ -158,6 +160,15 @@ async def run(args: argparse.Namespace) -> None:
         asyncio.create_task(notifier.run(stop)),
         asyncio.create_task(consumer.run(on_finished, stop, block_ms=500)),
     ]
+    if args.trim_ms > 0:
+        keeper = StreamKeeper(
+            client,
+            args.namespace,
+            metrics.registry,
+            interval_s=args.trim_ms / 1000,
+            name="arena matchmaker",
+        )
+        tasks.append(asyncio.create_task(keeper.run(stop)))
     await stop.wait()
     await set_serving(checker, False)
     await server.stop(grace=1)
