@@ -7,6 +7,11 @@ nothing. Anything else that escapes a handler is a bug: it is logged once with i
 and reported as INTERNAL / 500 with a generic message (never the exception's text, which could
 carry state the caller may not see).
 
+A store that is away (Redis unreachable, restarting or loading its AOF) is neither the caller's
+fault nor a bug: it is UNAVAILABLE / 503 with one plain line (never the store's own text, such
+as "Error 111 connecting to …"), logged once per request without a traceback. The caller may
+try again.
+
 For gRPC, :func:`grpc_unary` and :func:`grpc_stream` wrap servicer methods; for HTTP,
 :func:`http_error` gives (status, JSON body) for an exception. New endpoints (the seat API)
 use the same helpers.
@@ -36,6 +41,7 @@ HTTP_STATUS = {
     "INTERNAL": 500,  # a fault on the server's side, never bad input
 }
 MAX_REASON = 300  # a refusal's message is one short line
+UNAVAILABLE_MESSAGE = "storage unavailable (Redis is restarting or unreachable); try again"
 
 
 class Refused(Exception):
@@ -101,9 +107,21 @@ def checked_game_id(game: str) -> str:
         raise BadRequest(str(exc)) from None
 
 
+def unavailable(exc: BaseException) -> Refused | None:
+    """An UNAVAILABLE refusal if ``exc`` is the store being away, else None."""
+    from .eventlog.reconnect import is_outage
+
+    if not is_outage(exc):
+        return None
+    log.warning("store unavailable: %s", type(exc).__name__)
+    return Refused("UNAVAILABLE", UNAVAILABLE_MESSAGE)
+
+
 def http_error(exc: BaseException) -> tuple[int, dict[str, str]]:
     """(HTTP status, JSON body) for an exception a handler raised: its own status for a
-    refusal; 500 with a generic message (logged once, with the traceback) for anything else."""
+    refusal, 503 for the store being away; 500 with a generic message (logged once, with the
+    traceback) for anything else."""
+    exc = unavailable(exc) or exc
     if isinstance(exc, Refused):
         return exc.http_status, {"error": exc.message}
     log.error("unexpected error serving a request", exc_info=exc)
@@ -111,9 +129,11 @@ def http_error(exc: BaseException) -> tuple[int, dict[str, str]]:
 
 
 async def abort(context: Any, exc: BaseException) -> None:
-    """Abort a grpc.aio call with `exc`'s status (INTERNAL, logged once, for a non-refusal)."""
+    """Abort a grpc.aio call with `exc`'s status: UNAVAILABLE for the store being away,
+    INTERNAL (logged once) for anything else that is not a refusal."""
     import grpc
 
+    exc = unavailable(exc) or exc
     if isinstance(exc, Refused):
         await context.abort(grpc.StatusCode[exc.code], exc.message)
     log.error("unexpected error serving an RPC", exc_info=exc)

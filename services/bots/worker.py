@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts.streams import DEAD, DECISIONS, BadMessage, BotDecision, decode, stream_key
+from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
@@ -102,20 +103,33 @@ class BotWorker:
 
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
         """Consume until `stop` is set, then let the messages in hand finish."""
-        await self.consumer.start()
         loop = asyncio.get_running_loop()
         next_claim = 0.0
+        outage = Outage(f"arena bots {self.consumer.consumer}")
+        started = False
         while not stop.is_set():
             if len(self.inflight) >= self.max_inflight:
                 await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
                 continue
             claim = loop.time() >= next_claim
             try:
+                if not started:  # again after Redis came back without the group
+                    await self.consumer.start()
+                    started = True
                 more_stale = await self.poll(block_ms, claim)
-            except (RedisError, OSError) as exc:  # Redis restarting: wait and go on
-                print(f"arena bots: redis: {exc!r}", file=sys.stderr)
-                await asyncio.sleep(0.5)
+            except RedisError as exc:
+                if is_nogroup(exc):
+                    started = False
+                elif is_outage(exc):  # Redis restarting: back off and go on
+                    await outage.failed(exc, stop)
+                else:
+                    print(f"arena bots: redis: {exc!r}", file=sys.stderr)
+                    await asyncio.sleep(0.5)
                 continue
+            except OSError as exc:
+                await outage.failed(exc, stop)
+                continue
+            outage.ok()
             if claim and not more_stale:
                 next_claim = loop.time() + self.claim_every_s
         await self.settle(timeout=5)
@@ -127,6 +141,8 @@ class BotWorker:
         """
         # small reads: acting on one while the engine handles the last keeps both busy
         room = min(self.max_inflight - len(self.inflight), self.read_count)
+        # (not retry_own: with messages in flight our own pending list holds those too; the
+        # engine posts an unanswered decision again, and claims take over the rest)
         msgs = await self.consumer.claim_stale(room) if claim else []
         full = len(msgs) >= room
         if not msgs:
@@ -173,6 +189,7 @@ async def run(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    await until_reachable(client, f"arena bots {args.consumer}", stop)
     await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
     try:

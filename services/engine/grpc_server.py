@@ -18,7 +18,15 @@ import msgspec
 
 from ..contracts import tokens
 from ..contracts.streams import NewMatch, OptionValue, Seat
-from ..errors import BadRequest, Refused, Unauthenticated, checked_game_id, grpc_stream, grpc_unary
+from ..errors import (
+    BadRequest,
+    Refused,
+    Unauthenticated,
+    checked_game_id,
+    grpc_stream,
+    grpc_unary,
+    unavailable,
+)
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
 from . import views
@@ -170,6 +178,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         )
         out = game_pb2.SubmitActionsResponse()
         for r in done:
+            if isinstance(r, Exception) and not isinstance(r, Refused):
+                r = unavailable(r) or r  # the store away: UNAVAILABLE, to be tried again
             if isinstance(r, game_pb2.SubmitActionResponse):
                 out.results.add(code=0, response=r)
             elif isinstance(r, Refused):

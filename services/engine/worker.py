@@ -6,13 +6,13 @@ import argparse
 import asyncio
 import json
 import signal
-import sys
 from pathlib import Path
 
 from ..cliargs import consumer_options, listen_options, redis_options, trim_option
 from ..contracts import tokens
 from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
 from ..errors import Refused
+from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
@@ -47,6 +47,12 @@ async def run(args: argparse.Namespace) -> None:
     client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
     clock = ServerClock(client.time)  # entries carry Redis TIME: the delay is measured on it
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    who = f"arena engine {args.consumer}"
+    await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
     await clock.sync()
     games = Games(
         RedisEventStore(client, args.namespace),
@@ -73,30 +79,24 @@ async def run(args: argparse.Namespace) -> None:
         min_idle_ms=args.claim_idle_ms,
         dead_stream=stream_key(args.namespace, DEAD),
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
 
     async def on_match(msg: Message) -> None:
         await handle_match(games, consumer, msg)
 
-    async def sweeper() -> None:
-        synced = loop.time()
-        while not stop.is_set():
-            try:
-                await games.sweep()
-                if loop.time() - synced > 60:  # keep measuring the Redis clock's offset
-                    await clock.sync()
-                    synced = loop.time()
-            except Exception as exc:  # noqa: BLE001 - keep sweeping; report
-                print(f"arena engine: sweep failed: {exc!r}", file=sys.stderr)
-            await asyncio.sleep(args.sweep_ms / 1000)
+    synced = loop.time()
+
+    async def sweep() -> None:
+        nonlocal synced
+        await games.sweep()
+        if loop.time() - synced > 60:  # keep measuring the Redis clock's offset
+            await clock.sync()
+            synced = loop.time()
 
     print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
     tasks = [
         asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
-        asyncio.create_task(sweeper()),
+        asyncio.create_task(forever(f"{who}: deadline sweep", sweep, stop, args.sweep_ms / 1000)),
+        asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
     ]
     if args.trim_ms > 0:
         keeper = StreamKeeper(

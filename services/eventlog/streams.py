@@ -6,6 +6,8 @@ before the first worker started), a message is acked only after its handler retu
 dead consumer left pending are taken over with XAUTOCLAIM once idle long enough, and a message
 that has been delivered `max_deliveries` times without success is parked in a dead-letter stream
 with the reason instead of being retried forever (or dropped, as FastStream does on an error).
+`GroupConsumer.run` rides out a Redis outage (reconnect.py): it backs off and reads on, and
+re-creates its group if Redis came back without it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from redis.typing import EncodableT
 
 from ..contracts.streams import DEAD, SharedStream, encode, stream_key
 from .batching import TickBatcher
+from .reconnect import Outage, is_nogroup, is_outage
 
 DEAD_LETTER = stream_key("arena", DEAD)
 DEAD_MAXLEN = 10_000
@@ -103,6 +106,7 @@ class GroupConsumer:
         self.max_deliveries = max_deliveries
         self.dead_stream = dead_stream
         self._claim_cursor = "0-0"
+        self._own_pending = False  # a handler met a Redis outage: read our own pending again
         self.acks: TickBatcher[str, None] = TickBatcher(self._ack_batch)
 
     async def start(self) -> None:
@@ -118,6 +122,25 @@ class GroupConsumer:
             return []
         rows = next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
         return [Message(self.stream, _text(i), dict(f)) for i, f in rows if f is not None]
+
+    async def read_own_pending(self, count: int = 10) -> list[Message]:
+        """Messages delivered to this consumer and not acked yet (its handler met an outage):
+        read again at once rather than after ``min_idle_ms``."""
+        reply: Any = await self.client.xreadgroup(
+            self.group, self.consumer, {self.stream: "0"}, count=count
+        )
+        if not reply:
+            return []
+        rows = next(iter(reply.values()))[0] if isinstance(reply, dict) else reply[0][1]
+        return [Message(self.stream, _text(i), dict(f), 2) for i, f in rows if f]
+
+    async def retry_own(self, count: int = 10) -> list[Message]:
+        """Our own pending messages if a handler met an outage since the last call, else []."""
+        if not self._own_pending:
+            return []
+        msgs = await self.read_own_pending(count)
+        self._own_pending = False  # set again by `handle` if the outage goes on
+        return msgs
 
     async def claim_stale(self, count: int = 10) -> list[Message]:
         """Take over messages pending longer than `min_idle_ms` (e.g. their consumer died).
@@ -181,6 +204,9 @@ class GroupConsumer:
         try:
             await handler(msg)
         except Exception as exc:
+            if is_outage(exc):  # not the message's fault: it stays ours, retried after it
+                self._own_pending = True
+                return False
             if msg.deliveries >= self.max_deliveries:
                 await self.dead_letter(msg, f"{type(exc).__name__}: {exc}")
             return False
@@ -189,11 +215,30 @@ class GroupConsumer:
 
     async def poll(self, handler: Handler, count: int = 10, block_ms: int = 1000) -> int:
         """One round: stale messages first, else new ones; returns how many were handled OK."""
-        msgs = await self.claim_stale(count) or await self.read_new(count, block_ms)
+        msgs = await self.retry_own(count)
+        msgs = msgs or await self.claim_stale(count) or await self.read_new(count, block_ms)
         return sum([await self.handle(m, handler) for m in msgs])
 
     async def run(self, handler: Handler, stop: asyncio.Event, block_ms: int = 1000) -> None:
-        """Poll until `stop` is set."""
-        await self.start()
+        """Poll until `stop` is set. A Redis outage never ends it: it backs off (with jitter)
+        and polls on once Redis answers; a group lost with Redis's data is created again.
+
+        ``block_ms`` stays below the client's socket timeout (redis-py's default is 5 s), or a
+        quiet stream would read as an outage."""
+        outage = Outage(f"consumer {self.consumer} of {self.stream}")
+        started = False
         while not stop.is_set():
-            await self.poll(handler, block_ms=block_ms)
+            try:
+                if not started:
+                    await self.start()
+                    started = True
+                await self.poll(handler, block_ms=block_ms)
+            except Exception as exc:
+                if is_nogroup(exc):
+                    started = False
+                    continue
+                if not is_outage(exc):
+                    raise
+                await outage.failed(exc, stop)
+                continue
+            outage.ok()

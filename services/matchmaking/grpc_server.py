@@ -15,6 +15,7 @@ import grpc
 import redis.asyncio as aioredis
 
 from ..errors import abort
+from ..eventlog.reconnect import Outage, is_outage
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
@@ -41,10 +42,23 @@ class Notifier:
         self.waiters: dict[str, set[asyncio.Event]] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Listen until `stop` is set."""
+        """Listen until `stop` is set; through a Redis outage it subscribes again (what was
+        published meanwhile is lost, and reaches the watchers with their next heartbeat)."""
+        outage = Outage("arena matchmaker: ticket notifier")
+        while not stop.is_set():
+            try:
+                await self._listen(stop)
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                await outage.failed(exc, stop)
+            else:
+                outage.ok()
+
+    async def _listen(self, stop: asyncio.Event) -> None:
         pubsub = self.client.pubsub()
-        await pubsub.subscribe(self.channel)
         try:
+            await pubsub.subscribe(self.channel)
             while not stop.is_set():
                 msg: Any = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.5)
                 if msg and msg.get("type") == "message":
@@ -52,7 +66,8 @@ class Notifier:
                         for event in self.waiters.get(ticket, ()):
                             event.set()
         finally:
-            await pubsub.aclose()  # type: ignore[no-untyped-call]
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     @contextlib.contextmanager
     def watching(self, ticket: str) -> Iterator[asyncio.Event]:

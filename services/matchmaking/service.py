@@ -16,6 +16,7 @@ from typing import Any
 from ..cliargs import consumer_options, json_object, listen_options, redis_options, trim_option
 from ..contracts import tokens
 from ..contracts.streams import DEAD, FINISHED, stream_key
+from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
@@ -99,6 +100,12 @@ async def run(args: argparse.Namespace) -> None:
     """Serve until SIGTERM/SIGINT."""
     secret = tokens.require_secret("arena matchmaker")  # no secret, no start
     client = connect(args.redis_url)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    who = f"arena matchmaker {args.consumer}"
+    await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
     metrics = Metrics()
@@ -130,21 +137,9 @@ async def run(args: argparse.Namespace) -> None:
         min_idle_ms=args.claim_idle_ms,
         dead_stream=stream_key(args.namespace, DEAD),
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
 
     async def on_finished(msg: Message) -> None:
         await rater.on_finished(consumer, msg)
-
-    async def ticker() -> None:
-        while not stop.is_set():
-            try:
-                await mm.tick()
-            except Exception as exc:  # noqa: BLE001 - keep matching; report
-                print(f"arena matchmaker: tick failed: {exc!r}", file=sys.stderr, flush=True)
-            await asyncio.sleep(args.tick_ms / 1000)
 
     exporter = (
         serve(args.metrics_port, metrics.registry, args.host)
@@ -156,7 +151,8 @@ async def run(args: argparse.Namespace) -> None:
         ready["metrics_port"] = exporter.server_port
     print(json.dumps(ready), flush=True)
     tasks = [
-        asyncio.create_task(ticker()),
+        asyncio.create_task(forever(f"{who}: tick", mm.tick, stop, args.tick_ms / 1000)),
+        asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
         asyncio.create_task(notifier.run(stop)),
         asyncio.create_task(consumer.run(on_finished, stop, block_ms=500)),
     ]
