@@ -3,8 +3,10 @@
     arena bench bots --games 20 --players 8 --engines 2 --bots 1,2 --policy random
 
 For each bot worker count: a fresh namespace, the engines and bot workers started, every match
-published at once, the clock stopped when the last game is archived. Prints JSON. Uses
---redis-url, else starts a throw-away redis-server.
+published at once, the clock stopped when the last game is archived; CPU per decision of every
+process (Redis from INFO cpu) beside the rates; with --repeat the counts are interleaved (1, 2,
+1, 2) and the spreads reported with the load average. Prints JSON. Uses --redis-url, else starts
+a throw-away redis-server.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 import time
@@ -20,9 +21,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from .. import benchkit
 from ..cliargs import bench_options, game_options, int_list
 from ..eventlog.redis_client import connect
 from ..eventlog.server import redis_or_throwaway
+from ..platform.procs import cpu_seconds
 from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 
 
@@ -44,7 +47,11 @@ async def run_once(
         archive = Path(tmp)
         eng = start_engines(url, ns, engines, archive)
         workers = start_bots(url, ns, bots, [p for _, p in eng], policy)
+        procs = {f"engine-{i}": p.pid for i, (p, _) in enumerate(eng)}
+        procs |= {f"bots-{i}": p.pid for i, p in enumerate(workers)}
         try:
+            cpu0 = {n: cpu_seconds(pid) for n, pid in procs.items()}
+            cpu0["redis"] = await _redis_cpu(client)
             t0 = time.perf_counter()
             await publish_matches(client, ns, games, players, [policy], seed, ruleset)
             files: list[Path] = []
@@ -52,6 +59,8 @@ async def run_once(
                 await asyncio.sleep(0.05)
                 files = archived(archive)
             secs = time.perf_counter() - t0
+            used = {n: cpu_seconds(pid) - cpu0[n] for n, pid in procs.items()}
+            used["redis"] = await _redis_cpu(client) - cpu0["redis"]
             decisions = sum(len(answers(f)) for f in files)
         finally:
             stop(workers + [p for p, _ in eng])
@@ -66,7 +75,15 @@ async def run_once(
         "seconds": round(secs, 2),
         "games_per_s": round(len(files) / secs, 3),
         "decisions_per_s": round(decisions / secs, 1),
+        # every process's CPU over the run per decision (Redis: INFO cpu, whoever else uses it)
+        "cpu_us_per_decision": {n: round(c * 1e6 / max(decisions, 1), 1) for n, c in used.items()}
+        | {"total": round(sum(used.values()) * 1e6 / max(decisions, 1), 1)},
     }
+
+
+async def _redis_cpu(client: Any) -> float:
+    info = await client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,14 +96,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--policy", default="random", choices=("random", "heuristic"), help="every seat's policy"
     )
     p.add_argument("--timeout-s", type=float, default=600, help="give up a run after this long")
+    p.add_argument("--repeat", type=int, default=1, help="rounds over the bot worker counts")
 
 
 def main(a: argparse.Namespace) -> int:
     """`arena bench bots`: run each configuration, print JSON."""
+    if a.repeat < 1 or a.games < 1:
+        print("arena bench bots: --games and --repeat must be at least 1", file=sys.stderr)
+        return 2
+    env = benchkit.Envelope("bots")
     runs = []
     try:
         with redis_or_throwaway(a.redis_url) as url:
-            for n in a.bots:
+            for n in [n for _ in range(a.repeat) for n in a.bots]:  # interleaved: 1, 2, 1, 2
                 runs.append(
                     asyncio.run(
                         run_once(
@@ -105,16 +127,18 @@ def main(a: argparse.Namespace) -> int:
     except RuntimeError as err:
         print(f"arena bench bots: {err}", file=sys.stderr)
         return 2
-    print(
-        json.dumps(
-            {
-                "ruleset": a.ruleset,
-                "players": a.players,
-                "policy": a.policy,
-                "cpus": os.cpu_count(),
-                "load": os.getloadavg()[0],
-                "runs": runs,
-            }
-        )
-    )
+    by = [
+        {
+            "bot_workers": n,
+            "decisions_per_s": benchkit.spread(
+                [r["decisions_per_s"] for r in runs if r["bot_workers"] == n], 1
+            ),
+            "cpu_us_per_decision_total": benchkit.spread(
+                [r["cpu_us_per_decision"]["total"] for r in runs if r["bot_workers"] == n], 1
+            ),
+        }
+        for n in a.bots
+    ]
+    report = {"ruleset": a.ruleset, "players": a.players, "policy": a.policy}
+    print(json.dumps(env.wrap(report | {"by_bot_workers": by, "runs": runs})))
     return 0

@@ -4,6 +4,10 @@ Append: the same sealed entry bytes are written (a) through RedisEventStore.appe
 1 and 20, one awaited call per batch, and (b) with a redis-py pipeline of plain XADDs per batch
 (no version check, no atomicity): the ceiling the adapter is measured against.
 
+Each comparison is interleaved round by round (adapter, raw, adapter, raw, ...) and reports
+wall rates and CPU per event (this process; for appends also the Redis server's, from INFO cpu)
+with their median, min and max, and the load average (services/benchkit.py).
+
 Rebuild: GameLog.load (XRANGE, entry decode, hash-chain check) plus decoding every event and
 folding it into a view, against decoding the same bytes in memory with the same decoders. The
 fold is a per-type counter: `services.rules.api` exposes no view fold yet; when it offers
@@ -18,12 +22,15 @@ import collections
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import msgspec
 import redis.asyncio as aioredis
 
+from .. import benchkit
+from ..benchkit import Sample
 from ..cliargs import bench_options
 from .entry import EVENT, decode_entry, encode_entry, seal
 from .gamelog import GameLog
@@ -57,22 +64,35 @@ async def _corpus(engine: Engine | None, size: int) -> list[bytes]:
 
 async def _append_adapter(
     store: RedisEventStore, game: str, records: list[bytes], batch: int
-) -> float:
-    t = time.perf_counter()
+) -> int:
     v = 0
     for i in range(0, len(records), batch):
         v = await store.append(game, v, records[i : i + batch])
-    return time.perf_counter() - t
+    return len(records)
 
 
-async def _append_raw(client: aioredis.Redis, key: str, records: list[bytes], batch: int) -> float:
-    t = time.perf_counter()
+async def _append_raw(client: aioredis.Redis, key: str, records: list[bytes], batch: int) -> int:
     for i in range(0, len(records), batch):
         async with client.pipeline(transaction=False) as pipe:
             for r in records[i : i + batch]:
                 pipe.xadd(key, {"e": r})
             await pipe.execute()
-    return time.perf_counter() - t
+    return len(records)
+
+
+async def _redis_cpu(client: aioredis.Redis) -> float:
+    info = await client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
+async def _timed(
+    client: aioredis.Redis, run: Callable[[], Awaitable[int]]
+) -> tuple[Sample, Sample]:
+    """(this process, the Redis server): the same units and wall time, each one's CPU."""
+    r0, c0, t0 = await _redis_cpu(client), benchkit.cpu_seconds(), time.perf_counter()
+    units = await run()
+    wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
+    return Sample(units, wall, cpu), Sample(units, wall, await _redis_cpu(client) - r0)
 
 
 def _folder(
@@ -106,43 +126,55 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
     }
     try:
         for batch in (1, 20):
-            best_a = best_r = float("inf")
-            for r in range(rounds):
-                game = f"append-{batch}-{r}"
+            me: dict[str, list[Sample]] = {"adapter": [], "raw": []}
+            redis: dict[str, list[Sample]] = {"adapter": [], "raw": []}
+            for r in range(rounds):  # interleaved: adapter, raw, adapter, raw, ...
+                game, raw_key = f"append-{batch}-{r}", f"bench:raw-{batch}-{r}"
                 await store.delete(game)
-                best_a = min(best_a, await _append_adapter(store, game, records, batch))
-                raw_key = f"bench:raw-{batch}-{r}"
                 await client.delete(raw_key)
-                best_r = min(best_r, await _append_raw(client, raw_key, records, batch))
+                for name, run in (
+                    ("adapter", partial(_append_adapter, store, game, records, batch)),
+                    ("raw", partial(_append_raw, client, raw_key, records, batch)),
+                ):
+                    here, there = await _timed(client, run)
+                    me[name].append(here)
+                    redis[name].append(there)
                 await client.delete(raw_key, store.log_key(game))
             out[f"append_batch{batch}"] = {
-                "adapter_events_per_s": round(len(records) / best_a),
-                "raw_xadd_pipeline_events_per_s": round(len(records) / best_r),
-                "ratio": round(best_r / best_a, 3),
+                "adapter": benchkit.summary(me["adapter"], "events")
+                | {"redis_cpu_us_per_event": _cpu_us(redis["adapter"])},
+                "raw_xadd_pipeline": benchkit.summary(me["raw"], "events")
+                | {"redis_cpu_us_per_event": _cpu_us(redis["raw"])},
+                "ratio_adapter_vs_raw": benchkit.ratio(me["adapter"], me["raw"]),
             }
         await store.append("rebuild", 0, records)
         decode, apply, view0, fold_name = _folder(engine)
-        best_rebuild = best_raw = float("inf")
         entry_decoder = msgspec.msgpack.Decoder(type=list[Any])  # raw: untyped, no checks
-        for _ in range(rounds):
-            t = time.perf_counter()
+
+        async def rebuild() -> int:
             loaded = await GameLog.load(store, "rebuild")
             view = view0.copy() if hasattr(view0, "copy") else view0
             for e in loaded.tail:
                 if e.kind == EVENT:
                     view = apply(view, decode(e.payload))
-            best_rebuild = min(best_rebuild, time.perf_counter() - t)
-            t = time.perf_counter()
+            return len(records)
+
+        async def raw_decode() -> int:
             for data in records:
                 raw = entry_decoder.decode(data)
                 if raw[1] == EVENT:
                     decode(raw[2])
-            best_raw = min(best_raw, time.perf_counter() - t)
+            return len(records)
+
+        rb: dict[str, list[Sample]] = {"rebuild": [], "raw": []}
+        for _ in range(rounds):
+            rb["rebuild"].append((await _timed(client, rebuild))[0])
+            rb["raw"].append((await _timed(client, raw_decode))[0])
         out["rebuild"] = {
             "fold": fold_name,
-            "rebuild_events_per_s": round(len(records) / best_rebuild),
-            "raw_decode_events_per_s": round(len(records) / best_raw),
-            "ratio": round(best_raw / best_rebuild, 3),
+            "rebuild": benchkit.summary(rb["rebuild"], "events"),
+            "raw_decode": benchkit.summary(rb["raw"], "events"),
+            "ratio_rebuild_vs_raw": benchkit.ratio(rb["rebuild"], rb["raw"]),
         }
         await store.delete("rebuild")
     finally:
@@ -150,20 +182,27 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
     return out
 
 
+def _cpu_us(samples: list[Sample]) -> dict[str, float]:
+    return benchkit.spread([s.cpu_us_per_unit for s in samples], 2)
+
+
 def bench_eventlog(
     redis_url: str | None = None, size: int = 4000, rounds: int = 3
 ) -> dict[str, Any]:
     """Run the event-log benchmark; starts a throw-away redis-server if `redis_url` is None."""
+    env = benchkit.Envelope("eventlog")
     with redis_or_throwaway(redis_url) as url:
         where = redis_url or f"throw-away {find_server_binary()}"
-        return asyncio.run(_bench(url, size, rounds)) | {"redis": where}
+        return env.wrap(asyncio.run(_bench(url, size, rounds)) | {"redis": where})
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena bench eventlog` options."""
     bench_options(p)
     p.add_argument("--size", type=int, default=4000, help="events per run")
-    p.add_argument("--rounds", type=int, default=3, help="runs (the best is reported)")
+    p.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds (median, min and max reported)"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

@@ -4,6 +4,9 @@
   ticks until nothing more forms; tickets placed in published tables per second of ticking.
 - `notify_ms`: Enqueue -> MATCHED update on WatchTicket over real gRPC, one server with its
   ticker (`tick_ms`), clients arriving every 2 ms on `standard-4`; p50 / p99.
+
+Both in ``--repeat`` interleaved rounds, with CPU per ticket (the matchmaker's process and the
+Redis server's, from INFO cpu), the spreads and the load average (services/benchkit.py).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 
+from .. import benchkit
 from ..cliargs import bench_options
 from ..eventlog.redis_client import connect
 from ..eventlog.server import redis_or_throwaway
@@ -52,6 +56,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
         t = await mm.enqueue(f"p{i}", MODES[i % len(MODES)])
         await client.zadd(mm._q(t.mode), {t.ticket: rng.gauss(25, 4)})
     clock.advance(10_000)  # ratings windows of 8 mu
+    redis0, cpu0 = await _redis_cpu(client), time.process_time()
     start, matched, ticks = time.perf_counter(), 0, 0
     while True:
         formed = await mm.tick()
@@ -60,6 +65,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
             break
         matched += sum(len(f.tickets) for f in formed)
     elapsed = time.perf_counter() - start
+    cpu, redis_cpu = time.process_time() - cpu0, await _redis_cpu(client) - redis0
     await _drop(client, ns)
     return {
         "queued": tickets,
@@ -67,7 +73,16 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
         "ticks": ticks,
         "seconds": round(elapsed, 3),
         "matched_per_s": round(matched / elapsed, 1),
+        "cpu_us_per_ticket": {
+            "matchmaker": round(cpu * 1e6 / max(matched, 1), 1),
+            "redis": round(redis_cpu * 1e6 / max(matched, 1), 1),
+        },
     }
+
+
+async def _redis_cpu(client: aioredis.Redis) -> float:
+    info = await client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 async def latency(
@@ -96,6 +111,7 @@ async def latency(
             await asyncio.sleep(tick_ms / 1000)
 
     tasks = [asyncio.create_task(notifier.run(stop)), asyncio.create_task(ticker())]
+    cpu0 = time.process_time()
     out: list[float] = []
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
         stub = matchmaker_pb2_grpc.MatchmakerStub(ch)  # type: ignore[no-untyped-call]
@@ -113,6 +129,7 @@ async def latency(
                     out.append((time.perf_counter() - t0) * 1000)
 
         await asyncio.gather(*(one(i) for i in range(tickets - tickets % 4)))
+    cpu = time.process_time() - cpu0
     stop.set()
     await asyncio.gather(*tasks)
     await server.stop(None)
@@ -124,6 +141,8 @@ async def latency(
         "arrival_gap_ms": gap_ms,
         "p50_ms": round(q[49], 1),
         "p99_ms": round(q[98], 1),
+        # server, ticker and clients share this process: an upper bound for the server's part
+        "cpu_us_per_ticket_all_in_process": round(cpu * 1e6 / max(len(out), 1), 1),
     }
 
 
@@ -133,30 +152,56 @@ async def _drop(client: aioredis.Redis, ns: str) -> None:
         await client.delete(*keys)
 
 
-async def _bench(url: str) -> dict[str, Any]:
+async def _bench(url: str, repeat: int) -> dict[str, Any]:
+    """``repeat`` rounds of (throughput, notify at 2 ms gaps, notify at 10 ms gaps)."""
     client = connect(url)
+    tp: list[dict[str, Any]] = []
+    fast: list[dict[str, Any]] = []
+    slow: list[dict[str, Any]] = []
     try:
-        return {
-            "throughput": await throughput(client),
-            "notify": [
-                await latency(client, 400, gap_ms=2.0),
-                await latency(client, 200, gap_ms=10.0),
-            ],
-        }
+        for _ in range(repeat):
+            tp.append(await throughput(client))
+            fast.append(await latency(client, 400, gap_ms=2.0))
+            slow.append(await latency(client, 200, gap_ms=10.0))
     finally:
         await client.aclose()
+    return {
+        "repeats": repeat,
+        "throughput": {
+            "matched_per_s": benchkit.spread([r["matched_per_s"] for r in tp], 1),
+            "cpu_us_per_ticket": {
+                k: benchkit.spread([r["cpu_us_per_ticket"][k] for r in tp], 1)
+                for k in ("matchmaker", "redis")
+            },
+            "runs": tp,
+        },
+        "notify": [
+            {
+                "arrival_gap_ms": rs[0]["arrival_gap_ms"],
+                "p50_ms": benchkit.spread([r["p50_ms"] for r in rs], 1),
+                "p99_ms": benchkit.spread([r["p99_ms"] for r in rs], 1),
+                "runs": rs,
+            }
+            for rs in (fast, slow)
+        ],
+    }
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena bench matchmaking` options."""
     bench_options(p)
+    p.add_argument("--repeat", type=int, default=3, help="rounds (throughput, notify, notify)")
 
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench matchmaking`: run both benchmarks and print JSON."""
+    if args.repeat < 1:
+        print("arena bench matchmaking: --repeat must be at least 1", file=sys.stderr)
+        return 2
+    env = benchkit.Envelope("matchmaking")
     try:
         with redis_or_throwaway(args.redis_url) as url:
-            out = asyncio.run(_bench(url))
+            out = env.wrap(asyncio.run(_bench(url, args.repeat)))
     except RuntimeError as err:
         print(f"arena bench matchmaking: {err}", file=sys.stderr)
         return 2

@@ -1,10 +1,16 @@
 """`arena bench e2e`: the same seeded games in-process and through the platform.
 
-In-process: the rules engine and the policy in one loop (no I/O), run `repeat` times (the
-median is the baseline; min and max show the machine's noise). Through the platform: engine
+In-process: the rules engine and the policy in one loop (no I/O). Through the platform: engine
 and bot workers as processes, a real redis-server, real gRPC, every game logged, hash-chained,
 archived to a file; the bench process only publishes the matches (all at once, as a tournament
 does) and waits on `{ns}:finished`. Each platform run gets a fresh Redis and fresh workers.
+The runs are interleaved: `repeat` rounds of (in-process, platform with each engine count), and
+each platform run's ratio is to the in-process run of its own round (services/benchkit.py).
+
+CPU per decision (`cpu_us_per_decision`): each platform process's CPU seconds over the timed
+window (from /proc; Redis from INFO cpu when the bench did not start it) divided by the answers
+logged in the timed games' archives, per process and in total; the bench process that only
+publishes and waits is reported apart (`driver_cpu_us_per_decision`), not in the total.
 
 What each run reports beside games/s: CPU seconds of every process over the timed window (a
 worker near 100 % of a core is the bottleneck of a single-threaded Python process; a sum near
@@ -18,15 +24,18 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from .. import benchkit
+from ..benchkit import Sample
+from ..bots.cluster import answers
 from ..bots.random_policy import RandomPolicy
 from ..bots.selfplay import play_game
 from ..contracts.streams import NewMatch
+from ..eventlog.archive import SUFFIX
 from ..eventlog.redis_client import connect
 from ..rules import api
 from .matches import Games, bot_match
@@ -36,10 +45,8 @@ from .up import Platform, Running, UpConfig
 WARMUP = 2
 
 
-def _in_process_once(
-    ruleset: str, players: int, games: int, seed: int, policy: str
-) -> tuple[float, int]:
-    t0 = time.perf_counter()
+def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: str) -> int:
+    """Play the games in this process; returns the decisions taken."""
     decisions = 0
     for i in range(games):
         if policy == "random":
@@ -54,25 +61,13 @@ def _in_process_once(
         else:
             _, counts = play_game(ruleset, players, seed + i, [policy])
             decisions += counts["decisions"]
-    return time.perf_counter() - t0, decisions
+    return decisions
 
 
-def in_process(
-    ruleset: str, players: int, games: int, seed: int, policy: str, repeat: int = 3
-) -> dict[str, Any]:
-    """games/s of the seeded games in one process (random: engine + policy; heuristic: with
-    every seat's view folded, as the bot service does): the median of `repeat` runs."""
-    runs = [_in_process_once(ruleset, players, games, seed, policy) for _ in range(repeat)]
-    rates = sorted(games / secs for secs, _ in runs)
-    secs = statistics.median(secs for secs, _ in runs)
-    return {
-        "games": games,
-        "seconds": round(secs, 3),
-        "games_per_s": round(games / secs, 3),
-        "games_per_s_min_max": [round(rates[0], 3), round(rates[-1], 3)],
-        "repeats": repeat,
-        "decisions_per_game": round(runs[0][1] / max(games, 1), 1),
-    }
+def in_process(ruleset: str, players: int, games: int, seed: int, policy: str) -> Sample:
+    """One in-process run of the seeded games (random: engine + policy; heuristic: with every
+    seat's view folded, as the bot service does), timed in wall and CPU seconds."""
+    return benchkit.timed(lambda: _in_process_once(ruleset, players, games, seed, policy))
 
 
 async def _drive(run: Running, ids: list[str], matches: list[NewMatch], timeout: float) -> None:
@@ -130,22 +125,62 @@ def through_platform(
             ms = [bot_match(f"g-{i}", ruleset, seats, seed + i) for i in range(games)]
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
+            if "redis" not in procs:
+                cpu0["redis"] = asyncio.run(redis_cpu_seconds(run.redis_url))
+            me0 = benchkit.cpu_seconds()
             t0 = time.perf_counter()
             asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
             secs = time.perf_counter() - t0
-            cpu = {n: round((cpu_seconds(p) - cpu0[n]) / secs, 3) for n, p in procs.items()}
+            me = benchkit.cpu_seconds() - me0
+            used = {n: cpu_seconds(p) - cpu0[n] for n, p in procs.items()}
+            if "redis" not in procs:
+                used["redis"] = asyncio.run(redis_cpu_seconds(run.redis_url)) - cpu0["redis"]
+            decisions = _answers_logged(Path(run.archive_dir), [m.match_id for m in ms])
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
+    per = max(decisions, 1)
+    cpu_us = {n: round(c * 1e6 / per, 1) for n, c in sorted(used.items())}
+    cpu_us["total"] = round(sum(used.values()) * 1e6 / per, 1)
+    cpu = {n: round(c / secs, 3) for n, c in used.items()}
     return {
         "engines": engines,
         "bots": bots,
         "games": games,
+        "decisions": decisions,
         "seconds": round(secs, 3),
         "games_per_s": round(games / secs, 3),
+        "cpu_us_per_decision": cpu_us,
         "cpu_share": cpu,
+        "driver_cpu_us_per_decision": round(me * 1e6 / per, 1),
         "loadavg_1m_before": round(load, 2),
         "bottleneck": bottleneck(cpu),
         "workers": workers,
     }
+
+
+def _answers_logged(archive: Path, games: list[str], wait_s: float = 30) -> int:
+    """The answers in the games' archive files (a game is announced finished before its worker
+    has written the file: wait for each a little)."""
+    total = 0
+    deadline = time.monotonic() + wait_s
+    for game in games:
+        path = archive / f"{game}{SUFFIX}"
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not path.exists():
+            raise RuntimeError(f"game {game} finished but no archive file after {wait_s:.0f} s")
+        total += len(answers(path))
+    return total
+
+
+async def redis_cpu_seconds(url: str) -> float:
+    """The Redis server's own CPU seconds (user + system, main process), from INFO cpu: for a
+    Redis this bench did not start and so cannot read /proc of."""
+    client = connect(url)
+    try:
+        info = await client.info("cpu")
+    finally:
+        await client.aclose()
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def worker_reports(log_dir: Path) -> dict[str, Any]:
@@ -211,25 +246,53 @@ def bench_e2e(
     redis_url: str | None,
     repeat: int = 3,
 ) -> dict[str, Any]:
-    """The whole benchmark for one bot policy as JSON-ready data."""
-    base = in_process(ruleset, players, games, seed, policy, repeat)
-    runs = [
-        through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
-        for k in engine_counts
-    ]
-    for r in runs:
-        r["ratio_to_in_process"] = round(r["games_per_s"] / base["games_per_s"], 3)
+    """The whole benchmark for one bot policy as JSON-ready data: ``repeat`` rounds, each the
+    in-process run then one platform run per engine count (interleaved, so every ratio
+    compares runs minutes apart at most); each platform ratio is to its own round's in-process
+    run, reported per round and as median, min and max."""
+    env = benchkit.Envelope("e2e")
+    base: list[Sample] = []
+    runs: dict[int, list[dict[str, Any]]] = {k: [] for k in engine_counts}
+    for _ in range(repeat):
+        base.append(in_process(ruleset, players, games, seed, policy))
+        for k in engine_counts:
+            r = through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
+            r["ratio_to_in_process"] = round(r["games_per_s"] / (games / base[-1].wall_s), 3)
+            runs[k].append(r)
+    platform: list[dict[str, Any]] = []
+    for k, rs in runs.items():
+        names = sorted(rs[0]["cpu_us_per_decision"])
+        platform.append(
+            {
+                "engines": k,
+                "bots": bots,
+                "games": games,
+                "repeats": len(rs),
+                "games_per_s": benchkit.spread([r["games_per_s"] for r in rs]),
+                "ratio_to_in_process": benchkit.spread([r["ratio_to_in_process"] for r in rs]),
+                "cpu_us_per_decision": {
+                    n: benchkit.spread([r["cpu_us_per_decision"][n] for r in rs], 1) for n in names
+                },
+                "runs": rs,
+            }
+        )
     out: dict[str, Any] = {
         "ruleset": ruleset,
         "players": players,
         "games": games,
         "seed": seed,
         "policy": policy,
-        "cores": os.cpu_count(),
-        "in_process": base,
-        "platform": runs,
+        "in_process": {
+            "games": games,
+            "games_per_s": benchkit.spread([games / s.wall_s for s in base]),
+            "decisions_per_game": round(base[0].units / max(games, 1), 1),
+        }
+        | benchkit.summary(base, "decisions"),
+        "platform": platform,
     }
-    by = {r["engines"]: r for r in runs}
+    by = {p["engines"]: p["runs"] for p in platform}
     if 1 in by and 2 in by:
-        out["two_vs_one_engines"] = round(by[2]["games_per_s"] / by[1]["games_per_s"], 3)
-    return out
+        out["two_vs_one_engines"] = benchkit.spread(
+            [b["games_per_s"] / a["games_per_s"] for a, b in zip(by[1], by[2], strict=True)]
+        )
+    return env.wrap(out)

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import benchkit
 from ..cliargs import bench_options, int_list
 from ..platform.demo import keep_playing
 from ..platform.procs import cpu_seconds
@@ -208,6 +209,7 @@ async def _step(
 
 def bench_play(args: argparse.Namespace) -> dict[str, Any]:
     """Run every step of `args.people`; the report."""
+    env = benchkit.Envelope("play")
     with tempfile.TemporaryDirectory(prefix="arena-bench-play-") as tmp:
         cfg = UpConfig(
             engines=args.engines,
@@ -243,18 +245,19 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
         for s in steps
         if s["answers"] and not s["errors"] and s["latency_ms"]["p99"] < P99_BUDGET_MS
     ]
-    return {
-        "bench": "play",
-        "bot_games": args.bot_games,
-        "bot_think_ms": args.bot_think_ms,
-        "person_think_ms": args.person_think_ms,
-        "table": f"{args.ruleset}-{args.players}: one person, bots in the other seats",
-        "engines": args.engines,
-        "bot_workers": args.bots,
-        "cores": os.cpu_count(),
-        "steps": steps,
-        "people_held_p99_under_250ms": max(held, default=0),
-    }
+    return env.wrap(
+        {
+            "bot_games": args.bot_games,
+            "bot_think_ms": args.bot_think_ms,
+            "person_think_ms": args.person_think_ms,
+            "table": f"{args.ruleset}-{args.players}: one person, bots in the other seats",
+            "engines": args.engines,
+            "bot_workers": args.bots,
+            "cores": os.cpu_count(),
+            "steps": steps,
+            "people_held_p99_under_250ms": max(held, default=0),
+        }
+    )
 
 
 async def _steps(
@@ -282,6 +285,14 @@ async def _steps(
             }
             step["cpu_share"]["people (this process)"] = round(
                 (time.process_time() - me0) / wall, 3
+            )
+            # the platform's processes (not the simulated people) per person's answer; the bot
+            # games running beside them are in it too, so it is an upper bound
+            step["platform_cpu_us_per_answer"] = round(
+                sum(cpu_seconds(p) - cpu0[n] for n, p in procs.items())
+                * 1e6
+                / max(step["answers"], 1),
+                1,
             )
             step["loadavg_1m"] = [round(load, 2), round(os.getloadavg()[0], 2)]
             out.append(step)

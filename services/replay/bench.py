@@ -6,6 +6,8 @@ beside raw XREAD latency measured in the same run. Report only (never a timed te
 The server (Replay + HttpServer) and the game writer run in this process; the spectators and
 the raw XREAD reader run in a child process, so client parsing does not share the server's event
 loop. Times are CLOCK_MONOTONIC, which is one clock for every process on a Linux host.
+Each run reports SSE over XREAD at p50 and p99 (both measured in that run), CPU per delivery of
+the server and of the spectators' process, and with ``--repeat`` the spread of those over rounds.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from .. import benchkit
 from ..cliargs import bench_options, int_list
 from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..eventlog.redis_client import connect
@@ -131,6 +134,7 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
     writer = asyncio.create_task(play_live(store, game, players=8, seed=spectators, pace=pace))
     while not await store.head(game):
         await asyncio.sleep(0.01)
+    cpu0, kids0 = time.process_time(), _children_cpu()
     parent, child = mp.get_context("spawn").Pipe()
     proc = mp.get_context("spawn").Process(
         target=_clients, args=(port, game, spectators, url, store.log_key(game), child)
@@ -141,6 +145,7 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
     await writer
     outs, raw = await asyncio.to_thread(parent.recv)
     proc.join()
+    server_cpu, clients_cpu = time.process_time() - cpu0, _children_cpu() - kids0
     after = started["after"]
     sse = [t - store.appended[s] for out in outs for s, t in out.items() if s > after]
     xr = [t - store.appended[s] for s, t in raw.items() if s > after]
@@ -158,18 +163,56 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
         "sse_ms": {"p50": _pct(sse, 0.5), "p99": _pct(sse, 0.99), "max": _pct(sse, 1.0)},
         "xread_ms": {"p50": _pct(xr, 0.5), "p99": _pct(xr, 0.99), "max": _pct(xr, 1.0)},
         "mean_sse_ms": round(statistics.fmean(sse) * 1000, 3) if sse else 0.0,
+        "sse_vs_xread": {
+            "p50": round(_pct(sse, 0.5) / max(_pct(xr, 0.5), 1e-3), 2),
+            "p99": round(_pct(sse, 0.99) / max(_pct(xr, 0.99), 1e-3), 2),
+        },
+        # the server process (HTTP, SSE fan-out, the paced writer) and the spectators' process
+        "cpu_us_per_delivery": {
+            "server": round(server_cpu * 1e6 / max(len(sse), 1), 2),
+            "spectators": round(clients_cpu * 1e6 / max(len(sse), 1), 2),
+        },
     }
 
 
-def bench_replay(url: str | None, spectators: list[int], pace_ms: float) -> dict[str, Any]:
-    """Runs for each spectator count; starts a throw-away redis-server if ``url`` is None."""
+def _children_cpu() -> float:
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
+
+
+def bench_replay(
+    url: str | None, spectators: list[int], pace_ms: float, repeat: int = 1
+) -> dict[str, Any]:
+    """``repeat`` rounds of a run for each spectator count (interleaved: 100, 1000, 100, ...);
+    starts a throw-away redis-server if ``url`` is None."""
+    env = benchkit.Envelope("replay")
     _raise_fd_limit()
+    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in spectators}
     with redis_or_throwaway(url) as server:
-        return {
+        for _ in range(repeat):
+            for n in spectators:
+                runs[n].append(asyncio.run(run_one(server, n, pace_ms, "bench")))
+    return env.wrap(
+        {
             "redis": url or "throw-away",
             "pace_ms": pace_ms,
-            "runs": [asyncio.run(run_one(server, n, pace_ms, "bench")) for n in spectators],
+            "by_spectators": [
+                {
+                    "spectators": n,
+                    "repeats": len(rs),
+                    "sse_vs_xread": {
+                        q: benchkit.spread([r["sse_vs_xread"][q] for r in rs], 2)
+                        for q in ("p50", "p99")
+                    },
+                    "server_cpu_us_per_delivery": benchkit.spread(
+                        [r["cpu_us_per_delivery"]["server"] for r in rs], 2
+                    ),
+                }
+                for n, rs in runs.items()
+            ],
+            "runs": [r for n in spectators for r in runs[n]],
         }
+    )
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -179,12 +222,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--spectators", type=int_list, default="100,1000", help="spectator counts to measure"
     )
     p.add_argument("--pace-ms", type=float, default=5.0, help="pause between answers")
+    p.add_argument("--repeat", type=int, default=1, help="rounds over the spectator counts")
 
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench replay`: print the JSON report."""
     try:
-        out = bench_replay(args.redis_url, args.spectators, args.pace_ms)
+        if args.repeat < 1 or not args.spectators or min(args.spectators) < 1:
+            print(
+                "arena bench replay: --repeat and --spectators must be at least 1", file=sys.stderr
+            )
+            return 2
+        out = bench_replay(args.redis_url, args.spectators, args.pace_ms, args.repeat)
     except RuntimeError as err:
         print(f"arena bench replay: {err}", file=sys.stderr)
         return 2

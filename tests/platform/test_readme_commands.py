@@ -64,9 +64,17 @@ def test_readme_command_parses(line: str, capsys: pytest.CaptureFixture[str]) ->
 
 def test_bench_e2e_runs_small() -> None:
     out = bench_e2e("standard", 4, 1, 3, "random", [1], 1, None, repeat=1)
-    run = out["platform"][0]
-    assert out["in_process"]["games_per_s"] > 0 and run["games_per_s"] > 0
+    assert out["load_avg"]["before"] and out["load_avg"]["after"] and out["machine"]["cpus"]
+    assert out["platform"][0]["repeats"] == 1
+    run = out["platform"][0]["runs"][0]
+    assert out["in_process"]["games_per_s"]["median"] > 0 and run["games_per_s"] > 0
+    assert out["in_process"]["cpu_us_per_decision"]["median"] > 0
     assert set(run["cpu_share"]) == {"engine-0", "bots-0", "redis"}
+    # CPU per decision: every process and the total, over the answers of the timed game
+    per = run["cpu_us_per_decision"]
+    assert set(per) == {"engine-0", "bots-0", "redis", "total"} and run["decisions"] > 0
+    assert per["total"] == pytest.approx(sum(v for k, v in per.items() if k != "total"), abs=1)
+    assert per["engine-0"] > 0 and per["redis"] > 0
     assert run["ratio_to_in_process"] > 0 and run["bottleneck"]
     # the workers' exit reports: every answer of the timed and warm-up games, in batches
     assert run["workers"]["bots-0"]["answers"] > 0

@@ -1,0 +1,86 @@
+"""The benchmarks' shared measuring (services/benchkit.py) and the reports built on it: runs
+interleaved A, B, A, B; CPU beside wall; ratios per round; the load and the machine in every
+report. Shapes and sense only: no benchmark asserts a speed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import pytest
+
+from services import benchkit
+from services.bots import engine_bench
+from services.cli import main
+from services.eventlog.bench import bench_eventlog
+
+
+def test_interleave_runs_the_variants_in_rounds() -> None:
+    calls: list[str] = []
+
+    def variant(name: str, units: int) -> tuple[str, Callable[[], int]]:
+        def run() -> int:
+            calls.append(name)
+            return units
+
+        return name, run
+
+    out = benchkit.interleave([variant("a", 10), variant("b", 20)], repeats=3)
+    assert calls == ["a", "b", "a", "b", "a", "b"]
+    assert [s.units for s in out["a"]] == [10, 10, 10] and len(out["b"]) == 3
+
+
+def test_cpu_is_measured_beside_wall() -> None:
+    busy = benchkit.timed(lambda: sum(range(300_000)) and 1)
+    idle = benchkit.timed(lambda: time.sleep(0.05) or 1)
+    assert busy.cpu_s > 0 and idle.wall_s >= 0.05
+    assert idle.cpu_s < idle.wall_s / 2  # sleeping costs wall time, not CPU
+
+
+def test_ratio_is_taken_round_by_round() -> None:
+    a = [benchkit.Sample(100, 1.0, 0.5), benchkit.Sample(100, 2.0, 0.5)]
+    b = [benchkit.Sample(100, 2.0, 1.0), benchkit.Sample(100, 2.0, 2.0)]
+    r = benchkit.ratio(a, b)
+    # round 1: A twice as fast; round 2: as fast by wall, 4x by CPU
+    assert r["wall"] == {"median": 1.5, "min": 1.0, "max": 2.0}
+    assert r["cpu"] == {"median": 3.0, "min": 2.0, "max": 4.0}
+    s = benchkit.summary(a, "decisions")
+    assert s["decisions_per_s"] == {"median": 75.0, "min": 50.0, "max": 100.0}
+    assert s["cpu_us_per_decision"]["median"] == 5000.0
+
+
+def test_engine_bench_reports_the_peer_fork_and_load() -> None:
+    out = engine_bench.bench_engine("standard", 5, 2, seed=3, repeat=2)
+    assert out["bench"] == "engine" and len(out["load_avg"]["before"]) == 3
+    assert out["machine"]["cpus"]
+    run = out["runs"][0]
+    assert run["arena"]["repeats"] == 2 and run["arena"]["decisions_per_run"] > 0
+    assert run["arena"]["cpu_us_per_decision"]["median"] > 0
+    if engine_bench.rlcard_uno() is None:
+        assert out["peer"] == engine_bench.PEER_MISSING and "peer" not in run
+    else:  # the peer plays at least as many decisions per round as we did
+        assert run["peer"]["decisions_per_run"] >= run["arena"]["decisions_per_run"]
+        assert run["ratio_vs_peer"]["wall"]["median"] > 0
+    assert out["fork"]["us"]["median"] > 0 and out["fork"]["snapshot_bytes"]["median"] > 100
+
+
+def test_engine_bench_names_a_missing_peer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "rlcard", None)  # import rlcard raises ImportError
+    assert engine_bench.rlcard_uno() is None
+    assert main(["bench", "engine", "--games", "1", "--players", "4", "--repeat", "1"]) == 0
+    out, err = capsys.readouterr()
+    assert "pip install rlcard" in err and len(err.splitlines()) == 1
+    assert '"peer": "RLCard is not installed' in out
+
+
+def test_eventlog_bench_interleaves_and_reports_redis_cpu() -> None:
+    out = bench_eventlog(None, size=120, rounds=2)
+    append = out["append_batch20"]
+    assert append["adapter"]["repeats"] == 2 and append["raw_xadd_pipeline"]["repeats"] == 2
+    assert append["adapter"]["redis_cpu_us_per_event"]["median"] >= 0
+    assert append["ratio_adapter_vs_raw"]["wall"]["median"] > 0
+    assert out["rebuild"]["ratio_rebuild_vs_raw"]["cpu"]["median"] > 0
+    assert out["load_avg"]["after"]
