@@ -94,6 +94,14 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
         "against (0: at once)",
     )
     p.add_argument(
+        "--spectator-delay-ms",
+        type=int,
+        default=D.spectator_delay_ms,
+        metavar="MS",
+        help="hold spectators this far behind the live game, on the engines' GameService and "
+        "the replay/web server alike (seats see their own game live)",
+    )
+    p.add_argument(
         "--no-persist",
         action="store_true",
         help="a throw-away redis-server instead of AOF under VAR/redis",
@@ -122,6 +130,7 @@ def up_command(a: argparse.Namespace) -> int:
         bot_policy=a.bot_policy,
         demo=a.demo,
         think_ms=a.think_ms,
+        spectator_delay_ms=a.spectator_delay_ms,
     )
     return run_up(cfg, a.json)
 

@@ -51,6 +51,9 @@ class UpConfig:
     replay: bool = True
     demo: int = 0  # bot games kept running
     think_ms: int = 0  # each bot's pause before it answers (arena up: a watchable pace)
+    # spectators are held this far behind the live game on every channel: the engines'
+    # GameService and the replay server (web viewer, play API, ReplayService) alike
+    spectator_delay_ms: int = 0
 
 
 @dataclass
@@ -137,6 +140,8 @@ class Platform:
                 f"engine-{i}",
                 "--archive-dir",
                 archive,
+                "--spectator-delay-ms",
+                str(cfg.spectator_delay_ms),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
@@ -177,6 +182,8 @@ class Platform:
                 str(cfg.replay_grpc_port or 0),
                 "--archive",
                 archive,
+                "--spectator-delay-ms",
+                str(cfg.spectator_delay_ms),
                 # any worker serves any game: the live table asks the first for decisions,
                 # people's answers go to the worker a hash of the game picks
                 *(["--engine", ",".join(run.engines)] if run.engines else []),

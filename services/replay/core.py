@@ -24,7 +24,15 @@ from .clock import Clock, SystemClock
 from .decisions import DecisionSource
 from .envelope import card_table
 from .feed import GameFeed
-from .games import GameFilter, GameSummary, LiveIds, list_games, redis_live_ids, summary_of
+from .games import (
+    GameFilter,
+    GameSummary,
+    LiveIds,
+    SpectatorCounts,
+    list_games,
+    redis_live_ids,
+    summary_of,
+)
 from .metrics import Metrics
 
 __all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
@@ -83,13 +91,34 @@ class Replay:
         self.idle_ms = idle_ms
         self.decisions = decisions
         self._feeds: dict[str, GameFeed] = {}
+        self._counts = SpectatorCounts()  # the lobby's entry counts (games.py)
         self._loading: dict[str, asyncio.Future[GameFeed]] = {}
         self.metrics = metrics or Metrics()  # counted by the transports, which know theirs
         self.metrics.watch_feeds(lambda: len(self._feeds))
 
     async def list_games(self, f: GameFilter | None = None) -> list[GameSummary]:
-        """Live and archived games, newest first."""
-        return await list_games(self.store, self.live_ids, self.archive_dir, f or GameFilter())
+        """Live and archived games, newest first; a live game's `version` counts what its
+        spectators have been sent (held the table's spectator delay behind)."""
+        return await list_games(
+            self.store,
+            self.live_ids,
+            self.archive_dir,
+            f or GameFilter(),
+            self._counts,
+            self.spectator_delay_ms,
+            self.clock.now_ms(),
+        )
+
+    def spectator_delay_ms(self, header: Header) -> int:
+        """The table's spectator delay."""
+        return self.policy(header).spectator_delay_ms
+
+    async def spectator_version(self, game: str) -> int:
+        """How many entries of ``game`` its spectators have been sent: the version the lobby
+        and the game's summary show (never ahead of the table's spectator delay)."""
+        feed = await self.feed(game)
+        header = decode_payload(decode_entry(feed.records[0]).payload, Header)
+        return feed.spectator_version(self.spectator_delay_ms(header), self.clock.now_ms())
 
     async def summary(self, game: str) -> GameSummary:
         """One game's lobby summary."""
@@ -97,7 +126,7 @@ class Replay:
         header = decode_payload(decode_entry(feed.records[0]).payload, Header)
         last = decode_entry(feed.records[-1])
         reveal = decode_payload(last.payload, SeedReveal) if feed.closed else None
-        out = summary_of(header, reveal, feed.version)
+        out = summary_of(header, reveal, await self.spectator_version(game))
         out.archived = not await self.store.head(game)
         return out
 

@@ -25,6 +25,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from ..eventlog.entry import EVENT, decode_entry
+from ..eventlog.positions import Positions, answer_seat
 from ..eventlog.store import EventStore, TimedRecord
 from ..rules import api
 from .clock import Clock
@@ -47,6 +48,7 @@ class GameFeed:
         self.decisions = decisions
         self.records: list[bytes] = []
         self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
+        self.positions = Positions()  # each viewer's position of each entry (eventlog.positions)
         self.pending: Pending | None = None  # as the decision source last said
         self._public: tuple[Pending, bytes | None] | None = None
         self._dirty = asyncio.Event()
@@ -72,6 +74,7 @@ class GameFeed:
             at = seen_ms if t is None else t
             self.records.append(data)
             self.at_ms.append(max(at, self.at_ms[-1]) if self.at_ms else at)
+            self.positions.add(seq, answer_seat(decode_entry(data)))
             over, closed = is_terminal(data)
             self.over, self.closed = self.over or over, self.closed or closed
         self._dirty.set()
@@ -86,6 +89,13 @@ class GameFeed:
         if delay_ms <= 0:
             return len(self.records)
         return bisect.bisect_right(self.at_ms, now_ms - delay_ms)
+
+    def spectator_version(self, delay_ms: int, now_ms: int) -> int:
+        """How many entries a spectator ``delay_ms`` behind has been sent at ``now_ms`` (its
+        position: the answers withheld from it are not counted). Once the game is over nothing
+        is held back."""
+        seq = len(self.records) if self.over else self.released(delay_ms, now_ms)
+        return self.positions.position(api.SPECTATOR, seq)
 
     def active_seat(self, version: int) -> int:
         """The seat whose turn it is after entry ``version`` (-1 before the first turn)."""

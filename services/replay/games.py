@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,12 +12,16 @@ import msgspec
 
 from ..eventlog.catalog import CatalogRecord, load_catalog
 from ..eventlog.entry import HEADER, SEED_REVEAL, decode_entry, upgrade
+from ..eventlog.positions import Positions, answer_seat
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore
+from ..rules.api import SPECTATOR
 
 LiveIds = Callable[[], Awaitable[list[str]]]
 """Lists the games that have a log in the live store."""
+DelayOf = Callable[[Header], int]
+"""The spectator delay of a game's table (ms), from its header."""
 
 
 class GameSummary(msgspec.Struct, kw_only=True):
@@ -34,6 +39,8 @@ class GameSummary(msgspec.Struct, kw_only=True):
     rules_version: str = ""
     finished: bool = False
     archived: bool = False
+    # how many entries a spectator of the game has been sent (its position: answers are not
+    # counted, and a live game's count stops at the table's spectator delay)
     version: int = 0
 
 
@@ -108,8 +115,47 @@ def archived_summary(r: CatalogRecord) -> GameSummary:
     )
 
 
-async def live_summary(store: EventStore, game: str) -> GameSummary | None:
-    """Summary of a game in the live store (None if it has vanished or has no header yet)."""
+class SpectatorCounts:
+    """What a spectator of each live game has been released so far, for the lobby: append times
+    and answer positions of every entry read, kept per game and extended by reading only the
+    entries appended since the last listing (a listing must not read every log whole)."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, tuple[list[int], Positions]] = {}
+
+    async def position(
+        self, store: EventStore, game: str, head: int, delay_ms: int, now_ms: int
+    ) -> int:
+        """The spectator's position in ``game`` (entries 1..``head`` in the log) at ``now_ms``
+        for a table ``delay_ms`` behind (0: the whole of 1..head)."""
+        at, pos = self._games.setdefault(game, ([], Positions()))
+        if pos.head < head:
+            for seq, data, t in await store.read_timed(game, pos.head, head):
+                if seq == pos.head + 1:
+                    pos.add(seq, answer_seat(decode_entry(data)))
+                    when = now_ms if t is None else t  # no time: never before it was seen
+                    at.append(max(when, at[-1]) if at else when)
+        upto = min(head, pos.head)
+        if delay_ms > 0:
+            upto = min(upto, bisect.bisect_right(at, now_ms - delay_ms))
+        return pos.position(SPECTATOR, upto)
+
+    def keep(self, games: set[str]) -> None:
+        """Forget the games not in ``games`` (gone from the live store)."""
+        for g in [g for g in self._games if g not in games]:
+            del self._games[g]
+
+
+async def live_summary(
+    store: EventStore,
+    game: str,
+    counts: SpectatorCounts | None = None,
+    delay_of: DelayOf | None = None,
+    now_ms: int = 0,
+) -> GameSummary | None:
+    """Summary of a game in the live store (None if it has vanished or has no header yet). Its
+    `version` is what a spectator has been sent: with ``counts``, held the table's delay
+    (``delay_of``) behind while the game is live, so the lobby never runs ahead of the table."""
     first = await store.read(game, 0, 1)
     if not first:
         return None
@@ -122,15 +168,31 @@ async def live_summary(store: EventStore, game: str) -> GameSummary | None:
         return None
     last = upgrade(decode_entry(tail[-1][1]))
     reveal = decode_payload(last.payload, SeedReveal) if last.kind == SEED_REVEAL else None
-    return summary_of(decode_payload(head.payload, Header), reveal, version)
+    header = decode_payload(head.payload, Header)
+    if counts is not None:
+        delay = 0 if reveal is not None or delay_of is None else delay_of(header)
+        version = await counts.position(store, game, version, delay, now_ms)
+    return summary_of(header, reveal, version)
 
 
 async def list_games(
-    store: EventStore, live_ids: LiveIds, folder: Path | None, f: GameFilter
+    store: EventStore,
+    live_ids: LiveIds,
+    folder: Path | None,
+    f: GameFilter,
+    counts: SpectatorCounts | None = None,
+    delay_of: DelayOf | None = None,
+    now_ms: int = 0,
 ) -> list[GameSummary]:
-    """Live and archived games passing ``f``, newest first."""
+    """Live and archived games passing ``f``, newest first (live games' `version` as
+    `live_summary` counts it)."""
     ids = await live_ids()
-    live = [s for s in await asyncio.gather(*(live_summary(store, g) for g in ids)) if s]
+    if counts is not None:
+        counts.keep(set(ids))
+    summaries = await asyncio.gather(
+        *(live_summary(store, g, counts, delay_of, now_ms) for g in ids)
+    )
+    live = [s for s in summaries if s]
     seen = {s.id for s in live}
     archived: list[GameSummary] = []
     if folder is not None and folder.is_dir():

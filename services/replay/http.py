@@ -335,7 +335,7 @@ class HttpServer:
         body = b'{"header":%s,"over":%s,"version":%d,"cards":%s,"names":%s}' % (
             msgspec.json.encode(header_json(header)),
             b"true" if feed.over else b"false",
-            feed.version,
+            await self.replay.spectator_version(game),  # never ahead of the spectator delay
             await self.replay.cards(game),
             names_json(header.ruleset),
         )

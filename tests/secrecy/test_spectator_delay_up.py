@@ -1,0 +1,80 @@
+"""`arena up --spectator-delay-ms` holds spectators behind on every channel it starts: the
+engines' GameService and the replay server's JSON, lobby and game summary. Before it, `arena up`
+passed no delay to anyone, so a deployment run by `arena up` had none whatever it wanted.
+
+Real processes (what `arena up` runs), a real Redis, a client that holds no seat token."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+import grpc
+
+from services.cli import parser
+from services.contracts import tokens
+from services.engine.grpc_server import signed_create_request
+from services.platform.up import Platform, UpConfig
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+
+DELAY_MS = 600_000  # far longer than the test: nothing may reach a spectator
+
+
+def _json(url: str) -> dict:  # type: ignore[type-arg]
+    with urllib.request.urlopen(url, timeout=5) as r:
+        assert r.status == 200
+        out: dict = json.loads(r.read())  # type: ignore[type-arg]
+        return out
+
+
+def test_arena_up_parses_the_spectator_delay() -> None:
+    a = parser().parse_args(["up", "--spectator-delay-ms", "1500"])
+    assert a.spectator_delay_ms == 1500
+    assert parser().parse_args(["up"]).spectator_delay_ms == 0
+
+
+def test_arena_up_holds_spectators_behind_on_the_engine_and_the_replay_server(
+    tmp_path: Path, redis_url: str, redis_namespace: str
+) -> None:
+    cfg = UpConfig(
+        engines=1,
+        bots=0,
+        var_dir=tmp_path / "var",
+        namespace=redis_namespace,
+        redis_url=redis_url,
+        persist=False,
+        http_port=0,
+        replay_grpc_port=0,
+        matchmaker=False,
+        engine_port=0,
+        metrics_port=0,
+        spectator_delay_ms=DELAY_MS,
+    )
+    with Platform(cfg) as platform:
+        run = platform.start()
+        secret = platform.secret["ARENA_SECRET"].encode()
+        game = "delay-up-1"
+        with grpc.insecure_channel(run.engines[0]) as ch:
+            stub = game_pb2_grpc.GameServiceStub(ch)
+            stub.CreateGame(
+                signed_create_request(
+                    secret, game, "standard", [(f"p{i}", False) for i in range(4)]
+                ),
+                timeout=10,
+            )
+            # people's seats that nobody answers: the game stays live, and a seat sees it live
+            seat = tokens.issue(secret, game, 0)
+            mine = stub.GetView(game_pb2.GetViewRequest(game_id=game, seat_token=seat))
+            assert mine.version > 1 and mine.events
+            watched = stub.GetView(game_pb2.GetViewRequest(game_id=game), timeout=10)
+            assert (watched.version, len(watched.events)) == (0, 0)
+            assert not watched.HasField("pending")
+            decision = stub.GetDecision(game_pb2.GetDecisionRequest(game_id=game), timeout=10)
+            assert decision.version == 0 and not decision.HasField("decision")
+        base = str(run.viewer_url)
+        lobby = [g for g in _json(base + "api/games")["games"] if g["id"] == game]
+        assert [g["version"] for g in lobby] == [0]
+        assert _json(f"{base}api/games/{game}")["version"] == 0
+        events = _json(f"{base}api/games/{game}/events")
+        assert (events["entries"], events["delay_ms"]) == ([], DELAY_MS)
