@@ -18,10 +18,12 @@ from .cliargs import Command, Group, Parser
 from .engine import worker as engine_worker
 from .eventlog import bench as eventlog_bench
 from .eventlog import commands as eventlog
+from .eventlog.reconnect import is_outage
 from .matchmaking import bench as matchmaking_bench
 from .matchmaking import service as matchmaking
 from .platform import cli as platform
 from .play import bench as play_bench
+from .ports import PortBusy
 from .replay import bench as replay_bench
 from .replay import server as replay_server
 from .rules.scenario import runner as scenario
@@ -149,7 +151,7 @@ def _add(sub: argparse._SubParsersAction[Parser], name: str, entry: Command | Gr
             _add(inner, inner_name, command)
         return
     entry.add_arguments(p)
-    p.set_defaults(_run=entry.run)
+    p.set_defaults(_run=entry.run, _prog=p.prog)
 
 
 def parser() -> Parser:
@@ -172,7 +174,17 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "_run"):  # `arena` alone
         p.print_help()
         return 2
-    code: int = args._run(args)
+    try:
+        code: int = args._run(args)
+    except PortBusy as exc:  # one line naming the port and its flag, not a traceback
+        print(f"{args._prog}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        url = getattr(args, "redis_url", None) or "Redis"
+        print(f"{args._prog}: cannot reach {url} ({type(exc).__name__})", file=sys.stderr)
+        return 1
     return code
 
 

@@ -17,6 +17,9 @@ def serve(port: int, registry: CollectorRegistry, host: str = "127.0.0.1") -> WS
     address; the bound port is `server.server_port`."""
     from prometheus_client import start_http_server
 
+    from .ports import check_free
+
+    check_free(host, port, "--metrics-port")
     server, _ = start_http_server(port, addr=host, registry=registry)
     return server
 

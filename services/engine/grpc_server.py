@@ -27,6 +27,7 @@ from ..errors import (
     grpc_unary,
     unavailable,
 )
+from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
 from . import views
@@ -263,13 +264,15 @@ def make_server(
     event loop); returns (server, bound port, health servicer)."""
     from grpc_health.v1 import health, health_pb2_grpc
 
-    server = grpc.aio.server(options=[("grpc.max_receive_message_length", MAX_MESSAGE)])
+    server = grpc.aio.server(
+        options=[*GRPC_OPTIONS, ("grpc.max_receive_message_length", MAX_MESSAGE)]
+    )
     game_pb2_grpc.add_GameServiceServicer_to_server(  # type: ignore[no-untyped-call]
         GameServicer(games), server
     )
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    return server, server.add_insecure_port(f"{host}:{port}"), checker
+    return server, bind_grpc(server, host, port, "--port"), checker
 
 
 async def set_serving(checker: Any, serving: bool = True) -> None:

@@ -18,6 +18,7 @@ from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..eventlog.trim import StreamKeeper
 from ..observability import mean_ms, serve
+from ..ports import check_free
 from ..replay.clock import ServerClock
 from .grpc_server import make_server, set_serving
 from .service import Games
@@ -44,6 +45,7 @@ async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> N
 async def run(args: argparse.Namespace) -> None:
     """Run one worker until SIGTERM/SIGINT."""
     secret = tokens.require_secret("arena engine")  # no secret, no start
+    check_free(args.host, args.port, "--port")  # a busy port: one line, before waiting on Redis
     client = connect(args.redis_url)
     side = RedisSide(client, args.namespace)
     clock = ServerClock(client.time)  # entries carry Redis TIME: the delay is measured on it

@@ -16,6 +16,7 @@ import redis.asyncio as aioredis
 
 from ..errors import abort
 from ..eventlog.reconnect import Outage, is_outage
+from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
@@ -265,11 +266,11 @@ def make_server(
     loop); returns (server, bound port, health servicer)."""
     from grpc_health.v1 import health, health_pb2_grpc
 
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=GRPC_OPTIONS)
     matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    bound = bind_grpc(server, host, port, "--port")
     return server, bound, checker
 
 

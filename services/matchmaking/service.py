@@ -22,6 +22,7 @@ from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..eventlog.trim import StreamKeeper
 from ..observability import serve, stop_serving
+from ..ports import check_free
 from .clock import SystemClock
 from .consumer import GROUP, Ratings, rebuild
 from .core import Matchmaker
@@ -99,6 +100,7 @@ def _mode_policy(text: str) -> tuple[str, dict[str, Any]]:
 async def run(args: argparse.Namespace) -> None:
     """Serve until SIGTERM/SIGINT."""
     secret = tokens.require_secret("arena matchmaker")  # no secret, no start
+    check_free(args.host, args.port, "--port")  # a busy port: one line, before waiting on Redis
     client = connect(args.redis_url)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -21,6 +21,7 @@ from pathlib import Path
 from types import FrameType
 
 from ..contracts.tokens import new_secret
+from ..ports import PortBusy, check_free
 from .procs import Supervisor, replay_ready
 from .redis_proc import PersistentRedis, ping
 
@@ -122,7 +123,34 @@ class Platform:
             self.stop()
             raise
 
+    def ports(self) -> list[tuple[int, str]]:
+        """Every fixed port this platform will listen on, with the `arena up` flag that sets
+        it (port 0, any free one, is left out)."""
+        cfg, out = self.cfg, []
+        metrics = cfg.metrics_port
+        out += [(cfg.redis_port, "--redis-port")] if cfg.redis_url is None else []
+        out += [(_port(cfg.engine_port, i), "--engine-port") for i in range(cfg.engines)]
+        out += [(_port(metrics, i), "--metrics-port") for i in range(cfg.engines)]
+        out += [(_port(metrics, 100 + j), "--metrics-port") for j in range(cfg.bots)]
+        if cfg.matchmaker:
+            out += [(cfg.matchmaker_port, "--matchmaker-port")]
+            out += [(cfg.matchmaker_metrics_port, "--matchmaker-metrics-port")] if metrics else []
+        if cfg.replay:
+            out += [(cfg.http_port, "--http-port"), (cfg.replay_grpc_port, "--replay-grpc-port")]
+            out += [(cfg.replay_metrics_port, "--replay-metrics-port")] if metrics else []
+        return [(port, flag) for port, flag in out if port]
+
+    def check_ports(self) -> None:
+        """RuntimeError naming the first busy port and its flag, before anything starts (a
+        second `arena up` on the same ports fails at once, not half-started)."""
+        for port, flag in self.ports():
+            try:
+                check_free(self.cfg.host, port, flag)
+            except PortBusy as exc:
+                raise RuntimeError(str(exc)) from None
+
     def _start(self, cfg: UpConfig) -> Running:
+        self.check_ports()
         url, started = self._redis_url()
         archive = str((cfg.var_dir / "archive").resolve())
         common = ["--redis-url", url, "--namespace", cfg.namespace]
@@ -302,8 +330,13 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
             file=sys.stderr,
         )
         return 1
-    previous = signal.signal(signal.SIGTERM, _raise_stop)
     platform = Platform(cfg)
+    try:
+        platform.check_ports()  # one line, before anything starts
+    except RuntimeError as exc:
+        print(f"arena up: {exc}", file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
     state = cfg.var_dir / STATE_FILE
     try:
         run = platform.start()

@@ -15,6 +15,7 @@ from ..contracts.tokens import require_secret
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
+from ..ports import check_free
 from .access import TablePolicy, hmac_seat_check
 from .clock import ServerClock
 from .core import Replay
@@ -89,6 +90,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
     """Run until cancelled (or SIGINT/SIGTERM)."""
     secret = require_secret("arena replay-server")  # seat tokens are checked with it
+    check_free(args.host, args.http_port, "--http-port")  # a busy port: one line, at once
+    check_free(args.host, args.port, "--port")
     store = RedisEventStore.from_url(args.redis_url, args.namespace)
     policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
     clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
