@@ -14,7 +14,7 @@ import sys
 from .bots import bench as bots_bench
 from .bots import engine_bench, selfplay
 from .bots import worker as bots_worker
-from .cliargs import Command, Group, Parser
+from .cliargs import Command, Group, Parser, ToolError
 from .engine import worker as engine_worker
 from .eventlog import bench as eventlog_bench
 from .eventlog import commands as eventlog
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         code: int = args._run(args)
-    except PortBusy as exc:  # one line naming the port and its flag, not a traceback
+    except (PortBusy, ToolError) as exc:  # one line (the port and its flag …), no traceback
         print(f"{args._prog}: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:

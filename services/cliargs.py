@@ -14,6 +14,7 @@ import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import NoReturn
 
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
@@ -142,6 +143,48 @@ def redis_options(
         )
     if namespace:
         g.add_argument("--namespace", default="arena", help="Redis key and stream prefix")
+
+
+class ToolError(Exception):
+    """What a tool says on one line before it exits with status 2 (no traceback)."""
+
+
+def tool_redis_options(p: argparse.ArgumentParser) -> None:
+    """``--redis-url``, ``--namespace`` and ``--var`` of a tool that reads a platform's Redis
+    (export, verify, archive, ratings): by default the running `arena up` of ``VAR/up.json``;
+    see :func:`tool_redis`."""
+    g = p.add_argument_group("platform")
+    g.add_argument(
+        "--redis-url",
+        default=None,
+        help="the Redis to use (default: the running `arena up` of VAR/up.json, else $REDIS_URL)",
+    )
+    g.add_argument(
+        "--namespace", default=None, help="Redis key prefix (default: the platform's, or arena)"
+    )
+    g.add_argument("--var", type=Path, default=Path("var"), help="where `arena up` keeps up.json")
+
+
+def tool_redis(args: argparse.Namespace) -> tuple[str, str]:
+    """(Redis URL, namespace) for a tool: ``--redis-url`` if given, else the running platform
+    in ``VAR/up.json``, else $REDIS_URL; ToolError (one line) if none, or the URL is bad."""
+    from .platform.up import STATE_FILE, find_running
+
+    url, namespace = args.redis_url, args.namespace
+    if not url:
+        run = find_running(args.var)
+        if run is not None:
+            url, namespace = run.redis_url, namespace or run.namespace
+        else:
+            url = os.environ.get("REDIS_URL")
+    if not url:
+        raise ToolError(
+            f"no running platform ({args.var / STATE_FILE} names none) and no --redis-url: "
+            "start `arena up`, or pass --redis-url"
+        )
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ToolError(f"bad --redis-url {url!r}: want redis://HOST:PORT/DB")
+    return url, namespace or "arena"
 
 
 def bench_options(p: argparse.ArgumentParser, *, redis: bool = True) -> None:

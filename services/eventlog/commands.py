@@ -14,7 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TypeVar
 
-from ..cliargs import redis_options
+from ..cliargs import ToolError, tool_redis, tool_redis_options
 from . import archive
 from .catalog import NotArchivable, archive_game, rebuild_catalog
 from .redis_store import RedisEventStore
@@ -43,8 +43,10 @@ async def verify_game(store: EventStore, game: str, engine: Engine | None = None
 
 
 def _on_store(args: argparse.Namespace, action: Callable[[EventStore], Awaitable[T]]) -> T:
+    args.redis_url, namespace = tool_redis(args)
+
     async def run() -> T:
-        store = RedisEventStore.from_url(args.redis_url, args.namespace)
+        store = RedisEventStore.from_url(args.redis_url, namespace)
         try:
             return await action(store)
         finally:
@@ -57,7 +59,7 @@ def export_arguments(p: argparse.ArgumentParser) -> None:
     """`arena export` options."""
     p.add_argument("game", help="the game's id in Redis")
     p.add_argument("-o", "--output", type=Path, required=True, help="the file to write")
-    redis_options(p)
+    tool_redis_options(p)
 
 
 def export_command(args: argparse.Namespace) -> int:
@@ -76,28 +78,53 @@ def verify_arguments(p: argparse.ArgumentParser) -> None:
     p.description = "Exit 0 only if the hash chain, the seed commitment and a re-run all hold."
     p.add_argument("source", help="an archive file, or the id of a game in Redis")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    redis_options(p)
+    tool_redis_options(p)
 
 
 def verify_command(args: argparse.Namespace) -> int:
     """`arena verify GAME|FILE`: exit 0 only if chain, seed commitment and replay all hold."""
     if Path(args.source).is_file():
         report = verify(Path(args.source))
+    elif _looks_like_a_file(args.source):
+        raise ToolError(f"no such file: {args.source}")
     else:
         report = _on_store(args, lambda store: verify_game(store, args.source))
     print(json.dumps(asdict(report), indent=2) if args.json else report.summary())
     return 0 if report.ok else 1
 
 
+def _looks_like_a_file(source: str) -> bool:
+    """A path (a folder in it, a suffix, or not a valid game id), not a game id."""
+    from .store import check_game_id
+
+    if "/" in source or source.endswith(archive.SUFFIX) or Path(source).exists():
+        return True
+    try:
+        check_game_id(source)
+    except ValueError:
+        return True
+    return False
+
+
 def archive_arguments(p: argparse.ArgumentParser) -> None:
     """`arena archive` options."""
     p.add_argument("game", help="a finished game's id in Redis")
-    p.add_argument("--dir", type=Path, default=Path("archive"), help="the archive folder")
-    redis_options(p)
+    p.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="the archive folder (default: the running platform's, else ./archive)",
+    )
+    tool_redis_options(p)
 
 
 def archive_command(args: argparse.Namespace) -> int:
     """`arena archive GAME --dir DIR`: move a finished game from Redis into the archive."""
+    if args.dir is None:
+        from ..platform.up import find_running
+
+        run = None if args.redis_url else find_running(args.var)
+        args.dir = Path(run.archive_dir) if run is not None else Path("archive")
     try:
         record = _on_store(args, lambda store: archive_game(store, args.game, args.dir))
     except NotArchivable as exc:

@@ -13,7 +13,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cliargs import consumer_options, json_object, listen_options, redis_options, trim_option
+from ..cliargs import (
+    consumer_options,
+    json_object,
+    listen_options,
+    redis_options,
+    tool_redis,
+    tool_redis_options,
+    trim_option,
+)
 from ..contracts import tokens
 from ..contracts.streams import DEAD, FINISHED, stream_key
 from ..eventlog.reconnect import forever, until_reachable, watch_health
@@ -190,14 +198,14 @@ def rebuild_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--write", action="store_true", help="replace the ratings in Redis with the rebuilt ones"
     )
-    redis_options(p)
+    tool_redis_options(p)
 
 
 def show_arguments(p: argparse.ArgumentParser) -> None:
     """`arena ratings show` options."""
     p.add_argument("mode", help="a mode, e.g. standard-5")
     p.add_argument("--limit", type=int, default=20, help="rows")
-    redis_options(p)
+    tool_redis_options(p)
 
 
 def rebuild_command(args: argparse.Namespace) -> int:
@@ -207,11 +215,13 @@ def rebuild_command(args: argparse.Namespace) -> int:
         print(f"arena ratings: no folder {folder}", file=sys.stderr)
         return 2
 
-    async def go(store: RatingStore) -> int:
-        tables, skipped = await rebuild(folder, store if args.write else None)
+    async def go(store: RatingStore | None) -> int:
+        tables, skipped = await rebuild(folder, store)
         print(json.dumps({"modes": tables, "skipped": skipped}, ensure_ascii=False))
         return 0
 
+    if not args.write:  # a dry run needs no Redis
+        return asyncio.run(go(None))
     return asyncio.run(_on_ratings(args, go))
 
 
@@ -231,8 +241,9 @@ def show_command(args: argparse.Namespace) -> int:
 async def _on_ratings(
     args: argparse.Namespace, action: Callable[[RatingStore], Awaitable[int]]
 ) -> int:
+    args.redis_url, namespace = tool_redis(args)
     client = connect(args.redis_url)
     try:
-        return await action(RatingStore(client, args.namespace))
+        return await action(RatingStore(client, namespace))
     finally:
         await client.aclose()

@@ -1,0 +1,82 @@
+"""The tools find the running platform through VAR/up.json, and every mistake or unreachable
+Redis is one line on stderr with a non-zero exit code, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from process_helpers import arena, clean_env
+
+from services.cli import main
+from services.eventlog.play import record_game
+from services.eventlog.redis_store import RedisEventStore
+from services.platform.up import Running
+from services.rules import api
+
+
+def _one_line(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:
+    p = arena(*args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = p.communicate(timeout=60)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert out == "", out
+    return p.returncode, lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["export", "g1", "-o", "x.arena", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
+        (["archive", "g1", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
+        (["verify", "g1", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
+        (["ratings", "show", "m", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
+        (["export", "g1", "-o", "x.arena", "--redis-url", "localhost:6379"], "bad --redis-url"),
+        (["ratings", "show", "m", "--redis-url", "http://x/"], "bad --redis-url"),
+        (["verify", "missing/g1.arena"], "no such file: missing/g1.arena"),
+        (["verify", "g1.arena"], "no such file: g1.arena"),
+    ],
+)
+def test_tool_errors_are_one_line(args: list[str], says: str, tmp_path: Path) -> None:
+    code, line = _one_line([*args, "--var", str(tmp_path)])
+    assert code != 0 and says in line, line
+    assert line.startswith("arena "), line
+
+
+def test_without_a_platform_the_tools_say_so(tmp_path: Path) -> None:
+    env = clean_env()  # no REDIS_URL
+    for args in (["export", "g1", "-o", "x.arena"], ["ratings", "show", "m"], ["verify", "g1"]):
+        code, line = _one_line([*args, "--var", str(tmp_path)], env)
+        assert code == 2, line
+        assert f"no running platform ({tmp_path / 'up.json'}" in line and "--redis-url" in line
+
+
+def test_the_tools_use_the_running_platform_of_up_json(
+    redis_url: str, redis_namespace: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No --redis-url: the Redis and the namespace of VAR/up.json (a live pid, a Redis that
+    answers), whatever $REDIS_URL says."""
+    var = tmp_path / "var"
+    var.mkdir()
+    run = Running(os.getpid(), redis_url, redis_namespace, str(var / "archive"))
+    (var / "up.json").write_text(run.to_json())
+    # a game only that platform has: export finds it there
+
+    async def record() -> None:
+        store = RedisEventStore.from_url(redis_url, redis_namespace)
+        await record_game(store, "upjson1", api, "standard", 5, seed=3)  # type: ignore[arg-type]
+        await store.aclose()
+
+    asyncio.run(record())
+    out = tmp_path / "g.arena"
+    assert main(["export", "upjson1", "-o", str(out), "--var", str(var)]) == 0
+    assert main(["verify", str(out)]) == 0
+    assert main(["archive", "upjson1", "--var", str(var)]) == 0  # into the platform's archive
+    assert (var / "archive" / "upjson1.arena").exists()
+    capsys.readouterr()
+    assert main(["ratings", "show", "standard-5", "--var", str(var)]) == 0
+    assert json.loads(capsys.readouterr().out) == []
