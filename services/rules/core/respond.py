@@ -99,6 +99,12 @@ class AskCard(Frame, tag="ask_card"):
             return
         _finish(g, self, vc)
 
+    def announced(self, g: Game) -> None:
+        """ "When used / played" (集智 for a 无懈可击, 克己's bookkeeping), after whatever the
+        card's move fired (连营, 枭姬)."""
+        self.then(self.given)
+        fire(g, "card_using" if self.mode == "use" else "card_playing", g.top)
+
     def given(self, g: Game) -> None:
         pop(g, self.vc)
 
@@ -162,9 +168,11 @@ def announce(g: Game, f: AskCard, vc: VCard) -> None:
 
 
 def _finish(g: Game, f: AskCard, vc: VCard) -> None:
+    """The seat gave ``vc``: announce it (its move may fire triggers, which run first), then
+    the on-use / on-play timing point in the next step."""
     f.vc = vc
-    f.then(f.given)
     if f.mode == "select":  # the caller uses the card itself (借刀杀人, 青龙偃月刀)
+        f.then(f.given)
         return
+    f.then(f.announced)
     announce(g, f, vc)
-    fire(g, "card_using" if f.mode == "use" else "card_playing", len(g.stack) - 1)

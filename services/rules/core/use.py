@@ -211,8 +211,10 @@ class UseCard(Frame, tag="use_card"):
         self.declare(g, self.spec(g))
 
     def declare(self, g: Game, spec: CardSpec) -> None:
-        """Announce the use, move the cards to the processing area, count limits, fire on-use."""
-        self.then(self.becoming_targets)
+        """Announce the use, move the cards to the processing area, count limits. Moving the
+        cards may fire ``hand_emptied``/``equip_lost`` (连营, 枭姬): those run before the on-use
+        timing point, which is the next step."""
+        self.then(self.declared)
         self.tflags = [0] * len(self.targets or [])
         for cid in self.vc.cards:
             zone = zone_of(g, self.user, cid)
@@ -231,7 +233,11 @@ class UseCard(Frame, tag="use_card"):
             ),
         )
         spec.on_declare(g, self)
-        fire(g, "card_using", len(g.stack) - 1)
+
+    def declared(self, g: Game) -> None:
+        """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
+        self.then(self.becoming_targets)
+        fire(g, "card_using", g.top)
 
     def becoming_targets(self, g: Game) -> None:
         """ "When becoming a target" (流离), one target at a time."""
