@@ -143,12 +143,12 @@ class DuelEffect(Frame, tag="duel_effect"):
         return self.user if self.turn == self.target else self.target
 
     def start(self, g: Game) -> None:
-        self.demand(g, self.other())
+        self.demand(g)
 
-    def demand(self, g: Game, source: int) -> None:
-        """Ask the seat whose turn it is for a 杀."""
+    def demand(self, g: Game) -> None:
+        """Ask the seat whose turn it is for a 杀, owed to the seat facing it."""
         self.then(self.played)
-        push(g, AskCard(user=self.turn, need="杀", mode="play", source=source, reason="决斗"))
+        push(g, AskCard(user=self.turn, need="杀", mode="play", source=self.other(), reason="决斗"))
 
     def played(self, g: Game) -> None:
         other = self.other()
@@ -162,7 +162,7 @@ class DuelEffect(Frame, tag="duel_effect"):
         self.got += 1
         if self.got >= slashes_needed(g, other):
             self.turn, self.got = other, 0
-        self.demand(g, other)
+        self.demand(g)
 
     def done(self, g: Game) -> None:
         pop(g)
