@@ -5,11 +5,21 @@ Keys (hash tag `{rt}`; `MODE` is a mode id):
 - `{ns}:{rt}:lb:MODE` — sorted set player -> ordinal (the leaderboard)
 - `{ns}:{rt}:res:MODE` — hash game -> msgpack GameResult: the idempotency record and the history
 - `{ns}:{rt}:ord:MODE` — sorted set game -> end time (ties by game id, as in `ratings.fold`)
+- `{ns}:{rt}:base:MODE` — hash player -> msgpack rating: the fold of every game that left the
+  history; `{ns}:{rt}:cut:MODE` — msgpack [end time, game id] of the newest of those games
 
 `record` runs under WATCH on the history keys: a game already in the history changes nothing; a
 game that ends after every rated one is applied on top; one that arrives late (another worker
-finished it earlier but announced it later) makes the mode fold again from its history, so the
-stored numbers never depend on the order the announcements came in.
+finished it earlier but announced it later) makes the mode fold again from its base and
+history, so the stored numbers never depend on the order the announcements came in.
+
+The history is bounded (Redis memory stays flat however many games are played): it keeps the
+newest `keep` games of each mode (1,000 by default); once it holds `COMPACT_EVERY` more, the
+oldest are folded into the base and dropped (`compact`). The archive files stay the complete
+record (`arena ratings rebuild` folds them all). A game that ends before the cut — announced
+after more than `keep` newer games of its mode were rated, e.g. a matchmaker down that long —
+counts as already rated: it may have been folded into the base already, and there is no
+longer a record to tell; `arena ratings rebuild` counts it if it was not.
 """
 
 from __future__ import annotations
@@ -23,6 +33,11 @@ from redis.exceptions import WatchError
 
 from .ratings import GameResult, PlayerRating, apply, fold
 
+KEEP = 1_000
+"""Games of each mode the history keeps (the idempotency record and the late-arrival refold)."""
+COMPACT_EVERY = 100
+"""The history is compacted once it holds this many games beyond `keep` (fewer, larger folds)."""
+
 _RESULT_DEC = msgspec.msgpack.Decoder(GameResult)
 _RATING_DEC = msgspec.msgpack.Decoder(PlayerRating)
 _ENC = msgspec.msgpack.Encoder()
@@ -31,9 +46,12 @@ _ENC = msgspec.msgpack.Encoder()
 class RatingStore:
     """Ratings per player and mode (redis-py asyncio, bytes replies)."""
 
-    def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
+    def __init__(
+        self, client: aioredis.Redis, namespace: str = "arena", *, keep: int = KEEP
+    ) -> None:
         self.client = client
         self.prefix = f"{namespace}:{{rt}}"
+        self.keep = max(1, keep)
 
     def _key(self, kind: str, mode: str) -> str:
         return f"{self.prefix}:{kind}:{mode}"
@@ -74,21 +92,26 @@ class RatingStore:
         return bool(await self.client.hexists(self._key("res", mode), game))
 
     async def record(self, result: GameResult) -> bool:
-        """Count a finished game once; False if it was already counted."""
+        """Count a finished game once; False if it was already counted (or ends before the
+        history's cut: see the module doc)."""
         res, order = self._key("res", result.mode), self._key("ord", result.mode)
         ratings, board = self._key("r", result.mode), self._key("lb", result.mode)
+        base, cut = self._key("base", result.mode), self._key("cut", result.mode)
         async with self.client.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    await pipe.watch(res, order)
+                    await pipe.watch(res, order, cut)
                     if await pipe.hexists(res, result.game_id):
+                        return False
+                    if _before_cut(await pipe.get(cut), result):
                         return False
                     last: Any = await pipe.zrange(order, -1, -1, withscores=True)
                     late = bool(last) and (int(last[0][1]), last[0][0].decode()) > result.order()
                     if late:
                         values: Any = await pipe.hvals(res)
                         history = [_RESULT_DEC.decode(v) for v in values]
-                        table = fold([*history, result]).get(result.mode, {})
+                        start = _table(await pipe.hgetall(base))
+                        table = _fold_onto(start, [*history, result])
                     else:
                         humans = sorted(
                             {p for p, b in zip(result.players, result.bots, strict=True) if not b}
@@ -106,8 +129,40 @@ class RatingStore:
                     self._write(pipe, ratings, board, table)
                     pipe.hset(res, result.game_id, _ENC.encode(result))
                     pipe.zadd(order, {result.game_id: result.ended_ms})
+                    pipe.zcard(order)
+                    kept: Any = await pipe.execute()
+                    break
+                except WatchError:
+                    continue
+        if int(kept[-1]) >= self.keep + COMPACT_EVERY:
+            await self.compact(result.mode)
+        return True
+
+    async def compact(self, mode: str) -> int:
+        """Fold the history's oldest games beyond `keep` into the base; returns how many."""
+        res, order = self._key("res", mode), self._key("ord", mode)
+        base, cut = self._key("base", mode), self._key("cut", mode)
+        async with self.client.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(res, order, base, cut)
+                    extra = int(await pipe.zcard(order)) - self.keep
+                    if extra <= 0:
+                        return 0
+                    games: Any = await pipe.zrange(order, 0, extra - 1)
+                    rows: Any = await pipe.hmget(res, games)
+                    folded = [_RESULT_DEC.decode(r) for r in rows if r is not None]
+                    table = _fold_onto(_table(await pipe.hgetall(base)), folded)
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    if table:
+                        pipe.hset(base, mapping={p: _ENC.encode(r) for p, r in table.items()})
+                    if folded:
+                        newest = max(folded, key=GameResult.order)
+                        pipe.set(cut, _ENC.encode(list(newest.order())))
+                    pipe.hdel(res, *games)
+                    pipe.zrem(order, *games)
                     await pipe.execute()
-                    return True
+                    return len(games)
                 except WatchError:
                     continue
 
@@ -120,16 +175,56 @@ class RatingStore:
             pipe.zadd(board, {p: r.ordinal for p, r in table.items()})
 
     async def replace(self, results: list[GameResult]) -> dict[str, dict[str, PlayerRating]]:
-        """Throw away every mode's ratings and history and store the fold of `results`."""
+        """Throw away every mode's ratings and history and store the fold of `results` (the
+        newest `keep` games of each mode as its history, the fold of the rest as its base)."""
         tables = fold(results)
         stale = set(await self.modes()) | set(tables)
+        by_mode: dict[str, dict[str, GameResult]] = {}
+        for r in results:
+            by_mode.setdefault(r.mode, {})[r.game_id] = r
         async with self.client.pipeline(transaction=True) as pipe:
             for mode in stale:
-                pipe.delete(*(self._key(k, mode) for k in ("r", "lb", "res", "ord")))
+                pipe.delete(*(self._key(k, mode) for k in ("r", "lb", "res", "ord", "base", "cut")))
             for mode, table in tables.items():
                 self._write(pipe, self._key("r", mode), self._key("lb", mode), table)
-            for r in results:
-                pipe.hset(self._key("res", r.mode), r.game_id, _ENC.encode(r))
-                pipe.zadd(self._key("ord", r.mode), {r.game_id: r.ended_ms})
+            for mode, games in by_mode.items():
+                ordered = sorted(games.values(), key=GameResult.order)
+                older, kept = ordered[: -self.keep], ordered[-self.keep :]
+                if older:
+                    start = _fold_onto({}, older)
+                    if start:
+                        pipe.hset(
+                            self._key("base", mode),
+                            mapping={p: _ENC.encode(x) for p, x in start.items()},
+                        )
+                    pipe.set(self._key("cut", mode), _ENC.encode(list(older[-1].order())))
+                for r in kept:
+                    pipe.hset(self._key("res", mode), r.game_id, _ENC.encode(r))
+                    pipe.zadd(self._key("ord", mode), {r.game_id: r.ended_ms})
             await pipe.execute()
         return tables
+
+
+def _table(raw: Any) -> dict[str, PlayerRating]:
+    return {k.decode(): _RATING_DEC.decode(v) for k, v in raw.items()}
+
+
+def _fold_onto(
+    start: Mapping[str, PlayerRating], results: list[GameResult]
+) -> dict[str, PlayerRating]:
+    """`start` with `results` (one mode's) applied in (end time, game id) order, once each."""
+    table = dict(start)
+    seen: set[str] = set()
+    for result in sorted(results, key=GameResult.order):
+        if result.game_id not in seen:
+            seen.add(result.game_id)
+            table.update(apply(table, result))
+    return table
+
+
+def _before_cut(cut: Any, result: GameResult) -> bool:
+    """Whether `result` ends at or before the history's cut (msgpack [end ms, game id])."""
+    if cut is None:
+        return False
+    end, game = msgspec.msgpack.decode(cut)
+    return result.order() <= (int(end), str(game))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
 import redis.asyncio as aioredis
 
 from services.contracts.streams import FINISHED, GameFinished
@@ -13,6 +14,7 @@ from services.eventlog.catalog import archive_game
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.eventlog.streams import GroupConsumer, ensure_group, publish_message
+from services.matchmaking import rating_store
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
@@ -122,6 +124,52 @@ async def test_late_arrival_refolds(redis_client: aioredis.Redis, redis_namespac
     assert [r.ordinal for _, r in board] == sorted(
         (r.ordinal for r in fold(games)["standard-5"].values()), reverse=True
     )[:3]
+
+
+async def test_history_stays_bounded_and_ratings_stay_the_fold(
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The history keeps the newest `keep` games of a mode; the older are folded into a base.
+    Late arrivals within the history still refold exactly; a game older than the cut counts as
+    rated; `replace` (the rebuild) stores the same split."""
+    monkeypatch.setattr(rating_store, "COMPACT_EVERY", 2)
+    rng = random.Random(9)
+    pool = [f"p{j}" for j in range(9)]
+    games = [
+        result(
+            f"g{i:02}",
+            ROLES5,
+            rng.choice([[0, 2], [1, 3], [4]]),
+            ended=100 + i,
+            players=rng.sample(pool, 5),
+        )
+        for i in range(40)
+    ]
+    arrival = []
+    for start in range(0, 40, 4):  # announced out of order within groups of four
+        chunk = games[start : start + 4]
+        rng.shuffle(chunk)
+        arrival += chunk
+    store = RatingStore(redis_client, redis_namespace, keep=6)
+    res = f"{redis_namespace}:{{rt}}:res:standard-5"
+    for g in arrival:
+        assert await store.record(g) is True
+        assert await redis_client.hlen(res) < 6 + 2
+    expected = fold(games)["standard-5"]
+    assert await store.table("standard-5") == expected
+    assert await store.record(games[-1]) is False  # in the history
+    assert await store.record(games[0]) is False  # before the cut: folded long ago
+    assert await store.table("standard-5") == expected
+
+    more = [
+        result(f"h{i:02}", ROLES5, [0, 2], ended=200 + i, players=rng.sample(pool, 5))
+        for i in range(3)
+    ]
+    assert await store.replace(games) == {"standard-5": expected}
+    assert await redis_client.hlen(res) == 6
+    for g in (more[1], more[0], more[2]):  # one late arrival: refolds from the base
+        assert await store.record(g) is True
+    assert await store.table("standard-5") == fold([*games, *more])["standard-5"]
 
 
 async def play(
