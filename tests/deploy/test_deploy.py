@@ -274,8 +274,11 @@ def test_dashboard_and_alerts_name_real_metrics() -> None:
     assert names
     # the matchmaker's and the replay server's panels
     assert {"arena_matchmaker_tables_formed_total", "arena_replay_spectators"} <= names
+    # the shared streams' lag and pending counts (services/eventlog/trim.py)
+    assert {"arena_stream_group_oldest_unacked_seconds", "arena_stream_group_missing"} <= names
     documented = set(re.findall(r"\barena_[a-z_]+", (DEPLOY / "README.md").read_text()))
     assert {"arena_matchmaker_queue_depth", "arena_replay_http_requests"} <= documented
+    assert {"arena_stream_group_lag", "arena_stream_group_pending"} <= documented
     names |= documented
     for m in names:
         base = re.sub(r"_(total|bucket|sum|count)$", "", m)
@@ -295,7 +298,13 @@ def promtool() -> str:
 
 
 def test_alert_rules_pass_promtool(promtool: str) -> None:
-    for args in (["check", "rules", "alerts.yml"], ["check", "config", "prometheus.yml"]):
+    """Rules and config check, and the rules' unit tests (alerts_test.yml: the shared streams'
+    alerts fire when a group stops acking or is missing, or a stream grows, and not otherwise)."""
+    for args in (
+        ["check", "rules", "alerts.yml"],
+        ["check", "config", "prometheus.yml"],
+        ["test", "rules", "alerts_test.yml"],
+    ):
         out = subprocess.run(
             [promtool, *args], cwd=DEPLOY / "prometheus", capture_output=True, text=True, timeout=60
         )
