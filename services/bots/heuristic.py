@@ -12,6 +12,7 @@ view cannot be turned back into a state (hidden hands and the draw pile are unkn
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from ..rules.api import Answer, Decision, View, rng
@@ -32,6 +33,10 @@ HANDLERS: dict[str, Handler] = {
     "targets": play.choose_targets,
 }
 MAX_PLAYS = 60  # play-phase decisions per phase before the policy just ends the phase
+FALLBACKS: Counter[str] = Counter()
+"""Answers replaced by the safe default in this process, by reason: ``error`` (the policy raised),
+``budget`` (it took longer than its budget), ``illegal`` (it picked an illegal answer). The bot
+worker exports these as ``arena_bot_policy_fallbacks_total``."""
 
 
 def legal(d: Decision, picks: list[str]) -> bool:
@@ -53,7 +58,10 @@ def safe_default(d: Decision) -> list[str]:
 
 
 class HeuristicPolicy:
-    """Seeded, view-only heuristic. ``budget_ms``: past it, the answer is the safe default."""
+    """Seeded, view-only heuristic. ``budget_ms``: an answer that took longer is replaced by the
+    safe default (a stalled policy must not be rewarded with a considered answer it was too slow
+    to give), counted in ``overruns`` and :data:`FALLBACKS`; an exception inside the policy
+    likewise falls back (``errors``), unless ``strict`` (tests) re-raises it."""
 
     name = "heuristic"
 
@@ -72,6 +80,7 @@ class HeuristicPolicy:
         self.strict = strict  # raise on a bug instead of falling back (tests)
         self.plays = 0
         self.overruns = 0
+        self.errors = 0
 
     def observe(self, e: ev.Event) -> None:
         """Fold one event as redacted for this seat."""
@@ -96,13 +105,18 @@ class HeuristicPolicy:
             except Exception:
                 if self.strict:
                     raise
+                self.errors += 1
+                FALLBACKS["error"] += 1
                 picks = safe_default(d)
         if not legal(d, picks):
             if self.strict:
                 raise AssertionError(f"illegal picks {picks} for {d}")
+            FALLBACKS["illegal"] += 1
             picks = safe_default(d)
         if (time.perf_counter() - t0) * 1000 > self.budget_ms:
             self.overruns += 1
+            FALLBACKS["budget"] += 1
+            picks = safe_default(d)
         return Answer(decision=d.id, seat=d.seat, picks=picks)
 
     def _decide(self, d: Decision, view: View) -> list[str]:

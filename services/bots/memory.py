@@ -24,7 +24,7 @@ class Memory:
         self.cls: dict[str, str] = {}
         self.rivals = False  # a game without roles (seed 003's 1v1): every other seat is an enemy
         self.seen_roles: dict[int, str] = {}
-        self.belief: Belief | None = None
+        self.belief: Belief | None = None  # reweighted by others' acts only (see _act)
         self.true_roles = true_roles  # the oracle's privilege; None for honest policies
         self.trick: tuple[int, str, list[int]] = (-1, "", [])  # user, name, targets
         self.wuxie = 0  # 无懈可击 used in the current window
@@ -50,17 +50,17 @@ class Memory:
             self.wuxie = 0
             self.last_damage = (e.source, e.target)
             if self.belief and e.card == "" and e.source >= 0:
-                self.belief.act(e.source, e.target, True, 0.5)
+                self._act(e.source, e.target, True, 0.5)
         elif isinstance(e, ev.SkillInvoked):
             self.wuxie = 0
             if self.belief and e.skill in HEALS:
                 for t in e.targets:
-                    self.belief.act(e.seat, t, False)
+                    self._act(e.seat, t, False)
             elif self.belief and e.skill in ("反间", "离间") and e.targets:
-                self.belief.act(e.seat, e.targets[-1], True, 0.7)
+                self._act(e.seat, e.targets[-1], True, 0.7)
         elif isinstance(e, ev.TargetChanged):
             if self.belief:
-                self.belief.act(e.old, e.new, True, 0.7)
+                self._act(e.old, e.new, True, 0.7)
         elif isinstance(e, ev.Died):
             if self.belief:
                 self.belief.reveal(e.seat, e.role)
@@ -139,7 +139,7 @@ class Memory:
             if self.belief and self.wuxie % 2 == 1 and e.targets:
                 user, name, _ = self.trick
                 if name in HARMFUL_TRICKS and user != e.targets[0]:
-                    self.belief.act(e.user, e.targets[0], False, 0.6)
+                    self._act(e.user, e.targets[0], False, 0.6)
             return
         self.wuxie = 0
         if e.name in ("杀", "火杀", "雷杀"):
@@ -153,12 +153,19 @@ class Memory:
             return
         if e.name in HOSTILE_CARDS:
             for t in e.targets:
-                self.belief.act(e.user, t, True)
+                self._act(e.user, t, True)
         elif e.name == "借刀杀人" and e.targets:
-            self.belief.act(e.user, e.targets[0], True, 0.4)
+            self._act(e.user, e.targets[0], True, 0.4)
         elif e.name == "桃":
             for t in e.targets:
-                self.belief.act(e.user, t, False, 1.5)
+                self._act(e.user, t, False, 1.5)
+
+    def _act(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
+        """Evidence from an act of ``actor`` towards ``target`` — never from my own acts: a blind
+        first attack of mine says nothing about my target, and counting it would make the guess
+        that chose the target its own proof."""
+        if self.belief is not None and actor != self.seat:
+            self.belief.act(actor, target, hostile, strength)
 
     def card(self, cid: int) -> CardDef:
         """The printed face of card ``cid``."""

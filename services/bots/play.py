@@ -39,8 +39,23 @@ def strip_value(r: Reading, t: int, reach: int = 99) -> float:
 
 
 def aoe_value(r: Reading, need: str) -> float:
-    """南蛮入侵 (need 杀) / 万箭齐发 (need 闪) over everyone else."""
+    """南蛮入侵 (need 杀) / 万箭齐发 (need 闪) over everyone else; nothing while it could kill a
+    seat I want alive (a likely friend at 1 HP, the lord my side needs)."""
+    if any(r.seats[t].hp <= 1 and r.wants_alive(t) for t in r.alive if t != r.me):
+        return 0.0
     return sum(r.harm_value(t) * (1 - r.expected(t, need)) for t in r.alive if t != r.me)
+
+
+def lightning_value(r: Reading) -> float:
+    """闪电 travels round the table striking someone for 3 sooner or later: worth placing when the
+    others are mostly enemies and none is in it already."""
+    if any(r.mem.name(j) == "闪电" for t in r.alive for j in r.seats[t].judge):
+        return 0.0
+    others = [t for t in r.alive if t != r.me]
+    if not others:
+        return 0.0
+    mean = sum(-r.friend[t] for t in others) / len(others)
+    return mean - 0.25 * (r.seats[r.me].hp <= 3)
 
 
 def _best(r: Reading, seats: list[int], score: dict[int, float]) -> tuple[int, float]:
@@ -106,7 +121,10 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
         return 2.0 + v if v > 0.5 and me.hand_count >= 4 else 0.0
     if n == "走马换将":  # seed 003: bench my hurt general (it keeps its HP) and draw 1
         return 6.0 if me.hp <= 2 < me.max_hp else 0.0
-    return 0.0  # 闪电, 铁索连环 (recast instead), anything unknown
+    if n == "闪电":
+        v = lightning_value(r)
+        return 2.0 + v if v > 0.15 else 0.0
+    return 0.0  # 铁索连环 (recast instead), anything unknown
 
 
 def low_cards(r: Reading, below: float = 4.5) -> list[int]:
@@ -120,6 +138,11 @@ def skill_score(r: Reading, name: str, opts: set[str]) -> float:
     sk = SKILLS.get(name)
     converts = getattr(sk, "converts", "") if sk else ""
     cheap = low_cards(r, 5.5)
+    if std_skill(name) == "丈八蛇矛":  # two hand cards for one 杀: not while a real 杀 is held
+        if any(n in SLASHES for n in r.hand_names()) or len(cheap) < 2:
+            return 0.0
+        proxy = next((c for c in r.mem.cards if c.name == "杀"), None)
+        return card_score(r, proxy, opts) - 1.5 if proxy else 0.0
     if converts:
         if not cheap and r.seats[r.me].hand_count <= r.seats[r.me].hp:
             return 0.0

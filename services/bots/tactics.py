@@ -3,7 +3,7 @@ card, discards, skill costs and the draft."""
 
 from __future__ import annotations
 
-from ..rules.api import RULESETS, Decision
+from ..rules.api import RULESETS, SKILLS, Decision
 from .cardinfo import ARMOR_VALUE, HARMFUL_TRICKS, SLASHES, equip_value, keep_value, std_skill
 from .play import BAD_JUDGE
 from .threat import Reading
@@ -58,10 +58,14 @@ def respond(r: Reading, d: Decision) -> list[str]:
     need, reason = d.info.get("need"), str(d.info.get("reason", ""))
     src, tgt = int(d.info.get("source", -1)), int(d.info.get("target", -1))
     skills = [o for o in d.options if o.startswith("skill:")]
+    free = [o for o in skills if not _costs_cards(o[6:])]
+    costly = [o for o in skills if _costs_cards(o[6:])]
     cards = ranked_hand(r, [int(o[5:]) for o in d.options if o.startswith("card:")])
-    first = skills + [f"card:{c}" for c in cards]
+    # a free skill (八卦阵's judgement, 护驾) first, then a real card, then a conversion that
+    # spends cards (丈八蛇矛 spends two for one 杀)
+    first = free + [f"card:{c}" for c in cards] + costly
     if need == "桃":
-        return first[:1] if tgt == r.me or r.friend[tgt] > 0.25 else []
+        return first[:1] if tgt == r.me or r.wants_alive(tgt) else []
     if need == "无懈可击":
         return first[:1] if _nullify(r, reason, tgt) else []
     if need == "闪":
@@ -71,12 +75,17 @@ def respond(r: Reading, d: Decision) -> list[str]:
     if need == "杀":
         if reason == "决斗" and r.friend[src] > 0.3 and r.seats[r.me].hp > 2:
             return []
-        if reason == "借刀杀人":
-            return first[:1] if r.harm_value(tgt) > -0.2 or r.friend[src] < -0.3 else []
+        if reason == "借刀杀人":  # refusing costs my weapon; obeying may kill a friend
+            return first[:1] if r.harm_value(tgt) > 0.1 and not r.ally_lord(tgt) else []
         if reason == "青龙偃月刀":
             return first[:1] if r.harm_value(tgt) > 0.2 else []
         return first[:1]
     return first[:1]
+
+
+def _costs_cards(skill: str) -> bool:
+    """Whether answering with ``skill`` spends my cards (a conversion, 丈八蛇矛)."""
+    return skill == "丈八蛇矛" or bool(getattr(SKILLS.get(skill), "converts", ""))
 
 
 def _nullify(r: Reading, reason: str, target: int) -> bool:
@@ -91,7 +100,7 @@ def _nullify(r: Reading, reason: str, target: int) -> bool:
     if r.mem.wuxie % 2 == 0:  # the trick is about to take effect on the target
         if harmful:
             if reason in AOE:
-                return r.friend[target] > 0.5 and (s.hp <= 1 or target == r.me and s.hp <= 2)
+                return r.wants_alive(target) and (s.hp <= 1 or target == r.me and s.hp <= 2)
             if reason == "闪电":
                 return target == r.me
             return r.friend[target] > 0.5

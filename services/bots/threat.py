@@ -9,6 +9,13 @@ from .memory import Memory
 
 PUNISHERS = frozenset(("刚烈", "反馈", "遗计", "奸雄", "好色", "枭姬"))
 DODGE_SKILLS = {"龙胆": 0.2, "优伶": 0.2, "倾国": 0.45}
+TEAM = {
+    "lord": ("loyalist",),
+    "loyalist": ("lord", "loyalist"),
+    "rebel": ("rebel",),
+    "third": ("third",),
+}  # the classes that win with mine (a renegade wins alone)
+KILL_CAUTION = 4.0  # a killing blow: minus this times P(the victim is my teammate)
 
 
 def _relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
@@ -69,6 +76,11 @@ class Reading:
                 else sum(p * self.rel.get(r, 0.0) for r, p in marg[s.seat].items())
                 for s in view.seats
             ]
+        mates = TEAM.get(mem.klass, ())
+        self.mate = [
+            0.0 if s.seat == me else sum(marg[s.seat].get(c, 0.0) for c in mates)
+            for s in view.seats
+        ]  # P(seat is on my team)
         rs = RULESETS.get(mem.ruleset)
         self.measures = rs.measures_distance if rs is not None else True
         cards = mem.cards
@@ -99,6 +111,17 @@ class Reading:
         """The most likely role of ``seat``."""
         m = self.marg[seat]
         return max(m, key=lambda r: m[r]) if m else ""
+
+    def ally_lord(self, t: int) -> bool:
+        """Whether ``t`` is likely the lord and my side needs it alive: a loyalist's always, a
+        renegade's while the rebels are strong."""
+        if self.mem.klass not in ("loyalist", "renegade") or self.marg[t].get("lord", 0.0) < 0.3:
+            return False
+        return self.mem.klass == "loyalist" or self.rel.get("lord", 0.0) > 0
+
+    def wants_alive(self, t: int) -> bool:
+        """A seat I would rather keep alive: a likely friend, or the lord my side needs."""
+        return t == self.me or self.friend[t] > 0.1 or self.ally_lord(t)
 
     def is_enemy(self, seat: int, margin: float = 0.2) -> bool:
         """Whether I would like ``seat`` to suffer."""
@@ -155,7 +178,10 @@ class Reading:
         w = 1.0 + (1.2 if s.hp <= amount else 0.0) + 0.15 * max(s.max_hp - s.hp, 0)
         if any(k in PUNISHERS for k in self.mem.skills.get(t, ())):
             w *= 0.75
-        return -self.friend[t] * w
+        v = -self.friend[t] * w
+        if s.hp <= amount:  # a kill cannot be taken back: only when I am sure it is no teammate
+            v -= KILL_CAUTION * self.mate[t] + (2.0 if self.ally_lord(t) else 0.0)
+        return v
 
     def expected(self, t: int, need: str) -> float:
         """P(``t`` holds at least one ``need`` card), from its hand count."""

@@ -34,6 +34,7 @@ from ..eventlog.streams import GroupConsumer, Message
 from ..observability import mean_ms, serve
 from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
+from .heuristic import FALLBACKS
 from .seats import SERVABLE, Minds
 
 GROUP = DECISIONS.groups[0]
@@ -53,6 +54,21 @@ class Metrics:
         self.latency = Histogram(
             "arena_bot_answer_seconds", "message received to acked", registry=self.registry
         )
+        self.fallbacks = Counter(
+            "arena_bot_policy_fallbacks",
+            "answers replaced by the safe default (policy error, over budget, illegal pick)",
+            ["reason"],
+            registry=self.registry,
+        )
+        self._fallbacks_seen: dict[str, int] = {}
+
+    def sync_fallbacks(self) -> None:
+        """Carry the policies' fallback counts (heuristic.FALLBACKS) into the metric."""
+        for reason, n in FALLBACKS.items():
+            seen = self._fallbacks_seen.get(reason, 0)
+            if n > seen:
+                self.fallbacks.labels(reason=reason).inc(n - seen)
+                self._fallbacks_seen[reason] = n
 
 
 def _decision(msg: Message) -> BotDecision:
@@ -99,6 +115,7 @@ class BotWorker:
             self._count("retry")
             raise
         self._count(outcome)
+        self.metrics.sync_fallbacks()
         self.metrics.latency.observe(time.perf_counter() - start)
 
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:

@@ -1,0 +1,180 @@
+"""Blunder detectors: play seeded games and count, with the true roles, the self-defeating acts a
+policy should never make. A measuring instrument for tests and `arena selfplay --audit`: it reads
+the whole game (it judges the policies, it does not play), the policies still see only their seat.
+
+Counted per game set (``Audit.counts``):
+
+- ``teammate_kills``: a seat killed by a true teammate (the lord's side, the rebels, a third camp;
+  a renegade has no teammate);
+- ``lord_killed_by_own_side``: a loyalist or renegade killed the lord while a rebel lived;
+- ``jiedao_obeyed_vs_friend``: 借刀杀人 obeyed against a seat the obeying bot believed a friend
+  (its own ``friend`` score > 0.2); ``jiedao_obeyed_vs_teammate``: against a true teammate;
+- ``hostile_on_teammate`` / ``hostile_targetings``: targets picked for a hostile card that are true
+  teammates, of all such picks;
+- ``aoe_with_teammate_low``: 南蛮入侵/万箭齐发 used while a true teammate (or, for a loyalist or
+  renegade with rebels alive, the lord) was alive at 1 HP;
+- ``spear_with_slash``: 丈八蛇矛 chosen while a real 杀 was in hand;
+- ``dying_teammate_unsaved``: a 桃 demanded for a dying true teammate, a 桃 in hand, declined;
+- ``lightning_played``: 闪电 used.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..rules import api
+from ..rules.api import Answer, Decision, Game
+from ..rules.api import events as ev
+from .cardinfo import HOSTILE_CARDS, SLASHES
+from .heuristic import HeuristicPolicy
+from .selfplay import Table, camp_rotation, role_classes
+from .threat import Reading
+
+AOE = ("南蛮入侵", "万箭齐发")
+KEYS = (
+    "games",
+    "teammate_kills",
+    "lord_killed_by_own_side",
+    "jiedao_obeyed",
+    "jiedao_obeyed_vs_friend",
+    "jiedao_obeyed_vs_teammate",
+    "hostile_targetings",
+    "hostile_on_teammate",
+    "aoe_with_teammate_low",
+    "spear_with_slash",
+    "dying_teammate_unsaved",
+    "lightning_played",
+)
+
+
+class Audit:
+    """Counts blunders over the games it watches (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter({k: 0 for k in KEYS})
+        self.examples: dict[str, list[tuple[int, int]]] = {}  # kind -> (game seed, decision id)
+
+    def _hit(self, kind: str, g: Game, d: int) -> None:
+        self.counts[kind] += 1
+        self.examples.setdefault(kind, []).append((g.seed, d))
+
+    def camp(self, g: Game, seat: int, cls: dict[str, str]) -> str:
+        """``seat``'s team: lord's side, rebels, a third camp; a renegade is its own team."""
+        c = cls.get(g.players[seat].role, "renegade")
+        if c in ("lord", "loyalist"):
+            return "lord"
+        return f"renegade{seat}" if c == "renegade" else c
+
+    def before(self, g: Game, d: Decision, a: Answer, t: Table, cls: dict[str, str]) -> None:
+        """Judge answer ``a`` to ``d`` against the true state before it is submitted."""
+        if not a.picks:
+            if d.kind == "respond":
+                self._unsaved(g, d, cls)
+            return
+        me = g.players[d.seat]
+        mine = self.camp(g, d.seat, cls)
+
+        def mate(s: int) -> bool:
+            return 0 <= s < len(g.players) and s != d.seat and self.camp(g, s, cls) == mine
+
+        names = [g.cards[c].name for c in me.hand]
+        if (
+            d.kind == "respond"
+            and d.info.get("reason") == "借刀杀人"
+            and d.info.get("need") == "杀"
+        ):
+            tgt = int(d.info.get("target", -1))
+            self.counts["jiedao_obeyed"] += 1
+            p = t.policies[d.seat]
+            if isinstance(p, HeuristicPolicy) and p.mem.belief is not None:
+                r = Reading(p.mem, t.views[d.seat], d.seat)
+                if 0 <= tgt < len(r.friend) and r.friend[tgt] > 0.2:
+                    self._hit("jiedao_obeyed_vs_friend", g, d.id)
+            if mate(tgt):
+                self._hit("jiedao_obeyed_vs_teammate", g, d.id)
+        if any(p == "skill:丈八蛇矛" for p in a.picks) and any(n in SLASHES for n in names):
+            self._hit("spear_with_slash", g, d.id)
+        if d.kind == "targets" and str(d.info.get("card", "")) in HOSTILE_CARDS:
+            for p in a.picks:
+                self.counts["hostile_targetings"] += 1
+                if p.startswith("seat:") and mate(int(p[5:])):
+                    self._hit("hostile_on_teammate", g, d.id)
+        if d.kind == "play" and a.picks[0].startswith("card:"):
+            name = g.cards[int(a.picks[0][5:])].name
+            if name == "闪电":
+                self.counts["lightning_played"] += 1
+            if name in AOE and self._low_friend(g, d.seat, cls, mate):
+                self._hit("aoe_with_teammate_low", g, d.id)
+
+    def _low_friend(self, g: Game, seat: int, cls: dict[str, str], mate: Any) -> bool:
+        rebels = any(p.alive and cls.get(p.role) == "rebel" for p in g.players if p.seat != seat)
+        mine = cls.get(g.players[seat].role, "renegade")
+        for p in g.players:
+            if not p.alive or p.hp > 1 or p.seat == seat:
+                continue
+            if mate(p.seat):
+                return True
+            if p.role == "lord" and rebels and mine in ("loyalist", "renegade"):
+                return True
+        return False
+
+    def _unsaved(self, g: Game, d: Decision, cls: dict[str, str]) -> None:
+        if d.info.get("need") != "桃" or not any(o.startswith("card:") for o in d.options):
+            return
+        tgt = int(d.info.get("target", -1))
+        if tgt == d.seat or not 0 <= tgt < len(g.players):
+            return
+        if self.camp(g, tgt, cls) == self.camp(g, d.seat, cls):
+            self._hit("dying_teammate_unsaved", g, d.id)
+
+    def after(self, g: Game, events: list[api.Event], cls: dict[str, str], alive: set[int]) -> None:
+        """Deaths among ``events`` (``alive``: who lived before them)."""
+        for e in events:
+            if not isinstance(e, ev.Died) or e.killer < 0 or e.killer == e.seat:
+                continue
+            if self.camp(g, e.killer, cls) == self.camp(g, e.seat, cls):
+                self._hit("teammate_kills", g, 0)
+            killer = cls.get(g.players[e.killer].role, "renegade")
+            rebels = any(
+                s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))
+            )
+            if g.players[e.seat].role == "lord" and killer in ("loyalist", "renegade") and rebels:
+                self._hit("lord_killed_by_own_side", g, 0)
+
+
+def audit_games(
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    policies: list[str] | None = None,
+    options: dict[str, Any] | None = None,
+    assign: str = "seat",
+) -> Audit:
+    """Play ``games`` seeded games (policies cycled over seats, or by camp) and audit them."""
+    names = policies or ["heuristic"]
+    au = Audit()
+    options = api.table_options(ruleset, players, options)
+    cls = role_classes(ruleset, players, options)
+    for i in range(games):
+        g = api.new_game(ruleset, players, seed + i, options)
+        roles = [p.role for p in g.players]
+        by_seat = (
+            camp_rotation(names, roles, i, cls)
+            if assign == "camp"
+            else [names[(s + i) % len(names)] for s in range(players)]
+        )
+        t = Table(g, by_seat, seed + i)
+        t.feed(api.advance(g))
+        au.counts["games"] += 1
+        while not g.over:
+            d = g.pending
+            assert d is not None
+            a = t.act(d)
+            au.before(g, d, a, t, cls)
+            alive = {p.seat for p in g.players if p.alive}
+            new = api.submit(g, a)
+            au.after(g, new, cls, alive)
+            t.feed(new)
+    return au
