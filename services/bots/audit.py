@@ -86,9 +86,9 @@ class Audit:
         ):
             tgt = int(d.info.get("target", -1))
             self.counts["jiedao_obeyed"] += 1
-            p = t.policies[d.seat]
-            if isinstance(p, HeuristicPolicy) and p.mem.belief is not None:
-                r = Reading(p.mem, t.views[d.seat], d.seat)
+            pol = t.policies[d.seat]
+            if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None:
+                r = Reading(pol.mem, t.views[d.seat], d.seat)
                 if 0 <= tgt < len(r.friend) and r.friend[tgt] > 0.2:
                     self._hit("jiedao_obeyed_vs_friend", g, d.id)
             if mate(tgt):
