@@ -1,11 +1,12 @@
 """Shared work streams with consumer groups: at-least-once delivery that survives dead workers.
 
 Written on redis-py directly because the recovery rules matter more than convenience here:
-groups are created from id `0` (FastStream creates them at `$`, losing whatever was published
-before the first worker started), a message is acked only after its handler returned, entries a
+groups are created from id `0` (what was published before the first worker started is read,
+by whichever worker comes), a message is acked only after its handler returned, entries a
 dead consumer left pending are taken over with XAUTOCLAIM once idle long enough, and a message
 that has been delivered `max_deliveries` times without success is parked in a dead-letter stream
-with the reason instead of being retried forever (or dropped, as FastStream does on an error).
+with the reason instead of being retried forever. FastStream cannot keep these rules (measured:
+services/eventlog/README.md, "Why not FastStream"), so it is not a dependency.
 `GroupConsumer.run` rides out a Redis outage (reconnect.py): it backs off and reads on, and
 re-creates its group if Redis came back without it.
 """
