@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..cliargs import bench_options, game_options, int_list, names, redis_options
 from .bench import bench_e2e
+from .supervise import Policy
 from .tournament import Spec, TournamentError, run_tournament
 from .up import UpConfig, run_up
 
@@ -106,6 +107,16 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="a throw-away redis-server instead of AOF under VAR/redis",
     )
+    p.add_argument(
+        "--restart-limit",
+        type=int,
+        default=D.restart.limit,
+        help="a service that dies is restarted (with backoff); one that dies this many times "
+        "within --restart-window-s is crash-looping and stops the platform",
+    )
+    p.add_argument(
+        "--restart-window-s", type=float, default=D.restart.window_s, help="see --restart-limit"
+    )
     p.add_argument("--json", action="store_true", help="print where things listen as JSON")
 
 
@@ -131,6 +142,7 @@ def up_command(a: argparse.Namespace) -> int:
         demo=a.demo,
         think_ms=a.think_ms,
         spectator_delay_ms=a.spectator_delay_ms,
+        restart=Policy(limit=max(1, a.restart_limit), window_s=a.restart_window_s),
     )
     return run_up(cfg, a.json)
 

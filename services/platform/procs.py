@@ -80,6 +80,25 @@ class Child:
     log_path: Path
     info: dict[str, object] = field(default_factory=dict)
     _ready: threading.Event = field(default_factory=threading.Event)
+    ready: Ready = json_ready
+    env: dict[str, str] = field(default_factory=dict)
+
+    def pin(self, flag: str, value: object) -> None:
+        """Start again with ``flag value`` (the port it bound when asked for any free one:
+        a restarted engine must listen where its peers and up.json say it does)."""
+        if flag in self.argv:
+            self.argv[self.argv.index(flag) + 1] = str(value)
+
+    def last_words(self, limit: int = 200) -> str:
+        """The last non-empty line of its log (why it exited, usually)."""
+        try:
+            with self.log_path.open("rb") as f:
+                f.seek(max(0, f.seek(0, 2) - 4096))
+                lines = f.read().decode("utf-8", "replace").splitlines()
+        except OSError:
+            return ""
+        last = next((x.strip() for x in reversed(lines) if x.strip()), "")
+        return last if len(last) <= limit else last[: limit - 1] + "…"
 
     @property
     def pid(self) -> int:
@@ -101,6 +120,8 @@ def _pump(child: Child, ready: Ready, out: IO[str], log: IO[str]) -> None:
         log.write(line)
         log.flush()
     child._ready.set()  # end of output: wake the waiter (it then sees the exit)
+    with contextlib.suppress(OSError):
+        log.close()  # a child restarted many times must not keep a file open per run
 
 
 class Supervisor:
@@ -120,26 +141,35 @@ class Supervisor:
         env: dict[str, str] | None = None,
     ) -> Child:
         """Start ``argv`` (an `arena` sub-command line, without "arena") in its own group."""
+        child = self._spawn(name, [sys.executable, "-m", "services.cli", *argv], ready, env or {})
+        self.children.append(child)
+        return child
+
+    def respawn(self, child: Child) -> Child:
+        """Start ``child``'s command again (after it exited); it takes the old one's place."""
+        new = self._spawn(child.name, child.argv, child.ready, child.env)
+        self.children[self.children.index(child)] = new
+        return new
+
+    def _spawn(self, name: str, full: list[str], ready: Ready, env: dict[str, str]) -> Child:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log_path = self.log_dir / f"{name}.log"
         log = log_path.open("a", encoding="utf-8")
         self._logs.append(log)
-        full = [sys.executable, "-m", "services.cli", *argv]
         proc = subprocess.Popen(
-            full,
+            list(full),
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
-            env={**self.env, **(env or {}), "PYTHONUNBUFFERED": "1"},
+            env={**self.env, **env, "PYTHONUNBUFFERED": "1"},
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-        child = Child(name, full, proc, log_path)
+        child = Child(name, list(full), proc, log_path, ready=ready, env=env)
         assert proc.stdout is not None
         threading.Thread(
             target=_pump, args=(child, ready, proc.stdout, log), daemon=True, name=f"pump-{name}"
         ).start()
-        self.children.append(child)
         return child
 
     def wait_ready(self, child: Child, timeout: float = 30.0) -> dict[str, object]:

@@ -66,14 +66,37 @@ class PersistentRedis:
             "--logfile",
             "redis.log",
         ]
-        self.process = subprocess.Popen(
-            args,
+        self.args = args
+        self.process = self._launch()
+        self._wait_ready()
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            self.args,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
-        self._wait_ready()
+
+    def alive(self) -> bool:
+        """Whether the server process still runs."""
+        return self.process.poll() is None
+
+    def restart(self) -> None:
+        """Start the server again on the same port and folder (it reloads its AOF; clients
+        ride out the reload). Returns at once: a server that cannot start exits, and the
+        supervisor sees that as one more crash."""
+        self.process = self._launch()
+
+    def last_words(self) -> str:
+        """The last line of the server's log."""
+        log = self.data_dir / "redis.log"
+        try:
+            lines = log.read_text(errors="replace").splitlines()[-20:]
+        except OSError:
+            return ""
+        return next((x.strip() for x in reversed(lines) if x.strip()), "")
 
     def _wait_ready(self, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout

@@ -24,6 +24,7 @@ from ..contracts.tokens import new_secret
 from ..ports import PortBusy, check_free
 from .procs import Supervisor, replay_ready
 from .redis_proc import PersistentRedis, ping
+from .supervise import CrashLoop, Policy, Restarter
 
 STATE_FILE = "up.json"
 
@@ -52,6 +53,7 @@ class UpConfig:
     replay: bool = True
     demo: int = 0  # bot games kept running
     think_ms: int = 0  # each bot's pause before it answers (arena up: a watchable pace)
+    restart: Policy = field(default_factory=Policy)  # restart with backoff; crash loop: stop
     # spectators are held this far behind the live game on every channel: the engines'
     # GameService and the replay server (web viewer, play API, ReplayService) alike
     spectator_delay_ms: int = 0
@@ -99,6 +101,7 @@ class Platform:
         self.secret = {"ARENA_SECRET": run_secret()}
         env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
         self.sup = Supervisor(cfg.var_dir / "logs", env)
+        self.restarter: Restarter | None = None
 
     def _redis_url(self) -> tuple[str, bool]:
         url = self.cfg.redis_url or os.environ.get("REDIS_URL")
@@ -176,7 +179,9 @@ class Platform:
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
             engines.append(self.sup.start(f"engine-{i}", argv, env=self.secret))
         for c in engines:
-            run.engines.append(f"{cfg.host}:{self.sup.wait_ready(c)['port']}")
+            port = self.sup.wait_ready(c)["port"]
+            c.pin("--port", port)  # a restart listens where the others were told it does
+            run.engines.append(f"{cfg.host}:{port}")
         mm_address = None
         if cfg.matchmaker:
             argv = [
@@ -196,7 +201,9 @@ class Platform:
             mm = self.sup.start("matchmaker", argv, env=self.secret)
             info = self.sup.wait_ready(mm)  # the web server's play API needs its address
             mm_address = run.matchmaker = f"{cfg.host}:{info['port']}"
+            mm.pin("--port", info["port"])
             if "metrics_port" in info:  # the bound port: the flag may have said 0
+                mm.pin("--metrics-port", info["metrics_port"])
                 run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
         if cfg.replay:
             argv = [
@@ -243,6 +250,9 @@ class Platform:
         if cfg.replay:
             info = self.sup.wait_ready(rp)
             run.viewer_url = str(info["url"])
+            rp.pin("--http-port", run.viewer_url.rstrip("/").rsplit(":", 1)[1])
+            if "metrics_port" in info:
+                rp.pin("--metrics-port", info["metrics_port"])
             if cfg.replay_grpc_port:
                 run.replay_grpc = f"{cfg.host}:{cfg.replay_grpc_port}"
             if "metrics_port" in info:
@@ -252,6 +262,13 @@ class Platform:
     def dead(self) -> list[str]:
         """Names of services that exited on their own."""
         return [c.name for c in self.sup.dead()]
+
+    def keep_alive(self) -> list[str]:
+        """Restart the services (and the Redis this started) that died, with backoff; the
+        lines that say so. CrashLoop (supervise.py) when one keeps dying."""
+        if self.restarter is None:
+            self.restarter = Restarter(self.sup, self.redis, self.cfg.restart)
+        return self.restarter.check()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop every service (SIGTERM, wait, SIGKILL), then the Redis this started."""
@@ -370,16 +387,19 @@ async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
     status = 0
     while not stop.is_set():
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), 1.0)
-        dead = platform.dead()
-        if dead:
+            await asyncio.wait_for(stop.wait(), 0.5)
+        try:
+            said = platform.keep_alive()
+        except CrashLoop as exc:
             print(
-                f"arena up: {', '.join(dead)} exited; stopping (logs in {cfg.var_dir / 'logs'})",
+                f"arena up: {exc}; stopping (logs in {cfg.var_dir / 'logs'})",
                 file=sys.stderr,
                 flush=True,
             )
             status = 1
             break
+        for line in said:
+            print(f"arena up: {line}", file=sys.stderr, flush=True)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,122 @@
+"""What `arena up` does when one of its children dies: restart it, with backoff, and give up
+only when it crash-loops.
+
+Every service of the platform holds no state a restart loses (a game is its log in Redis, a
+worker's cache is a copy; consumer groups hand a dead worker's messages to the others), and
+every loop in them rides out a Redis restart, so a dead child (an engine, a bot worker, the
+matchmaker, the replay server, the Redis `arena up` started) is simply started again: at once
+the first time, then after 0.5 s, 1 s, 2 s … (up to ``cap_s``, with jitter), and the line that
+says so names the child, how it exited and the last line of its log. A child that exits
+``limit`` times within ``window_s`` seconds is crash-looping (a bad flag, a port taken, a
+broken install): the platform then stops and says which child and why.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+from .procs import Child, Supervisor
+from .redis_proc import PersistentRedis
+
+
+@dataclass
+class Policy:
+    """When to restart, and when to give up."""
+
+    limit: int = 5  # exits within window_s that mean "crash-looping"
+    window_s: float = 60.0
+    base_s: float = 0.5  # delay before the 2nd restart in a row; doubled each time after
+    cap_s: float = 10.0
+
+
+@dataclass
+class _History:
+    exits: deque[float] = field(default_factory=deque)
+    restart_at: float | None = None
+
+
+class CrashLoop(Exception):
+    """A child exited too often too fast: the platform stops (the message says which, why)."""
+
+
+def how(code: int | None) -> str:
+    """An exit status in words: "exit code 1", "killed by SIGKILL"."""
+    if code is None:
+        return "still running"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class Restarter:
+    """Checks the children (and the started Redis) and restarts the dead ones; `check` is
+    called about every half second by `arena up`'s loop and returns the lines to print."""
+
+    def __init__(
+        self,
+        sup: Supervisor,
+        redis: PersistentRedis | None,
+        policy: Policy | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.sup, self.redis = sup, redis
+        self.policy = policy or Policy()
+        self.rng = rng or random.Random()
+        self.history: dict[str, _History] = {}
+        self.restarts = 0
+
+    def check(self, now: float | None = None) -> list[str]:
+        """Restart what is due; the lines that say what happened. CrashLoop to give up."""
+        now = time.monotonic() if now is None else now
+        lines: list[str] = []
+        if self.redis is not None:
+            r = self.redis
+            if not r.alive():
+                lines += self._dead("redis", how(r.process.returncode), r.last_words(), now, r)
+        for child in list(self.sup.children):
+            if not child.alive():
+                lines += self._dead(
+                    child.name, how(child.proc.poll()), child.last_words(), now, child
+                )
+        return lines
+
+    def _dead(
+        self, name: str, exit: str, why: str, now: float, target: Child | PersistentRedis
+    ) -> list[str]:
+        h = self.history.setdefault(name, _History())
+        if h.restart_at is None:  # newly found dead: count it, schedule the restart
+            h.exits.append(now)
+            while h.exits and now - h.exits[0] > self.policy.window_s:
+                h.exits.popleft()
+            said = f"; last log line: {why}" if why else ""
+            if len(h.exits) >= self.policy.limit:
+                raise CrashLoop(
+                    f"{name} crash-looped: {len(h.exits)} exits in "
+                    f"{self.policy.window_s:.0f} s, the last one {exit}{said}"
+                )
+            delay = self._delay(len(h.exits))
+            h.restart_at = now + delay
+            return [f"{name} exited ({exit}){said}; restarting in {delay:.1f} s"]
+        if now < h.restart_at:
+            return []
+        h.restart_at = None
+        self.restarts += 1
+        if isinstance(target, PersistentRedis):
+            target.restart()
+        else:
+            self.sup.respawn(target)
+        return [f"{name} restarted"]
+
+    def _delay(self, exits: int) -> float:
+        """0 for the first exit in the window, then base, 2 base, … up to cap, jittered."""
+        if exits <= 1:
+            return 0.0
+        top = min(self.policy.cap_s, self.policy.base_s * 2.0 ** (exits - 2))
+        return top / 2 + self.rng.uniform(0, top / 2)
