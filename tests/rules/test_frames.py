@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import msgspec
 
+import services.rules
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.core.state import Frame, frame_type
@@ -72,3 +74,17 @@ def test_every_stacked_frame_names_one_of_its_steps() -> None:
                 assert d is not None
                 api.submit(g, pol[d.seat].act(d))
     assert len(seen) > 30, sorted(seen)
+
+
+def test_timing_points_name_the_running_frame() -> None:
+    """``fire``'s ctx is ``g.top``: ``len(g.stack) - 1`` is the running frame only until a card
+    move in the same step pushes a ``hand_emptied``/``equip_lost`` trigger (#22 follow-up: 集智
+    was not offered for a last trick card with 连营 at the table)."""
+    root = Path(services.rules.__file__).parent
+    bad = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "len(g.stack) - 1" in line and "def " not in line
+    ]
+    assert not bad, f"ctx taken as len(g.stack) - 1 (use g.top): {bad}"

@@ -442,8 +442,13 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
         picks = answer(g)
         self.then(self.done)
         if picks:
+            self.then(self.burn)
             discard_from(g, self.user, cards_of(picks), reason="火攻")
-            damage(g, self.user, self.target, 1, "fire", card="火攻")
+
+    def burn(self, g: Game) -> None:
+        """The user paid, and what losing the card fired has run (连营, 枭姬): the fire damage."""
+        self.then(self.done)
+        damage(g, self.user, self.target, 1, "fire", card="火攻")
 
     def done(self, g: Game) -> None:
         pop(g)

@@ -44,13 +44,13 @@ class Damage(Frame, tag="damage"):
         if self.source >= 0 and not g.players[self.source].alive:
             self.source = -1
         if self.source >= 0:
-            fire(g, "damage_causing", len(g.stack) - 1, seats=[self.source])
+            fire(g, "damage_causing", g.top, seats=[self.source])
 
     def target_side(self, g: Game) -> None:
         """Target-side modifiers."""
         self.then(self.about_to_hit)
         if not self.prevented and g.players[self.target].alive:
-            fire(g, "damage_taking", len(g.stack) - 1, seats=[self.target])
+            fire(g, "damage_taking", g.top, seats=[self.target])
 
     def about_to_hit(self, g: Game) -> None:
         """The damage is about to reduce HP (狂骨/噬血 measure distance here, before a death)."""
@@ -59,7 +59,7 @@ class Damage(Frame, tag="damage"):
             pop(g, 0)
             return
         self.then(self.hit)
-        if self.source >= 0 and fire(g, "damage_hit", len(g.stack) - 1, seats=[self.source]):
+        if self.source >= 0 and fire(g, "damage_hit", g.top, seats=[self.source]):
             return
         self.hit(g)
 
@@ -95,13 +95,13 @@ class Damage(Frame, tag="damage"):
         """After the damage, source side."""
         self.then(self.suffered)
         if self.source >= 0 and g.players[self.source].alive:
-            fire(g, "damage_caused", len(g.stack) - 1, seats=[self.source])
+            fire(g, "damage_caused", g.top, seats=[self.source])
 
     def suffered(self, g: Game) -> None:
         """After the damage, target side."""
         self.then(self.chain_on)
         if g.players[self.target].alive and not self.target_replaced:
-            fire(g, "damaged", len(g.stack) - 1, seats=[self.target])
+            fire(g, "damaged", g.top, seats=[self.target])
 
     def after_hit(self) -> bool:
         """Whether HP has gone down and the "after damage" triggers are still to come."""
@@ -143,7 +143,7 @@ class DyingFrame(Frame, tag="dying"):
         self.then(self.rescue)
         emit(g, Dying(seat=self.seat, hp=g.players[self.seat].hp))
         self.order = order_from(g, g.current)
-        fire(g, "dying", len(g.stack) - 1, seats=[self.seat])
+        fire(g, "dying", g.top, seats=[self.seat])
 
     def rescue(self, g: Game) -> None:
         """Ask each seat in turn for 桃 while the dying seat is still below 1 HP."""
@@ -168,7 +168,7 @@ class DyingFrame(Frame, tag="dying"):
             fire(
                 g,
                 "peach_saving",
-                len(g.stack) - 1,
+                g.top,
                 data={"by": self.order[self.i], "seat": self.seat},
             )
             ruleset_of(g).peach_recover(g, self.order[self.i], self.seat, vc)
@@ -194,7 +194,7 @@ class Death(Frame, tag="death"):
             self.killer = -1
         emit(g, Died(seat=self.seat, killer=self.killer, role=p.role))
         ruleset_of(g).check_winner(g)
-        fire(g, "death", len(g.stack) - 1)
+        fire(g, "death", g.top)
 
     def discard_all(self, g: Game) -> None:
         self.then(self.rewards)

@@ -156,7 +156,7 @@ class DrawPhase(Frame, tag="draw_phase"):
 
     def start(self, g: Game) -> None:
         self.then(self.draw_cards)
-        fire(g, "draw_count", len(g.stack) - 1, seats=[self.seat])
+        fire(g, "draw_count", g.top, seats=[self.seat])
 
     def draw_cards(self, g: Game) -> None:
         draw(g, self.seat, self.n, reason="draw_phase")
@@ -200,10 +200,17 @@ class PlayPhase(Frame, tag="play_phase"):
         match parse(picks[0]):
             case CardPick(cid):
                 push(g, UseCard(user=self.seat, vc=physical(g, cid)))
-            case RecastPick(cid):
-                recast(g, self.seat, cid)
+            case RecastPick(cid):  # 重铸 (铁索连环): into the discard pile, then draw one
+                self.then(self.recast_discarded)
+                move(g, [cid], "hand", "discard", self.seat, reason="recast")
             case SkillPick(name):
                 SKILLS[name].activate(g, self.seat)
+
+    def recast_discarded(self, g: Game) -> None:
+        """The recast card is in the discard pile, and whatever losing it fired has run (连营
+        for a last hand card): draw one. Not a use."""
+        self.then(self.start)
+        draw(g, self.seat, 1, reason="recast")
 
 
 class DiscardPhase(Frame, tag="discard_phase"):
@@ -257,12 +264,6 @@ def end_turn_now(g: Game) -> None:
         move(g, list(g.processing), "processing", "discard", reason="turn_aborted")
     if g.stack:
         g.stack[-1].aborted = True
-
-
-def recast(g: Game, seat: int, cid: int) -> None:
-    """重铸 (a ``recastable`` card, 铁索连环): put it into the discard pile and draw one; not a use."""
-    move(g, [cid], "hand", "discard", seat, reason="recast")
-    draw(g, seat, 1, reason="recast")
 
 
 def play_options(g: Game, seat: int) -> list[str]:
