@@ -123,6 +123,40 @@ def test_illegal_answer_has_a_reason() -> None:
         api.submit(g, api.Answer(decision=d.id, seat=(d.seat + 1) % 4, picks=[]))
 
 
+def test_a_refusal_names_cards_as_the_ruleset_prints_them() -> None:
+    """红楼梦 prints 桃 as 药 (api.display_names): a refusal says 药, while standard keeps 桃;
+    a longer name holding a renamed one (桃园结义) is left whole."""
+    from services.rules.core.registry import ruleset_of
+    from services.rules.scenario.loader import load_text
+    from services.rules.scenario.table import build
+
+    assert api.display_names("honglou")["桃"] == "药"
+    for ruleset, peach in (("honglou", "药"), ("standard", "桃")):
+        g, _ = build(load_text(PEACH_AT_FULL_HP.format(ruleset=ruleset, peach=peach), "t.yaml"))
+        api.advance(g)
+        d = api.pending(g)
+        assert d is not None and d.kind == "play"
+        with pytest.raises(api.IllegalAnswer) as info:
+            api.submit(g, api.Answer(decision=d.id, seat=0, picks=["card:0"]))
+        assert f"a {peach} in the play phase" in info.value.reason, info.value.reason
+        assert ("桃" in info.value.reason) == (peach == "桃")
+        lord_skill = "主人技" if ruleset == "honglou" else "主公技"
+        printed = ruleset_of(g).printed(g, "桃园结义 and 桃 (主公技)")
+        assert printed == f"桃园结义 and {peach} ({lord_skill})"
+
+
+PEACH_AT_FULL_HP = """\
+name: t
+ruleset: {ruleset}
+seats:
+  - {{general: vanilla, role: lord, hand: [{peach} H3]}}
+  - {{general: vanilla, role: rebel}}
+  - {{general: vanilla, role: loyalist}}
+  - {{general: vanilla, role: renegade}}
+turn: {{seat: 0, phase: play}}
+"""
+
+
 def test_events_round_trip_through_encode_decode() -> None:
     """Every event of a game: decode(encode(e)) == e, with a known ``type`` tag."""
     g = api.new_game("standard", 7, 5)

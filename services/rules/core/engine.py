@@ -13,6 +13,7 @@ from typing import Any
 from . import rng
 from .events import Event, GameEnded
 from .keys import card_keys
+from .registry import ruleset_of
 from .state import Answer, Decision, Frame, Game
 
 
@@ -173,7 +174,7 @@ def submit(g: Game, a: Answer) -> list[Event]:
     try:
         validate(d, a)
     except IllegalAnswer as err:
-        raise IllegalAnswer(explain(g, d, a, err.reason)) from None
+        raise IllegalAnswer(ruleset_of(g).printed(g, explain(g, d, a, err.reason))) from None
     g.pending = None
     g.answer = list(a.picks)
     return advance(g)

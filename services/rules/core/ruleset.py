@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -11,6 +12,7 @@ from .damage import Death, recover
 from .engine import end_game, push
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
+from .use import specs_of
 from .zones import discard_areas, draw
 
 __all__ = [
@@ -129,6 +131,20 @@ class Ruleset(ABC):
     def display_name(self, name: str) -> str:
         """A card or role name as this ruleset prints it."""
         return name
+
+    def printed(self, g: Game, text: str) -> str:
+        """``text`` (a refusal) with the card and label names as this ruleset prints them
+        (红楼梦: 桃 -> 药, 主公技 -> 主人技). Whole names only: 桃园结义 stays itself. Role words
+        in English prose ("the lord") are left alone."""
+        if type(self).display_name is Ruleset.display_name:
+            return text
+        words = {c.name for c in g.cards} | set(specs_of(g)) | set(self.aliases.values())
+        rename = {w: p for w in words if not w.isascii() and (p := self.display_name(w)) != w}
+        if not rename:
+            return text
+        known = sorted((w for w in words if not w.isascii()), key=len, reverse=True)
+        pattern = re.compile("|".join(map(re.escape, known)))
+        return pattern.sub(lambda m: rename.get(m[0], m[0]), text)
 
     def prepare_table(self, g: Game) -> None:
         """A scenario's exact table has been built (seats, roles, piles): attach what the ruleset
