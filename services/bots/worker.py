@@ -158,9 +158,12 @@ class BotWorker:
         """
         # small reads: acting on one while the engine handles the last keeps both busy
         room = min(self.max_inflight - len(self.inflight), self.read_count)
-        # (not retry_own: with messages in flight our own pending list holds those too; the
-        # engine posts an unanswered decision again, and claims take over the rest)
-        msgs = await self.consumer.claim_stale(room) if claim else []
+        # our own pending list (after a restart under the same name) only with nothing in
+        # flight, or it would hold those too; else the engine posts an unanswered decision
+        # again, and claims take over the rest
+        msgs = [] if self.inflight else await self.consumer.retry_own(room)
+        if not msgs and claim:
+            msgs = await self.consumer.claim_stale(room)
         full = len(msgs) >= room
         if not msgs:
             msgs = await self.consumer.read_new(room, block_ms)

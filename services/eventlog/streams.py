@@ -111,8 +111,11 @@ class GroupConsumer:
         self.acks: TickBatcher[str, None] = TickBatcher(self._ack_batch)
 
     async def start(self) -> None:
-        """Make sure the group exists (idempotent)."""
+        """Make sure the group exists (idempotent). The first poll then reads this consumer's
+        own pending messages: a worker restarted under the same name resumes what it held
+        when it died at once, not after ``min_idle_ms``."""
         await ensure_group(self.client, self.stream, self.group)
+        self._own_pending = True
 
     async def read_new(self, count: int = 10, block_ms: int = 1000) -> list[Message]:
         """Messages never delivered to this group before (waits up to `block_ms`)."""
@@ -201,17 +204,26 @@ class GroupConsumer:
         await self.ack(msg)
 
     async def handle(self, msg: Message, handler: Handler) -> bool:
-        """Run `handler`; ack on success. On failure retry later, or dead-letter at the limit."""
+        """Run `handler`; ack on success. On failure retry later, or dead-letter at the limit.
+
+        A Redis outage (in the handler or the ack) is not the message's fault: it stays
+        pending with this consumer and is read again once Redis is back (handled again if only
+        the ack was lost: delivery is at least once)."""
         try:
-            await handler(msg)
-        except Exception as exc:
-            if is_outage(exc):  # not the message's fault: it stays ours, retried after it
-                self._own_pending = True
+            try:
+                await handler(msg)
+            except Exception as exc:
+                if is_outage(exc):
+                    raise
+                if msg.deliveries >= self.max_deliveries:
+                    await self.dead_letter(msg, f"{type(exc).__name__}: {exc}")
                 return False
-            if msg.deliveries >= self.max_deliveries:
-                await self.dead_letter(msg, f"{type(exc).__name__}: {exc}")
+            await self.ack(msg)
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            self._own_pending = True
             return False
-        await self.ack(msg)
         return True
 
     async def poll(self, handler: Handler, count: int = 10, block_ms: int = 1000) -> int:

@@ -18,6 +18,7 @@ import json
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -27,12 +28,14 @@ import msgspec
 
 from ..bots.selfplay import camp_rotation, rotation
 from ..contracts.streams import Seat
+from ..eventlog.reconnect import OUTAGE, Outage, is_outage, until_reachable
 from ..eventlog.records import reveal_matches
 from ..eventlog.redis_client import connect
 from ..rules import api
 from .matches import BOT, Finished, Games, bot_match
 from .standings import Played, standings, table
-from .up import Platform, Running, UpConfig, find_running
+from .supervise import CrashLoop
+from .up import STATE_FILE, Platform, Running, UpConfig, find_running
 
 SERVABLE = ("heuristic", "random")
 STALL_S = 60.0  # no game finished this long: publish the games in flight again
@@ -101,6 +104,10 @@ def read_journal(path: Path) -> dict[int, Played]:
     return out
 
 
+def _say(line: str) -> None:
+    print(f"arena tournament: {line}", file=sys.stderr, flush=True)
+
+
 class _Interrupted(Exception):
     """SIGTERM."""
 
@@ -128,14 +135,24 @@ def run_tournament(
         if todo:
             run = None if cfg.redis_url else find_running(cfg.var_dir)
             if run is None:
+                redis = cfg.redis_url or "a throw-away redis-server"
+                info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
+                _say(
+                    f"starting a platform for this run: {cfg.engines} engine and {cfg.bots} "
+                    f"bot workers on {redis} (no `arena up` in {cfg.var_dir / STATE_FILE})"
+                )
                 platform = Platform(cfg)
                 run = platform.start()
-                info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
             else:
                 info["platform"] = f"arena up (pid {run.pid}, {len(run.engines)} engines)"
+                _say(
+                    f"using the running arena up (pid {run.pid}, {len(run.engines)} engines, "
+                    f"{run.redis_url}) of {cfg.var_dir / STATE_FILE}"
+                )
             n = concurrency or GAMES_PER_ENGINE * max(1, len(run.engines))
             t0 = time.perf_counter()
-            played = asyncio.run(_play(spec, run, todo, done, journal, n, as_json))
+            keep = platform.keep_alive if platform is not None else None
+            played = asyncio.run(_play(spec, run, todo, done, journal, n, as_json, keep))
             seconds = time.perf_counter() - t0
     except (KeyboardInterrupt, _Interrupted):
         print(
@@ -144,7 +161,7 @@ def run_tournament(
             file=sys.stderr,
         )
         return 130
-    except RuntimeError as exc:
+    except (RuntimeError, CrashLoop) as exc:
         raise TournamentError(str(exc)) from None
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -183,16 +200,23 @@ async def _play(
     journal: Path,
     concurrency: int,
     quiet: bool,
+    keep_alive: Callable[[], list[str]] | None = None,
 ) -> int:
+    """Publish the games, record each as it finishes. A Redis outage is waited out (one line
+    when it starts, one when it ends); the platform this run started is kept alive (dead
+    workers restarted). A game whose end was seen but not yet read is read again later."""
     client = connect(run.redis_url)
     games = Games(client, run.namespace, Path(run.archive_dir))
     by_id = {spec.game_id(i): i for i in todo}
     seats = {i: spec.seats(i) for i in todo}
     queue = list(todo)
     inflight: set[str] = set()
+    ended: set[str] = set()  # announced finished, result not read yet (Redis was away)
     played = 0
     bar = _Bar(spec.games, len(done), quiet)
+    outage = Outage("arena tournament")
     try:
+        await until_reachable(client, "arena tournament")
         await games.mark()
         with journal.open("ab") as jf, bar:
             last = nudged = time.monotonic()
@@ -216,31 +240,50 @@ async def _play(
                 last = time.monotonic()
                 bar.advance()
 
-            while queue or inflight:
+            async def step() -> None:
                 while queue and len(inflight) < concurrency:
-                    i = queue.pop(0)
+                    i = queue[0]
                     gid = spec.game_id(i)
                     res = (
                         await games.result(gid, tries=1)
                         if (Path(run.archive_dir) / f"{gid}.arena").exists()
                         else None
                     )
+                    if res is None:
+                        await games.publish(
+                            bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
+                        )
+                    queue.pop(0)  # only once published (or found finished)
                     if res is not None:  # finished while nobody listened: if it is ours
                         check_adoption(spec, i, seats[i], res)
                         record(i, res.result)
                         continue
-                    await games.publish(
-                        bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
-                    )
                     inflight.add(gid)
-                for gid in await games.finished(block_ms=500):
-                    if gid in inflight:
-                        res = await games.result(gid)
-                        if res is None:
-                            continue
-                        check_adoption(spec, by_id[gid], seats[by_id[gid]], res)
-                        inflight.discard(gid)
-                        record(by_id[gid], res.result)
+                fresh = [g for g in await games.finished(block_ms=500) if g in inflight]
+                for gid in dict.fromkeys(fresh + sorted(ended)):
+                    if gid not in inflight:
+                        continue
+                    # just announced: its log may be being archived, so a few tries
+                    res = await games.result(gid, tries=1 if gid in ended else 20)
+                    if res is None:
+                        ended.add(gid)  # not readable now (Redis away?): again next round
+                        continue
+                    check_adoption(spec, by_id[gid], seats[by_id[gid]], res)
+                    ended.discard(gid)
+                    inflight.discard(gid)
+                    record(by_id[gid], res.result)
+
+            while queue or inflight:
+                for line in keep_alive() if keep_alive is not None else []:
+                    _say(line)
+                try:
+                    await step()
+                except Exception as exc:
+                    if not is_outage(exc):
+                        raise
+                    await outage.failed(exc)
+                    continue
+                outage.ok()
                 idle = time.monotonic() - last
                 if inflight and idle > GIVE_UP_S:
                     raise RuntimeError(
@@ -248,11 +291,18 @@ async def _play(
                     )
                 if inflight and idle > STALL_S and time.monotonic() - nudged > STALL_S:
                     nudged = time.monotonic()
+                    for gid in sorted(inflight):  # an end we missed: from the log or archive
+                        res = await games.result(gid, tries=1)
+                        if res is not None:
+                            check_adoption(spec, by_id[gid], seats[by_id[gid]], res)
+                            inflight.discard(gid)
+                            record(by_id[gid], res.result)
                     for gid in inflight:  # idempotent: makes sure each game is moving
                         i = by_id[gid]
-                        await games.publish(
-                            bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
-                        )
+                        with contextlib.suppress(*OUTAGE):
+                            await games.publish(
+                                bot_match(gid, spec.ruleset, seats[i], spec.seed + i, spec.options)
+                            )
     finally:
         await client.aclose()
     return played

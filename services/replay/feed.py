@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable
 
 from ..eventlog.entry import EVENT, decode_entry
 from ..eventlog.positions import Positions, answer_seat
+from ..eventlog.reconnect import Backoff, is_outage
 from ..eventlog.store import EventStore, TimedRecord
 from ..rules import api
 from .clock import Clock
@@ -165,16 +166,19 @@ class GameFeed:
         if self.decisions is not None:
             self._dirty.set()
             asking = asyncio.create_task(self._ask_decisions(self.decisions))
+        backoff = Backoff(0.2, 2.0)
         try:
             while not self.closed:
                 if not self.watchers and self.clock.now_ms() - self.last_used > idle_ms:
                     break
                 try:
                     got = await store.tail_timed(self.game, len(self.records), TAIL_BLOCK_MS)
-                except Exception:  # Redis restarting: keep the watchers, retry shortly
-                    log.exception("tailing game %s", self.game)
-                    await asyncio.sleep(1)
+                except Exception as exc:  # Redis restarting: keep the watchers, retry shortly
+                    if not is_outage(exc):
+                        log.exception("tailing game %s", self.game)
+                    await backoff.sleep()  # (quietly: every feed would say so)
                     continue
+                backoff.reset()
                 if got:
                     self.add(got, self.clock.now_ms())
         finally:

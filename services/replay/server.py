@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..cliargs import listen_options, redis_options
 from ..contracts.tokens import require_secret
+from ..eventlog.reconnect import is_outage
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
@@ -158,8 +159,9 @@ async def _resync(clock: ServerClock) -> object:
         await asyncio.sleep(60)
         try:
             await clock.sync()
-        except Exception:  # Redis restarting: keep the last offset
-            log.exception("measuring the Redis clock")
+        except Exception as exc:  # Redis restarting: keep the last offset
+            if not is_outage(exc):
+                log.exception("measuring the Redis clock")
 
 
 async def _demo(store: RedisEventStore, games: int) -> object:

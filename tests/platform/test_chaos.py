@@ -1,0 +1,265 @@
+"""Chaos: a 40-game tournament through `arena up` (2 engines, 2 bot workers, the matchmaker)
+while an engine, a bot worker and Redis are killed with -9 at random moments (Redis is our own
+redis-server with appendonly yes, restarted on its AOF).
+
+Afterwards every game finished and its archive verifies; every finished game is rated exactly
+once (the live ratings equal the ones rebuilt from the archive alone); no consumer died (matches
+published after the chaos start at once, and every group's consumers read again); and no
+acknowledged write was lost: a witness reads each game's log while it is played, and every
+entry it saw is in the archive, byte for byte (an entry a reader saw was written, and with
+`appendfsync always` Redis replies only after the AOF holds it: so every answer an engine
+acknowledged is one of them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from process_helpers import alive, arena, descendants
+
+from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_key
+from services.eventlog import archive
+from services.eventlog.redis_client import connect
+from services.eventlog.redis_store import RedisEventStore
+from services.eventlog.verify import verify
+from services.matchmaking.consumer import rebuild
+from services.matchmaking.rating_store import RatingStore
+from services.platform.matches import Games, bot_match
+from services.platform.redis_proc import PersistentRedis
+from services.platform.tournament import Spec
+
+GAMES = 40
+POLICIES = ["random"]  # the cheapest bots: the platform is what is under test
+FREE = [
+    "--http-port",
+    "0",
+    "--replay-grpc-port",
+    "0",
+    "--matchmaker-port",
+    "0",
+    "--engine-port",
+    "0",
+    "--metrics-port",
+    "0",
+]
+
+
+def _pid_of(root: int, *words: str) -> int | None:
+    for pid in sorted(alive(descendants(root))):
+        try:
+            line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if all(w in line for w in words):
+            return pid
+    return None
+
+
+class Witness:
+    """Reads every game's log as it grows: (game, seq) -> sha256 of the entry it saw."""
+
+    def __init__(self, url: str, ns: str, games: list[str]) -> None:
+        self.store = RedisEventStore(connect(url), ns)
+        self.games = games
+        self.seen: dict[tuple[str, int], str] = {}
+        self.head = dict.fromkeys(games, 0)
+        self.errors = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            for g in self.games:
+                try:
+                    rows = await self.store.read(g, self.head[g])
+                except Exception:  # Redis down: that is the point; try again
+                    self.errors += 1
+                    await asyncio.sleep(0.2)
+                    break
+                for seq, data in rows:
+                    self.seen[(g, seq)] = hashlib.sha256(data).hexdigest()
+                    self.head[g] = seq
+            await asyncio.sleep(0.1)
+        await self.store.aclose()
+
+
+async def _chaos(
+    up: subprocess.Popen[str], redis: list[PersistentRedis], rng: random.Random
+) -> list[str]:
+    """Kill an engine, a bot worker and Redis at random moments in the first seconds of play;
+    Redis comes back on its AOF after a pause. Returns what was done, in order."""
+    acts = ["engine", "bots", "redis"]
+    rng.shuffle(acts)
+    done = []
+    for what in acts:
+        await asyncio.sleep(rng.uniform(0.3, 2.5))
+        if what == "redis":
+            old = redis[0]
+            old.process.kill()
+            old.process.wait()
+            await asyncio.sleep(rng.uniform(0.2, 1.5))
+            redis[0] = await asyncio.to_thread(PersistentRedis, old.data_dir, old.port, "always")
+            done.append("redis")
+            continue
+        pid = _pid_of(up.pid, f"services.cli {what}")
+        assert pid is not None, f"no {what} process to kill"
+        os.kill(pid, signal.SIGKILL)
+        done.append(f"{what} {pid}")
+    return done
+
+
+async def test_chaos_tournament(tmp_path: Path) -> None:
+    seed = int(os.environ.get("ARENA_CHAOS_SEED", random.randrange(1 << 30)))
+    rng = random.Random(seed)
+    print(f"chaos seed {seed} (ARENA_CHAOS_SEED to repeat)")
+    var = tmp_path / "var"
+    redis = [PersistentRedis(tmp_path / "redis", fsync="always")]
+    url = redis[0].url
+    up = arena(
+        "up",
+        "--var",
+        str(var),
+        "--redis-url",
+        url,
+        "--engines",
+        "2",
+        "--bots",
+        "2",
+        "--think-ms",
+        "0",
+        "--json",
+        *FREE,
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "up.err").open("w"),
+    )
+    kids: set[int] = set()
+    try:
+        assert up.stdout is not None
+        run = json.loads(up.stdout.readline())
+        ns = run["namespace"]
+        kids = descendants(up.pid)
+        spec = Spec("standard", 5, GAMES, POLICIES)
+        witness = Witness(url, ns, [spec.game_id(i) for i in range(GAMES)])
+        stop = asyncio.Event()
+        watching = asyncio.create_task(witness.run(stop))
+        t0 = time.monotonic()
+        tour = arena(
+            "tournament",
+            "--var",
+            str(var),
+            "--games",
+            str(GAMES),
+            "--players",
+            "5",
+            "--policies",
+            ",".join(POLICIES),
+            "--concurrency",
+            "20",
+            "--json",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        while witness.head[spec.game_id(0)] == 0:  # play has begun: now the chaos
+            assert tour.poll() is None, tour.communicate()
+            await asyncio.sleep(0.05)
+        timeline: list[int] = []
+
+        async def sample() -> None:  # games archived, each second: where play stalled, if
+            while not stop.is_set():
+                timeline.append(len(list((var / "archive").glob("*.arena"))))
+                await asyncio.sleep(1)
+
+        sampling = asyncio.create_task(sample())
+        acts = await _chaos(up, redis, rng)
+        chaos_end = time.monotonic()
+        out, err = await asyncio.to_thread(tour.communicate, timeout=150)
+        took = time.monotonic() - t0
+        stop.set()
+        await asyncio.gather(watching, sampling)
+        print(f"chaos: {acts}; tournament {took:.1f} s; witness saw {len(witness.seen)} entries")
+        print(f"games archived, second by second: {timeline}")
+        assert tour.returncode == 0, err
+        assert "Traceback" not in err, err
+        assert err.splitlines()[0].startswith("arena tournament: using the running arena up"), err
+        result = json.loads(out)
+        assert result["games_done"] == GAMES
+
+        # no consumer died: matches published now start at once, on both engines
+        client = connect(url)
+        games = Games(client, ns, Path(run["archive_dir"]))
+        store = RedisEventStore(client, ns)
+        late = [f"late-{i}" for i in range(6)]
+        published = time.monotonic()
+        for i, gid in enumerate(late):
+            await games.publish(bot_match(gid, "standard", ["random"] * 5, 9000 + i))
+        for gid in late:
+            while await store.head(gid) == 0 and not (var / "archive" / f"{gid}.arena").exists():
+                assert time.monotonic() - published < 5, f"match {gid} did not start in 5 s"
+                await asyncio.sleep(0.05)
+        for gid in late:
+            deadline = time.monotonic() + 60
+            while not (var / "archive" / f"{gid}.arena").exists():
+                assert time.monotonic() < deadline, f"game {gid} did not finish"
+                await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)  # the ratings consumer reads the last announcement
+        for stream, group, names in (
+            (MATCHES, MATCHES.groups[0], ["engine-0", "engine-1"]),
+            (DECISIONS, DECISIONS.groups[0], ["bots-0", "bots-1"]),
+        ):
+            info = await client.xinfo_consumers(stream_key(ns, stream.name), group)
+            idle = {
+                c["name"].decode() if isinstance(c["name"], bytes) else c["name"]: c["idle"]
+                for c in info
+            }
+            for name in names:  # each read a message since the chaos ended
+                assert idle[name] < (time.monotonic() - chaos_end) * 1000, (stream.name, idle)
+        pending = await client.xpending(stream_key(ns, FINISHED.name), FINISHED.groups[0])
+        assert pending["pending"] == 0, pending
+
+        # every archive verifies; every entry the witness saw is in it, byte for byte
+        files = sorted((var / "archive").glob("*.arena"))
+        assert len(files) == GAMES + len(late)
+        records: dict[str, list[bytes]] = {}
+        for path in files:
+            report = verify(path)
+            assert report.ok, (path.name, report.summary())
+            unpacked = archive.unpack(path.read_bytes())
+            records[path.stem] = list(unpacked.records)
+        lost = [
+            (g, seq)
+            for (g, seq), digest in witness.seen.items()
+            if seq > len(records[g]) or hashlib.sha256(records[g][seq - 1]).hexdigest() != digest
+        ]
+        assert not lost, f"entries seen in Redis but not in the archive: {lost[:5]}"
+
+        # every finished game rated exactly once: live ratings == rebuilt from the archive
+        rebuilt, skipped = await rebuild(var / "archive")
+        assert not skipped, skipped
+        ratings = RatingStore(client, ns)
+        for mode, table in rebuilt.items():
+            live = await ratings.table(mode)
+            assert {p: r.games for p, r in live.items()} == {p: g for p, (_, _, g) in table.items()}
+            for p, (mu, sigma, _) in table.items():
+                assert abs(live[p].mu - mu) < 1e-6 and abs(live[p].sigma - sigma) < 1e-6, p
+        await client.aclose()
+    finally:
+        up.send_signal(signal.SIGTERM)
+        try:
+            up.wait(30)
+        except subprocess.TimeoutExpired:
+            up.kill()
+            up.wait()
+        redis[0].stop()
+    kids |= descendants(up.pid)
+    deadline = time.monotonic() + 10
+    while alive(kids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(kids)
+    text = (tmp_path / "up.err").read_text()
+    assert "restarted" in text, text
