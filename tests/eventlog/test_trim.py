@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry
 
 from services.contracts.streams import DECISIONS, stream_key
+from services.eventlog import streams
 from services.eventlog.streams import GroupConsumer, Message, ensure_group, publish
 from services.eventlog.trim import StreamKeeper, read_state, trim_acked
 
@@ -161,3 +164,39 @@ async def test_keeper_reports_length_pending_lag_and_age(
     state = await read_state(redis_client, key, ("bots",))
     assert _sample(registry, "arena_stream_length", stream="decisions") == state.length
     assert _sample(registry, "arena_stream_trimmed_total", stream="decisions") == 4 - state.length
+
+
+async def test_keeper_rides_out_an_unreachable_redis(capsys: pytest.CaptureFixture[str]) -> None:
+    """A round that cannot reach Redis is reported (once per distinct error) and retried; the
+    loop ends only when asked to."""
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = aioredis.Redis.from_url(f"redis://127.0.0.1:{port}/0", socket_connect_timeout=0.2)
+    keeper = StreamKeeper(client, "nowhere", interval_s=0.02, name="test keeper")
+    stop = asyncio.Event()
+    task = asyncio.create_task(keeper.run(stop))
+    await asyncio.sleep(0.3)
+    assert not task.done()
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    await client.aclose()
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("test keeper")]
+    assert len(lines) == 1 and "stream trimming failed: ConnectionError" in lines[0], lines
+
+
+async def test_dead_letters_keep_only_the_newest(
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nobody acks a dead letter, so the stream is capped by length instead (XADD MAXLEN ~)."""
+    monkeypatch.setattr(streams, "DEAD_MAXLEN", 4)
+    key, dead = f"{redis_namespace}:matches", f"{redis_namespace}:dead"
+    consumer = GroupConsumer(redis_client, key, "engine", "c1", dead_stream=dead)
+    await consumer.start()
+    await _fill(redis_client, key, 20)
+    for m in await consumer.read_new(count=20, block_ms=100):
+        await consumer.dead_letter(m, "poison")
+    rows: Any = await redis_client.xrange(dead)
+    assert 4 <= len(rows) <= 6  # whole nodes of two 2 KB entries go
+    assert rows[-1][1][b"msg.i"] == b"19"  # the newest stay
+    assert (await redis_client.xpending(key, "engine"))["pending"] == 0
