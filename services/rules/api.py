@@ -23,7 +23,15 @@ from .core.events import Event, event_types
 from .core.query import RANGE_OF_WEAPON
 from .core.ruleset import RULESETS, General, Ruleset, UnknownOption, allows, describe_choices
 from .core.skills import SKILLS, Skill
-from .core.state import Answer, Decision, Game, frame_type
+from .core.state import (
+    Answer,
+    Decision,
+    Game,
+    UnknownDeck,
+    deck_table,
+    frame_type,
+    register_deck,
+)
 from .core.views import GOD, SPECTATOR, SeatView, View, decision_visible, fold, new_view, redact
 from .core.views import apply as fold_view
 from .rulesets.standard import RULES_VERSION
@@ -157,7 +165,7 @@ def new_game(ruleset: str, players: int, seed: int, options: dict[str, Any] | No
         ruleset=ruleset,
         options=opts,
         seed=seed,
-        cards=rs.deck(opts),
+        deck=register_deck(rs.deck(opts)),
         players=[rs.new_player(i) for i in range(players)],
     )
     rs.setup(g)
@@ -181,10 +189,11 @@ def default_answer(d: Decision) -> Answer:
     return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
 
 
-SNAPSHOT_FORMAT = 2
+SNAPSHOT_FORMAT = 3
 """Bumped whenever the state's layout changes (a frame's fields or steps, a player's fields), so
 snapshots stored by an older engine are never misread: :func:`restore` refuses them and the
-game is rebuilt from its log."""
+game is rebuilt from its log. 3: the card table is named by its id (``Game.deck``), not
+carried."""
 
 # 0xC1 is never used by msgpack, so no snapshot of the unversioned format 1 (a bare msgpack map)
 # can start with this header
@@ -208,14 +217,22 @@ def snapshot_current(data: bytes) -> bool:
 
 
 def restore(data: bytes) -> Game:
-    """A game from :func:`snapshot` bytes; StaleSnapshot if they are of another format."""
+    """A game from :func:`snapshot` bytes; StaleSnapshot if they are of another format, or name
+    a card table this process cannot build (a table made for one test scenario)."""
     if not snapshot_current(data):
         raise StaleSnapshot(f"not a snapshot of state format {SNAPSHOT_FORMAT}")
-    return _decode_state(memoryview(data)[2:])
+    try:
+        return _decode_state(memoryview(data)[2:])
+    except UnknownDeck as err:
+        raise StaleSnapshot(str(err)) from None
 
 
 def _decode_state(data: bytes | memoryview) -> Game:
     raw = _RAW_DEC.decode(data)
+    if deck_table(raw.get("deck", "")) is None:  # first seen in this process: its ruleset's?
+        rs = RULESETS.get(raw.get("ruleset", ""))
+        if rs is not None:
+            register_deck(rs.deck(raw.get("options", {})))
     stack = raw.pop("stack")
     exts = [p.pop("ext", None) for p in raw["players"]]
     g = msgspec.convert(raw, Game)

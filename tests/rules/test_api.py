@@ -188,6 +188,42 @@ def test_fork_and_restore_types() -> None:
     assert api.restore(api.snapshot(g)).pending == g.pending
 
 
+def _mid_game(ruleset: str, players: int, seed: int, decisions: int) -> api.Game:
+    g = api.new_game(ruleset, players, seed)
+    api.advance(g)
+    bots = [RandomPolicy(seed * 100 + s) for s in range(players)]
+    for _ in range(decisions):
+        d = g.pending
+        if d is None:
+            break
+        api.submit(g, bots[d.seat].act(d))
+    return g
+
+
+def test_a_snapshot_names_the_card_table_instead_of_carrying_it() -> None:
+    """The 160 static card definitions are one table per ruleset deck, interned by a digest of
+    its contents: a snapshot names it, so it stays small (#20: at most 3 KB mid-game at 8)."""
+    g = _mid_game("standard", 8, 4, 120)
+    data = api.snapshot(g)
+    assert data[:2] == bytes([0xC1, api.SNAPSHOT_FORMAT]) and api.SNAPSHOT_FORMAT == 3
+    assert "决斗".encode() not in data and b"normal_trick" not in data
+    assert len(data) <= 3 * 1024, len(data)
+    back = api.restore(data)
+    assert back.cards == g.cards and len(back.cards) == 160
+    assert api.fork(g).cards is g.cards  # shared, never copied: it is never changed
+
+
+def test_a_snapshot_of_an_older_format_or_an_unknown_table_is_stale() -> None:
+    g = _mid_game("standard", 5, 2, 10)
+    old = bytes([0xC1, 2]) + api.snapshot(g)[2:]
+    with pytest.raises(api.StaleSnapshot):
+        api.restore(old)
+    raw = msgspec.msgpack.decode(api.snapshot(g)[2:])
+    raw["deck"] = "0123456789abcdef"  # a table no ruleset builds (a scenario's, elsewhere)
+    with pytest.raises(api.StaleSnapshot, match="card table"):
+        api.restore(api.snapshot(g)[:2] + msgspec.msgpack.encode(raw))
+
+
 def test_redact_viewers() -> None:
     """GOD sees everything; the spectator sees no hand faces of the deal."""
     g = api.new_game("standard", 4, 1)

@@ -6,8 +6,9 @@ forked for look-ahead, or handed to another worker at any decision point.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -130,14 +131,43 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     picks: list[str] = msgspec.field(default_factory=list)
 
 
-class Game(msgspec.Struct, kw_only=True):
-    """The complete state of one game."""
+class UnknownDeck(LookupError):
+    """A state names a card table this process has not registered (and its ruleset does not
+    build): it cannot be read here."""
+
+
+_DECKS: dict[str, tuple[CardDef, ...]] = {}
+_DECK_ENC = msgspec.msgpack.Encoder()
+
+
+def register_deck(cards: Sequence[CardDef]) -> str:
+    """Intern a game's card table; returns its id (a digest of its contents, so the same table
+    has the same id in every process and a state can name it instead of carrying it)."""
+    table = tuple(cards)
+    key = hashlib.blake2b(_DECK_ENC.encode(table), digest_size=8).hexdigest()
+    _DECKS.setdefault(key, table)
+    return key
+
+
+def deck_table(key: str) -> tuple[CardDef, ...] | None:
+    """The card table registered as ``key``, if any."""
+    return _DECKS.get(key)
+
+
+class Game(msgspec.Struct, kw_only=True, dict=True):
+    """The complete state of one game.
+
+    The card table (``cards``: card id -> its printed name, suit, rank, type) is static for the
+    whole game and the same for every game of a ruleset: it is not a field, so neither a
+    snapshot nor a fork copies it. The state names it by ``deck`` (see :func:`register_deck`)
+    and ``cards`` is attached when the state is built or decoded (``__post_init__``).
+    """
 
     ruleset: str
     options: dict[str, Any]
     seed: int
     rng: int = 0  # counter of the seeded generator
-    cards: list[CardDef] = msgspec.field(default_factory=list)
+    deck: str = ""  # the card table's id (register_deck)
     players: list[Player] = msgspec.field(default_factory=list)
     draw: list[int] = msgspec.field(default_factory=list)  # top is the END of the list
     discard: list[int] = msgspec.field(default_factory=list)  # top is the end
@@ -162,3 +192,12 @@ class Game(msgspec.Struct, kw_only=True):
     events_emitted: int = 0
     auto_forced: bool = True  # answer forced one-answer decisions without asking
     out: list[Any] = msgspec.field(default_factory=list)  # events of the running advance()
+
+    if TYPE_CHECKING:  # not a field at run time: the interned table named by ``deck``
+        cards: tuple[CardDef, ...] = ()
+
+    def __post_init__(self) -> None:
+        table = _DECKS.get(self.deck)
+        if table is None:
+            raise UnknownDeck(f"card table {self.deck!r} of a {self.ruleset} game is unknown here")
+        self.cards = table

@@ -19,7 +19,7 @@ from ..core.flow import GameFrame
 from ..core.keys import CardPick, parse
 from ..core.ruleset import RULESETS, General, Ruleset
 from ..core.skills import SKILLS
-from ..core.state import Game, Player
+from ..core.state import Game, Player, register_deck
 from .model import CardRef, Scenario
 
 FILLER = {"黑": ("S", "C"), "红": ("H", "D")}
@@ -135,7 +135,10 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     table = order + extra + temporary
     ids = {idx: n for n, idx in enumerate(table)}
     g = Game(
-        ruleset=sc.ruleset, options=options, seed=sc.seed or 0, cards=[cards.defs[i] for i in table]
+        ruleset=sc.ruleset,
+        options=options,
+        seed=sc.seed or 0,
+        deck=register_deck([cards.defs[i] for i in table]),
     )
     refmap = {ref: ids[idx] for ref, idx in cards.taken.items()}
     check_references(sc, rs, set(cards.kinds), refmap)
