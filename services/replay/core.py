@@ -35,7 +35,7 @@ from .games import (
 )
 from .metrics import Metrics
 
-__all__ = ["EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
+__all__ = ["Cursor", "EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
 
 
@@ -50,6 +50,54 @@ class EventsPage:
 
 
 Update = tuple[list[tuple[int, bytes]], bytes | None]
+
+
+class Cursor:
+    """How far one stream of a feed has got: the entries sent (up to ``after``) and the public
+    decision last sent (``sent``). One cursor may serve one viewer or, in the SSE fan-out
+    (fanout.py), every viewer of the same grant at once: what it yields depends on the grant
+    alone, never on who receives it."""
+
+    def __init__(self, feed: GameFeed, grant: Grant, after: int, show: bool) -> None:
+        self.feed = feed
+        self.grant = grant
+        self.after = after
+        self.show = show and feed.decisions is not None
+        self.sent: bytes | None = None
+
+    def take(self, now_ms: int) -> Update | None:
+        """What to send now: the entries released since ``after`` (redacted for the grant's
+        viewer) and the public pending decision if it changed; None if nothing."""
+        feed, after = self.feed, self.after
+        end = feed.released(self.grant.delay_ms, now_ms)
+        batch: list[tuple[int, bytes]] = []
+        if end > after:
+            viewer = self.grant.viewer
+            batch = [
+                (s, e)
+                for s in range(after + 1, end + 1)
+                if (e := feed.envelope(s, viewer)) is not None
+            ]
+            self.after = after = end
+        if batch:
+            self.sent = None  # a viewer drops the decision it shows when entries arrive
+        decision = feed.decision_for(after) if self.show else None
+        if decision is None and self.sent is not None and self.sent != b'{"version":%d}' % after:
+            # what the viewer shows was answered by an answer alone (withheld from it): tell
+            # it, so it does not keep showing a stale decision
+            decision = b'{"version":%d}' % after
+        if decision == self.sent:
+            decision = None
+        elif decision is not None:
+            self.sent = decision
+        return (batch, decision) if batch or decision is not None else None
+
+    @property
+    def finished(self) -> bool:
+        """The log is complete and every entry of it was taken."""
+        return self.feed.closed and self.after >= self.feed.version
+
+
 """What a watcher receives at once: entries (seq, entry JSON), then the public pending decision
 JSON if one is (newly) known for the last entry it has (see decisions.py)."""
 
@@ -201,6 +249,10 @@ class Replay:
         feed, grant = await self.grant(game, viewer, token, delay_ms)
         return self._watch(feed, grant, max(0, after), decisions=True)
 
+    def stream_feed(self, feed: GameFeed, grant: Grant, after: int) -> AsyncGenerator[Update, None]:
+        """``watch`` for a feed and grant already obtained (``grant``)."""
+        return self._watch(feed, grant, max(0, after), decisions=True)
+
     @staticmethod
     async def _entries(
         updates: AsyncGenerator[Update, None],
@@ -215,43 +267,30 @@ class Replay:
         self, feed: GameFeed, grant: Grant, after: int, decisions: bool
     ) -> AsyncGenerator[Update, None]:
         # a delayed viewer gets no decision: it is live, and would run ahead of the events
-        show = decisions and grant.delay_ms <= 0 and feed.decisions is not None
-        sent: bytes | None = None
+        cur = Cursor(feed, grant, after, decisions and grant.delay_ms <= 0)
         feed.watchers += 1
         try:
             while True:
-                end = feed.released(grant.delay_ms, self.clock.now_ms())
-                batch: list[tuple[int, bytes]] = []
-                if end > after:
-                    batch = [
-                        (s, e)
-                        for s in range(after + 1, end + 1)
-                        if (e := feed.envelope(s, grant.viewer)) is not None
-                    ]
-                    after = end
-                if batch:
-                    sent = None  # a viewer drops the decision it shows when entries arrive
-                decision = feed.decision_for(after) if show else None
-                if decision is None and sent is not None and sent != b'{"version":%d}' % after:
-                    # what the viewer shows was answered by an answer alone (withheld from it):
-                    # tell it, so it does not keep showing a stale decision
-                    decision = b'{"version":%d}' % after
-                if decision == sent:
-                    decision = None
-                elif decision is not None:
-                    sent = decision
-                if batch or decision is not None:
-                    yield batch, decision
-                elif feed.closed and after >= feed.version:
+                update = cur.take(self.clock.now_ms())
+                if update is not None:
+                    yield update
+                elif cur.finished:
                     return
-                elif feed.version > after:  # held back by the delay
-                    await self.clock.sleep_until(feed.at_ms[after] + grant.delay_ms)
                 else:
-                    feed.tail(self.store, self.idle_ms, lambda: None)  # restart if it idled out
-                    await feed.wait_beyond(after, any_change=show)
+                    await self.wait(cur)
         finally:
             feed.watchers -= 1
             feed.last_used = self.clock.now_ms()
+
+    async def wait(self, cur: Cursor) -> None:
+        """Until ``cur`` may have something to take: an entry released, or (when it shows
+        decisions) any change of the feed."""
+        feed = cur.feed
+        if feed.version > cur.after:  # held back by the delay
+            await self.clock.sleep_until(feed.at_ms[cur.after] + cur.grant.delay_ms)
+        else:
+            feed.tail(self.store, self.idle_ms, lambda: None)  # restart if it idled out
+            await feed.wait_beyond(cur.after, any_change=cur.show)
 
     async def verify(self, game: str) -> VerifyReport:
         """Verify the game: chain, seed commitment, a full re-run and the reveal against it

@@ -36,8 +36,10 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 
 from ..errors import BadRequest, NotFound, http_error
-from .access import parse_viewer
+from .access import Grant, parse_viewer
 from .core import GameFilter, Replay, Update
+from .fanout import END, Fanout, sse_chunk
+from .feed import GameFeed
 
 log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
@@ -202,6 +204,13 @@ class HttpServer:
         self.routers = list(routers or [])
         self.server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self.fanout = Fanout(replay, self._count_sent)
+
+    def _count_sent(self, entries: int, decisions: int) -> None:
+        metrics = self.replay.metrics
+        metrics.sent["sse"].inc(entries)
+        if decisions:
+            metrics.decisions.inc(decisions)
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         """Listen; returns the bound port."""
@@ -212,6 +221,7 @@ class HttpServer:
 
     async def close(self) -> None:
         """Stop listening and drop open connections."""
+        await self.fanout.close()
         if self.server is not None:
             self.server.close()
             for w in list(self._writers):  # open SSE streams would keep wait_closed waiting
@@ -365,15 +375,15 @@ class HttpServer:
 
     async def _stream(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
         viewer, token, delay = self._viewer_args(req)
-        after = req.int_arg("from")
+        after = max(0, req.int_arg("from"))
         last_id = req.headers.get("last-event-id", "")
         if last_id.isdigit():
             after = int(last_id)
-        batches = await self.replay.watch(game, viewer, token, after, delay)
+        feed, grant = await self.replay.grant(game, viewer, token, delay)
         metrics = self.replay.metrics
-        spectators, sent = metrics.open["sse"], metrics.sent["sse"]
+        spectators = metrics.open["sse"]
         spectators.inc()
-        pending: asyncio.Task[Update] | None = None
+        sub = None
         try:
             w.write(
                 _head(
@@ -384,6 +394,32 @@ class HttpServer:
             )
             w.write(b"retry: 2000\n\n")
             await w.drain()
+            # the fan-out writes to the raw writer (the head is out: nothing can turn into an
+            # error response any more)
+            raw = cast(_Watched, w)._w if isinstance(w, _Watched) else w
+            sub = self.fanout.subscribe(feed, grant, after, raw)
+            if sub is not None:
+                await sub.done.wait()
+                if sub.reason != "slow":
+                    return  # "end" was written, or the connection or the server closed
+                after = sub.after  # fell behind: drain, then carry on alone
+                await w.drain()
+            await self._stream_alone(feed, grant, after, w)
+        finally:
+            spectators.dec()
+            if sub is not None:
+                sub.leave("closed")
+
+    async def _stream_alone(
+        self, feed: GameFeed, grant: Grant, after: int, w: asyncio.StreamWriter
+    ) -> None:
+        """One connection's own stream (a subscriber that fell behind the fan-out, or one that
+        holds entries its channel has not reached yet)."""
+        batches = self.replay.stream_feed(feed, grant, after)
+        metrics = self.replay.metrics
+        sent = metrics.sent["sse"]
+        pending: asyncio.Task[Update] | None = None
+        try:
             it = aiter(batches)
             while True:
                 if pending is None:
@@ -394,21 +430,18 @@ class HttpServer:
                     await w.drain()
                     continue
                 try:
-                    batch, decision = pending.result()
+                    update = pending.result()
                 except StopAsyncIteration:
                     break
                 pending = None
-                out = b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch)
-                if decision is not None:  # no id: Last-Event-ID stays the last entry's seq
-                    out += b"event: decision\ndata: %s\n\n" % decision
+                if update[1] is not None:
                     metrics.decisions.inc()
-                w.write(out)
-                sent.inc(len(batch))
+                w.write(sse_chunk(update))
+                sent.inc(len(update[0]))
                 await w.drain()
-            w.write(b"event: end\ndata: {}\n\n")
+            w.write(END)
             await w.drain()
         finally:
-            spectators.dec()
             if pending is not None:
                 pending.cancel()
             with contextlib.suppress(Exception):
