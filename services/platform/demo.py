@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import time
 from pathlib import Path
 
 from redis.exceptions import RedisError
 
+from ..eventlog.reconnect import Outage, until_reachable
 from ..eventlog.redis_client import connect
 from .matches import Games, bot_match
 from .up import Running
@@ -38,7 +38,9 @@ async def keep_playing(
     games = Games(client, run.namespace, Path(run.archive_dir))
     live: set[str] = set()
     count = 0
+    outage = Outage("arena up: demo games")
     try:
+        await until_reachable(client, "arena up: demo games", stop)
         await games.mark()
         while not stop.is_set():
             try:
@@ -51,8 +53,9 @@ async def keep_playing(
                 for gid in await games.finished(block_ms=500):
                     live.discard(gid)
             except (RedisError, OSError) as exc:
-                print(f"arena up: demo: {exc!r}", file=sys.stderr, flush=True)
-                await asyncio.sleep(1)
+                await outage.failed(exc, stop)
+            else:
+                outage.ok()
     finally:
         with contextlib.suppress(RedisError, OSError):
             await client.aclose()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..cliargs import listen_options, redis_options
 from ..contracts.tokens import require_secret
-from ..eventlog.reconnect import is_outage
+from ..eventlog.reconnect import is_outage, until_reachable
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
@@ -96,6 +96,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     store = RedisEventStore.from_url(args.redis_url, args.namespace)
     policy = TablePolicy(args.spectator_delay_ms, args.god_delay_ms)
     clock = ServerClock(store.client.time)  # entries carry Redis TIME: measure delays on it
+    await until_reachable(store.client, "arena replay-server")  # restarted while Redis is
     await clock.sync()
     engines = [a for a in args.engine.split(",") if a]
     decisions = EngineDecisions(engines[0]) if engines else None
