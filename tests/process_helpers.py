@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,3 +65,42 @@ def alive(pids: set[int]) -> set[int]:
         if state != "Z":
             left.add(p)
     return left
+
+
+FREE_PORTS = [
+    "--http-port",
+    "0",
+    "--replay-grpc-port",
+    "0",
+    "--matchmaker-port",
+    "0",
+    "--engine-port",
+    "0",
+    "--metrics-port",
+    "0",
+]
+"""`arena up` flags that give every service a free port and turn /metrics off."""
+
+
+def cmdline(pid: int) -> str:
+    """A process's command line, words joined by spaces ("" if it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def find_below(root: int, *words: str) -> int | None:
+    """A live process below ``root`` whose command line has every one of ``words``."""
+    for pid in sorted(alive(descendants(root))):
+        if all(w in cmdline(pid) for w in words):
+            return pid
+    return None
+
+
+def until(cond: Callable[[], object], timeout: float = 30.0, what: str = "condition") -> None:
+    """Poll ``cond`` every 0.1 s until it is true; AssertionError after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, f"{what} never held in {timeout:.0f} s"
+        time.sleep(0.1)

@@ -4,12 +4,12 @@ matches published after the restart: its consumer did not die."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from process_helpers import until
 
 from services.bots.cluster import start_engines
 from services.contracts.streams import MATCHES, NewMatch, Seat
@@ -25,14 +25,6 @@ def _health(target: str) -> int:
             health_pb2.HealthCheckRequest(service="arena.v1.GameService"), timeout=5
         )
         return int(reply.status)
-
-
-def _until(cond: object, timeout: float = 20.0) -> None:
-    assert callable(cond)
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, "condition never held"
-        time.sleep(0.1)
 
 
 def _view(target: str, game: str) -> game_pb2.GetViewResponse:
@@ -70,16 +62,16 @@ async def test_engine_rides_out_a_redis_kill(tmp_path: Path) -> None:
         assert _health(target) == serving
         redis.process.kill()
         redis.process.wait()
-        _until(lambda: _health(target) == not_serving)
+        until(lambda: _health(target) == not_serving)
         with pytest.raises(grpc.RpcError) as err:
             _view(target, "g-any")
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
         details = err.value.details() or ""
         assert "Redis" in details and "\n" not in details and "Error 111" not in details
         redis = PersistentRedis(tmp_path / "redis", redis.port)  # reloads the AOF
-        _until(lambda: _health(target) == serving)
+        until(lambda: _health(target) == serving)
         await _publish(redis.url, ns, "g-after")  # the match consumer is alive
-        _until(lambda: _created(target, "g-after"), timeout=10)
+        until(lambda: _created(target, "g-after"), timeout=10)
         assert proc.poll() is None
     finally:
         proc.terminate()

@@ -23,7 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from process_helpers import alive, arena, descendants
+from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 
 from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_key
 from services.eventlog import archive
@@ -38,29 +38,6 @@ from services.platform.tournament import Spec
 
 GAMES = 40
 POLICIES = ["random"]  # the cheapest bots: the platform is what is under test
-FREE = [
-    "--http-port",
-    "0",
-    "--replay-grpc-port",
-    "0",
-    "--matchmaker-port",
-    "0",
-    "--engine-port",
-    "0",
-    "--metrics-port",
-    "0",
-]
-
-
-def _pid_of(root: int, *words: str) -> int | None:
-    for pid in sorted(alive(descendants(root))):
-        try:
-            line = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if all(w in line for w in words):
-            return pid
-    return None
 
 
 class Witness:
@@ -107,7 +84,7 @@ async def _chaos(
             redis[0] = await asyncio.to_thread(PersistentRedis, old.data_dir, old.port, "always")
             done.append("redis")
             continue
-        pid = _pid_of(up.pid, f"services.cli {what}")
+        pid = find_below(up.pid, f"services.cli {what}")
         assert pid is not None, f"no {what} process to kill"
         os.kill(pid, signal.SIGKILL)
         done.append(f"{what} {pid}")
@@ -134,7 +111,7 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
         "--think-ms",
         "0",
         "--json",
-        *FREE,
+        *FREE_PORTS,
         stdout=subprocess.PIPE,
         stderr=(tmp_path / "up.err").open("w"),
     )

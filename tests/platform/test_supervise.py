@@ -8,51 +8,14 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from process_helpers import alive, arena, descendants
+from process_helpers import FREE_PORTS, alive, arena, descendants, find_below, until
 
 from services.platform.redis_proc import ping
 from services.platform.supervise import CrashLoop, Policy, Restarter, how
-
-FREE = [
-    "--http-port",
-    "0",
-    "--replay-grpc-port",
-    "0",
-    "--matchmaker-port",
-    "0",
-    "--engine-port",
-    "0",
-    "--metrics-port",
-    "0",
-]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _find(root: int, *words: str) -> int | None:
-    for pid in alive(descendants(root)):
-        line = _cmdline(pid)
-        if all(w in line for w in words):
-            return pid
-    return None
-
-
-def _until(cond: object, timeout: float = 30.0) -> None:
-    assert callable(cond)
-    deadline = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < deadline, "condition never held"
-        time.sleep(0.1)
 
 
 def _serving(target: str) -> bool:
@@ -82,7 +45,7 @@ def test_up_restarts_a_killed_engine_and_redis_then_stops_on_a_crash_loop(tmp_pa
             "--restart-limit",
             "3",
             "--json",
-            *FREE,
+            *FREE_PORTS,
             stdout=subprocess.PIPE,
             stderr=err,
         )
@@ -92,17 +55,17 @@ def test_up_restarts_a_killed_engine_and_redis_then_stops_on_a_crash_loop(tmp_pa
         run = json.loads(proc.stdout.readline())
         kids = descendants(proc.pid)
         engine = run["engines"][0]
-        old = _find(proc.pid, "services.cli engine")
+        old = find_below(proc.pid, "services.cli engine")
         assert old is not None and _serving(engine)
         os.kill(old, signal.SIGKILL)
-        _until(lambda: _find(proc.pid, "services.cli engine") not in (None, old))
-        _until(lambda: _serving(engine))  # the same port as before: the others know it
-        redis = _find(proc.pid, "redis-server")
+        until(lambda: find_below(proc.pid, "services.cli engine") not in (None, old))
+        until(lambda: _serving(engine))  # the same port as before: the others know it
+        redis = find_below(proc.pid, "redis-server")
         assert redis is not None
         os.kill(redis, signal.SIGKILL)
-        _until(lambda: _find(proc.pid, "redis-server") not in (None, redis))
-        _until(lambda: ping(run["redis_url"]))
-        _until(lambda: _serving(engine))
+        until(lambda: find_below(proc.pid, "redis-server") not in (None, redis))
+        until(lambda: ping(run["redis_url"]))
+        until(lambda: _serving(engine))
         assert proc.poll() is None
         text = err_path.read_text()
         assert "engine-0 exited (killed by SIGKILL)" in text and "engine-0 restarted" in text
@@ -113,14 +76,14 @@ def test_up_restarts_a_killed_engine_and_redis_then_stops_on_a_crash_loop(tmp_pa
 
             def found() -> bool:
                 nonlocal pid
-                pid = _find(proc.pid, "services.cli bots")
+                pid = find_below(proc.pid, "services.cli bots")
                 return pid is not None
 
-            _until(found)
+            until(found)
             assert pid is not None
             kids |= descendants(proc.pid)
             os.kill(pid, signal.SIGKILL)
-            _until(lambda p=pid: not alive({p}))  # type: ignore[misc]
+            until(lambda p=pid: not alive({p}))  # type: ignore[misc]
         assert proc.wait(30) == 1
     finally:
         if proc.poll() is None:
@@ -131,7 +94,7 @@ def test_up_restarts_a_killed_engine_and_redis_then_stops_on_a_crash_loop(tmp_pa
     assert len(last) == 1, text
     assert last[0].startswith("arena up: bots-0 crash-looped: 3 exits in 60 s, the last one ")
     assert "killed by SIGKILL" in last[0] and "stopping (logs in" in last[0]
-    _until(lambda: not alive(kids), timeout=10)
+    until(lambda: not alive(kids), timeout=10)
     assert not (tmp_path / "var" / "up.json").exists()
 
 

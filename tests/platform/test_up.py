@@ -13,23 +13,11 @@ from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from process_helpers import FREE_PORTS as FREE
 from process_helpers import alive, arena, clean_env, descendants
 
 from services.cli import parser
 from services.platform.up import Platform, UpConfig
-
-FREE = [
-    "--http-port",
-    "0",
-    "--replay-grpc-port",
-    "0",
-    "--matchmaker-port",
-    "0",
-    "--engine-port",
-    "0",
-    "--metrics-port",
-    "0",
-]
 
 
 def _get(url: str) -> bytes:
