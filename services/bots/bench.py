@@ -97,6 +97,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--timeout-s", type=float, default=600, help="give up a run after this long")
     p.add_argument("--repeat", type=int, default=1, help="rounds over the bot worker counts")
+    p.add_argument(
+        "--calibration-games",
+        type=int,
+        default=30,
+        help="all-heuristic games (in-process, this ruleset and size) whose role guesses are"
+        " scored: Brier and log-loss by round beside the uniform prior's (0: skip)",
+    )
+
+
+def calibration(ruleset: str, players: int, games: int, seed: int) -> dict[str, Any]:
+    """The heuristic's role-guess calibration by round over ``games`` all-heuristic games."""
+    from .selfplay import selfplay
+
+    out = selfplay(ruleset, players, games, seed, ["heuristic"])
+    return {"games": games, "by_round": out["role_guess"]}
 
 
 def main(a: argparse.Namespace) -> int:
@@ -139,6 +154,8 @@ def main(a: argparse.Namespace) -> int:
         }
         for n in a.bots
     ]
-    report = {"ruleset": a.ruleset, "players": a.players, "policy": a.policy}
-    print(json.dumps(env.wrap(report | {"by_bot_workers": by, "runs": runs})))
+    report: dict[str, Any] = {"ruleset": a.ruleset, "players": a.players, "policy": a.policy}
+    if a.calibration_games > 0:
+        report["calibration"] = calibration(a.ruleset, a.players, a.calibration_games, a.seed)
+    print(json.dumps(env.wrap(report | {"by_bot_workers": by, "runs": runs}), ensure_ascii=False))
     return 0

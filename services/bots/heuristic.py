@@ -58,7 +58,8 @@ def safe_default(d: Decision) -> list[str]:
 
 
 class HeuristicPolicy:
-    """Seeded, view-only heuristic. ``budget_ms``: an answer that took longer is replaced by the
+    """Seeded, view-only heuristic. ``budget_ms`` (CPU time of the deciding thread, so a loaded
+    machine does not change answers): an answer that took longer is replaced by the
     safe default (a stalled policy must not be rewarded with a considered answer it was too slow
     to give), counted in ``overruns`` and :data:`FALLBACKS`; an exception inside the policy
     likewise falls back (``errors``), unless ``strict`` (tests) re-raises it."""
@@ -95,7 +96,7 @@ class HeuristicPolicy:
 
     def act(self, d: Decision, view: View | None = None) -> Answer:
         """Answer ``d`` from ``view`` (this seat's view) and what this seat has observed."""
-        t0 = time.perf_counter()
+        t0 = time.thread_time()  # CPU time: a busy machine must not change the answer
         if self.mem.seat < 0:
             self.mem.seat = d.seat
         picks = safe_default(d)
@@ -113,7 +114,7 @@ class HeuristicPolicy:
                 raise AssertionError(f"illegal picks {picks} for {d}")
             FALLBACKS["illegal"] += 1
             picks = safe_default(d)
-        if (time.perf_counter() - t0) * 1000 > self.budget_ms:
+        if (time.thread_time() - t0) * 1000 > self.budget_ms:
             self.overruns += 1
             FALLBACKS["budget"] += 1
             picks = safe_default(d)

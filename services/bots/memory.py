@@ -34,6 +34,7 @@ class Memory:
         self.cancelled: set[str] = set()  # play options that came to nothing this phase
         self.last_play = ""
         self.turns = 0
+        self.round = 0
         self.skills: dict[int, tuple[str, ...]] = {}
         self._n = 0
         self._options: dict[str, object] = {}
@@ -66,6 +67,7 @@ class Memory:
                 self.belief.reveal(e.seat, e.role)
         elif isinstance(e, ev.TurnStarted):
             self.turns += 1
+            self.round = e.round
             self.cancelled.clear()
         elif isinstance(e, ev.PhaseStarted):
             self.cancelled.clear()
@@ -165,7 +167,7 @@ class Memory:
         first attack of mine says nothing about my target, and counting it would make the guess
         that chose the target its own proof."""
         if self.belief is not None and actor != self.seat:
-            self.belief.act(actor, target, hostile, strength)
+            self.belief.act(actor, target, hostile, strength, self.round)
 
     def card(self, cid: int) -> CardDef:
         """The printed face of card ``cid``."""

@@ -25,6 +25,8 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from .likelihoods import RATES, bucket
+
 LOYAL = ("lord", "loyalist")
 CLASSES = ("lord", "loyalist", "rebel", "renegade", "third")
 EXACT_LIMIT = 6000
@@ -85,6 +87,26 @@ _FRIENDLY = {
 }
 _LOG_H = {k: math.log(v) for k, v in _HOSTILE.items()}
 _LOG_F = {k: math.log(v) for k, v in _FRIENDLY.items()}
+TEMPER = 1.0  # every act's weight: below 1 keeps the belief from trusting a heuristic opponent
+_TABLES: dict[tuple[bool, int], tuple[dict[tuple[str, str], float], float]] = {}
+
+
+def loglik(hostile: bool, rnd: int) -> tuple[dict[tuple[str, str], float], float]:
+    """log P(act lands on a seat of class b | actor class a) for round ``rnd`` — the fitted rates
+    (:mod:`.likelihoods`) when fitted, else the hand-set tables — and the log used for a pair the
+    table lacks."""
+    k = bucket(rnd)
+    got = _TABLES.get((hostile, k))
+    if got is None:
+        kind = "hostile" if hostile else "friendly"
+        fitted = {(a, b): v for (kb, kk, a, b), v in RATES.items() if (kb, kk) == (k, kind)}
+        if fitted:
+            mean = sum(fitted.values()) / len(fitted)
+            got = ({ab: math.log(v) for ab, v in fitted.items()}, math.log(mean))
+        else:
+            got = (_LOG_H if hostile else _LOG_F), -0.7
+        _TABLES[(hostile, k)] = got
+    return got
 
 
 def classes_of(roles: Iterable[str], camps: Mapping[str, str]) -> dict[str, str]:
@@ -253,17 +275,18 @@ class RoleBelief(_Base):
         if keep:
             self._keep(keep)
 
-    def act(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
-        """Reweight by an act of ``actor`` towards ``target``."""
+    def act(
+        self, actor: int, target: int, hostile: bool, strength: float = 1.0, rnd: int = 0
+    ) -> None:
+        """Reweight by an act of ``actor`` towards ``target`` in round ``rnd``."""
         if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
             return
         if actor in self.known and target in self.known:
             return
-        table = _LOG_H if hostile else _LOG_F
+        table, other = loglik(hostile, rnd)
+        w = strength * TEMPER
         for k, a in enumerate(self.assign):
-            self.logw[k] += strength * table.get(
-                (self._role(actor, a), self._role(target, a)), -0.7
-            )
+            self.logw[k] += w * table.get((self._role(actor, a), self._role(target, a)), other)
         self._marg = None
 
     def marginals(self) -> list[dict[str, float]]:
@@ -339,18 +362,22 @@ class FactoredBelief(_Base):
                 sc[c] = -math.inf
         self._marg = None
 
-    def act(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
+    def act(
+        self, actor: int, target: int, hostile: bool, strength: float = 1.0, rnd: int = 0
+    ) -> None:
         """Reweight by an act; an unknown counterpart is taken in expectation."""
         if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
             return
         if actor in self.known and target in self.known:
             return
-        table = _LOG_H if hostile else _LOG_F
+        table, missing = loglik(hostile, rnd)
+        strength *= TEMPER
         marg = self.marginals()
 
         def expect(c: str, other: dict[str, float], first: bool) -> float:
             tot = sum(
-                p * math.exp(table.get((c, o) if first else (o, c), -0.7)) for o, p in other.items()
+                p * math.exp(table.get((c, o) if first else (o, c), missing))
+                for o, p in other.items()
             )
             return math.log(tot) if tot > 0 else 0.0
 

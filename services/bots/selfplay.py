@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from typing import Any, Protocol
@@ -26,7 +27,7 @@ from .roles import classes_of
 from .summary import GameRecord, summarise
 
 POLICIES = ("random", "heuristic", "oracle")
-ACCURACY_ROUNDS = (5, 10)
+ACCURACY_ROUNDS = (1, 2, 3, 5, 8, 10)
 
 
 class Policy(Protocol):
@@ -90,7 +91,9 @@ class Table:
         self.names = names
         self.roles = roles
         self.times: dict[str, list[float]] = {}
-        self.accuracy: list[tuple[int, float, float]] = []  # round, belief, prior
+        # round, P(true role), its prior, Brier, log-loss, prior Brier, prior log-loss
+        self.accuracy: list[tuple[int, float, float, float, float, float, float]] = []
+        self.cls = role_classes(g.ruleset, len(g.players), g.options)
 
     def feed(self, events: list[Event]) -> None:
         """Fold ``events`` into every seat's view and memory."""
@@ -125,7 +128,28 @@ class Table:
             pool = [self.roles[t] for t in hidden]
             got = sum(b.prob(t, self.roles[t]) for t in hidden) / len(hidden)
             prior = sum(pool.count(self.roles[t]) / len(pool) for t in hidden) / len(hidden)
-            self.accuracy.append((rnd, got, prior))
+            marg = b.marginals()
+            true = [self.cls.get(self.roles[t], "renegade") for t in hidden]
+            flat = {c: true.count(c) / len(true) for c in set(true)}
+            score = [calibration(marg[t], c) for t, c in zip(hidden, true, strict=True)]
+            prior_scores = [calibration(flat, c) for c in true]
+            self.accuracy.append(
+                (
+                    rnd,
+                    got,
+                    prior,
+                    sum(x[0] for x in score) / len(score),
+                    sum(x[1] for x in score) / len(score),
+                    sum(x[0] for x in prior_scores) / len(prior_scores),
+                    sum(x[1] for x in prior_scores) / len(prior_scores),
+                )
+            )
+
+
+def calibration(p: dict[str, float], true: str) -> tuple[float, float]:
+    """Brier score (sum over classes of the squared error) and log-loss of one class guess."""
+    brier = sum((q - (c == true)) ** 2 for c, q in p.items()) + (0.0 if true in p else 1.0)
+    return brier, -math.log(max(p.get(true, 0.0), 1e-6))
 
 
 def play_game(
@@ -187,7 +211,7 @@ def selfplay(
         make_policy(n, 0)  # unknown names fail before any game is played
     records: list[GameRecord] = []
     times: dict[str, list[float]] = {}
-    accuracy: list[tuple[int, float, float]] = []
+    accuracy: list[tuple[int, float, float, float, float, float, float]] = []
     decisions = events = turns = 0
     t0 = time.perf_counter()
     for i in range(games):
@@ -201,8 +225,15 @@ def selfplay(
                 ruleset, players, seed + i, rotation(names, players, i), options, table_out=tables
             )
         tab = tables[0]
+        camps = RULESETS[ruleset].camps
         records.append(
-            GameRecord(seats=tab.names, roles=tab.roles, winners=list(g.winners), draw=g.draw_game)
+            GameRecord(
+                seats=tab.names,
+                roles=tab.roles,
+                winners=list(g.winners),
+                draw=g.draw_game,
+                camps=[camps.get(r) or r or f"seat{s}" for s, r in enumerate(tab.roles)],
+            )
         )
         for k, v in tab.times.items():
             times.setdefault(k, []).extend(v)
@@ -223,16 +254,8 @@ def selfplay(
         "events": events,
         "seconds": round(secs, 3),
     }
-    out.update(summarise(records, times, accuracy))
+    out.update(summarise(records, times, accuracy, assign))
     return out
-
-
-def camp_of(g: Game) -> str:
-    """The winning camp of a finished game (by the first winner's role)."""
-    roles = {g.players[s].role for s in g.winners}
-    if "lord" in roles or "loyalist" in roles:
-        return "lord"
-    return sorted(roles)[0] if roles else "none"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -24,6 +24,20 @@ class GameRecord(msgspec.Struct, frozen=True):
     roles: list[str]
     winners: list[int]
     draw: bool
+    camps: list[str] = []  # each seat's camp (Ruleset.camps; a role playing alone is its own)
+
+
+def camp_of(rec: GameRecord, seat: int) -> str:
+    """``seat``'s camp: as recorded, else the lord's side for lord and loyalist, else the role
+    (a game without roles: the seat itself)."""
+    if rec.camps:
+        return rec.camps[seat]
+    role = rec.roles[seat]
+    return "lord" if role in ("lord", "loyalist") else role or f"seat{seat}"
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
 
 
 def _r(x: float) -> float:
@@ -33,9 +47,12 @@ def _r(x: float) -> float:
 def summarise(
     records: list[GameRecord],
     times: dict[str, list[float]],
-    accuracy: list[tuple[int, float, float]],
+    accuracy: list[tuple[int, float, float, float, float, float, float]],
+    assign: str = "camp",
 ) -> dict[str, Any]:
-    """The JSON summary of ``records``."""
+    """The JSON summary of ``records``. Per-role margins between two policies compare teams only
+    when whole camps share a policy (``assign`` ``camp``); under ``seat`` a policy's loyalist
+    plays beside the other policy's lord, so the margins are left out with a warning."""
     names = sorted({n for r in records for n in r.seats})
     present = {x for r in records for x in r.roles}
     roles = [x for x in ROLES if x in present] + sorted(present - set(ROLES))
@@ -55,7 +72,7 @@ def summarise(
         if rec.draw:
             camp["draw"] = camp.get("draw", 0) + 1
         elif won:
-            w = "lord" if rec.roles[min(won)] in ("lord", "loyalist") else rec.roles[min(won)]
+            w = camp_of(rec, min(won))
             camp[w] = camp.get(w, 0) + 1
     out: dict[str, Any] = {"wins_by_camp": camp, "per_policy": {}, "per_role": {}}
     for n in names:
@@ -68,7 +85,11 @@ def summarise(
             "ci95": [_r(lo), _r(hi)],
             "games": len(xs),
         }
-    if len(names) == 2:
+    if len(names) == 2 and assign != "camp":
+        out["warning"] = (
+            "per-role margins need whole camps on one policy (--assign camp); not given"
+        )
+    elif len(names) == 2:
         a, b = names
         out["margin"] = {"of": f"{a} - {b}"}
         for role in roles:
@@ -84,6 +105,10 @@ def summarise(
             "mean_p_true": _r(m),
             "ci95": [_r(lo), _r(hi)],
             "prior": _r(sum(prior) / len(prior)),
+            "brier": _r(_mean([a[3] for a in accuracy if a[0] == rnd])),
+            "log_loss": _r(_mean([a[4] for a in accuracy if a[0] == rnd])),
+            "prior_brier": _r(_mean([a[5] for a in accuracy if a[0] == rnd])),
+            "prior_log_loss": _r(_mean([a[6] for a in accuracy if a[0] == rnd])),
             "samples": len(got),
         }
     out["decision_cpu_ms"] = {

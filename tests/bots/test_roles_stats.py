@@ -35,3 +35,34 @@ def test_wilson_and_newcombe() -> None:
     d, lo, hi = newcombe(60, 100, 40, 100)
     assert abs(d - 0.2) < 1e-9 and 0.05 < lo < 0.2 < hi < 0.35
     assert percentile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.0
+
+
+def test_calibration_by_round() -> None:
+    """`arena bench bots` scores the role guesses: at round 1 (before any act) the belief is the
+    uniform prior, so its Brier score and log-loss equal the prior's; every figure is a mean over
+    hidden seats and in range."""
+    from services.bots.bench import calibration
+
+    cal = calibration("standard", 5, 3, 1)
+    first = cal["by_round"]["round_1"]
+    assert first["samples"] > 0
+    assert abs(first["brier"] - first["prior_brier"]) < 1e-3
+    assert abs(first["log_loss"] - first["prior_log_loss"]) < 1e-3
+    for r in cal["by_round"].values():
+        assert 0.0 <= r["brier"] <= 2.0 and r["log_loss"] >= 0.0
+
+
+def test_own_acts_are_not_evidence() -> None:
+    """A 杀 of my own says nothing about its target (else a blind first attack proves itself);
+    another seat's 杀 on the same target moves the belief."""
+    from services.bots.memory import Memory
+    from services.rules.api import events as ev
+
+    mem = Memory(2)
+    mem.belief = RoleBelief(CARDS_8, {0: "lord", 2: "loyalist"})
+    before = dict(mem.belief.marginals()[5])
+    slash = ev.CardUsed(user=2, name="杀", suit="spade", rank=7, cards=[1], targets=[5])
+    mem.observe(slash)
+    assert mem.belief.marginals()[5] == before
+    mem.observe(ev.CardUsed(user=3, name="杀", suit="spade", rank=7, cards=[2], targets=[5]))
+    assert mem.belief.marginals()[5] != before

@@ -1,0 +1,155 @@
+"""Fit the role belief's likelihoods from self-play: how often an act of a seat of one class lands
+on a seat of another, per opportunity, by round.
+
+Every act the belief reads (:class:`.memory.Memory` turns events into hostile and friendly acts)
+is counted over all-heuristic games with the true classes: for an act by a seat of class ``a`` on
+a seat of class ``b`` in round bucket ``k``, ``count[k][a, b] += strength``; and every seat alive
+then (but the actor) was a possible target, ``exposure[k][a, class] += strength``. The likelihood
+is the rate ``count / exposure`` — P(this particular seat of class ``b`` is the target | an act by
+class ``a``) — smoothed towards the act kind's overall rate, so a pair rarely seen stays near the
+average. The belief uses the logs (:mod:`.likelihoods`).
+
+    python3 -m services.bots.fit --games 200 > services/bots/likelihoods.py
+
+fits over standard 5 and 8, jinyu 8 谋攻 and extended 8 (seeds from 10,000, apart from the
+measurement seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from typing import Any
+
+from ..rules import api
+from ..rules.api import events as ev
+from .likelihoods import bucket
+from .memory import Memory
+from .selfplay import Table, role_classes
+
+FIT_TABLES: list[tuple[str, int, dict[str, Any]]] = [
+    ("standard", 5, {}),
+    ("standard", 8, {}),
+    ("jinyu", 8, {"mougong": True}),
+    ("extended", 8, {}),
+]
+SMOOTH = 4.0  # pseudo-exposure pulling a rate towards its kind's mean
+FLOOR = 0.01
+
+Key = tuple[int, str, str, str]  # bucket, kind (hostile/friendly), actor class, target class
+
+
+class Recorder(Memory):
+    """A memory fed every event unredacted, recording each act with the true classes."""
+
+    def __init__(self, roles: list[str], cls: dict[str, str]) -> None:
+        super().__init__(-1, roles)
+        self.classes = [cls.get(r, "renegade") for r in roles]
+        self.alive = set(range(len(roles)))
+        self.count: dict[Key, float] = defaultdict(float)
+        self.exposure: dict[Key, float] = defaultdict(float)
+
+    def observe(self, e: ev.Event) -> None:
+        """Fold one event; track who lives."""
+        if isinstance(e, ev.Died):
+            self.alive.discard(e.seat)
+        super().observe(e)
+
+    def _act(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
+        n = len(self.classes)
+        if actor == target or not (0 <= actor < n and 0 <= target < n):
+            return
+        kind, k, a = ("hostile" if hostile else "friendly"), bucket(self.round), self.classes[actor]
+        self.count[(k, kind, a, self.classes[target])] += strength
+        for s in self.alive:
+            if s != actor:
+                self.exposure[(k, kind, a, self.classes[s])] += strength
+
+
+def collect(games: int, seed: int = 10_000) -> tuple[dict[Key, float], dict[Key, float]]:
+    """Counts and exposures over ``games`` all-heuristic games of every fit table."""
+    count: dict[Key, float] = defaultdict(float)
+    exposure: dict[Key, float] = defaultdict(float)
+    for ruleset, players, options in FIT_TABLES:
+        opts = api.table_options(ruleset, players, options)
+        cls = role_classes(ruleset, players, opts)
+        for i in range(games):
+            g = api.new_game(ruleset, players, seed + i, opts)
+            t = Table(g, ["heuristic"] * players, seed + i)
+            rec = Recorder([p.role for p in g.players], cls)
+            events = api.advance(g)
+            while True:
+                t.feed(events)
+                for e in events:
+                    rec.observe(e)
+                if g.over:
+                    break
+                d = g.pending
+                assert d is not None
+                events = api.submit(g, t.act(d))
+            for key, v in rec.count.items():
+                count[key] += v
+            for key, v in rec.exposure.items():
+                exposure[key] += v
+    return count, exposure
+
+
+def rates(count: dict[Key, float], exposure: dict[Key, float]) -> dict[Key, float]:
+    """Smoothed rates per (bucket, kind, actor class, target class)."""
+    mean: dict[tuple[int, str], float] = {}
+    for k, kind in {(key[0], key[1]) for key in exposure}:
+        c = sum(v for key, v in count.items() if key[:2] == (k, kind))
+        x = sum(v for key, v in exposure.items() if key[:2] == (k, kind))
+        mean[(k, kind)] = c / x if x else 0.1
+    out: dict[Key, float] = {}
+    for key, x in exposure.items():
+        m = mean[key[:2]]
+        out[key] = max((count.get(key, 0.0) + SMOOTH * m) / (x + SMOOTH), FLOOR)
+    return out
+
+
+def render(r: dict[Key, float], games: int) -> str:
+    """The likelihoods module's text."""
+    tables = ", ".join(f"{rs} {n}{' 谋攻' if o else ''}" for rs, n, o in FIT_TABLES)
+    lines = [
+        '"""The role belief\'s likelihoods, fitted from self-play by services/bots/fit.py',
+        f"(`python3 -m services.bots.fit --games {games} > services/bots/likelihoods.py`: {games}",
+        f"all-heuristic games of each of {tables}).",
+        "",
+        "RATES[(bucket, kind, actor class, target class)] is P(a given seat of the target class is",
+        "the one an act of that kind by the actor class lands on) in that round bucket.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "ROUND_BUCKETS = (1, 3, 6)  # round 1, rounds 2-3, rounds 4-6, later",
+        "",
+        "",
+        "def bucket(rnd: int) -> int:",
+        '    """The round bucket of round ``rnd``."""',
+        "    return sum(1 for b in ROUND_BUCKETS if rnd > b)",
+        "",
+        "",
+        "RATES: dict[tuple[int, str, str, str], float] = {",
+    ]
+    for key in sorted(r):
+        k, kind, a, b = key
+        lines.append(f'    ({k}, "{kind}", "{a}", "{b}"): {r[key]:.4f},')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit and print the likelihoods module."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--games", type=int, default=200, help="games per fit table")
+    p.add_argument("--seed", type=int, default=10_000)
+    a = p.parse_args(argv)
+    count, exposure = collect(a.games, a.seed)
+    sys.stdout.write(render(rates(count, exposure), a.games))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
