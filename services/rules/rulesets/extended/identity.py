@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.damage import lose_hp, recover
-from ...core.engine import push
+from ...core.engine import pop, push
 from ...core.skills import register
-from ...core.state import Game
+from ...core.state import Frame, Game
 from ...core.triggers import ctx_frame
 from ...core.zones import draw, move
 from .base import IdentitySkill, grow, mark, reveal, state, used
@@ -327,13 +327,30 @@ class NaLu(IdentitySkill):
     name = "纳赂"
 
     def resolve(self, g: Game, holder: int, dead: int, killer: int) -> None:
-        p = g.players[holder]
-        reveal(g, holder)
+        push(g, NaLuFrame(seat=holder))
+
+
+class NaLuFrame(Frame, tag="nalu"):
+    """纳赂 in two steps: what losing the cards fires (连营, 枭姬) runs before the 然后 part."""
+
+    seat: int
+
+    def start(self, g: Game) -> None:
+        p = g.players[self.seat]
+        self.then(self.discarded)
+        reveal(g, self.seat)
         if p.judge:
-            move(g, list(p.judge), "judge", "discard", holder, reason="纳赂")
-        discard_everything(g, holder)
-        recover(g, holder, min(p.max_hp - p.hp, 5))
-        draw(g, holder, min(p.max_hp, 5), reason="纳赂")
+            move(g, list(p.judge), "judge", "discard", self.seat, reason="纳赂")
+        discard_everything(g, self.seat)
+
+    def discarded(self, g: Game) -> None:
+        """然后你回复体力至满点并摸等于体力上限的牌（至多为5）."""
+        p = g.players[self.seat]
+        pop(g)
+        if not p.alive:
+            return
+        recover(g, self.seat, min(p.max_hp - p.hp, 5))
+        draw(g, self.seat, min(p.max_hp, 5), reason="纳赂")
 
 
 @register

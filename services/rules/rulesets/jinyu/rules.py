@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from ...cards.delayed import pass_on
 from ...core.damage import Death, lose_hp
+from ...core.engine import pop, push
 from ...core.skills import Skill, register
-from ...core.state import Game
+from ...core.state import Frame, Game
 from ...core.triggers import Trigger, ctx_frame
 from ...core.zones import discard_areas
 from .counters import reveal_role, set_counter
@@ -40,10 +41,23 @@ class JinYuRules(Skill):
 def loyalist_penalty(g: Game, killer: int) -> None:
     """任何人错杀了忠臣: discard hand and equipment → lose all 玉佩 and 护甲 → (not the lord) reveal
     the role → lose 1 HP (A-002-13: the reveal first, so a death from the HP loss cannot hide it)."""
-    k = g.players[killer]
-    discard_areas(g, killer, reason="penalty", judge=False)
-    set_counter(g, killer, "jade", 0)
-    set_counter(g, killer, "armor", 0)
-    if k.role != "lord":
-        reveal_role(g, killer)
-        lose_hp(g, killer, 1)
+    push(g, LoyalistPenalty(killer=killer))
+
+
+class LoyalistPenalty(Frame, tag="loyalist_penalty"):
+    """The penalty in two steps: what losing the cards fires (连营, 枭姬) runs before the rest."""
+
+    killer: int
+
+    def start(self, g: Game) -> None:
+        self.then(self.discarded)
+        discard_areas(g, self.killer, reason="penalty", judge=False)
+
+    def discarded(self, g: Game) -> None:
+        killer, k = self.killer, g.players[self.killer]
+        pop(g)
+        set_counter(g, killer, "jade", 0)
+        set_counter(g, killer, "armor", 0)
+        if k.role != "lord":
+            reveal_role(g, killer)
+            lose_hp(g, killer, 1)
