@@ -120,6 +120,16 @@ def names(*choices: str) -> Callable[[str], list[str]]:
     return parse
 
 
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def redis_url(text: str) -> str:
+    """An argparse type: a Redis URL (redis://HOST:PORT/DB, rediss://…, unix://PATH)."""
+    if not text.startswith(REDIS_SCHEMES):
+        raise argparse.ArgumentTypeError(f"want redis://HOST:PORT/DB (got {text!r})")
+    return text
+
+
 def redis_options(
     p: argparse.ArgumentParser, *, start: bool = False, namespace: bool = True
 ) -> None:
@@ -132,12 +142,14 @@ def redis_options(
     if start:  # None: the command looks at $REDIS_URL when it runs, then starts its own
         g.add_argument(
             "--redis-url",
+            type=redis_url,
             default=None,
             help="use this Redis (default: $REDIS_URL, else start a redis-server)",
         )
     else:
         g.add_argument(
             "--redis-url",
+            type=redis_url,
             default=os.environ.get("REDIS_URL", LOCAL_REDIS),
             help="the Redis to use ($REDIS_URL if set)",
         )
@@ -156,6 +168,7 @@ def tool_redis_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("platform")
     g.add_argument(
         "--redis-url",
+        type=redis_url,
         default=None,
         help="the Redis to use (default: the running `arena up` of VAR/up.json, else $REDIS_URL)",
     )
@@ -182,7 +195,7 @@ def tool_redis(args: argparse.Namespace) -> tuple[str, str]:
             f"no running platform ({args.var / STATE_FILE} names none) and no --redis-url: "
             "start `arena up`, or pass --redis-url"
         )
-    if not url.startswith(("redis://", "rediss://", "unix://")):
+    if not url.startswith(REDIS_SCHEMES):
         raise ToolError(f"bad --redis-url {url!r}: want redis://HOST:PORT/DB")
     return url, namespace or "arena"
 
@@ -197,6 +210,7 @@ def bench_options(p: argparse.ArgumentParser, *, redis: bool = True) -> None:
     if redis:
         p.add_argument(
             "--redis-url",
+            type=redis_url,
             default=None,
             help="an existing Redis (default: start a throw-away redis-server)",
         )

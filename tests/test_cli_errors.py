@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from process_helpers import arena, clean_env
+from process_helpers import FREE_PORTS, arena, clean_env
 
 from services.cli import main
 from services.eventlog.play import record_game
@@ -35,9 +35,12 @@ def _one_line(args: list[str], env: dict[str, str] | None = None) -> tuple[int, 
         (["archive", "g1", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
         (["verify", "g1", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
         (["ratings", "show", "m", "--redis-url", "redis://127.0.0.1:1/0"], "cannot reach"),
-        (["export", "g1", "-o", "x.arena", "--redis-url", "localhost:6379"], "bad --redis-url"),
-        (["ratings", "show", "m", "--redis-url", "http://x/"], "bad --redis-url"),
+        (["export", "g1", "-o", "x.arena", "--redis-url", "localhost:6379"], "want redis://"),
+        (["ratings", "show", "m", "--redis-url", "http://x/"], "want redis://"),
         (["verify", "missing/g1.arena"], "no such file: missing/g1.arena"),
+        (["up", "--redis-url", "localhost:6379"], "want redis://HOST:PORT/DB"),
+        (["tournament", "--redis-url", "x"], "want redis://HOST:PORT/DB"),
+        (["engine", "--redis-url", "x"], "want redis://HOST:PORT/DB"),
         (["verify", "g1.arena"], "no such file: g1.arena"),
     ],
 )
@@ -45,6 +48,14 @@ def test_tool_errors_are_one_line(args: list[str], says: str, tmp_path: Path) ->
     code, line = _one_line([*args, "--var", str(tmp_path)])
     assert code != 0 and says in line, line
     assert line.startswith("arena "), line
+
+
+def test_a_bad_redis_url_in_the_environment_is_one_line(tmp_path: Path) -> None:
+    env = {**clean_env(), "REDIS_URL": "localhost:6379"}
+    code, line = _one_line(["up", "--var", str(tmp_path), *FREE_PORTS], env)
+    assert code == 2 and "localhost:6379" in line, line
+    code, line = _one_line(["export", "g1", "-o", "x", "--var", str(tmp_path)], env)
+    assert code == 2 and "bad --redis-url 'localhost:6379'" in line, line
 
 
 def test_without_a_platform_the_tools_say_so(tmp_path: Path) -> None:

@@ -23,7 +23,10 @@ def ping(url: str, timeout: float = 1.0) -> bool:
     """Whether a Redis server answers PING at ``url`` (redis://host:port/db)."""
     import redis
 
-    client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    except ValueError:  # not a Redis URL
+        return False
     try:
         return bool(client.ping())
     except (redis.RedisError, OSError):

@@ -369,9 +369,11 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         with contextlib.suppress(OSError):
             state.unlink()
+        started = bool(platform.sup.children) or platform.redis is not None
         platform.stop()
         signal.signal(signal.SIGTERM, previous)
-        print("arena up: stopped", file=sys.stderr, flush=True)
+        if started:  # (a refusal before anything started is its one line alone)
+            print("arena up: stopped", file=sys.stderr, flush=True)
 
 
 async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
