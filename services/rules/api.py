@@ -14,6 +14,7 @@ from typing import Any, Union
 import msgspec
 
 from . import cards as _cards  # noqa: F401  (registers the card specs)
+from . import determinize as _determinize
 from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core import keys, rng, views
@@ -63,6 +64,7 @@ __all__ = [
     "decision_visible",
     "decode_event",
     "default_answer",
+    "determinize",
     "display_names",
     "encode_event",
     "event_types",
@@ -247,6 +249,21 @@ def _decode_state(data: bytes | memoryview) -> Game:
 def fork(g: Game) -> Game:
     """An independent copy of a game (for look-ahead)."""
     return _decode_state(_STATE_ENC.encode(g))
+
+
+def determinize(
+    g: Game,
+    seat: int,
+    belief: _determinize.Belief | None,
+    seed: int,
+    *,
+    view: View,
+) -> Game:
+    """A copy of ``g`` as ``seat`` (whose ``view`` is given) could find it: what it has seen
+    kept, the unseen hands, the draw pile, the hidden roles (weighted by ``belief``, seat -> role
+    -> probability) and the game's seed resampled from ``seed`` (services/rules/determinize.py).
+    ViewMismatch (a ValueError) if ``view`` is not a view of ``g``."""
+    return _determinize.resample(fork(g), seat, belief, seed, view)
 
 
 _EVENT_ENC = msgspec.msgpack.Encoder()
