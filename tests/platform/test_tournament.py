@@ -4,12 +4,17 @@ stopped mid-run and started again with the same arguments it continues, not rest
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from process_helpers import alive, arena, descendants
+import redis as redis_py
+from process_helpers import alive, arena, descendants, find_below, until
+
+from services.contracts.streams import DECISIONS, stream_key
+from services.platform.redis_proc import PersistentRedis
 
 ARGS = [
     "--ruleset",
@@ -103,3 +108,48 @@ def test_tournament_refuses_oracle(tmp_path: Path) -> None:
     )
     _, err = p.communicate(timeout=60)
     assert p.returncode == 2 and "oracle" in err
+
+
+def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) -> None:
+    """The platform a tournament starts is kept alive by it: a killed engine and bot worker are
+    restarted, a Redis restart is waited out; the run ends normally, without a traceback."""
+    redis = PersistentRedis(tmp_path / "redis", fsync="always")
+    var = tmp_path / "var"
+    p = arena(
+        "tournament",
+        *("--var", str(var), "--redis-url", redis.url, "--games", "4", "--players", "4"),
+        *("--policies", "random", "--concurrency", "4", "--json"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    decisions = stream_key("arena", DECISIONS.name)
+    try:
+        with redis_py.Redis.from_url(redis.url) as r:  # play has begun: the workers are up
+            until(lambda: r.xlen(decisions) > 0 or p.poll() is not None, 120, "play")
+        for what in ("services.cli engine", "services.cli bots"):
+            pid = None
+
+            def running(w: str = what) -> bool:
+                nonlocal pid
+                pid = find_below(p.pid, w)
+                return pid is not None or p.poll() is not None
+
+            until(running, 60, what)
+            assert pid is not None, p.communicate()
+            os.kill(pid, signal.SIGKILL)
+        redis.process.kill()
+        redis.process.wait()
+        time.sleep(0.5)
+        redis = PersistentRedis(tmp_path / "redis", redis.port, "always")
+        out, err = p.communicate(timeout=180)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        redis.stop()
+    assert p.returncode == 0, err
+    assert "Traceback" not in err, err
+    lines = err.splitlines()
+    assert lines[0].startswith("arena tournament: starting a platform for this run"), err
+    assert "engine-0 restarted" in err and "bots-0 restarted" in err, err
+    assert json.loads(out)["games_done"] == 4
