@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 import redis
-from process_helpers import arena
+from process_helpers import FREE_PORTS, arena
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.eventlog.verify import verify
@@ -128,15 +128,8 @@ def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str
         "--think-ms",
         "0",
         "--json",
-        "--http-port",
-        "0",
-        "--replay-grpc-port",
-        "0",
-        "--matchmaker-port",
-        "0",
-        "--engine-port",
-        "0",
-        "--metrics-port",
+        *FREE_PORTS,
+        "--metrics-port",  # after FREE_PORTS's 0 (no /metrics): the keepers' gauges are read
         str(port),
         "--matchmaker-metrics-port",
         "0",
