@@ -107,7 +107,9 @@ class Answerer:
         d = req.decision
         mind = self.minds.get(req.game, d.seat, req.player)
         async with mind.lock:
-            if d.id <= mind.answered:
+            # decision ids are opaque (not ordered); the seat's position is: its own answer is
+            # in its view, so each later decision of the seat comes at a higher version
+            if req.version <= mind.answered:
                 return "known"
             try:
                 return await self._answer(mind, req)
@@ -152,7 +154,7 @@ class Answerer:
                     raise
                 await asyncio.sleep(self.backoff_s * 2**attempt)
                 continue
-            mind.answered = max(mind.answered, d.id)
+            mind.answered = max(mind.answered, req.version)
             if r.over:
                 self.minds.drop_game(mind.game)
             return "duplicate" if r.duplicate else outcome

@@ -70,7 +70,7 @@ class SeatMind:
     policy: Policy
     view: View
     seq: int = 0
-    answered: int = -1  # the highest decision id this worker saw accepted (or duplicate)
+    answered: int = -1  # the highest version (seat position) of a decision seen accepted
     over: bool = False
     seed: int = 0  # seat_seed(game, seat)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

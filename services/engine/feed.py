@@ -6,10 +6,12 @@ server stream per decision (it made heuristic bots ~25x slower through the platf
 one process). Instead the engine, which has just produced the events, puts the ones the seat
 has not been sent yet into the decision's message, redacted for that seat:
 
-    view = msgpack {"after": A, "upto": V, "events": [[seq, event], ...]}
+    view = msgpack {"after": A, "upto": V, "events": [[position, event], ...]}
 
-meaning "every event with A < seq <= V, as this seat may see it" (each event in the engine's
-msgpack encoding, `api.encode_event`; a public event's bytes are the very bytes logged). A bot
+meaning "every event the seat receives with A < position <= V, as this seat may see it" (each
+event in the engine's msgpack encoding, `api.encode_event`; a public event's bytes are the very
+bytes logged). Numbers are the seat's own positions (eventlog/positions.py), as on every other
+channel a client reaches, never log versions: a gap would count the other seats' answers. A bot
 whose view of the seat is at A (or later, but not past V) folds them and is at V; any other bot
 (its worker restarted, another worker answered the seat's last decision) ignores the field and
 catches up with StreamView as before. So the feed is an optimisation with a correct fallback,
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from ..eventlog.positions import Positions
 from ..rules import api
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -52,9 +55,9 @@ class _Buffered:
 class SeatView(msgspec.Struct, frozen=True):
     """The `view` field of a decisions message (see the module docstring)."""
 
-    after: int
+    after: int  # positions of the seat (see the module docstring)
     upto: int
-    events: list[tuple[int, msgspec.Raw]]  # each an `api.encode_event` encoding
+    events: list[tuple[int, msgspec.Raw]]  # (position, an `api.encode_event` encoding)
 
 
 @dataclass
@@ -78,9 +81,10 @@ class SeatFeed:
         while len(self.events) > MAX_BUFFERED:
             self.start = self.events.popleft().seq
 
-    def view_for(self, seat: int, upto: int) -> bytes | None:
-        """The `view` field for `seat` as of version `upto` (None if the feed cannot say what
-        the seat has missed), and note the seat as fed up to `upto`."""
+    def view_for(self, seat: int, upto: int, positions: Positions) -> bytes | None:
+        """The `view` field for `seat` as of log version `upto` (None if the feed cannot say
+        what the seat has missed), numbered by the seat's `positions`; note the seat as fed up
+        to `upto`."""
         after = self.fed.get(seat)
         self.fed[seat] = upto
         view = None
@@ -90,9 +94,10 @@ class SeatFeed:
                 if b.seq <= after:
                     break
                 if b.seq <= upto:
-                    parts.append((b.seq, b.for_seat(seat)))
+                    parts.append((positions.position(seat, b.seq), b.for_seat(seat)))
             parts.reverse()
-            view = _ENCODER.encode(SeatView(after, upto, parts))
+            at = positions.position
+            view = _ENCODER.encode(SeatView(at(seat, after), at(seat, upto), parts))
         oldest = min(self.fed.values())  # what every seat has been sent is not needed again
         while self.events and self.events[0].seq <= oldest:
             self.start = self.events.popleft().seq

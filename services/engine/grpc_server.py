@@ -2,7 +2,9 @@
 
 Every refusal maps to its status (services/errors.py: `grpc_unary`, `grpc_stream`), with a
 one-line message and nothing logged; anything unexpected is INTERNAL (logged once as a bug), so
-a client never sees UNKNOWN. What each viewer receives is views.py's business.
+a client never sees UNKNOWN. What each viewer receives is views.py's business; here every
+number a client sees or sends is translated: its own positions for log versions
+(eventlog/positions.py), opaque ids for decision numbers (contracts/decision_ids.py).
 """
 
 from __future__ import annotations
@@ -143,10 +145,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         m.latency.observe(time.perf_counter() - start)
         out = game_pb2.SubmitActionResponse(
             duplicate=r.duplicate,
-            version=r.version,
+            version=r.position,
             over=r.over,
             answer=common_pb2.Answer(
-                decision_id=r.answer.decision,
+                decision_id=r.decision_id,
                 seat=r.answer.seat,
                 picks=r.answer.picks,
                 auto=r.answer.auto,
@@ -155,8 +157,17 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         if with_next and r.next is not None and not r.over:
             # only if the answering seat may know it is pending (being asked can tell a hand)
             hot = await self.games.get(request.game_id)
-            if views.may_see(hot.game, r.next, r.answer.seat) and api.pending(hot.game) == r.next:
-                out.next.CopyFrom(views.decision(request.game_id, r.next, r.version, r.answer.seat))
+            seat = r.answer.seat
+            if views.may_see(hot.game, r.next, seat) and api.pending(hot.game) == r.next:
+                out.next.CopyFrom(
+                    views.decision(
+                        request.game_id,
+                        r.next,
+                        seat,
+                        id=hot.ids.opaque(r.next.id),
+                        version=r.position,
+                    )
+                )
         return out
 
     @grpc_unary
@@ -201,13 +212,18 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         viewer = _viewer(self.games, game_id, request.seat_token)
         hot = await self.games.get(game_id)
         seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-        out = game_pb2.GetViewResponse(version=seen.upto, viewer=viewer, over=seen.over)
-        out.events.extend(
-            e for seq, entry in seen.entries if (e := views.envelope(seq, entry, viewer))
-        )
+        out = game_pb2.GetViewResponse(viewer=viewer, over=seen.over)
+        for _, entry in seen.entries:  # numbered by the viewer's positions: 1, 2, 3, …
+            e = views.envelope(len(out.events) + 1, entry, viewer, hot.ids)
+            if e is not None:
+                out.events.append(e)
+        out.version = len(out.events)
         d = api.pending(hot.game)
         if seen.live and d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            out.pending.CopyFrom(views.decision(game_id, d, hot.log.version, viewer))
+            position = self.games.position(hot, viewer, hot.log.version)
+            out.pending.CopyFrom(
+                views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
+            )
             out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
@@ -215,15 +231,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def StreamView(
         self, request: game_pb2.StreamViewRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[common_pb2.EventEnvelope]:
-        """See game.proto: entries after from_seq, then live ones until the seed reveal."""
+        """See game.proto: the viewer's entries after position from_seq, then live ones until
+        the seed reveal (or position upto_seq)."""
         game_id = checked_game_id(request.game_id)
         viewer = _viewer(self.games, game_id, request.seat_token)
-        await self.games.get(game_id)  # NOT_FOUND for an unknown game
-        after, upto = max(0, request.from_seq), max(0, request.upto_seq)
-        async for seq, entry in self.games.watch.tail(game_id, viewer, after, upto):
-            e = views.envelope(seq, entry, viewer)
-            if e is not None:
-                yield e
+        async for e in self.games.view_entries(game_id, viewer, request.from_seq, request.upto_seq):
+            yield e
 
     @grpc_unary
     async def GetDecision(
@@ -238,11 +251,15 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             hot = await self.games.get(game_id)
         if self.games.watch.delay_for(viewer) > 0:  # a delayed spectator: no live decision
             seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-            return game_pb2.GetDecisionResponse(over=seen.over, version=seen.upto)
-        out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
+            version = self.games.position(hot, viewer, seen.upto)
+            return game_pb2.GetDecisionResponse(over=seen.over, version=version)
+        position = self.games.position(hot, viewer, hot.log.version)
+        out = game_pb2.GetDecisionResponse(over=hot.game.over, version=position)
         d = api.pending(hot.game)
         if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            out.decision.CopyFrom(views.decision(game_id, d, hot.log.version, viewer))
+            out.decision.CopyFrom(
+                views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
+            )
             out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
@@ -251,10 +268,15 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self, request: game_pb2.SetHostedRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.SetHostedResponse:
         """See game.proto."""
+        game_id = checked_game_id(request.game_id)
         version, hosted = await self.games.set_hosted(
-            checked_game_id(request.game_id), request.seat_token, request.hosted, request.resign
+            game_id, request.seat_token, request.hosted, request.resign
         )
-        return game_pb2.SetHostedResponse(version=version, hosted=hosted)
+        seat = _viewer(self.games, game_id, request.seat_token)
+        hot = await self.games.get(game_id)
+        return game_pb2.SetHostedResponse(
+            version=self.games.position(hot, seat, version), hosted=hosted
+        )
 
 
 def make_server(

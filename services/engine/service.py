@@ -17,17 +17,20 @@ import functools
 import secrets as _secrets
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
 from ..contracts import tokens
+from ..contracts.decision_ids import DecisionIds
 from ..contracts.streams import BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, snapshot_due
+from ..eventlog.positions import Positions
 from ..eventlog.records import (
     AnswerRecord,
     Header,
@@ -38,13 +41,14 @@ from ..eventlog.records import (
     new_salt,
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
+from ..proto_gen.arena.v1 import common_pb2
 from ..replay.clock import Clock, SystemClock
 from ..rules import api
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
-from .views import Watch
+from .views import Watch, envelope
 
 MAX_SEATS = 16
 MAX_PICKS = 64
@@ -74,6 +78,10 @@ class Hot:
     hosting: Hosting = field(default_factory=Hosting)  # 托管 (hosting.py)
     due: tuple[int, int] | None = None  # (decision, due at ms) as this worker last set it
     bot_tokens: dict[int, tuple[str, int]] = field(default_factory=dict)  # seat -> token, expiry
+    # every viewer's position of every entry (eventlog/positions.py), kept up to the log and
+    # ahead of an append in flight (a bot's message names the position after it)
+    positions: Positions = field(default_factory=Positions)
+    ids: DecisionIds = field(kw_only=True)  # opaque decision ids (contracts/decision_ids.py)
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -81,13 +89,16 @@ class Hot:
 
 @dataclass(frozen=True)
 class Result:
-    """What SubmitAction returns: the logged answer, the version after it, what is pending now."""
+    """What SubmitAction returns: the logged answer, the version after it, what is pending now;
+    for the client, the answer's opaque decision id and the answering seat's position after it."""
 
     answer: AnswerRecord
     version: int
     duplicate: bool
     next: api.Decision | None
     over: bool
+    decision_id: int = 0
+    position: int = 0
 
 
 def _now_ms() -> int:
@@ -180,13 +191,20 @@ class Games:
             indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
             time_limit_ms=(secret.time_limit_ms if secret else 0) or self.default_time_limit_ms,
             hosting=Hosting(after=secret.hosted_after if secret else 0),
+            ids=DecisionIds(self.secret, game_id),
         )
-        if not all(s.bot for s in header.seats):  # a person's seat: 托管 is in the log
-            if hot.indexed_after:
-                head = await self.store.read(game_id, 0, hot.indexed_after)
-                hot.hosting.fold(decode_entry(data) for _, data in head)
-            hot.hosting.fold(loaded.tail)
         base = hot.indexed_after
+        # the entries before the snapshot: for positions, and for 托管 at a person's seat
+        head = (
+            [(q, decode_entry(data)) for q, data in await self.store.read(game_id, 0, base)]
+            if base
+            else []
+        )
+        hot.positions.add_entries(head)
+        hot.positions.add_entries(enumerate(loaded.tail, base + 1))
+        if not all(s.bot for s in header.seats):  # a person's seat: 托管 is in the log
+            hot.hosting.fold(e for _, e in head)
+            hot.hosting.fold(loaded.tail)
         current: AnswerRecord | None = None
         for i, entry in enumerate(loaded.tail):
             seq = base + 1 + i
@@ -203,17 +221,23 @@ class Games:
                 hot.answers[current.decision] = (current, seq)
         return hot
 
-    async def _answered(self, hot: Hot, decision: int) -> tuple[AnswerRecord, int] | None:
-        """The logged answer to `decision` and the version after its batch, if any."""
-        if decision in hot.answers or hot.indexed_after == 0:
-            return hot.answers.get(decision)
+    async def _answered(self, hot: Hot, opaque_id: int) -> tuple[AnswerRecord, int] | None:
+        """The logged answer to the decision whose opaque id is `opaque_id` and the version
+        after its batch, if any (an id no decision of the game has: None)."""
+        number = hot.ids.number(opaque_id)
+        if number is None:  # not made yet by this copy of the game: try the answers it knows
+            number = next((n for n in hot.answers if hot.ids.opaque(n) == opaque_id), None)
+        if number is not None and (number in hot.answers or hot.indexed_after == 0):
+            return hot.answers.get(number)
+        if hot.indexed_after == 0:
+            return None
         current: AnswerRecord | None = None
         found: tuple[AnswerRecord, int] | None = None
         for seq, data in await self.store.read(hot.log.game, 0, hot.indexed_after):
             entry = decode_entry(data)
             if entry.kind == ANSWER:
                 current = decode_payload(entry.payload, AnswerRecord)
-            if current is not None and current.decision == decision:
+            if current is not None and hot.ids.opaque(current.decision) == opaque_id:
                 found = (current, seq)
         return found
 
@@ -276,8 +300,11 @@ class Games:
             time_limit_ms=secret.time_limit_ms,
             feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]),
             hosting=Hosting(after=secret.hosted_after),
+            ids=DecisionIds(self.secret, game_id),
         )
         hot.feed.add(2, events, [data for _, data in items[1:]])  # the header is entry 1
+        for seq in range(1, len(items) + 1):
+            hot.positions.add(seq, None)
         effects = self._effects(hot, len(items))
         # cached and locked before the append publishes the first decision: an answer that
         # arrives at once waits for the snapshot instead of loading a second copy of the game
@@ -307,7 +334,8 @@ class Games:
     async def submit_action(
         self, game_id: str, token: str, decision: int, picks: list[str]
     ) -> Result:
-        """Answer `decision` for the token's seat (see the module docstring for the rules)."""
+        """Answer the decision whose opaque id is `decision` for the token's seat (see the
+        module docstring for the rules)."""
         seat = self._seat_of(game_id, token)
         if len(picks) > MAX_PICKS or any(len(p) > MAX_PICK_LEN for p in picks):
             raise Refused("INVALID_ARGUMENT", "too many or too long picks")
@@ -347,6 +375,7 @@ class Games:
                 if control is None:
                     return hot.log.version, seat in hot.hosting.hosted
                 hot.hosting.apply(control)
+                hot.positions.add(hot.log.version + 1, None)
                 d = api.pending(hot.game)
                 # the seat's pending decision changes hands: to the bots' stream, or back to
                 # the person with a fresh clock (a bot already holding it may still answer)
@@ -370,6 +399,37 @@ class Games:
                 return hot.log.version, control.hosted
         raise Refused("ABORTED", "the game kept changing; try again")
 
+    def position(self, hot: Hot, viewer: int, version: int) -> int:
+        """`viewer`'s position at log version `version` (what clients are shown for it)."""
+        return hot.positions.position(viewer, version)
+
+    async def view_entries(
+        self, game_id: str, viewer: int, after: int, upto: int = 0
+    ) -> AsyncIterator[common_pb2.EventEnvelope]:
+        """`viewer`'s entries after its position `after`, as it receives them (views.py),
+        numbered by its positions; live ones as they come (held the spectator delay for a
+        spectator) until the seed reveal, or, with `upto` > 0, until its position `upto` (at
+        most where the log is now). NOT_FOUND for an unknown game."""
+        hot = await self.synced(game_id)
+        p = hot.positions
+        start = p.seq(viewer, max(0, after))
+        last = p.seq(viewer, upto) if upto > 0 else 0
+        position = p.position(viewer, start)
+        async for _, entry in self.watch.tail(game_id, viewer, start, last):
+            e = envelope(position + 1, entry, viewer, hot.ids)
+            if e is not None:
+                position += 1
+                yield e
+
+    async def synced(self, game_id: str) -> Hot:
+        """The game with its positions read up to the log's head now (another worker may have
+        appended since this copy was loaded): for mapping a client's position to a version."""
+        hot = await self.get(game_id)
+        head = await self.store.head(game_id)
+        if head > hot.positions.head:
+            hot.positions.add_records(await self.store.read(game_id, hot.positions.head, head))
+        return hot
+
     async def _decide(
         self, game_id: str, seat: int, decision: int, picks: list[str], *, auto: bool
     ) -> Result:
@@ -381,26 +441,33 @@ class Games:
                     continue  # evicted while we waited: decide on a fresh load
                 d = api.pending(hot.game)
                 # the state is at the log's version, so its pending decision has no answer yet:
-                # only an older id needs the (possibly stored) answer looked up
-                prior = (
-                    None
-                    if d is not None and d.id == decision
-                    else await self._answered(hot, decision)
-                )
+                # only another id needs the (possibly stored) answer looked up
+                pending = d is not None and hot.ids.opaque(d.id) == decision
+                prior = None if pending else await self._answered(hot, decision)
                 if prior is not None:
                     if prior[0].seat != seat:
                         raise Refused("PERMISSION_DENIED", "that decision belonged to another seat")
-                    return Result(prior[0], prior[1], True, api.pending(hot.game), hot.game.over)
+                    return Result(
+                        prior[0],
+                        prior[1],
+                        True,
+                        api.pending(hot.game),
+                        hot.game.over,
+                        decision,
+                        hot.positions.position(seat, prior[1]),
+                    )
                 if d is None or hot.game.over:
                     raise Refused("FAILED_PRECONDITION", "the game is over")
-                if d.id != decision:
-                    if cached and decision > d.id and attempt == 0:
-                        self.evict(game_id)  # maybe another worker moved on: look again
+                if not pending:
+                    if (
+                        cached
+                        and attempt == 0
+                        and await self.store.head(game_id) != hot.log.version
+                    ):
+                        self.evict(game_id)  # another worker moved on: look again
                         continue
-                    raise Refused(
-                        "FAILED_PRECONDITION",
-                        f"decision {decision} is not pending (pending: {d.id})",
-                    )
+                    # the id is not echoed back: an unknown id gets the same words as a stale one
+                    raise Refused("FAILED_PRECONDITION", "that decision is not pending")
                 if d.seat != seat:
                     raise Refused("PERMISSION_DENIED", f"decision {d.id} is for another seat")
                 try:
@@ -429,6 +496,9 @@ class Games:
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
         control = hot.hosting.answered(rec)  # the time-out that turns 托管 on, if this is it
         after = [(CONTROL, encode_payload(control))] if control is not None else []
+        hot.positions.add(before + 1, rec.seat)
+        for seq in range(before + 2, before + 2 + len(encoded) + len(after)):
+            hot.positions.add(seq, None)
         effects = self._effects(hot, before + 1 + len(encoded) + len(after), answered=rec.decision)
         write = functools.partial(self.side.append_with, self.store, hot.log.game, effects=effects)
         try:
@@ -446,7 +516,15 @@ class Games:
         version = hot.log.version
         if game.over or api.pending(game) is None:
             await self._finish(hot)
-        return Result(rec, version, False, api.pending(game), game.over)
+        return Result(
+            rec,
+            version,
+            False,
+            api.pending(game),
+            game.over,
+            hot.ids.opaque(rec.decision),
+            hot.positions.position(rec.seat, version),
+        )
 
     # ---- after an append ---------------------------------------------------------------------
 
@@ -484,16 +562,18 @@ class Games:
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `token` is a seat token for that seat alone (bot
         workers never hold the signing secret); `view` carries the seat's events it has not been
-        sent yet, when the engine knows them (feed.py)."""
+        sent yet, when the engine knows them (feed.py). Like every client, a bot worker sees
+        the decision's opaque id and the seat's positions, never log versions."""
         seat = hot.header.seats[d.seat]
+        opaque_id = hot.ids.opaque(d.id)
         return BotDecision(
             game=hot.log.game,
-            decision=d.id,
+            decision=opaque_id,
             seat=d.seat,
             player=seat.player if seat.bot else HOSTED_PLAYER,
-            version=version,
-            body=msgspec.json.encode(d),
-            view=hot.feed.view_for(d.seat, version),
+            version=hot.positions.position(d.seat, version),
+            body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
+            view=hot.feed.view_for(d.seat, version, hot.positions),
             token=self._bot_token(hot, d.seat),
         )
 
@@ -532,6 +612,7 @@ class Games:
                 winners=list(hot.game.winners),
                 sides=sorted({hot.game.players[s].role for s in hot.game.winners} - {""}),
             )
+            hot.positions.add(hot.log.version + 1, None)
             try:
                 await hot.log.finish(reveal)
             except VersionConflict:
@@ -566,7 +647,9 @@ class Games:
                 a = api.default_answer(d)
                 # Refused: answered meanwhile; the next sweep looks again if still due
                 with contextlib.suppress(Refused):
-                    await self._decide(game_id, d.seat, d.id, list(a.picks), auto=True)
+                    await self._decide(
+                        game_id, d.seat, hot.ids.opaque(d.id), list(a.picks), auto=True
+                    )
             done += 1
         self.metrics.decisions_pending.set(await self.side.pending_count())
         return done

@@ -13,7 +13,10 @@ What GameService sends, and why:
   view and once the game is over; GameService has no god view;
 * a spectator (no seat token) is held the engine's spectator delay behind the live game, like
   the replay server's spectators: entries appended less than the delay ago are not released,
-  and a delayed spectator is shown no pending decision (it is live, ahead of its events).
+  and a delayed spectator is shown no pending decision (it is live, ahead of its events);
+* no log sequence number and no decision number: each viewer's entries are numbered by its own
+  position (1, 2, 3, … over what it receives; eventlog/positions.py), and decisions carry
+  their opaque ids (contracts/decision_ids.py), so no gap counts what went to others.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from ..contracts.decision_ids import DecisionIds
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry, decode_entry
 from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
@@ -32,9 +36,11 @@ from ..rules import api
 from ..rules.api import decision_visible
 
 
-def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope | None:
-    """One entry for `viewer` (seat, api.SPECTATOR or api.GOD), or None when the viewer gets
-    nothing of it (another seat's answer); see the module docstring."""
+def envelope(
+    position: int, entry: Entry, viewer: int, ids: DecisionIds
+) -> common_pb2.EventEnvelope | None:
+    """One entry for `viewer` (seat, api.SPECTATOR or api.GOD) as its `position`-th, or None
+    when the viewer gets nothing of it (another seat's answer); see the module docstring."""
     payload: bytes
     if entry.kind == EVENT:
         event = api.redact(api.decode_event(entry.payload), viewer)
@@ -46,7 +52,7 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope | 
             return None
         payload = msgspec.json.encode(
             {
-                "decision": rec.decision,
+                "decision": ids.opaque(rec.decision),
                 "seat": rec.seat,
                 "picks": rec.picks,
                 "count": len(rec.picks),
@@ -63,7 +69,7 @@ def envelope(seq: int, entry: Entry, viewer: int) -> common_pb2.EventEnvelope | 
         payload, kind = msgspec.json.encode(decode_payload(entry.payload, SeatControl)), CONTROL
     else:
         payload, kind = b"null", entry.kind
-    return common_pb2.EventEnvelope(seq=seq, type=str(kind), payload_json=payload.decode())
+    return common_pb2.EventEnvelope(seq=position, type=str(kind), payload_json=payload.decode())
 
 
 def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
@@ -72,12 +78,15 @@ def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
     return decision_visible(d.kind, d.seat, game.current, viewer)
 
 
-def decision(game_id: str, d: api.Decision, version: int, viewer: int) -> common_pb2.Decision:
-    """A decision for `viewer`: options and info only for the seat that decides."""
+def decision(
+    game_id: str, d: api.Decision, viewer: int, *, id: int, version: int
+) -> common_pb2.Decision:
+    """A decision for `viewer`: options and info only for the seat that decides; `id` is the
+    decision's opaque id, `version` the viewer's position."""
     mine = viewer == d.seat
     return common_pb2.Decision(
         game_id=game_id,
-        id=d.id,
+        id=id,
         seat=d.seat,
         kind=d.kind,
         options=list(d.options) if mine else [],

@@ -136,7 +136,9 @@ ROUTES = [
         "each batch followed by `event: decision` when the seat's pending decision changed",
         errors=SEAT_ERRORS,
         events=(
-            "`id: SEQ` + `data: ENTRY` per log entry (entries as GET /api/games/{game}/events "
+            "`id: N` + `data: ENTRY` per entry, N the seat's position (1, 2, 3, … over the "
+            "entries the seat receives; `from` and Last-Event-ID resume after one) (entries as "
+            "GET /api/games/{game}/events "
             'gives them); `event: decision` + `data: {"version", "decision": Decision|null, '
             '"waits": Waits|null, "now_ms"}`; `event: end` after the last entry; '
             '`event: refused` + `data: {"error"}` if the stream must stop (the credential no '

@@ -139,7 +139,9 @@ class Decision(msgspec.Struct, kw_only=True):
     """A decision pending for the seat: pick between `min` and `max` of `options` (their keys,
     in order where order matters: 观星 puts the cards named on top in that order), or decline
     with no picks when `declinable`. `deadline_ms`: when the server answers by default (0: the
-    seat's bot answers it, the seat being on 托管)."""
+    seat's bot answers it, the seat being on 托管). `id` is opaque (send it back with the
+    answer; ids are not in order and say nothing of other seats' decisions); `version` is the
+    seat's position the decision belongs to (see `SeatView`)."""
 
     id: int
     seat: int
@@ -167,7 +169,9 @@ class Waits(msgspec.Struct, kw_only=True):
 class SeatView(msgspec.Struct, kw_only=True):
     """The seat's picture of the game now: the view folded from every entry the seat may see
     (services.rules views: own hand, role and general; every seat's public state), its pending
-    decision (with options), whether its bot plays it (托管)."""
+    decision (with options), whether its bot plays it (托管). `version` is the seat's position:
+    how many entries it has received (its entries are numbered 1, 2, 3, … with no gaps, so the
+    count says nothing of what went to the other seats)."""
 
     game: str
     seat: int
@@ -189,7 +193,7 @@ class Answer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class Answered(msgspec.Struct, kw_only=True):
     """The answer as the game took it: `duplicate` if that decision had been answered already
-    by this seat (the first answer stands), the log version after it, whether the game is
+    by this seat (the first answer stands), the seat's position after it, whether the game is
     over."""
 
     decision: int
@@ -205,7 +209,7 @@ class Hosting(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 
 class Hosted(msgspec.Struct, kw_only=True):
-    """Whether the seat's bot plays it now, and the log version after the request."""
+    """Whether the seat's bot plays it now, and the seat's position after the request."""
 
     hosted: bool
     version: int

@@ -4,6 +4,10 @@ The seat's view is served from the replay feed of this same process (one tail pe
 with every spectator; every entry redacted for the seat by the same `views.redact`); the pending
 decision is asked of the engine with the seat token the server holds for the person, after every
 change of the log, so the seat gets its options and nobody else does.
+
+Every number the person sees or sends is the seat's own position (eventlog/positions.py: its
+entries numbered 1, 2, 3, …, as the engine numbers them for the seat too) and decision ids are
+the engine's opaque ones: nothing the page receives counts what went to the other seats.
 """
 
 from __future__ import annotations
@@ -32,7 +36,8 @@ from .ratelimit import RateLimit
 
 log = logging.getLogger(__name__)
 StreamItem = tuple[list[tuple[int, bytes]], bytes | None]
-"""What a seat's stream sends at once: entries (seq, entry JSON), then its decision message."""
+"""What a seat's stream sends at once: entries (position, entry JSON), then its decision
+message."""
 _json = msgspec.json.Encoder()
 GAME_START_WAIT_S = 10
 
@@ -104,7 +109,8 @@ class Seats:
     async def _pending(
         self, game: str, s: identity.Seat
     ) -> tuple[int, schema.Decision | None, schema.Waits | None]:
-        """(log version, the seat's decision, a public decision of another seat)."""
+        """(the seat's position in the engine's log, the seat's decision, a public decision of
+        another seat)."""
         r = await self.engine.decision(game, s.token)
         if r.over or not r.HasField("decision"):
             return int(r.version), None, None
@@ -120,12 +126,13 @@ class Seats:
         feed = await self._feed(game, s)
         version, decision, waits = (0, None, None) if feed.over else await self._pending(game, s)
         v, hosted = fold(feed, seat)
-        if version != v.seq_version:  # the log moved between the two reads: no stale decision
+        position = feed.positions.position(seat, v.seq_version)
+        if version != position:  # the log moved between the two reads: no stale decision
             decision = waits = None
         return schema.SeatView(
             game=game,
             seat=seat,
-            version=v.seq_version,
+            version=position,
             over=feed.over,
             hosted=seat in hosted,
             view=msgspec.to_builtins(v.view),
@@ -137,33 +144,37 @@ class Seats:
     async def stream(
         self, p: identity.Player, game: str, seat: int, after: int
     ) -> AsyncGenerator[StreamItem, None]:
-        """The seat's entries after `after`, live, each batch followed by the decision message
-        when it changed: ``{"version", "decision", "waits"}`` (either may be null)."""
+        """The seat's entries after its position `after`, live, each batch followed by the
+        decision message when it changed: ``{"version", "decision", "waits"}`` (either may be
+        null)."""
         s = await self.seat_of(p, game, seat)
         feed = await self._feed(game, s)
-        return self._watch(feed, s, max(0, after))
+        return self._watch(feed, s, feed.positions.seq(seat, max(0, after)))
 
     async def _watch(
         self, feed: GameFeed, s: identity.Seat, after: int
     ) -> AsyncGenerator[StreamItem, None]:
-        # the log version last asked at; the (decision id, its deadline, waits version) last
-        # sent: a repeat of the same is not sent again
+        # `after` is a log seq here, sent as the seat's position; the log version last asked
+        # at; the (decision id, its deadline, waits version) last sent: a repeat of the same is
+        # not sent again
         asked, shown = -1, (0, 0, 0)
+        at = feed.positions
         feed.watchers += 1
         try:
             while True:
                 end = feed.version
                 batch = [
-                    (q, e)
+                    (at.position(s.seat, q), e)
                     for q in range(after + 1, end + 1)
                     if (e := feed.envelope(q, s.seat)) is not None
                 ]
                 after = max(after, end)
+                position = at.position(s.seat, after)
                 message: bytes | None = None
                 if feed.over:
                     if shown != (0, 0, 0):  # the game ended: nothing is pending any more
                         shown = (0, 0, 0)
-                        message = b'{"version":%d,"decision":null,"waits":null}' % after
+                        message = b'{"version":%d,"decision":null,"waits":null}' % position
                 elif asked != after:
                     try:
                         version, decision, waits = await self._pending(feed.game, s)
@@ -183,11 +194,11 @@ class Seats:
                     )
                     # the engine may be ahead of the feed: its entries are on their way, and
                     # it is asked again when they arrive
-                    if version == after and key != shown:
+                    if version == position and key != shown:
                         shown = key
                         message = _json.encode(
                             {
-                                "version": after,
+                                "version": position,
                                 "decision": decision,
                                 "waits": waits,
                                 "now_ms": int(time.time() * 1000),

@@ -3,6 +3,10 @@
 Transports (HTTP/SSE in http.py, gRPC in grpc_service.py) parse a request, call one method here
 and encode what it returns. Every entry a caller receives passes through ``GameFeed.envelope``,
 which redacts events with ``services.rules`` views.redact for the granted viewer.
+
+Every number a caller sends or receives (``after``, ``upto``, an entry's ``seq``, a decision's
+``version``) is the viewer's own position (eventlog/positions.py: 1, 2, 3, … over the entries
+it receives), never the log's seq, which would count the answers withheld from it.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
 
 @dataclass
 class EventsPage:
-    """Entries ``after < seq <= upto`` that the viewer may have; ``upto`` is how far it got."""
+    """The viewer's entries at positions ``after < position <= upto`` it may have; ``upto`` is
+    how far it got (its position)."""
 
     grant: Grant
     entries: list[bytes]
@@ -68,24 +73,25 @@ class Cursor:
     def take(self, now_ms: int) -> Update | None:
         """What to send now: the entries released since ``after`` (redacted for the grant's
         viewer) and the public pending decision if it changed; None if nothing."""
-        feed, after = self.feed, self.after
+        feed, after, viewer = self.feed, self.after, self.grant.viewer
         end = feed.released(self.grant.delay_ms, now_ms)
         batch: list[tuple[int, bytes]] = []
-        if end > after:
-            viewer = self.grant.viewer
+        if end > after:  # `after` is a log seq; what goes out carries the viewer's positions
+            at = feed.positions
             batch = [
-                (s, e)
+                (at.position(viewer, s), e)
                 for s in range(after + 1, end + 1)
                 if (e := feed.envelope(s, viewer)) is not None
             ]
             self.after = after = end
         if batch:
             self.sent = None  # a viewer drops the decision it shows when entries arrive
-        decision = feed.decision_for(after) if self.show else None
-        if decision is None and self.sent is not None and self.sent != b'{"version":%d}' % after:
+        decision = feed.decision_for(after, viewer) if self.show else None
+        clear = b'{"version":%d}' % feed.positions.position(viewer, after)
+        if decision is None and self.sent is not None and self.sent != clear:
             # what the viewer shows was answered by an answer alone (withheld from it): tell
             # it, so it does not keep showing a stale decision
-            decision = b'{"version":%d}' % after
+            decision = clear
         if decision == self.sent:
             decision = None
         elif decision is not None:
@@ -98,8 +104,8 @@ class Cursor:
         return self.feed.closed and self.after >= self.feed.version
 
 
-"""What a watcher receives at once: entries (seq, entry JSON), then the public pending decision
-JSON if one is (newly) known for the last entry it has (see decisions.py)."""
+"""What a watcher receives at once: entries (its position, entry JSON), then the public pending
+decision JSON if one is (newly) known for the last entry it has (see decisions.py)."""
 
 
 def _no_live_ids() -> LiveIds:
@@ -214,13 +220,16 @@ class Replay:
         upto: int | None = None,
         delay_ms: int = 0,
     ) -> EventsPage:
-        """Entries of ``game`` after ``after`` (up to ``upto``), redacted, delay applied."""
+        """The viewer's entries of ``game`` after its position ``after`` (up to ``upto``),
+        redacted, delay applied."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
+        at = feed.positions
         end = feed.released(grant.delay_ms, self.clock.now_ms())
-        end = end if upto is None or upto <= 0 else min(end, upto)
-        after = max(0, after)
-        out = [e for seq in range(after + 1, end + 1) if (e := feed.envelope(seq, grant.viewer))]
-        return EventsPage(grant, out, max(end, after), feed.over)
+        if upto is not None and upto > 0:
+            end = min(end, at.seq(grant.viewer, upto))
+        start = at.seq(grant.viewer, max(0, after))
+        out = [e for seq in range(start + 1, end + 1) if (e := feed.envelope(seq, grant.viewer))]
+        return EventsPage(grant, out, at.position(grant.viewer, max(end, start)), feed.over)
 
     async def stream(
         self,
@@ -230,10 +239,11 @@ class Replay:
         after: int = 0,
         delay_ms: int = 0,
     ) -> AsyncGenerator[list[tuple[int, bytes]], None]:
-        """Batches of (seq, entry JSON) after ``after``, each released no earlier than the grant's
-        delay after its append; ends after the log's last entry."""
+        """Batches of (position, entry JSON) after the viewer's position ``after``, each released
+        no earlier than the grant's delay after its append; ends after the log's last entry."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
-        return self._entries(self._watch(feed, grant, max(0, after), decisions=False))
+        start = feed.positions.seq(grant.viewer, max(0, after))
+        return self._entries(self._watch(feed, grant, start, decisions=False))
 
     async def watch(
         self,
@@ -247,10 +257,12 @@ class Replay:
         only for a viewer with no delay, and only if it belongs to the last entry it has; once
         one was sent, ``{"version": V}`` (no seat) says nothing public is pending after V."""
         feed, grant = await self.grant(game, viewer, token, delay_ms)
-        return self._watch(feed, grant, max(0, after), decisions=True)
+        start = feed.positions.seq(grant.viewer, max(0, after))
+        return self._watch(feed, grant, start, decisions=True)
 
     def stream_feed(self, feed: GameFeed, grant: Grant, after: int) -> AsyncGenerator[Update, None]:
-        """``watch`` for a feed and grant already obtained (``grant``)."""
+        """``watch`` for a feed and grant already obtained (``grant``), after the log seq
+        ``after`` (a server-side cursor, not a client's position)."""
         return self._watch(feed, grant, max(0, after), decisions=True)
 
     @staticmethod
@@ -266,6 +278,7 @@ class Replay:
     async def _watch(
         self, feed: GameFeed, grant: Grant, after: int, decisions: bool
     ) -> AsyncGenerator[Update, None]:
+        # `after` is a log seq here (Cursor numbers what goes out by the viewer's positions);
         # a delayed viewer gets no decision: it is live, and would run ahead of the events
         cur = Cursor(feed, grant, after, decisions and grant.delay_ms <= 0)
         feed.watchers += 1

@@ -36,8 +36,9 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Pending:
-    """A pending decision as the engine shows a spectator: the log version it became pending at,
-    the seat asked and the kind (never options or info)."""
+    """A pending decision as the engine shows a spectator: the version it is pending at (in a
+    spectator's positions: eventlog/positions.py), the seat asked and the kind (never options
+    or info)."""
 
     version: int
     seat: int
@@ -64,10 +65,15 @@ def is_public(p: Pending, active_seat: int) -> bool:
 
 
 def public_json(p: Pending, active_seat: int) -> bytes | None:
-    """The decision as a viewer receives it, or None when it must not be shown."""
+    """The decision as a spectator receives it, or None when it must not be shown."""
     if not is_public(p, active_seat):
         return None
-    return b'{"version":%d,"seat":%d,"kind":"%s"}' % (p.version, p.seat, p.kind.encode())
+    return decision_json(p, p.version)
+
+
+def decision_json(p: Pending, version: int) -> bytes:
+    """A public decision's JSON for a viewer at its position ``version``."""
+    return b'{"version":%d,"seat":%d,"kind":"%s"}' % (version, p.seat, p.kind.encode())
 
 
 class EngineDecisions:

@@ -33,7 +33,7 @@ def sse_chunk(update: Update) -> bytes:
     """The SSE bytes of one update: an ``id:`` event per entry, then the decision if any."""
     batch, decision = update
     out = b"".join(b"id: %d\ndata: %s\n\n" % (s, e) for s, e in batch)
-    if decision is not None:  # no id: Last-Event-ID stays the last entry's seq
+    if decision is not None:  # no id: Last-Event-ID stays the last entry's position
         out += b"event: decision\ndata: %s\n\n" % decision
     return out
 
@@ -82,10 +82,11 @@ class Channel:
         cur = self.cursor
         if after > cur.after:
             return None
-        catch_up = [
-            (s, e)
+        viewer, at = cur.grant.viewer, cur.feed.positions
+        catch_up = [  # log seqs here (as the cursor's); what is written, the viewer's positions
+            (at.position(viewer, s), e)
             for s in range(after + 1, cur.after + 1)
-            if (e := cur.feed.envelope(s, cur.grant.viewer)) is not None
+            if (e := cur.feed.envelope(s, viewer)) is not None
         ]
         if catch_up or cur.sent is not None:
             writer.write(sse_chunk((catch_up, cur.sent)))

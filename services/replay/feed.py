@@ -14,6 +14,10 @@ from a server clock that stepped back, is raised to it), which only ever holds e
 
 With a decision source (decisions.py), the feed also asks for the pending decision after each
 new batch, one request at a time, and wakes the watchers when it changes.
+
+Watchers are sent each viewer's own positions (eventlog/positions.py), never the log's seqs:
+the feed works in seqs and translates at the edge (`envelope`, `decision_for`), so a gap never
+counts the answers withheld from a viewer.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from ..eventlog.reconnect import Backoff, is_outage
 from ..eventlog.store import EventStore, TimedRecord
 from ..rules import api
 from .clock import Clock
-from .decisions import DecisionSource, Pending, public_json
+from .decisions import DecisionSource, Pending, decision_json, is_public
 from .envelope import envelope, is_terminal
 
 log = logging.getLogger(__name__)
@@ -51,7 +55,7 @@ class GameFeed:
         self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
         self.positions = Positions()  # each viewer's position of each entry (eventlog.positions)
         self.pending: Pending | None = None  # as the decision source last said
-        self._public: tuple[Pending, bytes | None] | None = None
+        self._public: tuple[Pending, bool] | None = None  # the last pending, and if public
         self._dirty = asyncio.Event()
         self.over = False  # game_ended or the seed reveal is in: nothing is secret any more
         self.closed = False  # the seed reveal is in: no entry will follow
@@ -108,15 +112,21 @@ class GameFeed:
                     return int(getattr(event, "seat"))  # noqa: B009
         return -1
 
-    def decision_for(self, version: int) -> bytes | None:
+    def decision_for(self, version: int, viewer: int = api.SPECTATOR) -> bytes | None:
         """The public part of the decision pending right after entry ``version`` (None: nothing
-        pending, not known yet, or not public: see decisions.py)."""
+        pending, not known yet, or not public: see decisions.py), its version in ``viewer``'s
+        positions. The source's decision is a spectator's (its version a spectator position),
+        so it belongs to every entry up to the next one a spectator receives."""
         p = self.pending
-        if p is None or p.version != version or version > len(self.records) or self.over:
+        if p is None or version > len(self.records) or self.over:
+            return None
+        if p.version != self.positions.position(api.SPECTATOR, version):
             return None
         if self._public is None or self._public[0] != p:
-            self._public = (p, public_json(p, self.active_seat(version)))
-        return self._public[1]
+            self._public = (p, is_public(p, self.active_seat(version)))
+        if not self._public[1]:
+            return None
+        return decision_json(p, self.positions.position(viewer, version))
 
     async def _ask_decisions(self, source: DecisionSource) -> None:
         """Ask for the pending decision whenever entries arrive (one request at a time;
@@ -141,11 +151,13 @@ class GameFeed:
                 self._wake()
 
     def envelope(self, seq: int, viewer: int) -> bytes | None:
-        """Entry ``seq`` as ``viewer`` receives it (cached per viewer)."""
+        """Entry ``seq`` as ``viewer`` receives it, numbered by its position (cached per
+        viewer)."""
         cache = self._cache.setdefault(viewer, [])
         while len(cache) < seq:
             n = len(cache) + 1
-            cache.append(envelope(n, self.records[n - 1], viewer))
+            at = self.positions.position(viewer, n)
+            cache.append(envelope(at, self.records[n - 1], viewer))
         return cache[seq - 1]
 
     async def wait_beyond(self, after: int, any_change: bool = False) -> None:

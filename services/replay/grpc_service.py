@@ -44,8 +44,11 @@ def summary_pb(g: GameSummary) -> replay_pb2.GameSummary:
     )
 
 
-def envelope_pb(feed: GameFeed, seq: int, data: bytes, with_hash: bool) -> common_pb2.EventEnvelope:
-    """One entry envelope (JSON from envelope.py) as an EventEnvelope."""
+def envelope_pb(
+    feed: GameFeed, viewer: int, position: int, data: bytes, with_hash: bool
+) -> common_pb2.EventEnvelope:
+    """One entry envelope (JSON from envelope.py), the viewer's `position`-th, as an
+    EventEnvelope."""
     x = msgspec.json.decode(data)
     kind = x["kind"]
     body = x.get(
@@ -55,11 +58,16 @@ def envelope_pb(feed: GameFeed, seq: int, data: bytes, with_hash: bool) -> commo
         {},
     )
     return common_pb2.EventEnvelope(
-        seq=seq,
+        seq=position,
         type=body.get("type", kind) if kind == "event" else kind,
-        hash=decode_entry(feed.records[seq - 1]).hash if with_hash else b"",
+        hash=_hash(feed, viewer, position) if with_hash else b"",
         payload_json=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
     )
+
+
+def _hash(feed: GameFeed, viewer: int, position: int) -> bytes:
+    """The chain hash of the viewer's `position`-th entry."""
+    return decode_entry(feed.records[feed.positions.seq(viewer, position) - 1]).hash
 
 
 def _token(context: Any) -> str | None:
@@ -109,7 +117,7 @@ class ReplayServicer:
 
     @grpc_unary
     async def GetEvents(self, request: Any, context: Any) -> replay_pb2.GetEventsResponse:
-        """Entries from_seq < seq <= upto_seq, redacted for the viewer."""
+        """The viewer's entries at positions from_seq < position <= upto_seq, redacted."""
         page = await self.replay.get_events(
             request.game_id,
             request.viewer,
@@ -120,7 +128,10 @@ class ReplayServicer:
         feed = await self.replay.feed(request.game_id)
         full = page.grant.viewer == -2 or page.over
         return replay_pb2.GetEventsResponse(
-            events=[envelope_pb(feed, msgspec.json.decode(e)["seq"], e, full) for e in page.entries]
+            events=[
+                envelope_pb(feed, page.grant.viewer, msgspec.json.decode(e)["seq"], e, full)
+                for e in page.entries
+            ]
         )
 
     @grpc_stream
@@ -135,9 +146,9 @@ class ReplayServicer:
         spectators.inc()
         try:
             async for batch in batches:
-                for seq, data in batch:
+                for position, data in batch:
                     sent.inc()
-                    yield envelope_pb(feed, seq, data, full or feed.over)
+                    yield envelope_pb(feed, request.viewer, position, data, full or feed.over)
         finally:
             spectators.dec()
 

@@ -5,13 +5,14 @@
     GET /api/games?ruleset=&player=&status=live|finished&since=&until=&limit=
     GET /api/games/ID                       summary fields, header and card table
     GET /api/games/ID/events?viewer=&token=&from=&to=&delay=
-    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's seq;
+    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's position;
                                             ``event: decision`` the public pending decision
     GET /api/games/ID/verify
 
 ``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs ``token``
-(query, or ``Authorization: Bearer``). ``from`` is the last seq already held; an SSE reconnect's
-``Last-Event-ID`` takes its place. A small server of our own instead of aiohttp: five GET routes
+(query, or ``Authorization: Bearer``). ``from`` is the last position already held (a viewer's
+entries are numbered 1, 2, 3, … over what it receives: eventlog/positions.py); an SSE
+reconnect's ``Last-Event-ID`` takes its place. A small server of our own instead of aiohttp: five GET routes
 and one streaming response do not justify a framework dependency, and this keeps the one place
 that writes SSE bytes short enough to audit for leaks.
 
@@ -380,6 +381,7 @@ class HttpServer:
         if last_id.isdigit():
             after = int(last_id)
         feed, grant = await self.replay.grant(game, viewer, token, delay)
+        after = feed.positions.seq(grant.viewer, after)  # the client's position: a log seq here
         metrics = self.replay.metrics
         spectators = metrics.open["sse"]
         spectators.inc()

@@ -18,6 +18,7 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import RedisEventStore, Seat
 from services.eventlog.entry import decode_entry
+from services.eventlog.positions import positions_of
 from services.replay.decisions import Pending, is_public
 from services.rules import api
 from tests.replay.leaks import Truth, n_cards
@@ -63,11 +64,14 @@ async def test_live_table_shows_the_public_pending_decision_only(
                     if type(e).__struct_config__.tag == "turn_started":
                         current = int(getattr(e, "seat"))  # noqa: B009
                         break
-            return d, hot.log.version, current
+            # the page is told the decision at a spectator's position (answers not counted)
+            seen = positions_of(await store.read(GAME)).position(api.SPECTATOR, hot.log.version)
+            return d, seen, current
 
         async def answer(d: api.Decision) -> None:
             a = policy.act(d)
-            await games.submit_action(GAME, tokens.issue(SECRET, GAME, d.seat), d.id, list(a.picks))
+            did = (await games.get(GAME)).ids.opaque(d.id)
+            await games.submit_action(GAME, tokens.issue(SECRET, GAME, d.seat), did, list(a.picks))
 
         async def run_until(public: bool, skip: int = 0) -> tuple[api.Decision, int]:
             """Answer decisions (pacing them) until one whose publicity is ``public``."""

@@ -3,7 +3,8 @@
 Checked against the log itself: every view holds exactly the seat's redacted events between its
 bounds (the same `api.redact` every other channel uses), consecutive views of a seat tile the
 log with no gap, a mind folded only from views ends equal to one folded from the log, and a view
-that does not connect to a mind is refused without touching it.
+that does not connect to a mind is refused without touching it. Views number events by the
+seat's positions (eventlog/positions.py), never by log seq.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from services.engine.service import NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
+from services.eventlog.positions import Positions, positions_of
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view
@@ -27,7 +29,8 @@ from .test_service import _games, play_out
 
 async def _played(
     seed: int, players: int = 5, ruleset: str = "standard"
-) -> tuple[InMemoryEventStore, MemorySide, dict[int, api.Event]]:
+) -> tuple[Positions, MemorySide, dict[int, api.Event]]:
+    """A game played out: its positions, its bot messages and its events by log seq."""
     store, side = InMemoryEventStore(), MemorySide()
     g = _games(store, side)
     await g.create_game(
@@ -44,12 +47,12 @@ async def _played(
         entry = decode_entry(data)
         if entry.kind == EVENT:
             log[seq] = api.decode_event(entry.payload)
-    return store, side, log
+    return positions_of(await store.read("f1")), side, log
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 async def test_views_are_the_seats_redacted_log_without_gaps(seed: int) -> None:
-    _, side, log = await _played(seed)
+    at, side, log = await _played(seed)
     reached: dict[int, int] = {}
     messages = side.decisions()
     assert messages
@@ -59,7 +62,8 @@ async def test_views_are_the_seats_redacted_log_without_gaps(seed: int) -> None:
         view = msgspec.msgpack.decode(f.view, type=SeatView)
         assert view.upto == version
         assert view.after == reached.get(seat, 0)  # picks up exactly where the last one ended
-        want = [(s, api.redact(e, seat)) for s, e in log.items() if view.after < s <= view.upto]
+        mine = {at.position(seat, s): e for s, e in log.items()}  # by the seat's positions
+        want = [(p, api.redact(e, seat)) for p, e in mine.items() if view.after < p <= view.upto]
         got = [(s, api.decode_event(bytes(raw))) for s, raw in view.events]
         assert got == want
         reached[seat] = view.upto
@@ -67,22 +71,23 @@ async def test_views_are_the_seats_redacted_log_without_gaps(seed: int) -> None:
 
 async def test_hidden_cards_never_reach_other_seats() -> None:
     """Byte-level: a card face guarded by seen_by appears only in views of seats that saw it."""
-    _, side, log = await _played(4)
+    at, side, log = await _played(4)
     guarded = [e for e in log.values() if getattr(e, "seen_by", None) is not None]
     assert guarded
     for f in side.decisions():
         seat = f.seat
         assert f.view is not None
         view = msgspec.msgpack.decode(f.view, type=SeatView)
-        for s, raw in view.events:
-            e = log[s]
+        mine = {at.position(seat, s): e for s, e in log.items()}
+        for p, raw in view.events:
+            e = mine[p]
             seen_by = getattr(e, "seen_by", None)
             if seen_by is not None and seat not in seen_by:
                 assert bytes(raw) != api.encode_event(e) or api.redact(e, seat) == e
 
 
 async def test_a_mind_fed_by_views_equals_one_fed_by_the_log() -> None:
-    _, side, log = await _played(5)
+    at, side, log = await _played(5)
     minds = Minds("heuristic")
     for f in side.decisions():
         req = parse(f)
@@ -93,7 +98,7 @@ async def test_a_mind_fed_by_views_equals_one_fed_by_the_log() -> None:
     for (_, seat), mind in minds.minds.items():
         reference = new_view(seat)
         for s, e in log.items():
-            if s <= mind.seq:
+            if at.position(seat, s) <= mind.seq:
                 apply(reference, api.redact(e, seat))
         assert msgspec.msgpack.encode(mind.view) == msgspec.msgpack.encode(reference)
 
@@ -112,9 +117,12 @@ async def test_a_view_that_does_not_connect_is_refused() -> None:
 
 
 def test_feed_falls_back_after_a_reload_and_when_too_far_behind() -> None:
+    at = Positions()
+    for seq in range(1, MAX_BUFFERED + 6):
+        at.add(seq, None)
     feed = SeatFeed()  # as after a reload: it knows nothing a seat was sent
-    assert feed.view_for(0, 10) is None  # unknown: the bot catches up through the engine
-    assert feed.view_for(0, 12) is not None  # known from now on (empty: nothing buffered)
+    assert feed.view_for(0, 10, at) is None  # unknown: the bot catches up through the engine
+    assert feed.view_for(0, 12, at) is not None  # known from now on (empty: nothing buffered)
     fresh = SeatFeed.from_start([0, 1])
     fresh.start = MAX_BUFFERED  # as if the oldest events had been dropped
-    assert fresh.view_for(0, MAX_BUFFERED + 5) is None
+    assert fresh.view_for(0, MAX_BUFFERED + 5, at) is None

@@ -76,8 +76,11 @@ async def test_seat_isolation_status_codes(env: Env) -> None:
     dup = await sub(own)
     assert dup.duplicate and dup.version == ok.version  # type: ignore[attr-defined]
     assert await _code(sub(own, decision=d.id)) == C.OK
-    view = await stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
+    view = await stub.GetView(game_pb2.GetViewRequest(game_id="g1", seat_token=own))
     assert view.version == ok.version and view.events[0].type == "header"  # type: ignore[attr-defined]
+    # a spectator is not sent the answer, and its count does not include it
+    watched = await stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
+    assert watched.version == len(watched.events) == ok.version - 1  # type: ignore[attr-defined]
 
 
 picks_st = st.lists(

@@ -84,12 +84,15 @@ async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy()
             await g.sweep()
         else:  # another hosted seat: its bot would answer; answer for it
             await g.submit_action(
-                "h1", tokens.issue(SECRET, "h1", d.seat), d.id, list(api.default_answer(d).picks)
+                "h1",
+                tokens.issue(SECRET, "h1", d.seat),
+                hot.ids.opaque(d.id),
+                list(api.default_answer(d).picks),
             )
     hot = await g.get("h1")
     d = api.pending(hot.game)
     assert d is not None and d.seat == seat
-    msgs = [m for m in side.decisions() if m.decision == d.id]
+    msgs = [m for m in side.decisions() if m.decision == hot.ids.opaque(d.id)]
     assert msgs and msgs[-1].player == HOSTED_PLAYER and msgs[-1].seat == seat
     assert await g.deadline_ms(hot, d) == 0  # a bot answers it: no clock for the person
 
@@ -104,7 +107,10 @@ async def test_reload_keeps_hosting_from_before_the_snapshot() -> None:
         d = api.pending(hot.game)
         assert d is not None
         await g.submit_action(
-            "h1", tokens.issue(SECRET, "h1", d.seat), d.id, list(api.default_answer(d).picks)
+            "h1",
+            tokens.issue(SECRET, "h1", d.seat),
+            hot.ids.opaque(d.id),
+            list(api.default_answer(d).picks),
         )
     snap = await store.load_snapshot("h1")
     control_seq = next(s for s, k, _ in await entries(g, "h1") if k == CONTROL)
@@ -127,7 +133,7 @@ async def test_take_back_resign_and_refusals() -> None:
 
     v1, hosted = await g.set_hosted("h1", tok, True)
     assert hosted
-    msgs = [m for m in side.decisions() if m.decision == d.id]
+    msgs = [m for m in side.decisions() if m.decision == hot.ids.opaque(d.id)]
     assert msgs and msgs[-1].player == HOSTED_PLAYER  # the pending decision went to the bots
     assert await g.set_hosted("h1", tok, True) == (v1, True)  # a repeat: nothing appended
 

@@ -67,10 +67,11 @@ async def play_out(g: Games, game_id: str, fresh_cache_every: int = 0) -> int:
         a = pol.act(d)
         tok = tokens.issue(SECRET, game_id, d.seat)
         try:
-            await g.submit_action(game_id, tok, d.id, list(a.picks))
+            await g.submit_action(game_id, tok, hot.ids.opaque(d.id), list(a.picks))
         except Refused as exc:
             assert exc.code == "INVALID_ARGUMENT"
-            await g.submit_action(game_id, tok, d.id, list(api.default_answer(d).picks))
+            picks = list(api.default_answer(d).picks)
+            await g.submit_action(game_id, tok, hot.ids.opaque(d.id), picks)
         n += 1
         if fresh_cache_every and n % fresh_cache_every == 0:
             g.evict(game_id)
@@ -95,9 +96,11 @@ async def test_a_snapshot_of_an_older_state_format_is_ignored() -> None:
     await g.create_game(match())
     pol = RandomPolicy(5)
     for _ in range(25):
-        d = api.pending((await g.get("m1")).game)
+        hot = await g.get("m1")
+        d = api.pending(hot.game)
         assert d is not None
-        await g.submit_action("m1", tokens.issue(SECRET, "m1", d.seat), d.id, pol.act(d).picks)
+        tok = tokens.issue(SECRET, "m1", d.seat)
+        await g.submit_action("m1", tok, hot.ids.opaque(d.id), pol.act(d).picks)
     state = api.snapshot((await g.get("m1")).game)
     head = await store.head("m1")
     stored = await store.load_snapshot("m1")
@@ -118,8 +121,10 @@ async def test_seat_rules_and_duplicates() -> None:
     g = _games(store)
     await g.create_game(match())
     await g.create_game(match("other"))
-    d = api.pending((await g.get("m1")).game)
+    hot = await g.get("m1")
+    d = api.pending(hot.game)
     assert d is not None
+    did = hot.ids.opaque(d.id)  # what clients see of the decision's id
     own = tokens.issue(SECRET, "m1", d.seat)
     wrong_seat = tokens.issue(SECRET, "m1", (d.seat + 1) % 4)
     other_game = tokens.issue(SECRET, "other", d.seat)
@@ -127,29 +132,30 @@ async def test_seat_rules_and_duplicates() -> None:
     forged = tokens.issue(b"not the secret", "m1", d.seat)
     head = await store.head("m1")
     cases = [
-        (wrong_seat, d.id, "PERMISSION_DENIED"),
-        (other_game, d.id, "PERMISSION_DENIED"),
-        (expired, d.id, "UNAUTHENTICATED"),
-        (forged, d.id, "UNAUTHENTICATED"),
-        ("", d.id, "UNAUTHENTICATED"),
-        (own, d.id + 5, "FAILED_PRECONDITION"),
+        (wrong_seat, did, "PERMISSION_DENIED"),
+        (other_game, did, "PERMISSION_DENIED"),
+        (expired, did, "UNAUTHENTICATED"),
+        (forged, did, "UNAUTHENTICATED"),
+        ("", did, "UNAUTHENTICATED"),
+        (own, did + 5, "FAILED_PRECONDITION"),
+        (own, d.id, "FAILED_PRECONDITION"),  # the engine's own number is no id
     ]
-    for tok, did, code in cases:
+    for tok, decision, code in cases:
         with pytest.raises(Refused) as err:
-            await g.submit_action("m1", tok, did, list(api.default_answer(d).picks))
-        assert err.value.code == code, (tok, did)
+            await g.submit_action("m1", tok, decision, list(api.default_answer(d).picks))
+        assert err.value.code == code, (tok, decision)
     with pytest.raises(Refused) as err:
-        await g.submit_action("m1", own, d.id, ["no such option"])
+        await g.submit_action("m1", own, did, ["no such option"])
     assert err.value.code == "INVALID_ARGUMENT"
     assert await store.head("m1") == head
-    first = await g.submit_action("m1", own, d.id, list(api.default_answer(d).picks))
+    first = await g.submit_action("m1", own, did, list(api.default_answer(d).picks))
     assert not first.duplicate and first.version > head
     g.evict("m1")  # a duplicate is recognised from the log too
-    dup = await g.submit_action("m1", own, d.id, ["anything"])
+    dup = await g.submit_action("m1", own, did, ["anything"])
     assert dup.duplicate and dup.version == first.version and dup.answer == first.answer
     assert await store.head("m1") == first.version
     with pytest.raises(Refused) as err:
-        await g.submit_action("m1", wrong_seat, d.id, [])
+        await g.submit_action("m1", wrong_seat, did, [])
     assert err.value.code == "PERMISSION_DENIED"
     with pytest.raises(Refused) as err:
         await g.submit_action("nosuch", tokens.issue(SECRET, "nosuch", 0), 1, [])
@@ -169,7 +175,9 @@ async def test_two_workers_conflict_and_reload() -> None:
         assert d is not None
         tok = tokens.issue(SECRET, "m1", d.seat)
         try:
-            await w.submit_action("m1", tok, d.id, list(api.default_answer(d).picks))
+            await w.submit_action(
+                "m1", tok, hot.ids.opaque(d.id), list(api.default_answer(d).picks)
+            )
         except Refused as exc:  # a stale cache may see an old decision as pending
             assert exc.code in ("FAILED_PRECONDITION",)
             w.evict("m1")

@@ -19,6 +19,7 @@ from services.engine.grpc_server import MAX_BATCH, make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide, RedisSide
 from services.eventlog import InMemoryEventStore, RedisEventStore, Seat
+from services.eventlog.positions import positions_of
 from services.eventlog.redis_client import connect
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.rules import api
@@ -67,7 +68,10 @@ async def env(request: pytest.FixtureRequest) -> AsyncIterator[Env]:
             for _ in range(k):
                 d = await _pending(games, g)
                 await games.submit_action(
-                    g, tokens.issue(SECRET, g, d.seat), d.id, list(api.default_answer(d).picks)
+                    g,
+                    tokens.issue(SECRET, g, d.seat),
+                    (await games.get(g)).ids.opaque(d.id),
+                    list(api.default_answer(d).picks),
                 )
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
             yield Env(games, game_pb2_grpc.GameServiceStub(ch), port, client, ns)
@@ -99,13 +103,25 @@ async def _answer(
     return game_pb2.SubmitActionRequest(
         game_id=g,
         seat_token=tokens.issue(secret, g, d.seat),
-        decision_id=d.id + decision_delta,
+        decision_id=(await games.get(g)).ids.opaque(d.id) + decision_delta,
         picks=list(api.default_answer(d).picks) if picks is None else picks,
     )
 
 
 async def _heads(games: Games) -> dict[str, int]:
     return {g: await games.store.head(g) for g in GAMES}
+
+
+async def _seen(games: Games, g: str, token: str) -> int:
+    """How many entries of `g`'s log the token's seat receives: its position at the head, the
+    version clients are shown (counted here from the log itself)."""
+    seat = tokens.verify(SECRET, token).s
+    return positions_of(await games.store.read(g)).position(seat, await games.store.head(g))
+
+
+async def _id(games: Games, g: str) -> int:
+    """The opaque id of `g`'s pending decision."""
+    return (await games.get(g)).ids.opaque((await _pending(games, g)).id)
 
 
 async def test_a_batch_for_several_games_is_accepted_in_order(env: Env) -> None:
@@ -121,12 +137,13 @@ async def test_a_batch_for_several_games_is_accepted_in_order(env: Env) -> None:
         assert (res.code, res.reason) == (OK, ""), (g, res.reason)
         r = res.response
         assert not r.duplicate and not r.over
-        assert r.version == after[g] > before[g]
+        assert after[g] > before[g]
+        assert r.version == await _seen(games, g, req.seat_token)
         assert (r.answer.decision_id, list(r.answer.picks)) == (req.decision_id, list(req.picks))
         assert not r.HasField("next")  # a batch's answers never carry the next decision
     # each game moved on to its next decision
     for g, req in zip(order, reqs, strict=True):
-        assert (await _pending(games, g)).id != req.decision_id
+        assert await _id(games, g) != req.decision_id
 
 
 async def test_each_refusal_gets_its_own_code_and_the_good_answer_is_logged(env: Env) -> None:
@@ -144,12 +161,13 @@ async def test_each_refusal_gets_its_own_code_and_the_good_answer_is_logged(env:
     assert all(r.reason for r in reply.results[1:])
     assert not any(r.HasField("response") for r in reply.results[1:])
     after = await _heads(games)
-    assert reply.results[0].response.version == after["g0"] > before["g0"]
+    assert after["g0"] > before["g0"]
+    assert reply.results[0].response.version == await _seen(games, "g0", reqs[0].seat_token)
     assert {g: after[g] for g in ("g1", "g2", "g3")} == {g: before[g] for g in ("g1", "g2", "g3")}
     # the refused games still wait for the same decisions
     for g, req in zip(("g2", "g3"), reqs[2:], strict=True):
         delta = 3 if g == "g2" else 0
-        assert (await _pending(games, g)).id == req.decision_id - delta
+        assert await _id(games, g) == req.decision_id - delta
 
 
 async def test_a_repeated_answer_is_a_duplicate(env: Env) -> None:
@@ -159,7 +177,7 @@ async def test_a_repeated_answer_is_a_duplicate(env: Env) -> None:
     first, again = (r.response for r in reply.results)
     assert [r.code for r in reply.results] == [OK, OK]
     assert not first.duplicate and again.duplicate
-    assert first.version == again.version == await games.store.head("g1")
+    assert first.version == again.version == await _seen(games, "g1", req.seat_token)
     reply = await env.stub.SubmitActions(game_pb2.SubmitActionsRequest(actions=[req]))
     (later,) = reply.results
     assert later.code == OK and later.response.duplicate
@@ -180,7 +198,7 @@ async def test_too_many_actions_fail_the_whole_call(env: Env) -> None:
     assert [r.response.duplicate for r in reply.results] == [False] + [True] * (MAX_BATCH - 1)
     head = await games.store.head("g0")
     assert head > before["g0"]
-    assert {r.response.version for r in reply.results} == {head}
+    assert {r.response.version for r in reply.results} == {await _seen(games, "g0", req.seat_token)}
 
 
 async def test_an_empty_batch_is_an_empty_reply(env: Env) -> None:
@@ -213,8 +231,10 @@ async def test_redis_outbox_effects_follow_the_batch(env: Env) -> None:
     assert len(rows) == published + 2
     fresh = {m.game: m for m in (decode(f, BotDecision) for _, f in rows[-2:])}
     for g, res in zip(("g0", "g1"), reply.results[:2], strict=True):
-        assert fresh[g].version == res.response.version
-        assert fresh[g].decision == (await _pending(games, g)).id
+        next_seat = tokens.issue(SECRET, g, fresh[g].seat)  # the bot's seat, not the answering one
+        assert fresh[g].version == await _seen(games, g, next_seat)
+        assert res.response.version == await _seen(games, g, reqs[GAMES.index(g)].seat_token)
+        assert fresh[g].decision == await _id(games, g)
 
 
 async def test_grpc_engine_batches_concurrent_submits(env: Env) -> None:
@@ -237,5 +257,6 @@ async def test_grpc_engine_batches_concurrent_submits(env: Env) -> None:
             assert isinstance(res, EngineError) and res.code == "FAILED_PRECONDITION", res
             assert after[g] == before[g]
         else:
-            assert res == Submitted(False, after[g], False), (g, res)
+            r = reqs[GAMES.index(g)]
+            assert res == Submitted(False, await _seen(games, g, r.seat_token), False), (g, res)
             assert after[g] > before[g]

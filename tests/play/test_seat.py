@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
-from services.engine import views as engine_views
+from services.engine.grpc_server import GameServicer
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
@@ -37,12 +37,11 @@ class Engine:
         if self.away > 0:
             self.away -= 1
             raise Refused("UNAVAILABLE", "the engine unavailable: connection refused")
-        seat = tokens.verify(SECRET, token).s
-        hot = await self.games.get(game)
-        out = game_pb2.GetDecisionResponse(over=hot.game.over, version=hot.log.version)
-        d = api.pending(hot.game)
-        if d is not None and not hot.game.over and engine_views.may_see(hot.game, d, seat):
-            out.decision.CopyFrom(engine_views.decision(game, d, hot.log.version, seat))
+        servicer = GameServicer(self.games)  # GetDecision itself, without the network
+        req = game_pb2.GetDecisionRequest(game_id=game, seat_token=token)
+        out: game_pb2.GetDecisionResponse = await GameServicer.GetDecision.__wrapped__(  # type: ignore[attr-defined]
+            servicer, req, None
+        )
         return out
 
 
@@ -74,9 +73,16 @@ async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_onc
     async def answer(d: api.Decision) -> None:
         tok = tokens.issue(SECRET, "g1", d.seat)
         try:
-            await games.submit_action("g1", tok, d.id, list(policy.act(d).picks))
+            await games.submit_action(
+                "g1", tok, (await games.get("g1")).ids.opaque(d.id), list(policy.act(d).picks)
+            )
         except Refused:  # an illegal random combination: the default instead
-            await games.submit_action("g1", tok, d.id, list(api.default_answer(d).picks))
+            await games.submit_action(
+                "g1",
+                tok,
+                (await games.get("g1")).ids.opaque(d.id),
+                list(api.default_answer(d).picks),
+            )
 
     rival = asyncio.create_task(other_seat())
     stream = await service.stream(player, "g1", 0, 0)
@@ -96,8 +102,9 @@ async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_onc
             continue
         hot = await games.get("g1")
         pending = api.pending(hot.game)
-        assert pending is not None and pending.id == d["id"]
-        assert d["seat"] == 0 and d["options"] and m["version"] == hot.log.version
+        assert pending is not None and hot.ids.opaque(pending.id) == d["id"]
+        seen = hot.positions.position(0, hot.log.version)  # the seat's position
+        assert d["seat"] == 0 and d["options"] and m["version"] == seen
         await answer(pending)
     await rival
     await stream.aclose()

@@ -1,9 +1,10 @@
 """Ground truth for byte searches of what a viewer received over a transport.
 
 The unredacted log (GOD view) is folded into every card's location (tests/rules CardTracker);
-a card id found in the bytes a viewer received for entry ``seq`` is a leak unless, just before
+a card id found in the bytes a viewer received for an entry is a leak unless, just before
 or just after that entry, the card lay face up or in the viewer's own hand, or the entry is a
-public reveal (using or playing a card, showing it, a judgement).
+public reveal (using or playing a card, showing it, a judgement). Entries are named by the
+number the viewer received them under: its own position (services/eventlog/positions.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from services.eventlog.entry import EVENT, decode_entry
+from services.eventlog.positions import positions_of
 from services.rules import api
 from services.rules.api import events as ev
 from tests.rules.invariants import CardTracker
@@ -27,6 +29,7 @@ class Truth:
         self.roles: dict[int, str] = {}
         self.revealed_at: dict[int, int] = {}  # seat -> seq from which its role is public
         self.over_at = 10**9
+        self.positions = positions_of(enumerate(records, 1))
         for seq, data in enumerate(records, 1):
             entry = decode_entry(data)
             if entry.kind != EVENT:
@@ -53,8 +56,12 @@ class Truth:
             zone == "hand" and seat == viewer and viewer >= 0
         )
 
-    def leaks(self, seq: int, data: bytes, viewer: int) -> list[str]:
-        """What in ``data`` (received for entry ``seq``) ``viewer`` should not have."""
+    def leaks(
+        self, position: int, data: bytes, viewer: int, numbered_for: int | None = None
+    ) -> list[str]:
+        """What in ``data`` (received as ``viewer``'s entry ``position``; with
+        ``numbered_for``, as that viewer's) ``viewer`` should not have."""
+        seq = self.positions.seq(viewer if numbered_for is None else numbered_for, position)
         out: list[str] = []
         if b'"picks"' in data and viewer < 0:
             out.append(f"entry {seq}: an answer reached viewer {viewer}")

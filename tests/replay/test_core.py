@@ -39,7 +39,8 @@ async def test_finished_game_every_viewer_and_no_leaks() -> None:
     truth = Truth(await records(store, "g"), n_cards(await records(store, "g")))
     for viewer in (SPECTATOR, 0, 3, GOD):
         page = await r.get_events("g", viewer, f"seat-{viewer}")
-        assert page.over and page.upto == await store.head("g")
+        assert page.over and page.upto == truth.positions.position(viewer, await store.head("g"))
+        assert [seq_of(e) for e in page.entries] == list(range(1, page.upto + 1))  # no gaps
         if viewer != GOD:
             found = [x for e in page.entries for x in truth.leaks(seq_of(e), e, viewer)]
             # A finished game hides nothing, but the redaction is per event, not per end:
@@ -95,7 +96,7 @@ async def test_the_leak_search_bites() -> None:
     recs = await records(store, "g")
     truth = Truth(recs, n_cards(recs))
     page = await r.get_events("g", GOD)
-    found = [x for e in page.entries for x in truth.leaks(seq_of(e), e, SPECTATOR)]
+    found = [x for e in page.entries for x in truth.leaks(seq_of(e), e, SPECTATOR, GOD)]
     assert any("sees card" in x for x in found) and any("answer" in x for x in found)
     assert any("role" in x for x in found)
 
@@ -126,7 +127,11 @@ async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
             continue
         live_ticks += 1
         assert page.grant.delay_ms == delay
-        assert all(feed.at_ms[seq_of(e) - 1] + delay <= clock.now_ms() for e in page.entries)
+        at = feed.positions
+        assert all(
+            feed.at_ms[at.seq(SPECTATOR, seq_of(e)) - 1] + delay <= clock.now_ms()
+            for e in page.entries
+        )
         clock.advance(500)
         await settle()
     assert live_ticks > 30
@@ -135,10 +140,11 @@ async def test_delay_holds_every_entry_back_by_at_least_the_delay() -> None:
     clock.advance(delay)
     await asyncio.wait_for(task, 5)
     assert got, "nothing delivered"
-    for seq, at in got:
-        assert at >= feed.at_ms[seq - 1] + delay, (seq, at, feed.at_ms[seq - 1])
+    release = {p: feed.at_ms[feed.positions.seq(SPECTATOR, p) - 1] + delay for p, _ in got}
+    for p, at in got:
+        assert at >= release[p], (p, at, release[p])
     # and not later than needed: each entry went out at the first tick at or past its release
-    assert all(at - (feed.at_ms[seq - 1] + delay) < 500 or at == got[-1][1] for seq, at in got)
+    assert all(at - release[p] < 500 or at == got[-1][1] for p, at in got)
     assert [s for s, _ in got] == [seq_of(e) for e in (await r.get_events("d", SPECTATOR)).entries]
     assert feed.at_ms == [t for _, _, t in await store.read_timed("d")]  # the append times
     await r.close()
@@ -161,11 +167,13 @@ async def test_delay_counts_from_the_append_not_from_first_sight() -> None:
     delay = 5_000
     r = replay_of(store, clock=clock, policy=lambda h: TablePolicy(spectator_delay_ms=delay))
     page = await r.get_events("a", SPECTATOR)  # a fresh server: first sight is now
-    assert page.upto == appended  # the 7 s old entries at once, the 3 s old ones not yet
+    at = (await r.feed("a")).positions  # what a spectator is sent is numbered by its positions
+    assert page.upto == at.position(SPECTATOR, appended)  # the 7 s old entries, not the 3 s old
     clock.advance(1_999)
-    assert (await r.get_events("a", SPECTATOR)).upto == appended
+    assert (await r.get_events("a", SPECTATOR)).upto == at.position(SPECTATOR, appended)
     clock.advance(1)
-    assert (await r.get_events("a", SPECTATOR)).upto == await store.head("a")
+    head = at.position(SPECTATOR, await store.head("a"))
+    assert (await r.get_events("a", SPECTATOR)).upto == head
     await game.finish()
     await r.close()
 

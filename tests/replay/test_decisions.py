@@ -18,6 +18,7 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
+from services.eventlog.positions import positions_of
 from services.replay import Replay, TablePolicy
 from services.replay.decisions import EngineDecisions, Pending, is_public, public_json
 from services.replay.http import HttpServer
@@ -117,7 +118,9 @@ async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
     spectator, seat1, late = readers
     tasks = [asyncio.create_task(r.run()) for r in readers]
     policy = RandomPolicy(5)
-    asked: dict[int, tuple[int, str]] = {}  # version -> (seat, kind) as pending there
+    # a spectator's position -> (seat, kind) pending there (several: answers are withheld from
+    # it); each viewer is told a decision at its own position
+    asked: dict[int, set[tuple[int, str]]] = {}
     public_seen = hidden_seen = 0
     for _ in range(4000):
         hot = await games.get(game_id)
@@ -125,12 +128,13 @@ async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
         if d is None or hot.game.over:
             break
         version = hot.log.version
-        asked[version] = (d.seat, d.kind)
         records = [data for _, data in await store.read(game_id)]
+        at = positions_of(enumerate(records, 1))
+        asked.setdefault(at.position(SPECTATOR, version), set()).add((d.seat, d.kind))
         if is_public(Pending(version, d.seat, d.kind), active_seat(records, version)):
             public_seen += 1
-            want = {"version": version, "seat": d.seat, "kind": d.kind}
-            for r in (spectator, seat1):  # the same public part for a seat's own view
+            for r, viewer in ((spectator, SPECTATOR), (seat1, 1)):  # the same public part
+                want = {"version": at.position(viewer, version), "seat": d.seat, "kind": d.kind}
                 await r.until(lambda r=r, want=want: want in r.decisions())
         else:
             hidden_seen += 1  # nothing to wait for (an answer batch may hold no public entry)
@@ -138,22 +142,33 @@ async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
                 await asyncio.sleep(0.001)
         answer = policy.act(d)
         await games.submit_action(
-            game_id, tokens.issue(SECRET, game_id, d.seat), d.id, list(answer.picks)
+            game_id,
+            tokens.issue(SECRET, game_id, d.seat),
+            (await games.get(game_id)).ids.opaque(d.id),
+            list(answer.picks),
         )
     assert hot.game.over
     await asyncio.wait_for(asyncio.gather(*tasks), 20)
     assert public_seen > 20 and hidden_seen > 5, (public_seen, hidden_seen)
-    clears = [x for x in spectator.decisions() if set(x) == {"version"}]
-    assert clears  # after answer-only batches (picking a card to use, say: no event yet)
+    # "nothing public pending" ({"version"} alone) comes when the decision shown was answered by
+    # an answer alone (withheld) and what follows is hidden; it names a position the spectator
+    # holds, never one counting the withheld answer
+    clears = [int(x["version"]) for x in spectator.decisions() if set(x) == {"version"}]  # type: ignore[call-overload]
+    held = max(int(m.id) for m in spectator.messages if m.id)
+    assert all(0 < v <= held for v in clears)
 
     records = [data for _, data in await store.read(game_id)]
-    for r in (spectator, seat1):
+    at = positions_of(enumerate(records, 1))
+    for r, viewer in ((spectator, SPECTATOR), (seat1, 1)):
         for x in r.decisions():
             if set(x) == {"version"}:  # "nothing public pending": only after one was shown
                 continue
             assert set(x) == {"version", "seat", "kind"}
-            version, seat, kind = int(x["version"]), int(x["seat"]), str(x["kind"])  # type: ignore[call-overload]
-            assert asked[version] == (seat, kind)
+            position, seat, kind = int(x["version"]), int(x["seat"]), str(x["kind"])  # type: ignore[call-overload]
+            version = at.seq(viewer, position)
+            # the feed may be a batch ahead of or behind the engine it asks: a decision is
+            # pinned to a spectator's position (the engine tells spectators no more)
+            assert (seat, kind) in asked[at.position(SPECTATOR, version)]
             assert is_public(Pending(version, seat, kind), active_seat(records, version))
     assert late.decisions() == []  # a delayed viewer gets none
     truth = Truth(records, n_cards(records))

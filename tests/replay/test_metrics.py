@@ -21,6 +21,7 @@ from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
 from services.eventlog import InMemoryEventStore, RedisEventStore
+from services.eventlog.positions import positions_of
 from services.eventlog.store import EventStore
 from services.observability import serve, stop_serving
 from services.platform.procs import replay_ready
@@ -68,13 +69,15 @@ async def until(check: Callable[[], bool], timeout: float = 10) -> None:
 
 
 class DraftPending:
-    """A decision source that always says: every seat is drafting at the log's head (public)."""
+    """A decision source that always says: every seat is drafting at the log's head (public),
+    its version a spectator's position, as the engine's GetDecision gives it to a spectator."""
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
 
     async def pending(self, game: str) -> Pending | None:
-        return Pending(await self.store.head(game), 0, "draft")
+        at = positions_of(await self.store.read(game))
+        return Pending(at.position(SPECTATOR, at.head), 0, "draft")
 
     async def close(self) -> None:
         return None

@@ -208,7 +208,9 @@ async def make_pair(
                 d = api.pending((await side.games.get(GAME)).game)
                 assert d is not None
                 token = tokens.issue(SECRET, GAME, d.seat)
-                await side.games.submit_action(GAME, token, d.id, picks)
+                await side.games.submit_action(
+                    GAME, token, (await side.games.get(GAME)).ids.opaque(d.id), picks
+                )
         await _decisions(a, viewers)
         await _decisions(b, viewers)
     return Pair(a, b, len(script))

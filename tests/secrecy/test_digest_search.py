@@ -136,7 +136,10 @@ async def _live_game() -> object:
         d = api.pending((await side.games.get(GAME)).game)
         assert d is not None
         await side.games.submit_action(
-            GAME, tokens.issue(SECRET, GAME, d.seat), d.id, list(policy.act(d).picks)
+            GAME,
+            tokens.issue(SECRET, GAME, d.seat),
+            (await side.games.get(GAME)).ids.opaque(d.id),
+            list(policy.act(d).picks),
         )
     return side
 

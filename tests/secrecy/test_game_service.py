@@ -23,6 +23,7 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import decode_entry
+from services.eventlog.positions import positions_of
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.replay.clock import ManualClock
 from services.rules import api
@@ -76,7 +77,12 @@ async def _start(games: Games, game: str = "g1", seed: int = 3, answers: int = 6
         if d is None or hot.game.over:
             return
         a = policy.act(d)
-        await games.submit_action(game, tokens.issue(SECRET, game, d.seat), d.id, list(a.picks))
+        await games.submit_action(
+            game,
+            tokens.issue(SECRET, game, d.seat),
+            (await games.get(game)).ids.opaque(d.id),
+            list(a.picks),
+        )
 
 
 async def _code(call: object) -> grpc.StatusCode:
@@ -146,7 +152,8 @@ async def test_the_spectator_delay_holds_on_game_service(delayed: Env) -> None:
     assert not d.HasField("decision") and d.version == 0
     seat = tokens.issue(SECRET, "g1", 0)
     mine = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1", seat_token=seat))
-    assert mine.version == head
+    at = positions_of(await env.games.store.read("g1"))
+    assert mine.version == len(mine.events) == at.position(0, head)  # live, in its positions
     call = env.stub.StreamView(game_pb2.StreamViewRequest(game_id="g1"))
     first = asyncio_task(call.read())
     for _ in range(20):
@@ -157,7 +164,7 @@ async def test_the_spectator_delay_holds_on_game_service(delayed: Env) -> None:
     assert got.seq == 1
     call.cancel()
     view = await env.stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
-    assert view.version == head and view.events
+    assert view.version == len(view.events) == at.position(api.SPECTATOR, head) > 0
     assert not view.HasField("pending")  # a delayed spectator never gets the live decision
 
 
@@ -240,7 +247,10 @@ async def test_a_seat_catches_up_to_a_version_ending_in_a_withheld_answer(env: E
         d = api.pending(hot.game)
         assert d is not None and not hot.game.over
         await env.games.submit_action(
-            "g1", tokens.issue(SECRET, "g1", d.seat), d.id, list(policy.act(d).picks)
+            "g1",
+            tokens.issue(SECRET, "g1", d.seat),
+            (await env.games.get("g1")).ids.opaque(d.id),
+            list(policy.act(d).picks),
         )
         last = decode_entry((await env.games.store.read("g1"))[-1][1])
         if last.kind == "answer":
@@ -250,13 +260,16 @@ async def test_a_seat_catches_up_to_a_version_ending_in_a_withheld_answer(env: E
                 break
     assert found is not None
     seat, head = found
+    token = tokens.issue(SECRET, "g1", seat)
+    version = (
+        await env.stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1", seat_token=token))
+    ).version  # the seat's position: the withheld answer at the head is not counted
+    assert 0 < version < head
     call = env.stub.StreamView(
-        game_pb2.StreamViewRequest(
-            game_id="g1", seat_token=tokens.issue(SECRET, "g1", seat), upto_seq=head
-        )
+        game_pb2.StreamViewRequest(game_id="g1", seat_token=token, upto_seq=version)
     )
     got = [e async for e in call]  # ends by itself
-    assert got and got[-1].seq < head
+    assert [e.seq for e in got] == list(range(1, version + 1))
 
 
 async def test_submit_action_tells_the_next_decision_only_when_public(env: Env) -> None:
@@ -277,7 +290,7 @@ async def test_submit_action_tells_the_next_decision_only_when_public(env: Env) 
             game_pb2.SubmitActionRequest(
                 game_id="g1",
                 seat_token=tokens.issue(SECRET, "g1", d.seat),
-                decision_id=d.id,
+                decision_id=hot.ids.opaque(d.id),
                 picks=list(policy.act(d).picks),
             )
         )

@@ -34,7 +34,7 @@ async def _game(games: Games, clock: ManualClock, answers: int) -> None:
         clock.advance(1_000)
         picks = list(api.default_answer(d).picks)
         token = tokens.issue(SECRET, "g1", d.seat)
-        await games.submit_action("g1", token, d.id, picks)
+        await games.submit_action("g1", token, (await games.get("g1")).ids.opaque(d.id), picks)
 
 
 async def test_lobby_counts_only_what_a_delayed_spectator_holds() -> None:

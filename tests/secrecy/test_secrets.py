@@ -110,16 +110,25 @@ async def test_bot_decisions_carry_a_token_for_their_seat_only() -> None:
     hot = await games.get("g")
     d = api.pending(hot.game)
     assert d is not None and d.seat == m.seat
-    r = await games.submit_action("g", m.token, d.id, list(api.default_answer(d).picks))
+    r = await games.submit_action(
+        "g", m.token, (await games.get("g")).ids.opaque(d.id), list(api.default_answer(d).picks)
+    )
     assert r.answer.seat == m.seat
     for _ in range(200):  # move on to a decision of another seat: the bot's token is refused
         d = api.pending((await games.get("g")).game)
         assert d is not None
         if d.seat != m.seat:
             with pytest.raises(Refused) as err:
-                await games.submit_action("g", m.token, d.id, list(api.default_answer(d).picks))
+                await games.submit_action(
+                    "g",
+                    m.token,
+                    (await games.get("g")).ids.opaque(d.id),
+                    list(api.default_answer(d).picks),
+                )
             assert err.value.code == "PERMISSION_DENIED"
             return
         token = tokens.issue(secret, "g", d.seat)
-        await games.submit_action("g", token, d.id, list(api.default_answer(d).picks))
+        await games.submit_action(
+            "g", token, (await games.get("g")).ids.opaque(d.id), list(api.default_answer(d).picks)
+        )
     raise AssertionError("no other seat was asked anything")

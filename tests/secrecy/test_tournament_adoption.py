@@ -35,7 +35,12 @@ async def _archived(client: aioredis.Redis, ns: str, folder: Path, match: NewMat
         d = api.pending(hot.game)
         assert d is not None
         token = tokens.issue(SECRET, match.match_id, d.seat)
-        await games.submit_action(match.match_id, token, d.id, list(policy.act(d).picks))
+        await games.submit_action(
+            match.match_id,
+            token,
+            (await games.get(match.match_id)).ids.opaque(d.id),
+            list(policy.act(d).picks),
+        )
 
 
 @pytest.mark.parametrize("forged", ["seats", "seed", "none"])

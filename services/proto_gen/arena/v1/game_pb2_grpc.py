@@ -106,14 +106,16 @@ class GameServiceServicer:
         """The game as the token's seat (or a spectator, without a token) sees it so far. Events are
         redacted for the viewer; an answer reaches only the seat that gave it; no entry carries a
         hash; a spectator is held the engine's --spectator-delay-ms behind (and then sees no
-        pending decision).
+        pending decision). Entries and versions are numbered by the viewer's own positions
+        (EventEnvelope.seq), decisions by opaque ids (Decision.id).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def StreamView(self, request, context):
-        """Log entries after from_seq, as GetView sends them, then live ones until the game ends.
+        """The viewer's entries after its position from_seq, as GetView sends them, then live ones
+        until the game ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -85,7 +85,8 @@ class ReplayServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def StreamGame(self, request, context):
-        """Entries after from_seq, redacted for the viewer, live until the game ends.
+        """The viewer's entries after its position from_seq (EventEnvelope.seq: its own numbering,
+        god's positions being the log's seqs), redacted for the viewer, live until the game ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,56 @@
+"""Opaque decision ids: what clients see of a decision's id, and how the engine maps it back.
+
+Inside the engine a game's decisions are numbered 1, 2, 3, … Shown as they are, the numbers
+count: a seat asked decision 40 and then decision 47 learns that six decisions went to others
+in between (declined prompts it never saw). So every client (a seat's person, its bot worker, a
+spectator) sees a keyed hash of the number instead:
+
+    key    = HMAC-SHA256(ARENA_SECRET, "arena-decision-id-v1." + game id)
+    opaque = 1 + (first 8 bytes of HMAC-SHA256(key, number as u64be)) mod (2^53 - 1)
+
+53 bits, so the id survives JSON in a browser; never 0 (protobuf's "unset"). Without the secret
+the ids of one game say nothing about those of another or about each other. The engine maps an
+opaque id back by comparing it with the ids of the pending decision and of the answers it knows
+(`DecisionIds`); an id it cannot map is refused like any decision that is not pending.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+_DOMAIN = b"arena-decision-id-v1."
+_SPAN = (1 << 53) - 1
+
+
+def game_key(secret: bytes, game: str) -> bytes:
+    """The game's key for its decision ids."""
+    return hmac.new(secret, _DOMAIN + game.encode(), hashlib.sha256).digest()
+
+
+def opaque(key: bytes, decision: int) -> int:
+    """The id clients see for the engine's decision number ``decision``."""
+    digest = hmac.new(key, decision.to_bytes(8, "big", signed=True), hashlib.sha256).digest()
+    return 1 + int.from_bytes(digest[:8], "big") % _SPAN
+
+
+class DecisionIds:
+    """One game's opaque ids, and the numbers of those it has made (to map an id back)."""
+
+    def __init__(self, secret: bytes, game: str) -> None:
+        self.key = game_key(secret, game)
+        self._made: dict[int, int] = {}  # opaque -> number
+        self._of: dict[int, int] = {}  # number -> opaque
+
+    def opaque(self, decision: int) -> int:
+        """The client's id of decision number ``decision`` (remembered for `number`)."""
+        o = self._of.get(decision)
+        if o is None:
+            o = opaque(self.key, decision)
+            self._of[decision] = o
+            self._made[o] = decision
+        return o
+
+    def number(self, opaque_id: int) -> int | None:
+        """The number behind an id this instance has made, else None."""
+        return self._made.get(opaque_id)

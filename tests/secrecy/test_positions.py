@@ -1,0 +1,174 @@
+"""What the numbers a client receives tell it, tried as an outsider (issue 17 follow-up).
+
+Before: every channel numbered entries by the log's seq and decisions by the engine's counter,
+so a seat (or a spectator, or a bot worker) counted what it was not sent: the gap between two
+seqs was the number of other seats' answers in between (declined 无懈可击 prompts, say), the
+gap between two decision ids the number of decisions asked of others. Now each viewer numbers
+what it receives 1, 2, 3, … (its position) and decision ids are keyed hashes; the engine maps
+both back. A client holding one seat's token, or none, over real gRPC to an in-process engine.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import grpc
+import msgspec
+import pytest
+
+from services.bots.random_policy import RandomPolicy
+from services.contracts import tokens
+from services.contracts.streams import BotDecision
+from services.engine.feed import SeatView
+from services.engine.service import Games, NewMatch
+from services.eventlog import Seat
+from services.eventlog.entry import ANSWER, decode_entry
+from services.eventlog.records import AnswerRecord, decode_payload
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.rules import api
+
+from .test_game_service import SECRET, _env
+
+GAME = "p1"
+C = grpc.StatusCode
+
+
+@pytest.fixture
+async def stub() -> AsyncIterator[tuple[Games, game_pb2_grpc.GameServiceStub]]:
+    async for env in _env():  # an in-process engine behind real gRPC (test_game_service.py)
+        yield env.games, env.stub
+
+
+def _tok(seat: int) -> str:
+    return tokens.issue(SECRET, GAME, seat)
+
+
+async def _played(games: Games, stub: game_pb2_grpc.GameServiceStub, answers: int) -> None:
+    """A 5-seat game of people's seats (bot seats 3 and 4), answered over gRPC as clients do:
+    each answer names the id the seat was shown."""
+    seats = [Seat(f"p{i}") for i in range(3)] + [Seat(f"bot:r{i}", True) for i in range(2)]
+    await games.create_game(NewMatch(match_id=GAME, ruleset="standard", seats=seats, seed=21))
+    policy = RandomPolicy(21)
+    for _ in range(answers):
+        hot = await games.get(GAME)
+        d = api.pending(hot.game)
+        assert d is not None and not hot.game.over
+        shown = (
+            await stub.GetDecision(
+                game_pb2.GetDecisionRequest(game_id=GAME, seat_token=_tok(d.seat))
+            )
+        ).decision
+        for picks in (policy.act(d).picks, api.default_answer(d).picks):
+            try:
+                await stub.SubmitAction(
+                    game_pb2.SubmitActionRequest(
+                        game_id=GAME, seat_token=_tok(d.seat), decision_id=shown.id, picks=picks
+                    )
+                )
+                break
+            except grpc.aio.AioRpcError as err:  # an illegal random pick: the default then
+                assert err.code() == C.INVALID_ARGUMENT
+
+
+async def _answers(games: Games) -> list[AnswerRecord]:
+    """Every answer in the log, in order."""
+    out = []
+    for _, data in await games.store.read(GAME):
+        e = decode_entry(data)
+        if e.kind == ANSWER:
+            out.append(decode_payload(e.payload, AnswerRecord))
+    return out
+
+
+async def _withheld(games: Games, viewer: int) -> int:
+    """How many log entries are answers withheld from `viewer` (the count the gaps told)."""
+    return sum(a.seat != viewer for a in await _answers(games))
+
+
+async def test_each_viewer_counts_only_what_it_receives(stub: tuple) -> None:  # type: ignore[type-arg]
+    games, s = stub
+    await _played(games, s, 150)
+    head = await games.store.head(GAME)
+    for viewer, token in ((api.SPECTATOR, ""), (0, _tok(0)), (2, _tok(2))):
+        assert await _withheld(games, viewer) > 5  # there was something to count
+        view = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=token))
+        numbers = [e.seq for e in view.events]
+        assert numbers == list(range(1, len(numbers) + 1))  # no gap to count anything by
+        assert view.version == len(numbers) == head - await _withheld(games, viewer)
+        decision = await s.GetDecision(game_pb2.GetDecisionRequest(game_id=GAME, seat_token=token))
+        assert decision.version == view.version
+        # StreamView from the start and resumed from a position send the same numbers
+        call = s.StreamView(
+            game_pb2.StreamViewRequest(game_id=GAME, seat_token=token, upto_seq=view.version)
+        )
+        streamed = [e async for e in call]
+        assert [(e.seq, e.payload_json) for e in streamed] == [
+            (e.seq, e.payload_json) for e in view.events
+        ]
+        k = len(numbers) // 2
+        call = s.StreamView(
+            game_pb2.StreamViewRequest(
+                game_id=GAME, seat_token=token, from_seq=k, upto_seq=view.version
+            )
+        )
+        assert [e.seq async for e in call] == numbers[k:]
+
+
+async def test_decision_ids_are_opaque_and_unknown_ones_are_refused(stub: tuple) -> None:  # type: ignore[type-arg]
+    games, s = stub
+    await _played(games, s, 120)
+    hot = await games.get(GAME)
+    d = api.pending(hot.game)
+    assert d is not None
+    mine = (
+        await s.GetDecision(game_pb2.GetDecisionRequest(game_id=GAME, seat_token=_tok(d.seat)))
+    ).decision
+    assert mine.id != d.id and mine.id > 2**20  # not the engine's counter (~120 here)
+    # the ids a seat was shown for its own answers, in order: no order, no count between them
+    own = [hot.ids.opaque(a.decision) for a in await _answers(games) if a.seat == 0]
+    view = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(0)))
+    shown = [json.loads(e.payload_json)["decision"] for e in view.events if e.type == "answer"]
+    assert shown == own and len(own) > 5
+    assert shown != sorted(shown)  # keyed hashes: in no order
+    head = await games.store.head(GAME)
+    picks = list(api.default_answer(d).picks)
+    for guess in (d.id, d.id + 1, mine.id + 1, 1, 2**53):  # the counter, neighbours, nonsense
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await s.SubmitAction(
+                game_pb2.SubmitActionRequest(
+                    game_id=GAME, seat_token=_tok(d.seat), decision_id=guess, picks=picks
+                )
+            )
+        assert err.value.code() == C.FAILED_PRECONDITION
+        assert str(guess) not in (err.value.details() or "") and str(d.id) not in (
+            err.value.details() or ""
+        )
+    assert await games.store.head(GAME) == head  # nothing changed
+    ok = await s.SubmitAction(
+        game_pb2.SubmitActionRequest(
+            game_id=GAME, seat_token=_tok(d.seat), decision_id=mine.id, picks=picks
+        )
+    )
+    assert ok.answer.decision_id == mine.id and not ok.duplicate
+
+
+async def test_bot_messages_number_by_the_seat_and_hide_the_counter(stub: tuple) -> None:  # type: ignore[type-arg]
+    games, s = stub
+    await _played(games, s, 150)
+    msgs = [m for m in games.side.published if isinstance(m, BotDecision)]  # type: ignore[attr-defined]
+    assert len({m.seat for m in msgs}) == 2
+    hot = await games.get(GAME)
+    numbers = {hot.ids.opaque(n) for n in range(1, 400)}
+    for m in msgs:
+        body = msgspec.json.decode(m.body, type=api.Decision)
+        assert body.id == m.decision and m.decision in numbers and m.decision > 2**20
+        if m.view is not None:  # the seat's positions: within its bounds, in order
+            view = msgspec.msgpack.decode(m.view, type=SeatView)
+            assert view.upto == m.version
+            at = [p for p, _ in view.events]
+            assert at == sorted(set(at)) and all(view.after < p <= view.upto for p in at)
+    last = {m.seat: m for m in msgs}
+    for seat, m in last.items():
+        mine = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(seat)))
+        assert m.version <= mine.version  # the seat's positions, never ahead of what it holds
