@@ -87,13 +87,17 @@ async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_onc
     rival = asyncio.create_task(other_seat())
     stream = await service.stream(player, "g1", 0, 0)
     entries, decisions = 0, []
+    numbers: list[int] = []  # the seat's positions: 1, 2, 3, … (no gap counts others' answers)
     first: tuple[int, bytes | None] | None = None
     async for batch, message in stream:
         entries += len(batch)
+        numbers += [n for n, _ in batch]
+        assert all(json.loads(e)["seq"] == n for n, e in batch)
         first = first or (len(batch), message)
         if message is None:
             continue
         m = json.loads(message)
+        assert m["version"] == len(numbers)  # the decision belongs to the last entry it holds
         decisions.append(m)
         d = m["decision"]
         if d is None:
@@ -110,6 +114,7 @@ async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_onc
     await stream.aclose()
     assert first is not None and first[0] > 0 and first[1] is None  # entries, engine away
     assert entries > 10 and engine.calls > 2  # asked again after the engine came back
+    assert numbers == list(range(1, entries + 1))
     mine = [m["decision"]["id"] for m in decisions if m["decision"]]
     assert mine and len(mine) == len(set(mine))  # each decision sent once
     assert decisions[-1]["decision"] is None and decisions[-1]["waits"] is None  # nothing left

@@ -172,3 +172,35 @@ async def test_bot_messages_number_by_the_seat_and_hide_the_counter(stub: tuple)
     for seat, m in last.items():
         mine = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(seat)))
         assert m.version <= mine.version  # the seat's positions, never ahead of what it holds
+
+
+async def test_the_web_stream_numbers_by_the_viewer_too(stub: tuple) -> None:  # type: ignore[type-arg]
+    """The replay server's SSE (and its fan-out's catch-up, and a resume by Last-Event-ID):
+    a spectator's and a seat's `id:`s are 1, 2, 3, … with the entry's own `seq` the same."""
+    from services.replay import Replay
+    from services.replay.http import HttpServer
+    from tests.replay.sse import open_sse
+
+    games, s = stub
+    await _played(games, s, 150)
+    replay = Replay(games.store, seat_check=lambda g, seat, t: t == f"seat-{seat}")
+    http = HttpServer(replay)
+    port = await http.start()
+    try:
+        for viewer, query in ((api.SPECTATOR, ""), (0, "?viewer=0&token=seat-0")):
+            n = (await replay.get_events(GAME, viewer, f"seat-{viewer}")).upto
+            assert n == await games.store.head(GAME) - await _withheld(games, viewer)
+            for last in (None, str(n // 2)):
+                sse = await open_sse(port, f"/api/games/{GAME}/stream{query}", last)
+                ids = []
+                while len(ids) < n - int(last or 0):
+                    m = await sse.next()
+                    assert m is not None
+                    if m.event == "message":
+                        assert json.loads(m.data)["seq"] == int(m.id)
+                        ids.append(int(m.id))
+                sse.close()
+                assert ids == list(range(int(last or 0) + 1, n + 1))
+    finally:
+        await http.close()
+        await replay.close()
