@@ -51,6 +51,13 @@ def cpu_seconds() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+async def redis_cpu_seconds(client: Any) -> float:
+    """A Redis server's own CPU seconds (user + system, main thread), from INFO cpu: it works
+    for a Redis the bench did not start, whose /proc it cannot read."""
+    info = await client.info("cpu")
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+
+
 def timed(run: Callable[[], int]) -> Sample:
     """Run ``run`` (it returns how many units it did) and time it in wall and CPU seconds."""
     c0, t0 = cpu_seconds(), time.perf_counter()

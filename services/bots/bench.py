@@ -51,7 +51,7 @@ async def run_once(
         procs |= {f"bots-{i}": p.pid for i, p in enumerate(workers)}
         try:
             cpu0 = {n: cpu_seconds(pid) for n, pid in procs.items()}
-            cpu0["redis"] = await _redis_cpu(client)
+            cpu0["redis"] = await benchkit.redis_cpu_seconds(client)
             t0 = time.perf_counter()
             await publish_matches(client, ns, games, players, [policy], seed, ruleset)
             files: list[Path] = []
@@ -60,7 +60,7 @@ async def run_once(
                 files = archived(archive)
             secs = time.perf_counter() - t0
             used = {n: cpu_seconds(pid) - cpu0[n] for n, pid in procs.items()}
-            used["redis"] = await _redis_cpu(client) - cpu0["redis"]
+            used["redis"] = await benchkit.redis_cpu_seconds(client) - cpu0["redis"]
             decisions = sum(len(answers(f)) for f in files)
         finally:
             stop(workers + [p for p, _ in eng])
@@ -79,11 +79,6 @@ async def run_once(
         "cpu_us_per_decision": {n: round(c * 1e6 / max(decisions, 1), 1) for n, c in used.items()}
         | {"total": round(sum(used.values()) * 1e6 / max(decisions, 1), 1)},
     }
-
-
-async def _redis_cpu(client: Any) -> float:
-    info = await client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

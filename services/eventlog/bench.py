@@ -80,19 +80,20 @@ async def _append_raw(client: aioredis.Redis, key: str, records: list[bytes], ba
     return len(records)
 
 
-async def _redis_cpu(client: aioredis.Redis) -> float:
-    info = await client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
-
-
 async def _timed(
     client: aioredis.Redis, run: Callable[[], Awaitable[int]]
 ) -> tuple[Sample, Sample]:
     """(this process, the Redis server): the same units and wall time, each one's CPU."""
-    r0, c0, t0 = await _redis_cpu(client), benchkit.cpu_seconds(), time.perf_counter()
+    r0, c0, t0 = (
+        await benchkit.redis_cpu_seconds(client),
+        benchkit.cpu_seconds(),
+        time.perf_counter(),
+    )
     units = await run()
     wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
-    return Sample(units, wall, cpu), Sample(units, wall, await _redis_cpu(client) - r0)
+    return Sample(units, wall, cpu), Sample(
+        units, wall, await benchkit.redis_cpu_seconds(client) - r0
+    )
 
 
 def _folder(

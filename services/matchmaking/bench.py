@@ -56,7 +56,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
         t = await mm.enqueue(f"p{i}", MODES[i % len(MODES)])
         await client.zadd(mm._q(t.mode), {t.ticket: rng.gauss(25, 4)})
     clock.advance(10_000)  # ratings windows of 8 mu
-    redis0, cpu0 = await _redis_cpu(client), time.process_time()
+    redis0, cpu0 = await benchkit.redis_cpu_seconds(client), time.process_time()
     start, matched, ticks = time.perf_counter(), 0, 0
     while True:
         formed = await mm.tick()
@@ -65,7 +65,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
             break
         matched += sum(len(f.tickets) for f in formed)
     elapsed = time.perf_counter() - start
-    cpu, redis_cpu = time.process_time() - cpu0, await _redis_cpu(client) - redis0
+    cpu, redis_cpu = time.process_time() - cpu0, await benchkit.redis_cpu_seconds(client) - redis0
     await _drop(client, ns)
     return {
         "queued": tickets,
@@ -78,11 +78,6 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
             "redis": round(redis_cpu * 1e6 / max(matched, 1), 1),
         },
     }
-
-
-async def _redis_cpu(client: aioredis.Redis) -> float:
-    info = await client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 async def latency(

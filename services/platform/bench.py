@@ -126,7 +126,7 @@ def through_platform(
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
             if "redis" not in procs:
-                cpu0["redis"] = asyncio.run(redis_cpu_seconds(run.redis_url))
+                cpu0["redis"] = asyncio.run(_redis_cpu_at(run.redis_url))
             me0 = benchkit.cpu_seconds()
             t0 = time.perf_counter()
             asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
@@ -134,7 +134,7 @@ def through_platform(
             me = benchkit.cpu_seconds() - me0
             used = {n: cpu_seconds(p) - cpu0[n] for n, p in procs.items()}
             if "redis" not in procs:
-                used["redis"] = asyncio.run(redis_cpu_seconds(run.redis_url)) - cpu0["redis"]
+                used["redis"] = asyncio.run(_redis_cpu_at(run.redis_url)) - cpu0["redis"]
             decisions = _answers_logged(Path(run.archive_dir), [m.match_id for m in ms])
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
     per = max(decisions, 1)
@@ -172,15 +172,12 @@ def _answers_logged(archive: Path, games: list[str], wait_s: float = 30) -> int:
     return total
 
 
-async def redis_cpu_seconds(url: str) -> float:
-    """The Redis server's own CPU seconds (user + system, main process), from INFO cpu: for a
-    Redis this bench did not start and so cannot read /proc of."""
+async def _redis_cpu_at(url: str) -> float:
     client = connect(url)
     try:
-        info = await client.info("cpu")
+        return await benchkit.redis_cpu_seconds(client)
     finally:
         await client.aclose()
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def worker_reports(log_dir: Path) -> dict[str, Any]:
