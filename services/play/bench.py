@@ -256,6 +256,18 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
             "cores": os.cpu_count(),
             "steps": steps,
             "people_held_p99_under_250ms": max(held, default=0),
+            "by_people": [
+                {
+                    "people": n,
+                    "repeats": len(rs),
+                    "p99_ms": benchkit.spread([s["latency_ms"]["p99"] for s in rs], 2),
+                    "platform_cpu_us_per_answer": benchkit.spread(
+                        [s["platform_cpu_us_per_answer"] for s in rs], 1
+                    ),
+                }
+                for n in args.people
+                if (rs := [s for s in steps if s["people"] == n])
+            ],
         }
     )
 
@@ -274,7 +286,7 @@ async def _steps(
     await asyncio.sleep(3)  # the bot games under way
     out = []
     try:
-        for people in args.people:
+        for people in [n for _ in range(args.repeat) for n in args.people]:  # 10, 25, 10, 25
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
             me0, t0 = time.process_time(), time.perf_counter()
@@ -310,6 +322,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--people", type=int_list, default="10,25,50,100", help="simulated people per step"
     )
     p.add_argument("--seconds", type=float, default=20.0, help="measured time per step")
+    p.add_argument("--repeat", type=int, default=1, help="rounds over the people counts")
     p.add_argument("--bot-games", type=int, default=50, help="all-bot games kept running")
     p.add_argument("--bot-think-ms", type=int, default=0, help="each bot's pause before it answers")
     p.add_argument(
@@ -326,6 +339,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench play`: print the JSON report."""
+    if args.repeat < 1 or args.seconds <= 0 or not args.people or min(args.people) < 1:
+        print(
+            "arena bench play: --repeat, --seconds and --people must be positive", file=sys.stderr
+        )
+        return 2
     try:
         out = bench_play(args)
     except RuntimeError as err:
