@@ -137,6 +137,7 @@ class UnknownDeck(LookupError):
 
 
 _DECKS: dict[str, tuple[CardDef, ...]] = {}
+_KEYS: dict[tuple[CardDef, ...], str] = {}
 _DECK_ENC = msgspec.msgpack.Encoder()
 
 
@@ -144,8 +145,11 @@ def register_deck(cards: Sequence[CardDef]) -> str:
     """Intern a game's card table; returns its id (a digest of its contents, so the same table
     has the same id in every process and a state can name it instead of carrying it)."""
     table = tuple(cards)
-    key = hashlib.blake2b(_DECK_ENC.encode(table), digest_size=8).hexdigest()
-    _DECKS.setdefault(key, table)
+    key = _KEYS.get(table)  # a table seen before: no encoding (cards are frozen, hashable)
+    if key is None:
+        key = hashlib.blake2b(_DECK_ENC.encode(table), digest_size=8).hexdigest()
+        _DECKS.setdefault(key, table)
+        _KEYS[table] = key
     return key
 
 
