@@ -47,6 +47,20 @@ def skills_of(g: Game, p: Player) -> list[str]:
     return out
 
 
+_CARD_SKILLS: dict[tuple[int, str], bool] = {}
+
+
+def cards_may_have(g: Game, names: set[str]) -> bool:
+    """Whether any card of the game's table is named like one of ``names`` (the skills of a
+    timing point or a hook: registry sets, filled at import): if none is, no equipment can
+    hold one and it need not be looked at (most points and hooks have no equipment skill)."""
+    key = (id(names), g.deck)
+    found = _CARD_SKILLS.get(key)
+    if found is None:
+        found = _CARD_SKILLS[key] = any(c.name in names for c in set(g.cards))
+    return found
+
+
 def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
     """The skills of ``seat`` that override ``hook`` (fast: most seats have none)."""
     names = HOOK_SETS[hook]
@@ -55,7 +69,7 @@ def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
     p = g.players[seat]
     ext = p.ext
     rule = ext.rule_skills() if ext is not None else ()
-    if not p.skills and not rule and not p.equip:
+    if not p.skills and not rule and not (p.equip and cards_may_have(g, names)):
         return []
     lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
     out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or lordly)]

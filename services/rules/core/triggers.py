@@ -12,7 +12,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import SkillInvoked
-from .query import order_from, skills_of
+from .query import cards_may_have, order_from, skills_of
 from .skills import LISTENERS, SKILLS
 from .state import Frame, Game
 
@@ -86,14 +86,17 @@ def fire(
         return False
     cards = g.cards
     dead_too = point == "death"
-    for p in g.players if seats is None else [g.players[s] for s in seats]:
+    equipped = cards_may_have(g, names)  # else no equipment can listen here
+    players = g.players
+    for s in range(len(players)) if seats is None else seats:
+        p = players[s]
         if not p.alive and not dead_too:
             continue
         if p.skills and not names.isdisjoint(p.skills):
             break
         if p.ext is not None and not names.isdisjoint(p.ext.rule_skills()):
             break
-        if p.equip:
+        if equipped and p.equip:
             for c in p.equip.values():
                 if cards[c].name in names:
                     break
