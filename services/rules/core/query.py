@@ -15,11 +15,22 @@ def alive_seats(g: Game) -> list[int]:
     return [p.seat for p in g.players if p.alive]
 
 
+_ROUND: dict[tuple[int, int, bool], tuple[int, ...]] = {}
+
+
 def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
     """Alive seats in turn order starting from ``start`` (or from its next seat)."""
-    n = len(g.players)
+    players = g.players
+    n = len(players)
+    if not g.dead:  # everyone alive (the usual case): the order depends on the seats alone
+        key = (n, start, include_start)
+        order = _ROUND.get(key)
+        if order is None:
+            first = 0 if include_start else 1
+            order = _ROUND[key] = tuple((start + k) % n for k in range(first, n))
+        return list(order)
     first = 0 if include_start else 1
-    return [(start + k) % n for k in range(first, n) if g.players[(start + k) % n].alive]
+    return [s for k in range(first, n) if players[s := (start + k) % n].alive]
 
 
 def next_alive(g: Game, seat: int) -> int:
