@@ -41,3 +41,27 @@ class RandomPolicy:
         for _ in range(k):
             picks.append(opts.pop(self._below(len(opts))))
         return Answer(decision=d.id, seat=d.seat, picks=picks)
+
+
+class EasyPolicy:
+    """The ``easy`` level: the heuristic, but a third of its answers (seeded) are random."""
+
+    name = "easy"
+
+    def __init__(self, seed: int, seat: int = -1, strict: bool = False) -> None:
+        from .heuristic import HeuristicPolicy
+
+        self.heuristic = HeuristicPolicy(seed, seat, strict=strict)
+        self.random = RandomPolicy(seed ^ 0x5EED)
+        self.seed, self.counter = seed, 0
+
+    def observe(self, e: object) -> None:
+        """The heuristic keeps its memory either way."""
+        self.heuristic.observe(e)  # type: ignore[arg-type]
+
+    def act(self, d: Decision, view: object = None) -> Answer:
+        """A random answer one time in three, else the heuristic's."""
+        self.counter += 1
+        if rng.below(self.seed, self.counter, 3) == 0:
+            return self.random.act(d)
+        return self.heuristic.act(d, view)  # type: ignore[arg-type]

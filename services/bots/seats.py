@@ -22,10 +22,11 @@ import msgspec
 from ..rules.api import Answer, Decision, View, new_view
 from ..rules.api import events as ev
 from ..rules.api import fold_view as apply
+from .levels import LEVELS, POLICIES, policy_of
 from .random_policy import RandomPolicy
 from .selfplay import Policy, make_policy
 
-SERVABLE = ("heuristic", "random")
+SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
 VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
 BOT_PREFIX = "bot:"
 NOT_EVENTS = frozenset({"header", "answer", "seed_reveal"})
@@ -122,9 +123,8 @@ class Minds:
         mind = self.minds.get(key)
         if mind is None:
             name, seed = policy_name(player, self.default), seat_seed(game, seat)
-            mind = SeatMind(
-                game, seat, name, make_policy(name, seed, seat), new_view(seat), seed=seed
-            )
+            policy = make_policy(policy_of(name), seed, seat)
+            mind = SeatMind(game, seat, name, policy, new_view(seat), seed=seed)
             self.minds[key] = mind
             while len(self.minds) > self.capacity:
                 self.minds.popitem(last=False)

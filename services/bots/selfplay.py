@@ -22,11 +22,12 @@ from ..rules.api import events as ev
 from ..rules.api import fold_view as apply
 from .heuristic import HeuristicPolicy
 from .oracle import OraclePolicy
-from .random_policy import RandomPolicy
+from .random_policy import EasyPolicy, RandomPolicy
 from .roles import classes_of
+from .search import SearchPolicy
 from .summary import GameRecord, summarise
 
-POLICIES = ("random", "heuristic", "oracle")
+POLICIES = ("random", "heuristic", "oracle", "easy", "hard")
 ACCURACY_ROUNDS = (1, 2, 3, 5, 8, 10)
 
 
@@ -50,6 +51,10 @@ def make_policy(
         return HeuristicPolicy(seed, seat, strict=strict)
     if name == "oracle":
         return OraclePolicy(seed, seat, list(true_roles or []), strict=strict)
+    if name == "easy":
+        return EasyPolicy(seed, seat, strict=strict)
+    if name == "hard":
+        return SearchPolicy(seed, seat, strict=strict)
     raise ValueError(f"unknown policy {name!r} (known: {', '.join(POLICIES)})")
 
 
@@ -88,6 +93,9 @@ class Table:
         self.policies = [
             make_policy(n, seed * 1000 + s, s, roles, strict) for s, n in enumerate(names)
         ]
+        for p in self.policies:
+            if isinstance(p, SearchPolicy):
+                p.attach(lambda: g)  # look-ahead determinizes from it with its own view only
         self.names = names
         self.roles = roles
         self.times: dict[str, list[float]] = {}

@@ -45,10 +45,10 @@ OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, ma
 
 
 def bot_levels() -> list[str]:
-    """The levels a table's bots may play: what the bot service serves (services.bots)."""
-    from ..bots.seats import SERVABLE
+    """The levels a table's bots may play, the default first (services/bots/levels.py)."""
+    from ..bots.levels import offered
 
-    return list(SERVABLE)
+    return offered()
 
 
 def check_name(name: str) -> str:
@@ -89,9 +89,11 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
             )
         if not 0 <= self.hosted_after <= MAX_HOSTED_AFTER:
             raise ValueError(f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
+        from ..bots.levels import accepted
+
         levels = bot_levels()
         level = self.bot_level or levels[0]
-        if level not in levels:
+        if level not in accepted():
             raise ValueError(f"unknown bot level {level!r} (known: {', '.join(levels)})")
         return msgspec.structs.replace(self, bot_level=level)
 

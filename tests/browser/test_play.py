@@ -64,7 +64,7 @@ async def sit_down(
     await page.select_option("#players", label=str(players))
     if preset is not None:
         await page.select_option("#preset", label=preset)
-    await page.select_option("#level", "heuristic")
+    await page.select_option("#level", "normal")
     await page.fill("#botwait", "0.2")
     await page.fill("#timelimit", str(time_limit_s))
     await page.fill("#hostedafter", str(hosted_after))

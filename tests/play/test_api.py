@@ -115,8 +115,8 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     client = await Client.fetch(play_platform.base)
     modes = await client.call("modes")
     assert {(t["ruleset"], t["players"]) for t in modes["tables"]} >= {("standard", 5)}
-    assert "heuristic" in modes["bot_levels"]
-    game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "heuristic"})
+    assert modes["bot_levels"] == ["normal", "easy"]  # hard is not offered (levels.py)
+    game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "normal"})
     me = await client.call("me")
     assert me["seated"] == {"game": game, "seat": seat, "over": False} and me["waiting"] is None
     seen = await play_to_the_end(client, game, seat, random.Random(4))

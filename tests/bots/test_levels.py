@@ -1,0 +1,74 @@
+"""Bot levels (services/bots/levels.py) and the hard policy's look-ahead (services/bots/search.py)."""
+
+from __future__ import annotations
+
+from services.bots.heuristic import HeuristicPolicy, legal
+from services.bots.levels import LEVELS, accepted, offered, policy_of
+from services.bots.search import SearchPolicy
+from services.bots.seats import Minds, policy_name
+from services.bots.selfplay import Table, play_game
+from services.matchmaking.tables import TableSettings, bot_levels
+from services.rules import api
+
+
+def test_levels_are_offered_and_served() -> None:
+    """normal (the default) and easy are offered to tables with people, hard is not (it needs
+    the game state); a seat named bot:LEVEL plays that level's policy."""
+    assert offered() == ["normal", "easy"] == bot_levels()
+    assert set(LEVELS) == {"easy", "normal", "hard"} and "godlike" not in accepted()
+    assert TableSettings(ruleset="standard", players=5).checked().bot_level == "normal"
+    minds = Minds("heuristic")
+    for level, cls in (("normal", "heuristic"), ("easy", "easy"), ("hard", "hard")):
+        assert policy_name(f"bot:{level}", "random") == level
+        assert minds.get(f"g-{level}", 0, f"bot:{level}").policy.name == cls == policy_of(level)
+
+
+def test_hard_plays_legal_answers_and_searches() -> None:
+    """Hard against the heuristic, strict (a bug raises): every answer is accepted, and key
+    decisions were searched."""
+    tables: list[Table] = []
+    for seed in (3, 4):
+        g, counts = play_game(
+            "standard", 5, seed, ["hard", "heuristic"], strict=True, table_out=tables
+        )
+        assert g.over and counts["decisions"] > 0
+    hard = [p for t in tables for p in t.policies if isinstance(p, SearchPolicy)]
+    assert sum(p.searched for p in hard) > 0 and sum(p.errors for p in hard) == 0
+
+
+def test_the_budget_bounds_the_search() -> None:
+    """With no budget every search is cut before it finishes a round, and the answer is the
+    heuristic's: the hard seat plays exactly the heuristic's game."""
+
+    def run(zero_budget: bool) -> list[list[str]]:
+        g = api.new_game("standard", 5, 8)
+        t = Table(g, ["hard"] * 5, 8)
+        for p in t.policies:
+            assert isinstance(p, SearchPolicy)
+            if zero_budget:
+                p.search_budget_ms = 0.0
+        answers: list[list[str]] = []
+        t.feed(api.advance(g))
+        while not g.over:
+            d = g.pending
+            assert d is not None
+            a = t.act(d)
+            assert legal(d, a.picks)
+            answers.append(a.picks)
+            t.feed(api.submit(g, a))
+        if zero_budget:
+            assert sum(p.cut for p in t.policies) > 0  # type: ignore[attr-defined]
+        return answers
+
+    g = api.new_game("standard", 5, 8)
+    t = Table(g, ["heuristic"] * 5, 8)
+    plain: list[list[str]] = []
+    t.feed(api.advance(g))
+    while not g.over:
+        d = g.pending
+        assert d is not None
+        a = t.act(d)
+        plain.append(a.picks)
+        t.feed(api.submit(g, a))
+    assert isinstance(t.policies[0], HeuristicPolicy)
+    assert run(zero_budget=True) == plain
