@@ -153,13 +153,17 @@ async def watch_health(
     timeout_s: float = 2.0,
 ) -> None:
     """PING Redis every ``interval_s``; report SERVING while it answers, NOT_SERVING while it
-    does not (health checks then route traffic elsewhere, and clients hear why)."""
-    serving = True
+    does not (health checks then route traffic elsewhere, and clients hear why). A refused
+    connection counts at once; a slow answer only three times in a row (a busy machine is not
+    an outage)."""
+    serving, slow = True, 0
     while not stop.is_set():
         try:
             up = bool(await asyncio.wait_for(client.ping(), timeout_s))
+            slow = 0
         except Exception as exc:  # noqa: BLE001 - any failure to answer is "not up"
-            up = not is_outage(exc) and not isinstance(exc, TimeoutError)
+            slow = slow + 1 if isinstance(exc, TimeoutError) else 0
+            up = slow < 3 if isinstance(exc, TimeoutError) else not is_outage(exc)
         if up != serving:
             serving = up
             await set_serving(up)

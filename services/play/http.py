@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
-from ..errors import Refused
+from ..errors import Refused, unavailable
 from ..eventlog.store import check_game_id
 from ..replay.core import Replay
 from ..replay.http import KEEPALIVE_S, HttpError, Request, Route, Router, head, send
@@ -138,8 +138,12 @@ class PlayHttp:
                     frame = pending.result()
                 except StopAsyncIteration:
                     break
-                except (HttpError, Refused) as exc:  # the response has begun: say why it stops
+                except Exception as exc:  # the response has begun: say why it stops
                     pending = None
+                    if not isinstance(exc, (HttpError, Refused)):
+                        exc = unavailable(exc) or exc  # Redis away: UNAVAILABLE, plainly
+                        if not isinstance(exc, Refused):
+                            raise
                     w.write(b"event: refused\ndata: %s\n\n" % _json.encode({"error": exc.reason}))
                     await w.drain()
                     return
