@@ -3,8 +3,8 @@ machine, as child processes of this one.
 
 `Platform` starts and stops the set (also used by `arena tournament` and `arena bench e2e`);
 `run_up` is the command: start, print where everything listens, write ``VAR/up.json`` so other
-commands find the running platform, keep demo games going, and stop everything on Ctrl-C or
-SIGTERM (or when a service dies).
+commands find the running platform, keep demo games going, restart a service that dies
+(supervise.py), and stop everything on Ctrl-C or SIGTERM (or when a service crash-loops).
 """
 
 from __future__ import annotations
@@ -325,7 +325,7 @@ def describe(run: Running, cfg: UpConfig) -> str:
         f"{cfg.think_ms} ms to think)"
     )
     lines.append(f"  logs              {cfg.var_dir / 'logs'}/   archive {run.archive_dir}")
-    lines.append("Ctrl-C (or SIGTERM) stops everything.")
+    lines.append("A service that dies is restarted; Ctrl-C (or SIGTERM) stops everything.")
     return "\n".join(lines)
 
 
