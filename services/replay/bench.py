@@ -30,6 +30,7 @@ from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..eventlog.server import redis_or_throwaway
+from ..rules.api import SPECTATOR
 from .core import Replay
 from .demo import play_live
 from .http import HttpServer
@@ -188,6 +189,10 @@ async def run_one(url: str, spectators: int, pace_ms: float, namespace: str) -> 
     outs, raw = await asyncio.to_thread(parent.recv)
     proc.join()
     server_cpu, clients_cpu = time.process_time() - cpu0, _children_cpu() - kids0
+    # a spectator's ids are its own positions (answers are withheld from it): back to log seqs,
+    # whose append times the store noted
+    at = (await replay.feed(game)).positions
+    outs = [{at.seq(SPECTATOR, pos): t for pos, t in out.items()} for out in outs]
     after = started["after"]
     sse = [t - store.appended[s] for out in outs for s, t in out.items() if s > after]
     xr = [t - store.appended[s] for s, t in raw.items() if s > after]
