@@ -69,10 +69,10 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     appended the entries before it (so it exists exactly when they are in the log)."""
 
     game: str
-    decision: int  # the decision id (= body's id)
+    decision: int  # the decision's opaque id (= body's id; contracts/decision_ids.py)
     seat: int  # the seat asked (= body's seat)
     player: str  # the seat's player id: "bot:POLICY" names the policy to play it
-    version: int  # the log version the decision is pending at
+    version: int  # the seat's position the decision is pending at (eventlog/positions.py)
     body: bytes  # the decision as JSON (services.rules.api.Decision)
     view: bytes | None = None  # the seat's unseen events (services/engine/feed.py), if known
     token: str = ""  # a short-lived seat token for `seat` alone (bot workers hold no secret)
