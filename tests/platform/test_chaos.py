@@ -23,6 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 
 from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_key
@@ -67,15 +68,20 @@ class Witness:
 
 
 async def _chaos(
-    up: subprocess.Popen[str], redis: list[PersistentRedis], rng: random.Random
+    up: subprocess.Popen[str],
+    redis: list[PersistentRedis],
+    rng: random.Random,
+    rounds: int = 1,
+    gap_s: float = 2.5,
 ) -> list[str]:
-    """Kill an engine, a bot worker and Redis at random moments in the first seconds of play;
-    Redis comes back on its AOF after a pause. Returns what was done, in order."""
-    acts = ["engine", "bots", "redis"]
-    rng.shuffle(acts)
+    """Each round, kill an engine, a bot worker and Redis in a random order, up to ``gap_s``
+    apart; Redis comes back on its AOF after a pause. Returns what was done, in order."""
+    acts = []
+    for _ in range(rounds):
+        acts += rng.sample(["engine", "bots", "redis"], 3)
     done = []
     for what in acts:
-        await asyncio.sleep(rng.uniform(0.3, 2.5))
+        await asyncio.sleep(rng.uniform(0.3, gap_s))
         if what == "redis":
             old = redis[0]
             old.process.kill()
@@ -92,6 +98,16 @@ async def _chaos(
 
 
 async def test_chaos_tournament(tmp_path: Path) -> None:
+    await _run(tmp_path, GAMES, rounds=1, gap_s=2.5)
+
+
+@pytest.mark.slow
+async def test_chaos_long_tournament(tmp_path: Path) -> None:
+    """The long version: 200 games, three rounds of kills spread over the run."""
+    await _run(tmp_path, 200, rounds=3, gap_s=20.0)
+
+
+async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
     seed = int(os.environ.get("ARENA_CHAOS_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     print(f"chaos seed {seed} (ARENA_CHAOS_SEED to repeat)")
@@ -121,8 +137,8 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
         run = json.loads(up.stdout.readline())
         ns = run["namespace"]
         kids = descendants(up.pid)
-        spec = Spec("standard", 5, GAMES, POLICIES)
-        witness = Witness(url, ns, [spec.game_id(i) for i in range(GAMES)])
+        spec = Spec("standard", 5, games, POLICIES)
+        witness = Witness(url, ns, [spec.game_id(i) for i in range(games)])
         stop = asyncio.Event()
         watching = asyncio.create_task(witness.run(stop))
         t0 = time.monotonic()
@@ -131,7 +147,7 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
             "--var",
             str(var),
             "--games",
-            str(GAMES),
+            str(games),
             "--players",
             "5",
             "--policies",
@@ -153,9 +169,9 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
                 await asyncio.sleep(1)
 
         sampling = asyncio.create_task(sample())
-        acts = await _chaos(up, redis, rng)
+        acts = await _chaos(up, redis, rng, rounds, gap_s)
         chaos_end = time.monotonic()
-        out, err = await asyncio.to_thread(tour.communicate, timeout=150)
+        out, err = await asyncio.to_thread(tour.communicate, timeout=150 * rounds + games)
         took = time.monotonic() - t0
         stop.set()
         await asyncio.gather(watching, sampling)
@@ -165,16 +181,16 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
         assert "Traceback" not in err, err
         assert err.splitlines()[0].startswith("arena tournament: using the running arena up"), err
         result = json.loads(out)
-        assert result["games_done"] == GAMES
+        assert result["games_done"] == games
 
         # no consumer died: matches published now start at once, on both engines
         client = connect(url)
-        games = Games(client, ns, Path(run["archive_dir"]))
+        matches = Games(client, ns, Path(run["archive_dir"]))
         store = RedisEventStore(client, ns)
         late = [f"late-{i}" for i in range(6)]
         published = time.monotonic()
         for i, gid in enumerate(late):
-            await games.publish(bot_match(gid, "standard", ["random"] * 5, 9000 + i))
+            await matches.publish(bot_match(gid, "standard", ["random"] * 5, 9000 + i))
         for gid in late:
             while await store.head(gid) == 0 and not (var / "archive" / f"{gid}.arena").exists():
                 assert time.monotonic() - published < 5, f"match {gid} did not start in 5 s"
@@ -201,7 +217,7 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
 
         # every archive verifies; every entry the witness saw is in it, byte for byte
         files = sorted((var / "archive").glob("*.arena"))
-        assert len(files) == GAMES + len(late)
+        assert len(files) == games + len(late)
         records: dict[str, list[bytes]] = {}
         for path in files:
             report = verify(path)
