@@ -11,7 +11,8 @@ from ..cliargs import bench_options, game_options, int_list, names, redis_option
 from .bench import bench_e2e
 from .supervise import Policy
 from .tournament import Spec, TournamentError, run_tournament
-from .up import UpConfig, run_up
+from .up import UpConfig
+from .up_command import run_up
 
 D = UpConfig()
 

@@ -1,0 +1,123 @@
+"""The `arena up` command: start the platform (up.py), print where everything listens, write
+``VAR/up.json`` so other commands find it, keep demo games going, restart a service that dies
+(supervise.py), and stop everything on Ctrl-C or SIGTERM (or when a service crash-loops).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from types import FrameType
+
+from .supervise import CrashLoop
+from .up import STATE_FILE, Platform, Running, UpConfig, find_running
+
+
+def describe(run: Running, cfg: UpConfig) -> str:
+    """What `arena up` prints once everything is up."""
+    where = (
+        "REDIS_URL"
+        if not run.redis_started
+        else f"data and AOF in {cfg.var_dir / 'redis'}"
+        if cfg.persist
+        else "throw-away"
+    )
+    lines = [f"arena up: Redis {run.redis_url} ({where})"]
+    if run.viewer_url:
+        lines.append(f"  play and watch    {run.viewer_url}  (web page and play API)")
+    lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
+    if run.matchmaker:
+        lines.append(f"  matchmaker gRPC   {run.matchmaker}")
+    if run.replay_grpc:
+        lines.append(f"  replay gRPC       {run.replay_grpc}")
+    if run.metrics:
+        lines.append(f"  metrics           {', '.join(run.metrics)}")
+    lines.append(
+        f"  bot workers       {cfg.bots} (default policy {cfg.bot_policy}, "
+        f"{cfg.think_ms} ms to think)"
+    )
+    lines.append(f"  logs              {cfg.var_dir / 'logs'}/   archive {run.archive_dir}")
+    lines.append("A service that dies is restarted; Ctrl-C (or SIGTERM) stops everything.")
+    return "\n".join(lines)
+
+
+class _Stop(Exception):
+    """SIGTERM during start-up."""
+
+
+def _raise_stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stop
+
+
+def run_up(cfg: UpConfig, as_json: bool = False) -> int:
+    """The `arena up` command: returns the exit status."""
+    other = find_running(cfg.var_dir)
+    if other is not None and other.pid != os.getpid():
+        print(
+            f"arena up: already running (pid {other.pid}, {other.viewer_url}); "
+            f"state in {cfg.var_dir / STATE_FILE}",
+            file=sys.stderr,
+        )
+        return 1
+    platform = Platform(cfg)
+    try:
+        platform.check_ports()  # one line, before anything starts
+    except RuntimeError as exc:
+        print(f"arena up: {exc}", file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _raise_stop)
+    state = cfg.var_dir / STATE_FILE
+    try:
+        run = platform.start()
+        state.write_text(run.to_json())
+        print(run.to_json() if as_json else describe(run, cfg), flush=True)
+        return asyncio.run(_serve(platform, run, cfg))
+    except (_Stop, KeyboardInterrupt):
+        return 0
+    except RuntimeError as exc:
+        print(f"arena up: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with contextlib.suppress(OSError):
+            state.unlink()
+        started = bool(platform.sup.children) or platform.redis is not None
+        platform.stop()
+        signal.signal(signal.SIGTERM, previous)
+        if started:  # (a refusal before anything started is its one line alone)
+            print("arena up: stopped", file=sys.stderr, flush=True)
+
+
+async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    tasks: list[asyncio.Task[None]] = []
+    if cfg.demo:
+        from .demo import keep_playing
+
+        tasks.append(asyncio.create_task(keep_playing(run, cfg.demo, stop)))
+    status = 0
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+        try:
+            said = platform.keep_alive()
+        except CrashLoop as exc:
+            print(
+                f"arena up: {exc}; stopping (logs in {cfg.var_dir / 'logs'})",
+                file=sys.stderr,
+                flush=True,
+            )
+            status = 1
+            break
+        for line in said:
+            print(f"arena up: {line}", file=sys.stderr, flush=True)
+    for t in tasks:
+        t.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return status
