@@ -1,7 +1,10 @@
 """The ``hard`` policy: the heuristic, with key decisions checked by determinized look-ahead.
 
-For a key decision — the targets of a hostile card, a 桃 for a dying seat, obeying 借刀杀人, a
-无懈可击 — it takes the heuristic's answer and a few alternatives, and for each of ``samples``
+For a key decision — whom a hostile card targets; with ``responses`` on, also a 桃 for a dying
+seat, obeying 借刀杀人 and a 无懈可击 — it takes the heuristic's answer and a few alternatives
+(never "decline" for targets: the play decision already chose to use the card; offered, the
+search declined most attacks, the card kept in hand scoring above an uncertain hit), and for each
+of ``samples``
 states the seat could be in (``api.determinize`` with the seat's own view and its role belief)
 plays every candidate out on a fork until the card has resolved (at most ``depth`` decisions,
 every seat answering by a quick rule that uses the sampled roles), then scores the table from its
@@ -25,6 +28,7 @@ from ..rules.api import Answer, Decision, Game, View
 from .cardinfo import HOSTILE_CARDS
 from .heuristic import HeuristicPolicy
 from .roles import classes_of
+from .threat import relations
 
 AOE = ("南蛮入侵", "万箭齐发")
 KEY_RESPONSES = ("桃", "无懈可击")
@@ -47,6 +51,11 @@ class SearchPolicy(HeuristicPolicy):
         super().__init__(seed, seat, strict=strict)
         self.search_budget_ms = budget_ms
         self.samples, self.depth = samples, depth
+        # responses (桃, 无懈可击, 借刀) are off by default: the quick rollout rule saves a sampled
+        # teammate at once, so declining looks free (someone else pays) — the suspected cause of
+        # the first version (responses searched, team-sign value) losing standard 8 by 15-18
+        # points as the lord's side and as the rebels
+        self.responses = False
         self._game: Callable[[], Game] | None = None
         self.searched = 0
         self.cut = 0  # searches stopped by the budget
@@ -79,13 +88,13 @@ class SearchPolicy(HeuristicPolicy):
         """The heuristic's answer first, then the alternatives worth checking."""
         out = [base]
         if d.kind == "targets" and str(d.info.get("card", "")) in HOSTILE_CARDS and d.max == 1:
-            for o in d.options:
+            for o in d.options:  # whom, not whether: the play decision chose to use the card
                 if [o] != base and len(out) < 4:
                     out.append([o])
-            if d.declinable and base:
-                out.append([])
-        elif d.kind == "respond" and (
-            d.info.get("need") in KEY_RESPONSES or d.info.get("reason") == "借刀杀人"
+        elif (
+            self.responses
+            and d.kind == "respond"
+            and (d.info.get("need") in KEY_RESPONSES or d.info.get("reason") == "借刀杀人")
         ):
             first = [o for o in d.options if o.startswith("card:")][:1]
             out.append([] if base else first)
@@ -186,12 +195,23 @@ def _quick(g: Game, d: Decision, team: list[str]) -> list[str]:
 
 
 def _value(g: Game, me: int, team: list[str]) -> float:
-    """The table from ``me``'s side: a decided game dominates, else lives, HP and cards."""
+    """The table from ``me``'s side: a decided game dominates, else lives, HP and cards, each
+    seat weighted by how much my role wants it to prosper (the heuristic's relations under the
+    sampled roles: a renegade props up the lord while the rebels are strong)."""
     if g.over:
         return 100.0 if me in g.winners else -100.0
+    rs = api.RULESETS[g.ruleset]
+    cls = classes_of({p.role for p in g.players} | set(rs.camps), rs.camps)
+    of = [cls.get(p.role, "renegade") for p in g.players]
+    alive = [p for p in g.players if p.alive]
+    rel = relations(
+        of[me],
+        sum(of[p.seat] == "rebel" for p in alive),
+        sum(of[p.seat] in ("lord", "loyalist") for p in alive),
+        sum(of[p.seat] == "renegade" for p in alive),
+    )
     v = 0.0
-    for p in g.players:
-        sign = 1.0 if team[p.seat] == team[me] else -1.0
-        if p.alive:
-            v += sign * (6.0 + p.hp + 0.3 * len(p.hand))
+    for p in alive:
+        sign = 1.0 if p.seat == me else rel.get(of[p.seat], 0.0)
+        v += sign * (6.0 + p.hp + 0.3 * len(p.hand))
     return v

@@ -18,7 +18,7 @@ TEAM = {
 KILL_CAUTION = 4.0  # a killing blow: minus this times P(the victim is my teammate)
 
 
-def _relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
+def relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> dict[str, float]:
     """How much I want each role class (:func:`.roles.classes_of`) to prosper, in [-1.5, 1.5]."""
     if my_class in ("lord", "loyalist"):
         rene = -0.6 if rebels else -1.0
@@ -65,7 +65,7 @@ class Reading:
         rebels = sum(marg[s].get("rebel", 0.0) for s in self.alive)
         loyal = sum(marg[s].get("lord", 0.0) + marg[s].get("loyalist", 0.0) for s in self.alive)
         renes = sum(marg[s].get("renegade", 0.0) for s in self.alive)
-        self.rel = _relations(mem.klass or mem.role, round(rebels), round(loyal), round(renes))
+        self.rel = relations(mem.klass or mem.role, round(rebels), round(loyal), round(renes))
         self.marg = marg
         if mem.rivals:  # no roles (1v1): the opponent is simply the enemy
             self.friend = [1.0 if s.seat == me else -1.0 for s in view.seats]
