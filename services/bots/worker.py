@@ -1,6 +1,7 @@
 """`arena bots`: answer the decisions of bot seats from arena:decisions, through GameService.
 
-Several workers share the load as consumers of one group (`bots`) on `{ns}:decisions`. Each
+Several workers share the load as consumers of one group (`bots`) on every partition's
+decisions stream (`{ns}:{TAG}:decisions`, services/contracts/streams.py). Each
 message is handled by `answer.Answerer` (view catch-up, policy, SubmitAction) and acked after
 it: a worker killed mid-message leaves it pending, and a live worker takes it over with
 XAUTOCLAIM once it has been idle `--claim-idle-ms`; a message that keeps failing is parked in
@@ -27,7 +28,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
-from ..contracts.streams import DEAD, DECISIONS, BadMessage, BotDecision, decode, stream_key
+from ..contracts.streams import DECISIONS, BadMessage, BotDecision, decode
+from ..eventlog.partitions import group_consumers
 from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import GroupConsumer, Message
@@ -79,11 +81,14 @@ def _decision(msg: Message) -> BotDecision:
 
 
 class BotWorker:
-    """The consume loop: stale messages first (now and then), else new ones; bounded fan-out."""
+    """The consume loop: stale messages first (now and then), else new ones; bounded fan-out.
+
+    With several consumers (one per partition of the decisions stream) each gets its own loop;
+    the bound on messages in hand is shared."""
 
     def __init__(
         self,
-        consumer: GroupConsumer,
+        consumer: GroupConsumer | list[GroupConsumer],
         answerer: Answerer,
         *,
         max_inflight: int = 32,
@@ -91,7 +96,8 @@ class BotWorker:
         claim_every_s: float = 1.0,
         metrics: Metrics | None = None,
     ) -> None:
-        self.consumer, self.answerer = consumer, answerer
+        self.consumers = consumer if isinstance(consumer, list) else [consumer]
+        self.consumer, self.answerer = self.consumers[0], answerer
         self.max_inflight = max_inflight
         self.read_count = read_count
         self.claim_every_s = claim_every_s
@@ -103,13 +109,16 @@ class BotWorker:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
         self.metrics.outcomes.labels(outcome=outcome).inc()
 
+    def _consumer_of(self, msg: Message) -> GroupConsumer:
+        return next((c for c in self.consumers if c.stream == msg.stream), self.consumer)
+
     async def on_message(self, msg: Message) -> None:
         """Handle one message; Poison is dead-lettered, other failures leave it pending."""
         start = time.perf_counter()
         try:
             outcome = await self.answerer.handle(_decision(msg))
         except Poison as exc:
-            await self.consumer.dead_letter(msg, str(exc))
+            await self._consumer_of(msg).dead_letter(msg, str(exc))
             outcome = "poison"
         except Exception:
             self._count("retry")
@@ -120,9 +129,13 @@ class BotWorker:
 
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
         """Consume until `stop` is set, then let the messages in hand finish."""
+        await asyncio.gather(*(self._loop(c, stop, block_ms) for c in self.consumers))
+        await self.settle(timeout=5)
+
+    async def _loop(self, consumer: GroupConsumer, stop: asyncio.Event, block_ms: int) -> None:
         loop = asyncio.get_running_loop()
         next_claim = 0.0
-        outage = Outage(f"arena bots {self.consumer.consumer}")
+        outage = Outage(f"arena bots {consumer.consumer} {consumer.stream}")
         started = False
         while not stop.is_set():
             if len(self.inflight) >= self.max_inflight:
@@ -131,9 +144,9 @@ class BotWorker:
             claim = loop.time() >= next_claim
             try:
                 if not started:  # again after Redis came back without the group
-                    await self.consumer.start()
+                    await consumer.start()
                     started = True
-                more_stale = await self.poll(block_ms, claim)
+                more_stale = await self.poll(block_ms, claim, consumer)
             except RedisError as exc:
                 if is_nogroup(exc):
                     started = False
@@ -149,26 +162,28 @@ class BotWorker:
             outage.ok()
             if claim and not more_stale:
                 next_claim = loop.time() + self.claim_every_s
-        await self.settle(timeout=5)
 
-    async def poll(self, block_ms: int, claim: bool) -> bool:
+    async def poll(self, block_ms: int, claim: bool, consumer: GroupConsumer | None = None) -> bool:
         """One round: stale messages (if `claim`), else new ones; each handled in its own task.
 
         Returns whether the claim filled the room (more may be stale: claim again next round).
         """
         # small reads: acting on one while the engine handles the last keeps both busy
+        consumer = consumer or self.consumer
         room = min(self.max_inflight - len(self.inflight), self.read_count)
+        if room <= 0:
+            return False
         # our own pending list (after a restart under the same name) only with nothing in
         # flight, or it would hold those too; else the engine posts an unanswered decision
         # again, and claims take over the rest
-        msgs = [] if self.inflight else await self.consumer.retry_own(room)
+        msgs = [] if self.inflight else await consumer.retry_own(room)
         if not msgs and claim:
-            msgs = await self.consumer.claim_stale(room)
+            msgs = await consumer.claim_stale(room)
         full = len(msgs) >= room
         if not msgs:
-            msgs = await self.consumer.read_new(room, block_ms)
+            msgs = await consumer.read_new(room, block_ms)
         for m in msgs:
-            task = asyncio.create_task(self.consumer.handle(m, self.on_message))
+            task = asyncio.create_task(consumer.handle(m, self.on_message))
             self.inflight.add(task)
             task.add_done_callback(self.inflight.discard)
         return full
@@ -188,17 +203,17 @@ async def run(args: argparse.Namespace) -> None:
         Minds(args.policy, args.cache_size),
         think_ms=args.think_ms,
     )
-    consumer = GroupConsumer(
+    consumers = group_consumers(
         client,
-        stream_key(args.namespace, DECISIONS.name),
-        GROUP,
+        args.namespace,
+        DECISIONS,
         args.consumer,
+        group=GROUP,
         min_idle_ms=args.claim_idle_ms,
         max_deliveries=args.max_deliveries,
-        dead_stream=stream_key(args.namespace, DEAD),
     )
     worker = BotWorker(
-        consumer,
+        consumers,
         answerer,
         max_inflight=args.max_inflight,
         claim_every_s=min(1.0, args.claim_idle_ms / 2000),
@@ -210,7 +225,8 @@ async def run(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await until_reachable(client, f"arena bots {args.consumer}", stop)
-    await consumer.start()
+    for consumer in consumers:
+        await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
     try:
         await worker.run(stop)
@@ -223,8 +239,8 @@ async def run(args: argparse.Namespace) -> None:
                     "batched": {
                         "answers": sum(b.items for b in engine.batchers),
                         "submit_calls": sum(b.batches for b in engine.batchers),
-                        "acks": consumer.acks.items,
-                        "xack_calls": consumer.acks.batches,
+                        "acks": sum(c.acks.items for c in consumers),
+                        "xack_calls": sum(c.acks.batches for c in consumers),
                     },
                     "answer_ms_mean": mean_ms(worker.metrics.latency),
                 }

@@ -8,16 +8,40 @@
 
 A stream entry carries its message in one field, `m`, as msgpack (`encode`, `decode`): the
 producer and the consumer import the same Struct, so they cannot drift apart, and a field added
-later with a default still decodes older messages. Every stream key is named by `stream_key`
-(the one place a later partitioning of the streams has to change).
+later with a default still decodes older messages.
+
+## Partitions: the Redis key layout (the one place keys are named)
+
+The shared streams are split into P partitions (`ARENA_PARTITIONS`, default 16; 1 works too) so
+that the platform runs on a Redis Cluster: a game belongs to partition `partition_of(game)`
+(CRC-32 of its id mod P), and every key of the game and every stream its scripts write carry
+that partition's hash tag, so one script touches one slot:
+
+    {ns}:{TAG}:g:GAME:log | :snap | :secret   the game's log, snapshot, secret (`game_key`)
+    {ns}:{TAG}:decisions | :finished          the partition's shared streams (`stream_key`)
+    {ns}:{TAG}:matches                        matches of the partition's games (tournaments)
+    {ns}:{TAG}:deadlines                      the partition's decision deadlines (`partition_key`)
+    {ns}:{mm}:matches                         matches the matchmaker forms: published by its
+                                              atomic FORM script, which must stay in `{mm}`
+    {ns}:dead, {ns}:partitions                dead letters; the P every service must agree on
+
+TAG is `partition_tag(p, P)`: a short string whose hash slot lies in the p-th of P equal slices
+of the 16384 slots, so however a cluster splits the slots into ranges, partitions spread evenly
+over its masters. The matches stream need not share the game's slot (creating a game is
+idempotent and separate from the ack); the decisions and finished streams and the deadlines
+must, because the append script writes them with the log. Consumers read every partition
+(`stream_keys`). The same layout runs on one Redis (P partitions on one node).
 
 Nothing here imports a service package; every service may import this module.
 """
 
 from __future__ import annotations
 
+import os
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -110,9 +134,118 @@ def stream_of(message: NewMatch | BotDecision | GameFinished) -> SharedStream[An
     return next(s for s in SHARED if isinstance(message, s.message))
 
 
-def stream_key(namespace: str, name: str) -> str:
-    """The Redis key of stream `name` (a SharedStream's name, or DEAD) in `namespace`."""
-    return f"{namespace}:{name}"
+def game_of(message: NewMatch | BotDecision | GameFinished) -> str:
+    """The game `message` is about (its partition is the stream's partition)."""
+    return message.match_id if isinstance(message, NewMatch) else message.game
+
+
+PARTITIONS_ENV = "ARENA_PARTITIONS"
+DEFAULT_PARTITIONS = 16
+MAX_PARTITIONS = 1024
+MATCHMAKER_TAG = "mm"
+"""The matchmaker's hash tag: its tickets, and the matches stream its FORM script writes."""
+SLOTS = 16384  # Redis Cluster's hash slots
+
+
+class BadLayout(ValueError):
+    """A partition count that is not a whole number in 1..MAX_PARTITIONS."""
+
+
+def partitions() -> int:
+    """P, the number of partitions: `ARENA_PARTITIONS` from the environment, else 16.
+
+    Every process of a deployment must use the same P (`arena up` passes its environment on;
+    services also check it against the `{ns}:partitions` key at start-up)."""
+    raw = os.environ.get(PARTITIONS_ENV, "")
+    return check_partitions(raw) if raw else DEFAULT_PARTITIONS
+
+
+def check_partitions(value: str | int) -> int:
+    """`value` as a partition count; BadLayout if it is not one."""
+    try:
+        n = int(value)
+    except ValueError:
+        raise BadLayout(
+            f"{PARTITIONS_ENV}={value!r}: want a whole number 1..{MAX_PARTITIONS}"
+        ) from None
+    if not 1 <= n <= MAX_PARTITIONS:
+        raise BadLayout(f"{n} partitions: want 1..{MAX_PARTITIONS}")
+    return n
+
+
+def _crc16(data: bytes) -> int:
+    """CRC-16/XMODEM, Redis Cluster's key hash."""
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def slot_of(tag: str) -> int:
+    """The cluster hash slot of keys tagged `{tag}`."""
+    return _crc16(tag.encode()) % SLOTS
+
+
+@lru_cache(maxsize=4096)
+def partition_tag(partition: int, count: int) -> str:
+    """The hash tag of `partition` of `count`: `pN` (or `pN.J`, the first J) whose slot lies in
+    the partition's slice of the slot space."""
+    if not 0 <= partition < count:
+        raise BadLayout(f"no partition {partition} of {count}")
+    lo, hi = partition * SLOTS // count, (partition + 1) * SLOTS // count
+    if lo <= slot_of(f"p{partition}") < hi:
+        return f"p{partition}"
+    j = 0
+    while not lo <= slot_of(f"p{partition}.{j}") < hi:
+        j += 1
+    return f"p{partition}.{j}"
+
+
+def partition_of(game: str, count: int | None = None) -> int:
+    """The partition game `game` belongs to (of `count`, default `partitions()`)."""
+    return zlib.crc32(game.encode()) % (partitions() if count is None else count)
+
+
+def partition_key(namespace: str, partition: int | str, name: str) -> str:
+    """The key `name` of a partition (an index, or a literal tag such as MATCHMAKER_TAG)."""
+    tag = partition if isinstance(partition, str) else partition_tag(partition, partitions())
+    return f"{namespace}:{{{tag}}}:{name}"
+
+
+def stream_key(namespace: str, name: str, partition: int | str | None = None) -> str:
+    """The Redis key of stream `name` (a SharedStream's name, or DEAD) in `namespace`: of one
+    partition, or unpartitioned (`partition` None: DEAD, and the layout before partitions)."""
+    if partition is None:
+        return f"{namespace}:{name}"
+    return partition_key(namespace, partition, name)
+
+
+def game_stream_key(namespace: str, name: str, game: str) -> str:
+    """The key of stream `name` in the partition of `game`."""
+    return partition_key(namespace, partition_of(game), name)
+
+
+def stream_keys(namespace: str, name: str) -> list[str]:
+    """Every partition's key of stream `name` (for MATCHES also the matchmaker's): what a
+    consumer reads."""
+    keys = [partition_key(namespace, p, name) for p in range(partitions())]
+    if name == MATCHES.name:
+        keys.append(partition_key(namespace, MATCHMAKER_TAG, name))
+    return keys
+
+
+def game_key(namespace: str, game: str, kind: str) -> str:
+    """The key `kind` (`log`, `snap`, `secret`) of `game` (a checked game id), in its
+    partition's slot."""
+    return partition_key(namespace, partition_of(game), f"g:{game}:{kind}")
+
+
+def legacy_game_key(namespace: str, game: str, kind: str) -> str:
+    """A game's key in the layout before partitions (`arena migrate` moves them)."""
+    return f"{namespace}:{{{game}}}:{kind}"
 
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -1,13 +1,16 @@
 """What a worker keeps in Redis beside the log: each game's secret, decision deadlines, streams.
 
-- `{ns}:{GAME}:secret` — the seed, salt and time limit, written once (SET NX) before the header,
+Keys (services/contracts/streams.py names them; TAG is the game's partition's hash tag, so the
+append script may write them all with the log, on one Redis or one Cluster slot):
+
+- `{ns}:{TAG}:g:GAME:secret` — the seed, salt and time limit, written once (SET NX) before the header,
   so any worker can rebuild the game and a crashed create can be retried with the same seed.
   It never enters the log: the header only commits to the seed, the seed reveal opens it.
-- `{ns}:deadlines` — sorted set of `GAME|DECISION` by due time (ms). A human decision is due at
+- `{ns}:{TAG}:deadlines` — per partition, sorted set of `GAME|DECISION` by due time (ms). A human decision is due at
   its time limit (then the server answers by default); a bot decision is due a little later,
   and is then published again (its worker may have died between the append and the publish).
-- the shared streams `{ns}:decisions` and `{ns}:finished` (services/contracts/streams.py: the
-  keys, and the message each one carries).
+- the partition's shared streams `{ns}:{TAG}:decisions` and `{ns}:{TAG}:finished` (the
+  message each one carries: services/contracts/streams.py).
 
 After an answer the engine appends it with its `Effects` (the answered decision's deadline
 dropped, the next one's set, a bot's decision published) by `append_with`: on Redis one script
@@ -18,12 +21,21 @@ and concurrent games share one pipeline round trip (`batching.AutoPipeline`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 import redis.asyncio as aioredis
 
-from ..contracts.streams import BotDecision, GameFinished, encode, stream_key, stream_of
+from ..contracts.streams import (
+    BotDecision,
+    GameFinished,
+    encode,
+    game_key,
+    game_stream_key,
+    partition_key,
+    partitions,
+    stream_of,
+)
 from ..eventlog.batching import AutoPipeline
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..eventlog.store import EventStore
@@ -151,15 +163,22 @@ class RedisSide:
     def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
         self.client = client
         self.namespace = namespace
-        self.deadlines = f"{namespace}:deadlines"
         self.auto = AutoPipeline(client)
 
     def _secret_key(self, game: str) -> str:
-        return f"{self.namespace}:{{{game}}}:secret"
+        return game_key(self.namespace, game, "secret")
+
+    def deadlines_key(self, game: str) -> str:
+        """The deadlines key of the partition of `game`."""
+        return game_stream_key(self.namespace, "deadlines", game)
+
+    def all_deadlines(self) -> list[str]:
+        """Every partition's deadlines key."""
+        return [partition_key(self.namespace, p, "deadlines") for p in range(partitions())]
 
     def stream(self, message: Message) -> str:
-        """The key of the shared stream that carries `message`."""
-        return stream_key(self.namespace, stream_of(message).name)
+        """The key of the shared stream that carries `message` (in its game's partition)."""
+        return game_stream_key(self.namespace, stream_of(message).name, message.game)
 
     async def put_secret(self, game: str, secret: Secret) -> Secret:
         """See Side.put_secret."""
@@ -183,27 +202,37 @@ class RedisSide:
     ) -> bool:
         """See Side.set_deadline."""
         member = {_member(game, decision): at_ms}
-        added = await self.auto.run(lambda p: p.zadd(self.deadlines, member, nx=only_new))
+        key = self.deadlines_key(game)
+        added = await self.auto.run(lambda p: p.zadd(key, member, nx=only_new))
         return bool(added)
 
     async def clear_deadline(self, game: str, decision: int) -> None:
         """See Side.clear_deadline."""
         member = _member(game, decision)
-        await self.auto.run(lambda p: p.zrem(self.deadlines, member))
+        key = self.deadlines_key(game)
+        await self.auto.run(lambda p: p.zrem(key, member))
 
     async def deadline(self, game: str, decision: int) -> int | None:
         """See Side.deadline."""
-        score = await self.client.zscore(self.deadlines, _member(game, decision))
+        score = await self.client.zscore(self.deadlines_key(game), _member(game, decision))
         return None if score is None else int(score)
 
     async def due(self, now_ms: int, limit: int = 50) -> list[tuple[str, int]]:
-        """See Side.due."""
-        rows = await self.client.zrangebyscore(self.deadlines, "-inf", now_ms, start=0, num=limit)
-        return [_parse(_raw(m)) for m in rows]
+        """See Side.due (every partition's, earliest first; one pipeline)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for key in self.all_deadlines():
+                pipe.zrangebyscore(key, "-inf", now_ms, start=0, num=limit, withscores=True)
+            replies: list[Any] = await pipe.execute()
+        rows = sorted((float(t), _raw(m)) for reply in replies for m, t in reply)
+        return [_parse(m) for _, m in rows[:limit]]
 
     async def pending_count(self) -> int:
         """See Side.pending_count."""
-        return int(await self.client.zcard(self.deadlines))
+        async with self.client.pipeline(transaction=False) as pipe:
+            for key in self.all_deadlines():
+                pipe.zcard(key)
+            counts: list[Any] = await pipe.execute()
+        return sum(int(c) for c in counts)
 
     async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
         """See Side.claim_nonce (`{ns}:nonce:NONCE`, SET NX with the expiry: every worker
@@ -224,10 +253,12 @@ class RedisSide:
             return await append_then_apply(self, store, game, expected, records, effects)
         outbox: list[OutboxCommand] = []
         if effects.clear is not None:
-            outbox.append(OutboxCommand("ZREM", self.deadlines, (_member(game, effects.clear),)))
+            member = _member(game, effects.clear)
+            outbox.append(OutboxCommand("ZREM", self.deadlines_key(game), (member,)))
         if effects.deadline is not None:
             decision, at_ms = effects.deadline
-            outbox.append(OutboxCommand("ZADD", self.deadlines, (at_ms, _member(game, decision))))
+            member = _member(game, decision)
+            outbox.append(OutboxCommand("ZADD", self.deadlines_key(game), (at_ms, member)))
         for message in effects.messages:
             args: list[str | int | bytes] = ["*"]
             for k, v in encode(message).items():

@@ -6,12 +6,14 @@ import argparse
 import asyncio
 import json
 import signal
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ..cliargs import consumer_options, listen_options, redis_options, trim_option
 from ..contracts import tokens
-from ..contracts.streams import DEAD, MATCHES, BadMessage, NewMatch, decode, stream_key
+from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
+from ..eventlog.partitions import group_consumers, run_all
 from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
@@ -73,17 +75,15 @@ async def run(args: argparse.Namespace) -> None:
     await set_serving(checker)
     if args.metrics_port is not None:
         serve(args.metrics_port, games.metrics.registry, args.host)
-    consumer = GroupConsumer(
-        client,
-        stream_key(args.namespace, MATCHES.name),
-        GROUP,
-        args.consumer,
-        min_idle_ms=args.claim_idle_ms,
-        dead_stream=stream_key(args.namespace, DEAD),
+    consumers = group_consumers(
+        client, args.namespace, MATCHES, args.consumer, min_idle_ms=args.claim_idle_ms
     )
 
-    async def on_match(msg: Message) -> None:
-        await handle_match(games, consumer, msg)
+    def on_match(consumer: GroupConsumer) -> Callable[[Message], Awaitable[None]]:
+        async def handle(msg: Message) -> None:
+            await handle_match(games, consumer, msg)
+
+        return handle
 
     synced = loop.time()
 
@@ -96,7 +96,7 @@ async def run(args: argparse.Namespace) -> None:
 
     print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
     tasks = [
-        asyncio.create_task(consumer.run(on_match, stop, block_ms=500)),
+        *run_all(consumers, on_match, stop, block_ms=500),
         asyncio.create_task(forever(f"{who}: deadline sweep", sweep, stop, args.sweep_ms / 1000)),
         asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
     ]

@@ -124,14 +124,15 @@ class AutoPipeline:
         pipe = self.client.pipeline(transaction=False)
         out: list[Any] = [None] * len(adds)
         sent: list[int] = []
+        stack = _stack(pipe)
         for i, add in enumerate(adds):
-            before = len(pipe.command_stack)
+            before = len(stack)
             try:
                 add(pipe)
-                if len(pipe.command_stack) != before + 1:
+                if len(stack) != before + 1:
                     raise TypeError("an AutoPipeline command must add exactly one command")
             except Exception as exc:  # noqa: BLE001 - this caller's error only
-                del pipe.command_stack[before:]
+                del stack[before:]
                 out[i] = exc
                 continue
             sent.append(i)
@@ -140,3 +141,12 @@ class AutoPipeline:
             for i, reply in zip(sent, replies, strict=True):
                 out[i] = reply
         return out
+
+
+def _stack(pipe: Any) -> list[Any]:
+    """The pipeline's list of queued commands (a cluster pipeline keeps it in its strategy)."""
+    stack = getattr(pipe, "command_stack", None)
+    if stack is None:
+        stack = pipe._execution_strategy._command_queue
+    assert isinstance(stack, list)
+    return stack

@@ -4,15 +4,23 @@ redis-py's asyncio connection packs each command in pure Python (its sync connec
 hiredis's C packer when hiredis is installed). Packing was ~11% of an engine worker's CPU under
 load, about a microsecond per argument, so with hiredis available (it is a dependency) the
 connections made here pack with `hiredis.pack_command`. Everything else is stock redis-py.
+
+A Redis Cluster behind the URL gets redis-py's cluster client (`redis.asyncio.RedisCluster`:
+slot routing, MOVED/ASK redirections and failover are redis-py's, none hand-written here):
+when `ARENA_REDIS_CLUSTER` is `1` (what `arena up --redis-cluster N` sets for its services),
+or `0` for never, or else when the server says `cluster_enabled:1` (one INFO, once per URL).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
+import redis
 import redis.asyncio as aioredis
-from redis.exceptions import DataError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import DataError, RedisError
 from redis.typing import EncodableT
 
 try:
@@ -51,10 +59,50 @@ class HiredisPackConnection(aioredis.Connection):
         return [b"".join(self.pack_command(*cmd)[0] for cmd in commands)]
 
 
-def connect(url: str, **kwargs: Any) -> aioredis.Redis:
-    """An asyncio client for `url` (redis:// over TCP packs with hiredis, which encodes text as
-    strict UTF-8: other encodings, other schemes and machines without hiredis get redis-py's
-    stock connections). Close it with `aclose()`."""
+CLUSTER_ENV = "ARENA_REDIS_CLUSTER"
+_probed: dict[str, bool] = {}
+
+
+def cluster_behind(url: str) -> bool:
+    """Whether `url` is a Redis Cluster: `ARENA_REDIS_CLUSTER` (1/0) if set, else the server's
+    INFO (asked once per URL; a server that cannot be reached counts as no cluster)."""
+    flag = os.environ.get(CLUSTER_ENV, "").strip().lower()
+    if flag in ("1", "yes", "true"):
+        return True
+    if flag in ("0", "no", "false"):
+        return False
+    if url not in _probed:
+        try:
+            with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as probe:
+                info: Any = probe.info("cluster")
+            _probed[url] = bool(int(info.get("cluster_enabled", 0)))
+        except (RedisError, OSError, ValueError):
+            return False  # not remembered: the next connect asks again
+    return _probed[url]
+
+
+def is_cluster(client: object) -> bool:
+    """Whether `client` is a cluster client (its multi-key commands must stay in one slot)."""
+    return isinstance(client, RedisCluster)
+
+
+def decodes_responses(client: Any) -> bool:
+    """Whether `client` was made with decode_responses=True."""
+    if is_cluster(client):
+        return bool(client.get_encoder().decode_responses)
+    return bool(client.connection_pool.connection_kwargs.get("decode_responses"))
+
+
+def connect(url: str, *, cluster: bool | None = None, **kwargs: Any) -> aioredis.Redis:
+    """An asyncio client for `url`: a cluster client if `cluster` (default: `cluster_behind`),
+    else one that packs with hiredis over redis:// TCP (hiredis encodes text as strict UTF-8:
+    other encodings, other schemes and machines without hiredis get redis-py's stock
+    connections). Close it with `aclose()`."""
+    if cluster if cluster is not None else cluster_behind(url):
+        # The cluster client is typed apart from Redis but offers the same commands; callers
+        # that must treat it differently ask `is_cluster`.
+        client: Any = RedisCluster.from_url(url, **kwargs)
+        return client  # type: ignore[no-any-return]
     stock_text = (
         kwargs.get("encoding", "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
         and kwargs.get("encoding_errors", "strict") == "strict"

@@ -1,11 +1,12 @@
 """Redis EventStore: one stream per game, appended by a server-side script.
 
-Keys (the braces are a Redis Cluster hash tag, so a game's keys share one slot and the scripts
-may touch both):
+Keys (named by services/contracts/streams.py `game_key`: TAG is the hash tag of the game's
+partition, so a game's keys and its partition's streams share one Redis Cluster slot and the
+scripts may touch them all):
 
-    {ns}:{GAME}:log   stream; entry id SEQ-0, field `e` holding the record bytes, then `t`,
-                      the append time (ms, the server's TIME; absent on entries from before)
-    {ns}:{GAME}:snap  hash; v (version), h (chain hash), s (state bytes)
+    {ns}:{TAG}:g:GAME:log   stream; entry id SEQ-0, field `e` holding the record bytes, then
+                            `t`, the append time (ms, the server's TIME; absent on old entries)
+    {ns}:{TAG}:g:GAME:snap  hash; v (version), h (chain hash), s (state bytes)
 
 The append script reads the stream's last id and adds the batch only if it equals the expected
 version. A script runs atomically on the server, so there is no window between check and write;
@@ -26,8 +27,9 @@ from typing import Any, NamedTuple
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
+from ..contracts.streams import game_key
 from .batching import AutoPipeline
-from .redis_client import connect
+from .redis_client import connect, decodes_responses
 from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
 
 _LAST_SEQ = """
@@ -178,7 +180,7 @@ class RedisEventStore:
     def __init__(
         self, client: aioredis.Redis, namespace: str = "arena", framed_reads: bool | None = None
     ) -> None:
-        if client.connection_pool.connection_kwargs.get("decode_responses"):
+        if decodes_responses(client):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self.client = client
         self.namespace = namespace
@@ -196,11 +198,11 @@ class RedisEventStore:
 
     def log_key(self, game: str) -> str:
         """The stream key of `game`."""
-        return f"{self.namespace}:{{{check_game_id(game)}}}:log"
+        return game_key(self.namespace, check_game_id(game), "log")
 
     def snapshot_key(self, game: str) -> str:
         """The snapshot hash key of `game`."""
-        return f"{self.namespace}:{{{check_game_id(game)}}}:snap"
+        return game_key(self.namespace, check_game_id(game), "snap")
 
     async def append(
         self,

@@ -22,7 +22,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 from redis.typing import EncodableT
 
-from ..contracts.streams import DEAD, SharedStream, encode, stream_key
+from ..contracts.streams import DEAD, SharedStream, encode, game_of, game_stream_key, stream_key
 from .batching import TickBatcher
 from .reconnect import Outage, is_nogroup, is_outage
 
@@ -79,10 +79,12 @@ async def publish(
 async def publish_message(
     client: aioredis.Redis, namespace: str, stream: SharedStream[Any], message: Any
 ) -> str:
-    """Publish a typed message (services.contracts.streams) to its shared stream."""
+    """Publish a typed message (services.contracts.streams) to its shared stream, in the
+    partition of its game."""
     if not isinstance(message, stream.message):
         raise TypeError(f"{stream.name} carries {stream.message.__name__}, not {message!r}")
-    return await publish(client, stream_key(namespace, stream.name), encode(message))
+    key = game_stream_key(namespace, stream.name, game_of(message))
+    return await publish(client, key, encode(message))
 
 
 class GroupConsumer:

@@ -43,7 +43,7 @@ import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from redis.exceptions import RedisError, ResponseError
 
-from ..contracts.streams import FINISHED, SHARED, SharedStream, stream_key
+from ..contracts.streams import FINISHED, SHARED, SharedStream, stream_keys
 
 RETENTION_MS: Mapping[str, int] = {FINISHED.name: 600_000}
 """Per shared stream, how long entries stay whatever the groups acked (readers without a group)."""
@@ -115,6 +115,36 @@ class StreamState:
         if entry_id is None:
             return 0.0
         return max(0.0, (self.now_ms - _parse_id(entry_id)[0]) / 1000)
+
+
+def merge_states(states: list[StreamState]) -> StreamState:
+    """One state for a stream's partitions: lengths, pending and lag add up; a group's oldest
+    unacked entry is the oldest of any partition; a group missing anywhere is missing."""
+    groups: dict[str, GroupState] = {}
+    for state in states:
+        for g in state.groups:
+            had = groups.get(g.group)
+            if had is None:
+                groups[g.group] = g
+                continue
+            olds = [i for i in (had.oldest_unacked, g.oldest_unacked) if i is not None]
+            groups[g.group] = GroupState(
+                g.group,
+                max(had.consumers, g.consumers),
+                had.pending + g.pending,
+                had.lag + g.lag,
+                max(had.last_delivered, g.last_delivered, key=_parse_id),
+                min(had.needs, g.needs, key=_parse_id),
+                min(olds, key=_parse_id) if olds else None,
+            )
+    missing = tuple(dict.fromkeys(m for state in states for m in state.missing))
+    return StreamState(
+        states[0].key if len(states) == 1 else "",
+        sum(state.length for state in states),
+        tuple(groups.values()),
+        missing,
+        max(state.now_ms for state in states),
+    )
 
 
 async def read_state(
@@ -251,15 +281,20 @@ class StreamKeeper:
         self._last_error = ""
 
     async def once(self) -> dict[str, tuple[StreamState, int]]:
-        """One round over every stream: {stream name: (state before, entries trimmed)}."""
+        """One round over every stream, each partition trimmed on its own: {stream name: (the
+        partitions' states before, merged; entries trimmed)}."""
         out: dict[str, tuple[StreamState, int]] = {}
         for s in self.streams:
-            key = stream_key(self.namespace, s.name)
-            state, removed = await trim_acked(
-                self.client, key, s.groups, self.retention_ms.get(s.name, 0)
-            )
-            self.metrics.update(s.name, state, removed)
-            out[s.name] = (state, removed)
+            states, removed = [], 0
+            for key in stream_keys(self.namespace, s.name):
+                state, gone = await trim_acked(
+                    self.client, key, s.groups, self.retention_ms.get(s.name, 0)
+                )
+                states.append(state)
+                removed += gone
+            merged = merge_states(states)
+            self.metrics.update(s.name, merged, removed)
+            out[s.name] = (merged, removed)
         return out
 
     async def run(self, stop: asyncio.Event) -> None:

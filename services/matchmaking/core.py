@@ -25,7 +25,15 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from ..contracts import tokens
-from ..contracts.streams import FIELD, MATCHES, NewMatch, Seat, encode, stream_key
+from ..contracts.streams import (
+    FIELD,
+    MATCHES,
+    MATCHMAKER_TAG,
+    NewMatch,
+    Seat,
+    encode,
+    partition_key,
+)
 from ..errors import Refused as Refused  # re-exported: refusals map to statuses there
 from . import scripts
 from .clock import Clock
@@ -104,8 +112,8 @@ class Matchmaker:
         self.time_limit_ms = time_limit_ms
         self.gc_ms = max(10 * ticket_ttl_ms, 3600_000)
         self.rng = rng or random.SystemRandom()
-        self.prefix = f"{namespace}:{{mm}}"
-        self.matches = stream_key(namespace, MATCHES.name)
+        self.prefix = partition_key(namespace, MATCHMAKER_TAG, "").rstrip(":")
+        self.matches = partition_key(namespace, MATCHMAKER_TAG, MATCHES.name)  # in FORM's slot
         self.channel = f"{self.prefix}:updates"
         self.expiry = f"{self.prefix}:exp"
         self._enqueue = client.register_script(scripts.ENQUEUE)

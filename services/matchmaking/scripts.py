@@ -1,8 +1,9 @@
 """Lua scripts: each ticket transition is one atomic step, whichever process runs it.
 
-All ticket keys share the `{mm}` hash tag (one Cluster slot). FORM also appends to the shared
-`arena:matches` stream (a `NewMatch`, services/contracts/streams.py) in the same step, so a table is published exactly once and only if every
-ticket it names was still queued; on Redis Cluster that stream would need the same hash tag.
+All ticket keys share the `{mm}` hash tag (one Cluster slot). FORM also appends to the
+matchmaker's matches stream `{ns}:{mm}:matches` (a `NewMatch`, services/contracts/streams.py),
+in the same slot, in the same step, so a table is published exactly once and only if every
+ticket it names was still queued. Engine workers read that stream beside the partitions'.
 """
 
 ENQUEUE = """

@@ -23,7 +23,8 @@ from ..cliargs import (
     trim_option,
 )
 from ..contracts import tokens
-from ..contracts.streams import DEAD, FINISHED, stream_key
+from ..contracts.streams import FINISHED
+from ..eventlog.partitions import group_consumers, run_all
 from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
@@ -139,17 +140,15 @@ async def run(args: argparse.Namespace) -> None:
     await set_serving(checker)
     archive = Path(args.archive_dir) if args.archive_dir else None
     rater = Ratings(RedisEventStore(client, args.namespace), ratings, archive, metrics)
-    consumer = GroupConsumer(
-        client,
-        stream_key(args.namespace, FINISHED.name),
-        GROUP,
-        args.consumer,
-        min_idle_ms=args.claim_idle_ms,
-        dead_stream=stream_key(args.namespace, DEAD),
+    consumers = group_consumers(
+        client, args.namespace, FINISHED, args.consumer, group=GROUP, min_idle_ms=args.claim_idle_ms
     )
 
-    async def on_finished(msg: Message) -> None:
-        await rater.on_finished(consumer, msg)
+    def on_finished(consumer: GroupConsumer) -> Callable[[Message], Awaitable[None]]:
+        async def handle(msg: Message) -> None:
+            await rater.on_finished(consumer, msg)
+
+        return handle
 
     exporter = (
         serve(args.metrics_port, metrics.registry, args.host)
@@ -164,7 +163,7 @@ async def run(args: argparse.Namespace) -> None:
         asyncio.create_task(forever(f"{who}: tick", mm.tick, stop, args.tick_ms / 1000)),
         asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
         asyncio.create_task(notifier.run(stop)),
-        asyncio.create_task(consumer.run(on_finished, stop, block_ms=500)),
+        *run_all(consumers, on_finished, stop, block_ms=500),
     ]
     if args.trim_ms > 0:
         keeper = StreamKeeper(

@@ -1,6 +1,6 @@
 """Bot-only games through a running platform: publish matches, learn when and how they ended.
 
-A match is published to `{ns}:matches` exactly as the matchmaker publishes one (a `NewMatch`,
+A match is published to its game's partition's matches stream as the matchmaker publishes one (a `NewMatch`,
 services/contracts/streams.py; game id = match id, seats `bot:POLICY`), so it runs through the
 engine workers and the bot service like any table. Publishing the same match id again is a
 no-op for a game that exists (the engine's create is idempotent), which is what lets a
@@ -24,11 +24,12 @@ from ..contracts.streams import (
     NewMatch,
     Seat,
     decode,
-    stream_key,
+    stream_keys,
 )
 from ..eventlog import archive
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
+from ..eventlog.redis_client import is_cluster
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import publish_message
 from ..matchmaking.ratings import GameResult
@@ -62,27 +63,43 @@ class Games:
         self.ns = namespace
         self.store = RedisEventStore(client, namespace)
         self.archive_dir = archive_dir
-        self._cursor = "$"
-        self.finished_key = stream_key(namespace, FINISHED.name)
+        self.finished_keys = stream_keys(namespace, FINISHED.name)
+        self._cursors = dict.fromkeys(self.finished_keys, "$")
 
     async def mark(self) -> None:
-        """Remember the end of `{ns}:finished` now: `finished` reports only later entries."""
-        last: Any = await self.client.xrevrange(self.finished_key, count=1)
-        self._cursor = last[0][0].decode() if last else "0-0"
+        """Remember the end of every finished stream now: `finished` reports only later
+        entries."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for key in self.finished_keys:
+                pipe.xrevrange(key, count=1)
+            lasts: list[Any] = await pipe.execute()
+        for key, last in zip(self.finished_keys, lasts, strict=True):
+            self._cursors[key] = last[0][0].decode() if last else "0-0"
 
     async def publish(self, match: NewMatch) -> None:
         """Publish a match to the engine workers."""
         await publish_message(self.client, self.ns, MATCHES, match)
 
     async def finished(self, block_ms: int = 500) -> list[str]:
-        """Game ids announced on `{ns}:finished` since the last call (or `mark`)."""
-        reply: Any = await self.client.xread(
-            {self.finished_key: self._cursor}, count=500, block=block_ms
-        )
+        """Game ids announced on the finished streams since the last call (or `mark`).
+
+        On one Redis one XREAD waits on every partition; on a cluster (partitions in different
+        slots) each is read without blocking in one pipeline, then this waits a little."""
+        if is_cluster(self.client):
+            async with self.client.pipeline(transaction=False) as pipe:
+                for key, cursor in self._cursors.items():
+                    pipe.xread({key: cursor}, count=500)
+                replies: list[Any] = await pipe.execute()
+            reply = [row for r in replies for row in _rows(r)]
+            if not reply:
+                await asyncio.sleep(min(block_ms, 50) / 1000)
+        else:
+            streams: dict[Any, Any] = dict(self._cursors)
+            reply = _rows(await self.client.xread(streams, count=500, block=block_ms))
         out: list[str] = []
-        for _, rows in reply or []:
+        for key, rows in reply:
             for entry_id, fields in rows:
-                self._cursor = entry_id.decode()
+                self._cursors[key] = entry_id.decode()
                 try:
                     out.append(decode(fields, GameFinished).game)
                 except BadMessage:
@@ -119,6 +136,18 @@ class Games:
         if unpacked.damage is not None:
             raise unpacked.damage
         return list(unpacked.records)
+
+
+def _rows(reply: Any) -> list[tuple[str, Any]]:
+    """An XREAD reply as (stream key, rows) pairs (RESP2 list or RESP3 map)."""
+    if not reply:
+        return []
+    pairs = reply.items() if isinstance(reply, dict) else reply
+    out = []
+    for key, rows in pairs:
+        k = key.decode() if isinstance(key, bytes) else str(key)
+        out.append((k, rows[0] if isinstance(reply, dict) else rows))
+    return out
 
 
 @dataclass(frozen=True)

@@ -67,13 +67,15 @@ class GameFilter:
 
 
 def redis_live_ids(store: RedisEventStore) -> LiveIds:
-    """LiveIds by SCAN over the store's ``NS:{GAME}:log`` keys."""
+    """LiveIds by SCAN over the store's ``NS:{TAG}:g:GAME:log`` keys (services/contracts/streams.py;
+    on a cluster redis-py scans every master)."""
+    pattern = f"{store.namespace}:{{*}}:g:*:log"
 
     async def ids() -> list[str]:
         out = []
-        async for key in store.client.scan_iter(match=f"{store.namespace}:{{*}}:log", count=1000):
+        async for key in store.client.scan_iter(match=pattern, count=1000):
             k = key.decode() if isinstance(key, bytes) else str(key)
-            out.append(k[k.index("{") + 1 : k.rindex("}")])
+            out.append(k[k.index("}:g:") + 4 : -len(":log")])
         return out
 
     return ids

@@ -17,7 +17,7 @@ import redis.asyncio as aioredis
 from services.bots.answer import Poison
 from services.bots.engine_client import EngineError
 from services.bots.worker import GROUP, BotWorker
-from services.contracts.streams import DECISIONS, FIELD, BotDecision, decode
+from services.contracts.streams import DECISIONS, FIELD, BotDecision, decode, game_stream_key
 from services.eventlog.streams import GroupConsumer, publish_message
 
 
@@ -43,7 +43,7 @@ async def test_poison_transient_and_broken(
     redis_client: aioredis.Redis, redis_namespace: str
 ) -> None:
     ns = redis_namespace
-    stream = f"{ns}:decisions"
+    stream = game_stream_key(ns, DECISIONS.name, "g")  # every message is of game g
     for kind in ("ok", "poison", "flaky", "broken"):
         message = BotDecision(game="g", decision=1, seat=0, player=kind, version=1, body=b"{}")
         await publish_message(redis_client, ns, DECISIONS, message)

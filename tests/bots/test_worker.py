@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import pytest
 import redis.asyncio as aioredis
 
 from services.bots.cluster import (
@@ -31,7 +32,14 @@ from services.bots.cluster import (
 )
 from services.bots.engine_client import GrpcEngine
 from services.contracts import tokens
-from services.contracts.streams import BotDecision, decode
+from services.contracts.streams import (
+    DECISIONS,
+    BotDecision,
+    decode,
+    game_key,
+    stream_key,
+    stream_keys,
+)
 from services.eventlog import verify
 from services.eventlog.streams import publish
 from services.rules import api
@@ -63,15 +71,25 @@ def _check(files: list[Path], n: int) -> None:
 
 async def _head(client: aioredis.Redis, ns: str, game: str) -> int:
     """The version of a game's log (the seq of its last entry)."""
-    rows: Any = await client.xrevrange(f"{ns}:{{{game}}}:log", "+", "-", count=1)
+    rows: Any = await client.xrevrange(game_key(ns, game, "log"), "+", "-", count=1)
     return int(rows[0][0].split(b"-")[0])
 
 
 async def _pending(client: aioredis.Redis, ns: str, consumer: str) -> int:
-    rows: Any = await client.xpending_range(
-        f"{ns}:decisions", "bots", "-", "+", 100, consumername=consumer
-    )
-    return len(rows)
+    """Decisions messages `consumer` holds, over every partition."""
+    held = 0
+    for key in stream_keys(ns, DECISIONS.name):
+        if await client.exists(key):
+            rows: Any = await client.xpending_range(
+                key, "bots", "-", "+", 100, consumername=consumer
+            )
+            held += len(rows)
+    return held
+
+
+async def _published(client: aioredis.Redis, ns: str) -> int:
+    """Decisions messages published, over every partition."""
+    return sum([await client.xlen(key) for key in stream_keys(ns, DECISIONS.name)])
 
 
 async def _drained(client: aioredis.Redis, stream: str, group: str) -> bool:
@@ -93,7 +111,7 @@ async def test_two_engines_two_bots_one_bot_killed(
         deadline = time.monotonic() + 50
         held = 0
         while time.monotonic() < deadline and held == 0:  # mid-game, holding messages
-            if await redis_client.xlen(f"{ns}:decisions") >= 20 * GAMES:
+            if await _published(redis_client, ns) >= 20 * GAMES:
                 held = await _pending(redis_client, ns, "b0")
             else:
                 await asyncio.sleep(0.01)
@@ -112,13 +130,19 @@ async def test_two_engines_two_bots_one_bot_killed(
 
 
 async def test_duplicated_messages_do_not_double_answer(
-    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+    redis_url: str,
+    redis_namespace: str,
+    redis_client: aioredis.Redis,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A second SubmitAction for a decision is a no-op at the engine; then every decisions
-    message is published twice, and each decision is still answered once."""
+    message is published twice, and each decision is still answered once. (One partition, so
+    one stream holds every message; the workers inherit the setting.)"""
+    monkeypatch.setenv("ARENA_PARTITIONS", "1")
     ns, archive = redis_namespace, tmp_path / "archive"
     [(engine, port)] = start_engines(redis_url, ns, 1, archive)
-    stream = f"{ns}:decisions"
+    stream = stream_key(ns, DECISIONS.name, 0)
     bots: list[subprocess.Popen[str]] = []
     try:
         await publish_matches(redis_client, ns, 2, PLAYERS, ["random"], seed=900)

@@ -18,9 +18,10 @@ import redis.asyncio as aioredis
 from services.bots.cluster import SECRET, archived, start_engines
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
-from services.contracts.streams import MATCHES, BotDecision, NewMatch, Seat, decode
+from services.contracts.streams import DECISIONS, MATCHES, BotDecision, NewMatch, Seat, decode
 from services.eventlog import verify
-from services.eventlog.streams import GroupConsumer, Message, publish_message
+from services.eventlog.partitions import group_consumers
+from services.eventlog.streams import Message, publish_message
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.rules import api
 
@@ -80,9 +81,10 @@ async def test_two_workers_one_killed(
                         raise
 
         stop = asyncio.Event()
-        bots = [
-            GroupConsumer(redis_client, f"{ns}:decisions", "bots", f"b{i}", min_idle_ms=1000)
+        bots = [  # three bot consumers, each on every partition's decisions stream
+            c
             for i in range(3)
+            for c in group_consumers(redis_client, ns, DECISIONS, f"b{i}", min_idle_ms=1000)
         ]
         loops = [asyncio.create_task(b.run(answer, stop, block_ms=200)) for b in bots]
         deadline = time.monotonic() + 50

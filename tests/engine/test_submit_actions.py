@@ -14,7 +14,13 @@ import redis.asyncio as aioredis
 
 from services.bots.engine_client import EngineError, GrpcEngine, Submitted
 from services.contracts import tokens
-from services.contracts.streams import BotDecision, decode
+from services.contracts.streams import (
+    DECISIONS,
+    BotDecision,
+    decode,
+    game_stream_key,
+    stream_keys,
+)
 from services.engine.grpc_server import MAX_BATCH, make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide, RedisSide
@@ -212,9 +218,17 @@ async def test_redis_outbox_effects_follow_the_batch(env: Env) -> None:
     bot decision (its outbox); a refused one did neither."""
     games, client, ns = env.games, env.redis, env.namespace
     assert client is not None
-    deadlines, decisions = f"{ns}:deadlines", f"{ns}:decisions"
+    decisions = stream_keys(ns, DECISIONS.name)  # each game's in its partition's stream
+
+    async def published() -> int:
+        return sum([await client.xlen(k) for k in decisions])
+
+    async def deadline_members() -> set[str]:
+        keys = {game_stream_key(ns, "deadlines", g) for g in GAMES}
+        return {m.decode() for k in keys for m in await client.zrange(k, 0, -1)}
+
     old = {g: (await _pending(games, g)).id for g in GAMES}
-    published = await client.xlen(decisions)
+    before = await published()
     reqs = [
         await _answer(games, "g0"),
         await _answer(games, "g1"),
@@ -222,14 +236,16 @@ async def test_redis_outbox_effects_follow_the_batch(env: Env) -> None:
     ]
     reply = await env.stub.SubmitActions(game_pb2.SubmitActionsRequest(actions=reqs))
     assert [r.code for r in reply.results] == [OK, OK, INVALID_ARGUMENT]
-    members = {m.decode() for m in await client.zrange(deadlines, 0, -1)}
+    members = await deadline_members()
     for g in ("g0", "g1"):
         new = await _pending(games, g)
         assert f"{g}|{old[g]}" not in members and f"{g}|{new.id}" in members
     assert f"g2|{old['g2']}" in members
-    rows = await client.xrange(decisions)
-    assert len(rows) == published + 2
-    fresh = {m.game: m for m in (decode(f, BotDecision) for _, f in rows[-2:])}
+    assert await published() == before + 2
+    fresh = {}
+    for g in ("g0", "g1"):
+        rows = await client.xrange(game_stream_key(ns, DECISIONS.name, g))
+        fresh[g] = decode(rows[-1][1], BotDecision)
     for g, res in zip(("g0", "g1"), reply.results[:2], strict=True):
         next_seat = tokens.issue(SECRET, g, fresh[g].seat)  # the bot's seat, not the answering one
         assert fresh[g].version == await _seen(games, g, next_seat)

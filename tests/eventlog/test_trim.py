@@ -140,9 +140,10 @@ def _sample(registry: CollectorRegistry, name: str, **labels: str) -> float | No
 
 
 async def test_keeper_reports_length_pending_lag_and_age(
-    redis_client: aioredis.Redis, redis_namespace: str
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    key = stream_key(redis_namespace, "decisions")
+    monkeypatch.setenv("ARENA_PARTITIONS", "1")  # the one partition's stream is the stream
+    key = stream_key(redis_namespace, "decisions", 0)
     registry = CollectorRegistry()
     keeper = StreamKeeper(redis_client, redis_namespace, registry, streams=[DECISIONS])
     await _fill(redis_client, key, 4)

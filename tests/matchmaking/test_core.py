@@ -30,7 +30,7 @@ def make(client: aioredis.Redis, ns: str, clock: ManualClock, ttl: int = 10_000)
 
 
 async def matches(client: aioredis.Redis, ns: str) -> list[NewMatch]:
-    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:matches")]
+    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:{{mm}}:matches")]
 
 
 def test_modes_come_from_the_rulesets() -> None:

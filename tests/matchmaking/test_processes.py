@@ -75,7 +75,7 @@ async def test_two_processes_200_tickets(
         await asyncio.sleep(0.2)
     assert set(states.values()) <= {"matched", "queued"}, states
     games: dict[str, list[str]] = {}
-    for _, fields in await redis_client.xrange(f"{redis_namespace}:matches"):
+    for _, fields in await redis_client.xrange(f"{redis_namespace}:{{mm}}:matches"):
         match = decode(fields, NewMatch)
         assert match.match_id not in games, "a table was published twice"
         games[match.match_id] = [s.player for s in match.seats if not s.bot]

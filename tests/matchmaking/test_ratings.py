@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from services.contracts.streams import FINISHED, GameFinished
+from services.contracts.streams import FINISHED, GameFinished, stream_key
 from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
 from services.eventlog.play import record_game
@@ -180,12 +180,16 @@ async def play(
 
 
 async def test_finished_stream_to_ratings_and_rebuild(
-    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+    redis_client: aioredis.Redis,
+    redis_namespace: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("ARENA_PARTITIONS", "1")  # one finished stream: one consumer reads all
     ns = redis_namespace
     store = RedisEventStore(redis_client, ns)
     ratings = RatingStore(redis_client, ns)
-    finished = f"{ns}:finished"
+    finished = stream_key(ns, FINISHED.name, 0)
     rng = random.Random(7)
     pool = [f"u{i}" for i in range(7)]
     games = []

@@ -35,7 +35,7 @@ def make(client: aioredis.Redis, ns: str, clock: ManualClock) -> Matchmaker:
 
 
 async def matches(client: aioredis.Redis, ns: str) -> list[NewMatch]:
-    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:matches")]
+    return [decode(f, NewMatch) for _, f in await client.xrange(f"{ns}:{{mm}}:matches")]
 
 
 async def test_a_table_starts_when_full_with_its_settings_and_names(

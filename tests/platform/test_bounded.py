@@ -26,6 +26,7 @@ import redis
 from process_helpers import FREE_PORTS, arena
 from prometheus_client.parser import text_string_to_metric_families
 
+from services.contracts.streams import stream_keys
 from services.eventlog.verify import verify
 
 SHARED = ("matches", "decisions", "finished")
@@ -93,7 +94,7 @@ def _quiet(r: redis.Redis, ns: str, timeout_s: float = 20) -> dict[str, int]:
     """Wait for the keepers to trim what the groups acked; the streams' lengths."""
     deadline = time.monotonic() + timeout_s
     while True:
-        lengths = {s: int(r.xlen(f"{ns}:{s}")) for s in SHARED}
+        lengths = {s: sum(int(r.xlen(k)) for k in stream_keys(ns, s)) for s in SHARED}
         # `finished` keeps its window; the others keep only what a group has not acked, and
         # approximate trimming leaves at most part of one stream node (< 100 entries)
         if lengths["matches"] == 0 and lengths["decisions"] == 0:
@@ -109,11 +110,12 @@ def _game_keys(r: redis.Redis, ns: str, games: list[str]) -> list[str]:
     left = []
     for key in r.scan_iter(match=f"{ns}:*", count=1000):
         text = key.decode()
-        if any(f"{{{g}}}" in text or text.endswith(f":{g}") for g in ids):
+        if any(f":g:{g}:" in text or text.endswith(f":{g}") for g in ids):
             left.append(text)
-    members: Any = r.zrange(f"{ns}:deadlines", 0, -1)
-    deadlines = [m.decode() for m in members]
-    left += [f"{ns}:deadlines {m}" for m in deadlines if m.rpartition("|")[0] in ids]
+    for key in stream_keys(ns, "deadlines"):
+        members: Any = r.zrange(key, 0, -1)
+        deadlines = [m.decode() for m in members]
+        left += [f"{key} {m}" for m in deadlines if m.rpartition("|")[0] in ids]
     return left
 
 
