@@ -109,13 +109,20 @@ class Answerer:
         async with mind.lock:
             # decision ids are opaque (not ordered); the seat's position is: its own answer is
             # in its view, so each later decision of the seat comes at a higher version
-            if req.version <= mind.answered:
+            if req.version <= mind.answered and not msg.repost:
                 return "known"
-            try:
-                return await self._answer(mind, req)
-            except Exception:
-                self.minds.drop(req.game, d.seat)  # rebuild from the log on the next delivery
-                raise
+            if req.version > mind.answered:
+                try:
+                    return await self._answer(mind, req)
+                except Exception:
+                    self.minds.drop(req.game, d.seat)  # rebuild from the log next delivery
+                    raise
+            # still pending long after this worker answered it: the answer was lost (a Redis
+            # failover can roll a log back past acknowledged entries), and what the mind folded
+            # since may be too: start the seat over from the log (a fresh mind answered none)
+            if self.minds.minds.get((req.game, d.seat)) is mind:
+                self.minds.drop(req.game, d.seat)
+        return await self.handle(msg)
 
     async def _answer(self, mind: SeatMind, req: Request) -> str:
         token = req.token

@@ -100,6 +100,7 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     body: bytes  # the decision as JSON (services.rules.api.Decision)
     view: bytes | None = None  # the seat's unseen events (services/engine/feed.py), if known
     token: str = ""  # a short-lived seat token for `seat` alone (bot workers hold no secret)
+    repost: bool = False  # published again by a deadline sweep: still pending after its time
 
 
 class GameFinished(msgspec.Struct, frozen=True, kw_only=True):

@@ -528,7 +528,9 @@ class Games:
 
     # ---- after an append ---------------------------------------------------------------------
 
-    def _effects(self, hot: Hot, version: int, *, answered: int | None = None) -> Effects:
+    def _effects(
+        self, hot: Hot, version: int, *, answered: int | None = None, repost: bool = False
+    ) -> Effects:
         """What the log at `version` (the state as it is now) makes due: the pending decision's
         deadline and, for a bot seat, its decisions message; and the answered one's deadline
         dropped."""
@@ -537,7 +539,7 @@ class Games:
             return Effects(clear=answered)
         bot = self._bot(hot, d)
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
-        messages = (self._message(hot, d, version),) if bot else ()
+        messages = (self._message(hot, d, version, repost),) if bot else ()
         hot.due = (d.id, due) if not bot else None
         return Effects(clear=answered, deadline=(d.id, due), messages=messages)
 
@@ -557,7 +559,9 @@ class Games:
             return hot.due[1]
         return await self.side.deadline(hot.log.game, d.id) or 0
 
-    def _message(self, hot: Hot, d: api.Decision, version: int) -> BotDecision:
+    def _message(
+        self, hot: Hot, d: api.Decision, version: int, repost: bool = False
+    ) -> BotDecision:
         """The decisions message for a bot seat's decision. `player` names the bot
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `token` is a seat token for that seat alone (bot
@@ -575,6 +579,7 @@ class Games:
             body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
             view=hot.feed.view_for(d.seat, version, hot.positions),
             token=self._bot_token(hot, d.seat),
+            repost=repost,
         )
 
     def _bot_token(self, hot: Hot, seat: int) -> str:
@@ -589,11 +594,11 @@ class Games:
         return token
 
     async def _schedule(
-        self, hot: Hot, *, answered: int | None = None, only_new: bool = False
+        self, hot: Hot, *, answered: int | None = None, only_new: bool = False, repost: bool = False
     ) -> None:
         """Outside an append (a sweep, a repeated create): give the pending decision a deadline
         (with `only_new`, only if it has none, and then publish it to bots), or finish."""
-        effects = self._effects(hot, hot.log.version, answered=answered)
+        effects = self._effects(hot, hot.log.version, answered=answered, repost=repost)
         if effects.deadline is None:
             await self._finish(hot)
         await apply_effects(self.side, hot.log.game, effects, only_new=only_new)
@@ -642,7 +647,7 @@ class Games:
             if d is None or hot.game.over or d.id != decision:
                 await self._schedule(hot, answered=decision, only_new=True)
             elif self._bot(hot, d):
-                await self._schedule(hot)  # publish again, later deadline
+                await self._schedule(hot, repost=True)  # publish again, later deadline
             else:
                 a = api.default_answer(d)
                 # Refused: answered meanwhile; the next sweep looks again if still due

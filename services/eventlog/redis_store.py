@@ -226,7 +226,8 @@ class RedisEventStore:
             script, args = self._append, [expected_version, *records]
         try:
             reply: Any = await self.auto.run(
-                lambda p: p.evalsha(script.sha, len(keys), *keys, *args)
+                # execute_command: a cluster pipeline refuses its evalsha method, not EVALSHA
+                lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             )
         except NoScriptError:  # a restarted or new server: load the script and run it
             reply = await script(keys=keys, args=args)

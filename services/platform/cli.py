@@ -27,6 +27,14 @@ def _platform_args(p: argparse.ArgumentParser) -> None:
         help="local state: redis/ (data, AOF), archive/, logs/, up.json",
     )
     redis_options(p, start=True)
+    p.add_argument(
+        "--redis-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="start a local Redis Cluster of N (>= 3) masters with one replica each instead of "
+        "one redis-server (ignored with --redis-url)",
+    )
 
 
 def up_arguments(p: argparse.ArgumentParser) -> None:
@@ -131,6 +139,7 @@ def up_command(a: argparse.Namespace) -> int:
         host=a.host,
         redis_url=a.redis_url,
         redis_port=a.redis_port,
+        redis_cluster=a.redis_cluster,
         persist=not a.no_persist,
         http_port=a.http_port,
         replay_grpc_port=a.replay_grpc_port,
@@ -197,6 +206,7 @@ def tournament_command(a: argparse.Namespace) -> int:
         var_dir=a.var,
         namespace=a.namespace,
         redis_url=a.redis_url,
+        redis_cluster=a.redis_cluster,
         persist=False,
         matchmaker=False,
         replay=False,

@@ -15,8 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..contracts.tokens import new_secret
+from ..eventlog.cluster_server import LocalCluster
+from ..eventlog.redis_client import CLUSTER_ENV
 from ..ports import PortBusy, check_free
-from .procs import Supervisor, replay_ready
+from .procs import Supervisor, _die_with_parent, replay_ready
 from .redis_proc import PersistentRedis, ping
 from .supervise import Policy, Restarter
 
@@ -35,6 +37,7 @@ class UpConfig:
     redis_url: str | None = None  # default: $REDIS_URL, else start redis-server
     redis_port: int = 0  # the started redis-server's port (0: a free one)
     persist: bool = True  # AOF under VAR/redis; False: a throw-away server in a temp folder
+    redis_cluster: int = 0  # > 0: start a Redis Cluster of this many masters (one replica each)
     http_port: int = 8080  # web viewer (HTTP/SSE)
     replay_grpc_port: int = 50053  # ReplayService
     matchmaker_port: int = 50052  # Matchmaker
@@ -67,6 +70,7 @@ class Running:
     engines: list[str] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
     redis_started: bool = False
+    redis_cluster: list[str] = field(default_factory=list)  # the started cluster's node URLs
 
     def to_json(self) -> str:
         """One JSON line."""
@@ -90,6 +94,7 @@ class Platform:
     def __init__(self, cfg: UpConfig) -> None:
         self.cfg = cfg
         self.redis: PersistentRedis | None = None
+        self.cluster: LocalCluster | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         # only the services that sign or check tokens get the secret: bot workers never do
         self.secret = {"ARENA_SECRET": run_secret()}
@@ -99,6 +104,8 @@ class Platform:
 
     def _redis_url(self) -> tuple[str, bool]:
         url = self.cfg.redis_url or os.environ.get("REDIS_URL")
+        if self.cfg.redis_cluster and not self.cfg.redis_url:
+            return self._start_cluster(self.cfg.redis_cluster), True
         if url:
             if not ping(url):
                 raise RuntimeError(f"no Redis answers at {url} (REDIS_URL)")
@@ -110,6 +117,20 @@ class Platform:
             data = Path(self._tmp.name)
         self.redis = PersistentRedis(data, self.cfg.redis_port, persist=self.cfg.persist)
         return self.redis.url, True
+
+    def _start_cluster(self, masters: int) -> str:
+        """A local cluster of `masters` masters and one replica each (AOF under
+        VAR/redis-cluster/PORT with persistence); services are told it is one."""
+        if self.cfg.persist:
+            data = self.cfg.var_dir / "redis-cluster"
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="arena-cluster-")
+            data = Path(self._tmp.name)
+        self.cluster = LocalCluster(
+            masters, data_dir=data.resolve(), persist=self.cfg.persist, child_setup=_die_with_parent
+        )
+        self.sup.env[CLUSTER_ENV] = "1"
+        return self.cluster.url
 
     def start(self) -> Running:
         """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each."""
@@ -152,6 +173,8 @@ class Platform:
         archive = str((cfg.var_dir / "archive").resolve())
         common = ["--redis-url", url, "--namespace", cfg.namespace]
         run = Running(os.getpid(), url, cfg.namespace, archive, redis_started=started)
+        if self.cluster is not None:
+            run.redis_cluster = [f"redis://127.0.0.1:{p}/0" for p in self.cluster.ports]
         engines = []
         for i in range(cfg.engines):
             argv = [
@@ -270,6 +293,9 @@ class Platform:
         if self.redis is not None:
             self.redis.stop(timeout)
             self.redis = None
+        if self.cluster is not None:
+            self.cluster.stop()
+            self.cluster = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -292,4 +318,8 @@ def find_running(var_dir: Path) -> Running | None:
         os.kill(run.pid, 0)
     except (ProcessLookupError, PermissionError):
         return None
-    return run if ping(run.redis_url) else None
+    for url in [run.redis_url, *run.redis_cluster]:  # a cluster: any live node will do
+        if ping(url):
+            run.redis_url = url
+            return run
+    return None

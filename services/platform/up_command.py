@@ -25,6 +25,10 @@ def describe(run: Running, cfg: UpConfig) -> str:
         if cfg.persist
         else "throw-away"
     )
+    if run.redis_cluster:
+        where = f"a Redis Cluster of {cfg.redis_cluster} masters, 1 replica each; " + where.replace(
+            str(cfg.var_dir / "redis"), str(cfg.var_dir / "redis-cluster")
+        )
     lines = [f"arena up: Redis {run.redis_url} ({where})"]
     if run.viewer_url:
         lines.append(f"  play and watch    {run.viewer_url}  (web page and play API)")

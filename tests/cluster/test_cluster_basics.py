@@ -1,0 +1,88 @@
+"""The platform's Redis code on a real 3-master cluster: the client is found by itself, a
+game's append script (log, deadline, decision) runs in one slot, consumers read every
+partition, and `arena tournament --redis-cluster 3` starts, uses and removes its own cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+
+from process_helpers import alive, arena, descendants
+from redis.crc import key_slot
+
+from services.contracts.streams import DECISIONS, BotDecision, game_key, game_stream_key
+from services.engine.side import Effects, RedisSide
+from services.eventlog.cluster_server import LocalCluster
+from services.eventlog.partitions import group_consumers
+from services.eventlog.redis_client import connect, is_cluster
+from services.eventlog.redis_store import RedisEventStore
+
+
+def _decision(game: str) -> BotDecision:
+    return BotDecision(game=game, decision=1, seat=0, player="bot:random", version=2, body=b"{}")
+
+
+async def test_appends_and_consumers_on_a_cluster(redis_cluster: LocalCluster) -> None:
+    client = connect(redis_cluster.url)
+    assert is_cluster(client)  # found by asking the server, no flag
+    store, side = RedisEventStore(client, "c1"), RedisSide(client, "c1")
+    games = [f"g{i}" for i in range(48)]  # every master gets some partitions
+    try:
+        assert await asyncio.gather(*(store.append(g, 0, [b"a"]) for g in games)) == [1] * 48
+        effects = {g: Effects(deadline=(1, 1000), messages=(_decision(g),)) for g in games}
+        done = await asyncio.gather(
+            *(side.append_with(store, g, 1, [b"b", b"c"], effects[g]) for g in games)
+        )
+        assert done == [3] * 48
+        for g in games:
+            keys = [game_key("c1", g, "log"), side.deadlines_key(g)]
+            keys.append(game_stream_key("c1", DECISIONS.name, g))
+            assert len({key_slot(k.encode()) for k in keys}) == 1
+            assert [d for _, d in await store.read(g)] == [b"a", b"b", b"c"]
+        assert sorted(await side.due(5000, 100)) == sorted((g, 1) for g in games)
+        consumers = group_consumers(client, "c1", DECISIONS, "w")
+        got = []
+        for c in consumers:
+            await c.start()
+            got += await c.read_new(100, 10)
+        assert (
+            sorted(m.fields[b"m"] for m in got) == sorted(m.fields[b"m"] for m in got)
+            and len(got) == 48
+        )
+    finally:
+        await client.aclose()
+
+
+def test_tournament_starts_its_own_cluster(tmp_path: Path) -> None:
+    var = tmp_path / "var"
+    p = arena(
+        "tournament",
+        "--var",
+        str(var),
+        "--redis-cluster",
+        "3",
+        "--ruleset",
+        "standard",
+        "--players",
+        "4",
+        "--games",
+        "3",
+        "--policies",
+        "heuristic,random",
+        "--json",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    kids: set[int] = set()
+    try:
+        out, err = p.communicate(timeout=240)
+    finally:
+        kids = descendants(p.pid)
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
+    assert json.loads(out)["games_done"] == 3
+    assert not alive(kids)  # the six redis-server processes went with it
