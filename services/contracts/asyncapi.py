@@ -2,7 +2,9 @@
 
 `python3 -m services.contracts.asyncapi > docs/asyncapi.json` writes it; a test keeps the
 published file equal to what this module generates. Each shared stream (streams.py: `SHARED`)
-is a channel whose address is its Redis key in the default namespace; its one message is the
+is a channel whose address is its Redis key in the default namespace, with the partition's hash
+tag as the parameter `partition` (streams.py: a game's messages go to its partition's stream,
+consumers read every partition); its one message is the
 stream's msgspec Struct, whose JSON Schema msgspec derives. On the wire the message is msgpack
 in the entry's field `m` (`bytes` fields are msgpack bin; the JSON Schema shows them as base64
 strings, as msgspec's JSON encoding would). Each consumer group is a `receive` operation.
@@ -15,9 +17,15 @@ from typing import Any
 
 import msgspec
 
-from .streams import FIELD, SHARED, stream_key
+from .streams import FIELD, SHARED
 
 NAMESPACE = "arena"
+PARTITION = (
+    "the hash tag of one of the ARENA_PARTITIONS partitions, braces included, e.g. `{p3}` or "
+    "`{p0.41}` (services/contracts/streams.py `partition_tag`); a game's messages go to the "
+    "stream of its partition (crc32 of the game id mod P); the matchmaker's matches stream is "
+    "`arena:{mm}:matches`"
+)
 
 _PRODUCERS = {
     "matches": "the matchmaker (a table formed) and `arena tournament`",
@@ -41,15 +49,16 @@ def document() -> dict[str, Any]:
     messages: dict[str, Any] = {}
     for s in SHARED:
         name = s.message.__name__
+        address = f"{NAMESPACE}:{{partition}}:{s.name}"  # the Redis key: {partition} is `{pN}`
         messages[name] = {
             "name": name,
             "contentType": "application/msgpack",
-            "summary": f"one entry of {stream_key(NAMESPACE, s.name)}: the message in field "
-            f"`{FIELD.decode()}`",
+            "summary": f"one entry of {address}: the message in field `{FIELD.decode()}`",
             "payload": {"$ref": f"#/components/schemas/{name}"},
         }
         channels[s.name] = {
-            "address": stream_key(NAMESPACE, s.name),
+            "address": address,
+            "parameters": {"partition": {"description": PARTITION}},
             "description": f"Redis stream; consumer groups: {', '.join(s.groups)} (created from "
             "id 0; acked after the handler; idle entries taken over with XAUTOCLAIM; dead "
             "letters in arena:dead). Trimmed below what every group acked.",
