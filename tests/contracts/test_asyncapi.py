@@ -54,7 +54,9 @@ def test_every_stream_group_and_reference_is_there() -> None:
     for s in SHARED:
         channel = doc["channels"][s.name]
         # the address names every partition's key: {partition} stands for the braced tag
-        assert channel["address"].replace("{partition}", "{p0}") == stream_key("arena", s.name, "p0")
+        assert channel["address"].replace("{partition}", "{p0}") == stream_key(
+            "arena", s.name, "p0"
+        )
         assert "partition" in channel["parameters"]
         (message,) = channel["messages"].values()
         payload = _resolve(doc, _resolve(doc, message["$ref"])["payload"]["$ref"])
