@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 
-from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_key
+from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_keys
 from services.eventlog import archive
 from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import RedisEventStore
@@ -205,15 +205,16 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
             (MATCHES, MATCHES.groups[0], ["engine-0", "engine-1"]),
             (DECISIONS, DECISIONS.groups[0], ["bots-0", "bots-1"]),
         ):
-            info = await client.xinfo_consumers(stream_key(ns, stream.name), group)
-            idle = {
-                c["name"].decode() if isinstance(c["name"], bytes) else c["name"]: c["idle"]
-                for c in info
-            }
+            idle: dict[str, int] = {}  # per consumer, over every partition of the stream
+            for key in stream_keys(ns, stream.name):
+                for c in await client.xinfo_consumers(key, group):
+                    name = c["name"].decode() if isinstance(c["name"], bytes) else c["name"]
+                    idle[name] = min(idle.get(name, c["idle"]), c["idle"])
             for name in names:  # each read a message since the chaos ended
                 assert idle[name] < (time.monotonic() - chaos_end) * 1000, (stream.name, idle)
-        pending = await client.xpending(stream_key(ns, FINISHED.name), FINISHED.groups[0])
-        assert pending["pending"] == 0, pending
+        for key in stream_keys(ns, FINISHED.name):
+            pending = await client.xpending(key, FINISHED.groups[0])
+            assert pending["pending"] == 0, (key, pending)
 
         # every archive verifies; every entry the witness saw is in it, byte for byte
         files = sorted((var / "archive").glob("*.arena"))
