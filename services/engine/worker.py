@@ -59,7 +59,12 @@ async def run(args: argparse.Namespace) -> None:
     await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
     await clock.sync()
     games = Games(
-        RedisEventStore(client, args.namespace),
+        RedisEventStore(
+            client,
+            args.namespace,
+            wait_replicas=args.wait_replicas,
+            wait_timeout_ms=args.wait_timeout_ms,
+        ),
         side,
         secret,
         cache_size=args.cache_size,
@@ -175,6 +180,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--snapshot-every", type=int, default=200, help="events between snapshots of a game"
+    )
+    p.add_argument(
+        "--wait-replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="acknowledge an append only once N replicas have it (WAIT in the same round "
+        "trip; else UNAVAILABLE and the caller retries): a failover then loses no "
+        "acknowledged answer; 0: Redis's asynchronous replication, faster",
+    )
+    p.add_argument(
+        "--wait-timeout-ms", type=int, default=1000, help="how long WAIT waits for the replicas"
     )
 
 

@@ -26,6 +26,8 @@ from typing import Any, Generic, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
 
+from .redis_client import is_cluster
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -112,9 +114,12 @@ class AutoPipeline:
     execute, a round trip per batch) and load the script when NOSCRIPT comes back.
     """
 
-    def __init__(self, client: aioredis.Redis, max_items: int = 1024) -> None:
+    def __init__(
+        self, client: aioredis.Redis, max_items: int = 1024, *, wait: tuple[int, int] = (0, 0)
+    ) -> None:
         self.client = client
         self.batcher: TickBatcher[AddCommand, Any] = TickBatcher(self._flush, max_items)
+        self.wait_replicas, self.wait_timeout_ms = wait
 
     async def run(self, add: AddCommand) -> Any:
         """Queue one command; its reply."""
@@ -136,11 +141,49 @@ class AutoPipeline:
                 out[i] = exc
                 continue
             sent.append(i)
+        waits: list[str] = []
+        if sent and self.wait_replicas > 0:
+            if is_cluster(self.client):  # (the slot table, to know each command's node)
+                await self.client.initialize()
+            waits = self._add_waits(pipe, stack)
         if sent:
+            queued = list(stack)  # (executing resets the pipeline)
             replies: list[Any] = await pipe.execute(raise_on_error=False)
-            for i, reply in zip(sent, replies, strict=True):
+            acked = {node: replies[len(sent) + j] for j, node in enumerate(waits)}
+            for i, cmd, reply in zip(sent, queued, replies, strict=False):
                 out[i] = reply
+                if not waits or isinstance(reply, Exception):
+                    continue
+                got = acked[self._node(cmd)]
+                if isinstance(got, Exception) or int(got) < self.wait_replicas:
+                    out[i] = NotReplicated(self.wait_replicas, got)
         return out
+
+    def _node(self, cmd: Any) -> str:
+        """The server a queued command goes to ("" on one Redis): the node of its first key
+        (EVALSHA sha numkeys KEY ..., or CMD KEY ...)."""
+        if not is_cluster(self.client):
+            return ""
+        args = cmd.args
+        key = args[3] if str(args[0]).upper() == "EVALSHA" else args[1]
+        return str(self.client.get_node_from_key(key).name)  # type: ignore[attr-defined]
+
+    def _add_waits(self, pipe: Any, stack: list[Any]) -> list[str]:
+        """One `WAIT replicas timeout` per server after the commands queued for it, on the same
+        connection (a cluster pipeline sends each node's commands on one, in order)."""
+        nodes = list(dict.fromkeys(self._node(cmd) for cmd in stack))
+        for node in nodes:
+            target = {"target_nodes": self.client.get_node(node_name=node)} if node else {}  # type: ignore[attr-defined]
+            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms, **target)
+        return nodes
+
+
+class NotReplicated(RuntimeError):
+    """The command ran, but fewer replicas than asked confirmed it within the timeout (WAIT):
+    a failover now could lose it, so it is not acknowledged."""
+
+    def __init__(self, wanted: int, got: object) -> None:
+        super().__init__(f"written, but {got!r} of {wanted} replicas confirmed it in time")
 
 
 def _stack(pipe: Any) -> list[Any]:

@@ -22,8 +22,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from redis.exceptions import ClusterDownError, ResponseError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("arena.reconnect")
@@ -34,8 +34,11 @@ LOADING reply during an AOF reload, is a ConnectionError)."""
 
 
 def is_outage(exc: BaseException) -> bool:
-    """Whether ``exc`` is Redis being unreachable, restarting or loading its data."""
-    if isinstance(exc, OUTAGE):
+    """Whether ``exc`` is Redis being unreachable, restarting or loading its data (on a
+    cluster also: slots failing over, or a write no replica confirmed in time)."""
+    from .batching import NotReplicated
+
+    if isinstance(exc, (*OUTAGE, ClusterDownError, TryAgainError, NotReplicated)):
         return True
     # a server that lost its groups (restarted without its AOF) or is a replica mid-failover
     return isinstance(exc, ResponseError) and str(exc).startswith(("LOADING", "MASTERDOWN"))

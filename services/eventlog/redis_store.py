@@ -178,7 +178,13 @@ class RedisEventStore:
     """EventStore on Redis streams (redis-py asyncio; the client must not decode responses)."""
 
     def __init__(
-        self, client: aioredis.Redis, namespace: str = "arena", framed_reads: bool | None = None
+        self,
+        client: aioredis.Redis,
+        namespace: str = "arena",
+        framed_reads: bool | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         if decodes_responses(client):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
@@ -188,7 +194,10 @@ class RedisEventStore:
         self._append_outbox = client.register_script(APPEND_OUTBOX_LUA)
         self._snapshot = client.register_script(SNAPSHOT_LUA)
         self._read = client.register_script(READ_LUA)
-        self.auto = AutoPipeline(client)  # appends of concurrent games share a round trip
+        # appends of concurrent games share a round trip; with `wait_replicas` the round trip
+        # ends with WAIT on each server: an append is acknowledged only once that many replicas
+        # have it (else NotReplicated: written, but a failover now could lose it)
+        self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms))
         self.framed_reads = True if framed_reads is None else framed_reads
 
     @classmethod
@@ -229,8 +238,11 @@ class RedisEventStore:
                 # execute_command: a cluster pipeline refuses its evalsha method, not EVALSHA
                 lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             )
-        except NoScriptError:  # a restarted or new server: load the script and run it
-            reply = await script(keys=keys, args=args)
+        except NoScriptError:  # a restarted or new server (a promoted replica): load, again
+            await self.client.script_load(script.script)
+            reply = await self.auto.run(
+                lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            )
         ok, version = int(reply[0]), int(reply[1])
         if not ok:
             raise VersionConflict(game, expected_version, version)

@@ -28,6 +28,14 @@ def _platform_args(p: argparse.ArgumentParser) -> None:
     )
     redis_options(p, start=True)
     p.add_argument(
+        "--wait-replicas",
+        type=int,
+        default=0,
+        metavar="N",
+        help="engines acknowledge an answer only once N replicas have it (WAIT): no "
+        "acknowledged answer is lost in a failover; 0: asynchronous replication",
+    )
+    p.add_argument(
         "--redis-cluster",
         type=int,
         default=0,
@@ -140,6 +148,7 @@ def up_command(a: argparse.Namespace) -> int:
         redis_url=a.redis_url,
         redis_port=a.redis_port,
         redis_cluster=a.redis_cluster,
+        wait_replicas=a.wait_replicas,
         persist=not a.no_persist,
         http_port=a.http_port,
         replay_grpc_port=a.replay_grpc_port,
@@ -207,6 +216,7 @@ def tournament_command(a: argparse.Namespace) -> int:
         namespace=a.namespace,
         redis_url=a.redis_url,
         redis_cluster=a.redis_cluster,
+        wait_replicas=a.wait_replicas,
         persist=False,
         matchmaker=False,
         replay=False,

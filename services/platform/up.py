@@ -38,6 +38,7 @@ class UpConfig:
     redis_port: int = 0  # the started redis-server's port (0: a free one)
     persist: bool = True  # AOF under VAR/redis; False: a throw-away server in a temp folder
     redis_cluster: int = 0  # > 0: start a Redis Cluster of this many masters (one replica each)
+    wait_replicas: int = 0  # engines acknowledge an append once this many replicas have it
     http_port: int = 8080  # web viewer (HTTP/SSE)
     replay_grpc_port: int = 50053  # ReplayService
     matchmaker_port: int = 50052  # Matchmaker
@@ -190,6 +191,8 @@ class Platform:
                 archive,
                 "--spectator-delay-ms",
                 str(cfg.spectator_delay_ms),
+                "--wait-replicas",
+                str(cfg.wait_replicas),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
