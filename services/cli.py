@@ -18,6 +18,7 @@ from .cliargs import Command, Group, Parser, ToolError
 from .engine import worker as engine_worker
 from .eventlog import bench as eventlog_bench
 from .eventlog import commands as eventlog
+from .eventlog import migrate
 from .eventlog.reconnect import is_outage
 from .matchmaking import bench as matchmaking_bench
 from .matchmaking import service as matchmaking
@@ -99,6 +100,11 @@ COMMANDS: dict[str, Command | Group] = {
         "move a finished game from Redis into the archive folder",
         eventlog.archive_arguments,
         eventlog.archive_command,
+    ),
+    "migrate": Command(
+        "move a Redis from the layout before partitions into the partitioned one (once)",
+        migrate.add_arguments,
+        migrate.main,
     ),
     "catalog": Command(
         "rebuild the archive's catalog from its files",

@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts.streams import DECISIONS, BadMessage, BotDecision, decode
+from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers
 from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
@@ -225,6 +226,7 @@ async def run(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await until_reachable(client, f"arena bots {args.consumer}", stop)
+    await check_layout(client, args.namespace)  # one partition count; no old layout
     for consumer in consumers:
         await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
@@ -290,5 +292,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the worker until SIGTERM/SIGINT."""
-    asyncio.run(run(args))
+    try:
+        asyncio.run(run(args))
+    except OldLayout as exc:
+        print(f"arena bots: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from ..cliargs import consumer_options, listen_options, redis_options, trim_opti
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
+from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers, run_all
 from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
@@ -57,6 +59,7 @@ async def run(args: argparse.Namespace) -> None:
         loop.add_signal_handler(sig, stop.set)
     who = f"arena engine {args.consumer}"
     await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
+    await check_layout(client, args.namespace)  # one partition count; no old layout
     await clock.sync()
     games = Games(
         RedisEventStore(
@@ -197,5 +200,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the worker until SIGTERM/SIGINT."""
-    asyncio.run(run(args))
+    try:
+        asyncio.run(run(args))
+    except OldLayout as exc:
+        print(f"arena engine: {exc}", file=sys.stderr)
+        return 2
     return 0

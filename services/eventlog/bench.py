@@ -204,11 +204,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rounds", type=int, default=3, help="interleaved rounds (median, min and max reported)"
     )
+    p.add_argument(
+        "--cluster",
+        action="store_true",
+        help="instead: the engine's append on one redis-server against a local Redis Cluster "
+        "(services/eventlog/cluster_bench.py): appends/s and Redis CPU per append per node",
+    )
+    p.add_argument("--masters", type=int, default=3, help="with --cluster: the cluster's masters")
+    p.add_argument("--games", type=int, default=200, help="with --cluster: games at once")
 
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench eventlog`: print the JSON report."""
     try:
+        if args.cluster:
+            from .cluster_bench import bench_cluster
+
+            print(json.dumps(bench_cluster(args.masters, args.games, rounds=args.rounds)))
+            return 0
         print(json.dumps(bench_eventlog(args.redis_url, args.size, args.rounds)))
     except RuntimeError as err:
         print(f"arena bench eventlog: {err}", file=sys.stderr)

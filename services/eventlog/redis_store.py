@@ -20,6 +20,7 @@ call with its own version check, so one game's conflict never fails another's ap
 
 from __future__ import annotations
 
+import asyncio
 import struct
 from collections.abc import Sequence
 from typing import Any, NamedTuple
@@ -199,6 +200,7 @@ class RedisEventStore:
         # have it (else NotReplicated: written, but a failover now could lose it)
         self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms))
         self.framed_reads = True if framed_reads is None else framed_reads
+        self._loading: dict[str, asyncio.Future[Any]] = {}
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
@@ -239,7 +241,7 @@ class RedisEventStore:
                 lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             )
         except NoScriptError:  # a restarted or new server (a promoted replica): load, again
-            await self.client.script_load(script.script)
+            await self._load(script)
             reply = await self.auto.run(
                 lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             )
@@ -247,6 +249,16 @@ class RedisEventStore:
         if not ok:
             raise VersionConflict(game, expected_version, version)
         return version
+
+    async def _load(self, script: Any) -> None:
+        """SCRIPT LOAD once for every append that met NOSCRIPT at the same time (not one
+        connection each)."""
+        task = self._loading.get(script.sha)
+        if task is None:
+            task = asyncio.ensure_future(self.client.script_load(script.script))
+            self._loading[script.sha] = task
+            task.add_done_callback(lambda _: self._loading.pop(script.sha, None))
+        await asyncio.shield(task)
 
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
         """See EventStore.read."""

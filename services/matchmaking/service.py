@@ -24,6 +24,7 @@ from ..cliargs import (
 )
 from ..contracts import tokens
 from ..contracts.streams import FINISHED
+from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers, run_all
 from ..eventlog.reconnect import forever, until_reachable, watch_health
 from ..eventlog.redis_client import connect
@@ -117,6 +118,7 @@ async def run(args: argparse.Namespace) -> None:
         loop.add_signal_handler(sig, stop.set)
     who = f"arena matchmaker {args.consumer}"
     await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
+    await check_layout(client, args.namespace)  # one partition count; no old layout
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
     metrics = Metrics()
@@ -187,7 +189,11 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena matchmaker`: serve until SIGTERM/SIGINT."""
-    asyncio.run(run(args))
+    try:
+        asyncio.run(run(args))
+    except OldLayout as exc:
+        print(f"arena matchmaker: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
