@@ -157,7 +157,7 @@ def partitions() -> int:
 
     Every process of a deployment must use the same P (`arena up` passes its environment on;
     services also check it against the `{ns}:partitions` key at start-up)."""
-    raw = os.environ.get(PARTITIONS_ENV, "")
+    raw = os.environ.get("ARENA_PARTITIONS", "")  # = PARTITIONS_ENV
     return check_partitions(raw) if raw else DEFAULT_PARTITIONS
 
 

@@ -66,7 +66,7 @@ _probed: dict[str, bool] = {}
 def cluster_behind(url: str) -> bool:
     """Whether `url` is a Redis Cluster: `ARENA_REDIS_CLUSTER` (1/0) if set, else the server's
     INFO (asked once per URL; a server that cannot be reached counts as no cluster)."""
-    flag = os.environ.get(CLUSTER_ENV, "").strip().lower()
+    flag = os.environ.get("ARENA_REDIS_CLUSTER", "").strip().lower()  # = CLUSTER_ENV
     if flag in ("1", "yes", "true"):
         return True
     if flag in ("0", "no", "false"):
