@@ -98,8 +98,11 @@ def through_platform(
     engines: int,
     bots: int,
     redis_url: str | None,
+    redis_cluster: int = 0,
 ) -> dict[str, Any]:
-    """games/s through `engines` engine workers and `bots` bot workers, and CPU per process."""
+    """games/s through `engines` engine workers and `bots` bot workers, and CPU per process
+    (with `redis_cluster` N: on a local cluster of N masters, CPU per node as `redis:PORT`,
+    masters and replicas apart)."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         cfg = UpConfig(
             engines=engines,
@@ -107,6 +110,7 @@ def through_platform(
             var_dir=Path(tmp),
             persist=False,
             redis_url=redis_url,
+            redis_cluster=redis_cluster,
             matchmaker=False,
             replay=False,
             engine_port=0,
@@ -122,10 +126,15 @@ def through_platform(
             procs = {c.name: c.pid for c in platform.sup.children}
             if platform.redis is not None:
                 procs["redis"] = platform.redis.pid
+            roles: dict[str, str] = {}
+            if platform.cluster is not None:
+                for port, role in platform.cluster.roles().items():
+                    procs[f"redis:{port}"] = platform.cluster.processes[port].pid
+                    roles[f"redis:{port}"] = role
             ms = [bot_match(f"g-{i}", ruleset, seats, seed + i) for i in range(games)]
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
-            if "redis" not in procs:
+            if "redis" not in procs and not roles:
                 cpu0["redis"] = asyncio.run(_redis_cpu_at(run.redis_url))
             me0 = benchkit.cpu_seconds()
             t0 = time.perf_counter()
@@ -133,7 +142,7 @@ def through_platform(
             secs = time.perf_counter() - t0
             me = benchkit.cpu_seconds() - me0
             used = {n: cpu_seconds(p) - cpu0[n] for n, p in procs.items()}
-            if "redis" not in procs:
+            if "redis" not in procs and not roles:
                 used["redis"] = asyncio.run(_redis_cpu_at(run.redis_url)) - cpu0["redis"]
             decisions = _answers_logged(Path(run.archive_dir), [m.match_id for m in ms])
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
@@ -152,6 +161,7 @@ def through_platform(
         "cpu_share": cpu,
         "driver_cpu_us_per_decision": round(me * 1e6 / per, 1),
         "loadavg_1m_before": round(load, 2),
+        **({"redis_roles": roles} if roles else {}),
         "bottleneck": bottleneck(cpu),
         "workers": workers,
     }
@@ -242,6 +252,7 @@ def bench_e2e(
     bots: int,
     redis_url: str | None,
     repeat: int = 3,
+    redis_cluster: int = 0,
 ) -> dict[str, Any]:
     """The whole benchmark for one bot policy as JSON-ready data: ``repeat`` rounds, each the
     in-process run then one platform run per engine count (interleaved, so every ratio
@@ -253,7 +264,9 @@ def bench_e2e(
     for _ in range(repeat):
         base.append(in_process(ruleset, players, games, seed, policy))
         for k in engine_counts:
-            r = through_platform(ruleset, players, games, seed, policy, k, bots, redis_url)
+            r = through_platform(
+                ruleset, players, games, seed, policy, k, bots, redis_url, redis_cluster
+            )
             r["ratio_to_in_process"] = round(r["games_per_s"] / (games / base[-1].wall_s), 3)
             runs[k].append(r)
     platform: list[dict[str, Any]] = []

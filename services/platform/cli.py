@@ -250,6 +250,13 @@ def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--bots", type=int, default=1, help="bot workers")
     p.add_argument("--repeat", type=int, default=3, help="in-process runs (median taken)")
+    p.add_argument(
+        "--redis-cluster",
+        type=int,
+        default=0,
+        metavar="N",
+        help="run the platform on a local Redis Cluster of N masters (CPU per node reported)",
+    )
     bench_options(p)
 
 
@@ -262,7 +269,16 @@ def bench_e2e_command(a: argparse.Namespace) -> int:
     try:
         out = [
             bench_e2e(
-                a.ruleset, a.players, a.games, a.seed, pol, a.engines, a.bots, a.redis_url, a.repeat
+                a.ruleset,
+                a.players,
+                a.games,
+                a.seed,
+                pol,
+                a.engines,
+                a.bots,
+                a.redis_url,
+                a.repeat,
+                a.redis_cluster,
             )
             for pol in a.policy
         ]
