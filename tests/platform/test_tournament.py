@@ -13,7 +13,7 @@ from pathlib import Path
 import redis as redis_py
 from process_helpers import alive, arena, descendants, find_below, until
 
-from services.contracts.streams import DECISIONS, stream_key
+from services.contracts.streams import DECISIONS, stream_keys
 from services.platform.redis_proc import PersistentRedis
 
 ARGS = [
@@ -122,10 +122,14 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    decisions = stream_key("arena", DECISIONS.name)
+    decisions = stream_keys("arena", DECISIONS.name)  # every partition's
     try:
         with redis_py.Redis.from_url(redis.url) as r:  # play has begun: the workers are up
-            until(lambda: r.xlen(decisions) > 0 or p.poll() is not None, 120, "play")
+            until(
+                lambda: sum(r.xlen(k) for k in decisions) > 0 or p.poll() is not None,
+                120,
+                "play",
+            )
         for what in ("services.cli engine", "services.cli bots"):
             pid = None
 
