@@ -154,7 +154,9 @@ async def test_appends_survive_script_flush(
 async def test_batched_appends_survive_script_flush(
     store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
 ) -> None:
-    """Every append of a pipeline gets NOSCRIPT after a flush; each reloads on its own."""
+    """Every append of a pipeline gets NOSCRIPT after a flush: each script is loaded once
+    (not once per append: 200 appends at once would take 200 connections) and the appends that
+    waited for it go again, together."""
     ns = redis_namespace
     out, _ = _keys(ns)
     await store.append("warm", 0, [b"x"], _outbox(ns, 1))
@@ -173,7 +175,8 @@ async def test_batched_appends_survive_script_flush(
         )
     )
     assert versions == [2] * len(games)
-    assert store.auto.batcher.batches == batches + 1  # one pipeline; reloads go on their own
+    # one pipeline, then one more per script (with and without an outbox) for the retries
+    assert batches + 1 < store.auto.batcher.batches <= batches + 3
     for g in games:
         assert [r for _, r in await store.read(g)] == [g.encode(), b"2"]
     published = {f[b"game"] for _, f in await redis_client.xrange(out) if b"game" in f}
