@@ -101,8 +101,8 @@ def through_platform(
     redis_cluster: int = 0,
 ) -> dict[str, Any]:
     """games/s through `engines` engine workers and `bots` bot workers, and CPU per process
-    (with `redis_cluster` N: on a local cluster of N masters, CPU per node as `redis:PORT`,
-    masters and replicas apart)."""
+    (with `redis_cluster` N: on a local cluster of N masters, CPU per node as
+    `redis-master-i` / `redis-replica-i`)."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         cfg = UpConfig(
             engines=engines,
@@ -127,10 +127,14 @@ def through_platform(
             if platform.redis is not None:
                 procs["redis"] = platform.redis.pid
             roles: dict[str, str] = {}
-            if platform.cluster is not None:
-                for port, role in platform.cluster.roles().items():
-                    procs[f"redis:{port}"] = platform.cluster.processes[port].pid
-                    roles[f"redis:{port}"] = role
+            if platform.cluster is not None:  # named by role and order: runs compare
+                seen: dict[str, int] = {}
+                for port, role in sorted(platform.cluster.roles().items()):
+                    kind = "master" if role == "master" else "replica"
+                    seen[kind] = seen.get(kind, 0) + 1
+                    name = f"redis-{kind}-{seen[kind]}"
+                    procs[name] = platform.cluster.processes[port].pid
+                    roles[name] = f"127.0.0.1:{port}"
             ms = [bot_match(f"g-{i}", ruleset, seats, seed + i) for i in range(games)]
             load = os.getloadavg()[0]
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
