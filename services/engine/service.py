@@ -55,6 +55,8 @@ MAX_PICKS = 64
 MAX_PICK_LEN = 64
 MAX_PLAYER_ID = 200
 MAX_RETRIES = 8
+FINISHING = -1  # the deadline "decision" of a game over but not yet finished and archived
+FINISH_AFTER_MS = 5_000  # the sweep finishes a game whose finishing did not complete by then
 MAX_HOSTED_AFTER = 100
 HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 (the decisions message's `player`)
 
@@ -536,7 +538,11 @@ class Games:
         dropped."""
         d = api.pending(hot.game)
         if hot.game.over or d is None:
-            return Effects(clear=answered)
+            # finishing (reveal, finished message, archive) is due too: written with the last
+            # answer, so a worker killed or a Redis gone before the archive is written leaves a
+            # deadline the sweep finishes the game by; `_finish` clears it once done
+            clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
+            return Effects(clear=clear, deadline=(FINISHING, _now_ms() + FINISH_AFTER_MS))
         bot = self._bot(hot, d)
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost),) if bot else ()
@@ -599,9 +605,9 @@ class Games:
         """Outside an append (a sweep, a repeated create): give the pending decision a deadline
         (with `only_new`, only if it has none, and then publish it to bots), or finish."""
         effects = self._effects(hot, hot.log.version, answered=answered, repost=repost)
-        if effects.deadline is None:
-            await self._finish(hot)
         await apply_effects(self.side, hot.log.game, effects, only_new=only_new)
+        if hot.game.over or api.pending(hot.game) is None:
+            await self._finish(hot)
 
     async def _finish(self, hot: Hot) -> None:
         """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""
@@ -631,6 +637,7 @@ class Games:
             await archive_game(self.store, game_id, self.archive_dir)
             await self.side.drop_secret(game_id)
             self.evict(game_id)
+        await self.side.clear_deadline(game_id, FINISHING)
 
     async def sweep(self, limit: int = 50) -> int:
         """Handle due deadlines: default answers for silent humans, bot decisions re-published,

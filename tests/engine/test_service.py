@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
 from services.contracts.streams import GameFinished
+from services.engine import service
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat, verify
@@ -208,3 +211,36 @@ async def test_bot_decisions_are_published_and_republished() -> None:
     assert published[0].player == f"p{published[0].seat}"
     await g.sweep()
     assert len(side.decisions()) == 2
+
+
+async def test_a_finish_cut_short_is_completed_by_the_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last answer leaves a finishing deadline: if archiving fails (Redis away, or the
+    worker dies right there), a later sweep finishes and archives the game; once archived,
+    no deadline is left."""
+    archive_dir = tmp_path / "archive"
+    side = MemorySide()
+    g = _games(side=side, archive_dir=archive_dir)
+    await g.create_game(match())
+    real = service.archive_game
+    calls = 0
+
+    async def flaky(*args: object, **kw: object) -> object:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RedisConnectionError("Error 111 connecting")
+        return await real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service, "archive_game", flaky)
+    with pytest.raises(RedisConnectionError):
+        await play_out(g, "m1")
+    assert not (archive_dir / "m1.arena").exists()
+    assert await side.pending_count() == 1  # the finishing deadline
+    now = service._now_ms()
+    monkeypatch.setattr(service, "_now_ms", lambda: now + service.FINISH_AFTER_MS + 1)
+    await g.sweep()
+    assert (archive_dir / "m1.arena").exists()
+    assert verify(archive_dir / "m1.arena").ok
+    assert await side.pending_count() == 0
