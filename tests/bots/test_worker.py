@@ -41,7 +41,7 @@ from services.contracts.streams import (
     stream_keys,
 )
 from services.eventlog import verify
-from services.eventlog.streams import publish
+from services.eventlog.streams import ensure_group, publish
 from services.rules import api
 from services.rules.api import Decision
 
@@ -143,6 +143,9 @@ async def test_duplicated_messages_do_not_double_answer(
     ns, archive = redis_namespace, tmp_path / "archive"
     [(engine, port)] = start_engines(redis_url, ns, 1, archive)
     stream = stream_key(ns, DECISIONS.name, 0)
+    # a group that never reads: the engines' trimming (below every group's ack) keeps every
+    # entry for this test's copying loop, however far behind a loaded machine makes it
+    await ensure_group(redis_client, stream, "witness")
     bots: list[subprocess.Popen[str]] = []
     try:
         await publish_matches(redis_client, ns, 2, PLAYERS, ["random"], seed=900)
