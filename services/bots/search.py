@@ -56,6 +56,9 @@ class SearchPolicy(HeuristicPolicy):
         # the first version (responses searched, team-sign value) losing standard 8 by 15-18
         # points as the lord's side and as the rebels
         self.responses = False
+        # an alternative must beat the heuristic's answer by this much on average (about two
+        # HP of an enemy): a few samples of random hands are noisy, the heuristic's pick is not
+        self.margin = 2.0
         self._game: Callable[[], Game] | None = None
         self.searched = 0
         self.cut = 0  # searches stopped by the budget
@@ -132,8 +135,9 @@ class SearchPolicy(HeuristicPolicy):
             rounds += 1
         if not rounds:
             return cands[0]
-        best = max(range(len(cands)), key=lambda k: (totals[k] > totals[0] + 1e-9, totals[k], -k))
-        return cands[best] if totals[best] > totals[0] + 1e-9 else cands[0]
+        best = max(range(len(cands)), key=lambda k: (totals[k], -k))
+        gain = (totals[best] - totals[0]) / rounds
+        return cands[best] if gain > self.margin else cands[0]
 
     def _over(self, t0: float) -> bool:
         return (time.thread_time() - t0) * 1000 > self.search_budget_ms
