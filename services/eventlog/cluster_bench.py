@@ -17,6 +17,8 @@ master's CPU per append over the single server's: about 1/N when the partitions 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import threading
 import uuid
 from typing import Any
 
@@ -66,10 +68,71 @@ async def _workload(url: str, cluster: bool, games: int, appends: int) -> int:
     return games * appends
 
 
+def _offset(port: int) -> int:
+    """A node's replication offset: what a master wrote, what a replica has processed (the
+    master's own figure for its replica moves only with the replica's once-a-second ACK)."""
+    with redis.Redis(port=port) as c:
+        info: Any = c.info("replication")
+    key = "master_repl_offset" if info["role"] == "master" else "slave_repl_offset"
+    return int(info[key])
+
+
+def _replica_of(port: int) -> int:
+    with redis.Redis(port=port) as c:
+        info: Any = c.info("replication")
+    return int(info["slave0"]["port"])
+
+
+class _LagSampler:
+    """Samples every master's replication lag (bytes its replica has not acknowledged) while a
+    workload runs: what a failover at that instant would lose."""
+
+    def __init__(self, masters: list[int]) -> None:
+        self.masters = masters
+        self.lags: list[int] = []
+        self.stop = threading.Event()
+        self.replicas = {p: _replica_of(p) for p in masters}
+        self.start = {p: _offset(p) for p in masters}
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        clients = {p: redis.Redis(port=p) for p in [*self.masters, *self.replicas.values()]}
+        try:
+            while not self.stop.is_set():
+                for port in self.masters:
+                    with contextlib.suppress(redis.RedisError, OSError, KeyError):
+                        # the master first: the replica, read later, is never ahead of it
+                        master: Any = clients[port].info("replication")
+                        replica: Any = clients[self.replicas[port]].info("replication")
+                        lag = int(master["master_repl_offset"]) - int(replica["slave_repl_offset"])
+                        self.lags.append(max(0, lag))
+                self.stop.wait(0.002)
+        finally:
+            for c in clients.values():
+                c.close()
+
+    def finish(self, appends: int) -> dict[str, Any]:
+        self.stop.set()
+        self.thread.join()
+        written = sum(_offset(p) - self.start[p] for p in self.masters)
+        per = written / max(appends, 1)  # replication bytes per append
+        lags = sorted(self.lags) or [0]
+        return {
+            "replication_bytes_per_append": round(per, 1),
+            "lag_samples": len(self.lags),
+            "lag_appends_median": round(lags[len(lags) // 2] / max(per, 1), 2),
+            "lag_appends_p99": round(lags[int(len(lags) * 0.99)] / max(per, 1), 2),
+            "lag_appends_max": round(lags[-1] / max(per, 1), 2),
+        }
+
+
 def _run(url: str, ports: list[int], cluster: bool, games: int, appends: int) -> dict[str, Any]:
     roles = {p: _role(p) for p in ports}
     before = {p: _cpu(p) for p in ports}
+    sampler = _LagSampler([p for p in ports if roles[p] == "master"]) if cluster else None
     sample = benchkit.timed(lambda: asyncio.run(_workload(url, cluster, games, appends)))
+    lag = sampler.finish(sample.units) if sampler is not None else None
     used = {p: _cpu(p) - before[p] for p in ports}
     n = sample.units
     masters = sorted((used[p] * 1e6 / n for p in ports if roles[p] == "master"), reverse=True)
@@ -80,6 +143,7 @@ def _run(url: str, ports: list[int], cluster: bool, games: int, appends: int) ->
         "master_cpu_us_per_append": masters,  # busiest first
         "replica_cpu_us_per_append": replicas,
         "redis_cpu_us_per_append_total": sum(masters) + sum(replicas),
+        **({"replication_lag": lag} if lag else {}),
     }
 
 
@@ -134,6 +198,9 @@ def bench_cluster(
                     round(x, 2) for x in multi[-1]["replica_cpu_us_per_append"]
                 ],
                 "client_cpu_us_per_append": spread(multi, "client_cpu_us_per_append"),
+                # acknowledged appends a replica lacked at a sampled instant: what a failover
+                # then would lose (without --wait-replicas)
+                "replication_lag_by_round": [r["replication_lag"] for r in multi],
                 "ceiling_appends_per_s": round(1e6 / benchkit.spread(busiest_multi)["median"]),
             },
             "busiest_master_share_of_single": benchkit.spread(share),
