@@ -8,8 +8,16 @@ scripts may touch them all):
                             `t`, the append time (ms, the server's TIME; absent on old entries)
     {ns}:{TAG}:g:GAME:snap  hash; v (version), h (chain hash), s (state bytes)
 
-The append script reads the stream's last id and adds the batch only if it equals the expected
-version. A script runs atomically on the server, so there is no window between check and write;
+The append script compares the stream's length (XLEN, O(1)) with the expected version and adds
+the batch only if they are equal. A log is append-only (this script is its only writer, entries
+are numbered 1..N, nothing trims or XDELs a game's log; `delete` drops the whole key), so its
+length is its last sequence number. The check stays exact if that is broken (an operator's
+XDEL): a mismatch, or an empty batch, reads the last id (XREVRANGE) and compares that; and the
+first XADD, the script's first write, refuses an id not above the last one, which the script
+turns into a conflict. This replaced an XREVRANGE on every call, which also copied the last
+entry's bytes into Lua. The outbox's key types are checked before any write (one TYPE per key,
+not per command): a script's writes are not undone on error, so nothing is half-written.
+A script runs atomically on the server, so there is no window between check and write;
 MULTI/EXEC with WATCH would also work but turns every race into a retry round trip, and cannot
 return the actual version in the same reply.
 
@@ -43,12 +51,22 @@ end
 
 _APPEND = """
 local function append(key, expected, first, last)
-  local actual = last_seq(key)
-  if actual ~= expected then return {0, actual} end
-  if last < first then return {1, expected} end
+  if last < first or redis.call('XLEN', key) ~= expected then
+    local actual = last_seq(key)
+    if actual ~= expected then return {0, actual} end
+    if last < first then return {1, expected} end
+  end
   local now = redis.call('TIME')
   local t = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
-  for i = first, last do
+  -- the first XADD completes the check: its id must be above the last (a length that matches
+  -- while the last id is higher, after an XDEL, fails here, before anything is written)
+  local added = redis.pcall('XADD', key, string.format('%d-0', expected + 1), 'e', ARGV[first], 't', t)
+  if type(added) == 'table' and added.err then
+    local actual = last_seq(key)
+    if actual ~= expected then return {0, actual} end
+    return added
+  end
+  for i = first + 1, last do
     redis.call('XADD', key, string.format('%d-0', expected + i - first + 1), 'e', ARGV[i], 't', t)
   end
   return {1, expected + last - first + 1}
@@ -65,11 +83,17 @@ APPEND_OUTBOX_LUA = (
     + """
 local n = tonumber(ARGV[2])
 local kinds = {XADD = 'stream', ZADD = 'zset', ZREM = 'zset'}
+local checked = {}
 local i = 3 + n
 while i <= #ARGV do  -- refuse before writing anything: a script's writes are not undone
   local want, key = kinds[ARGV[i]], KEYS[tonumber(ARGV[i + 1])]
-  local have = redis.call('TYPE', key)['ok']
-  if have ~= 'none' and have ~= want then
+  if checked[key] == nil then  -- one TYPE per key, however many commands it gets
+    checked[key] = redis.call('TYPE', key)['ok']
+  end
+  local have = checked[key]
+  if have == 'none' then
+    checked[key] = want  -- an earlier command makes it a `want`: a later one must agree
+  elseif have ~= want then
     return redis.error_reply('outbox: ' .. key .. ' holds a ' .. have .. ', not a ' .. want)
   end
   i = i + 3 + tonumber(ARGV[i + 2])

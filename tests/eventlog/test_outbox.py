@@ -196,3 +196,25 @@ async def test_outbox_key_of_the_wrong_type_writes_nothing(
     assert await store.read("g") == []
     assert await redis_client.zrange(zset, 0, -1) == [b"g|0"]
     assert await redis_client.get(out) == b"a string, not a stream"
+
+
+async def test_one_key_used_as_two_types_writes_nothing(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """TYPE is asked once per key: a missing key that one command would make a stream and
+    another a zset is refused before anything is written, as a key holding a zset would be."""
+    ns = redis_namespace
+    key = f"{ns}:both"
+    outbox = [
+        OutboxCommand("XADD", key, ("*", "game", "g")),
+        OutboxCommand("ZADD", key, (5, "g|1")),
+    ]
+    with pytest.raises(Exception, match="holds a stream, not a zset"):
+        await store.append("g", 0, [b"a"], outbox)
+    assert await store.read("g") == []
+    assert await redis_client.exists(key) == 0
+    await redis_client.zadd(key, {"g|0": 1})
+    with pytest.raises(Exception, match="holds a zset, not a stream"):
+        await store.append("g", 0, [b"a"], outbox)
+    assert await store.read("g") == []
+    assert await redis_client.zrange(key, 0, -1) == [b"g|0"]

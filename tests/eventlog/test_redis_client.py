@@ -3,11 +3,13 @@ errors for what redis-py refuses, and a working client against a real Redis."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 import redis.asyncio as aioredis
-from redis.exceptions import DataError, ResponseError
+from redis.exceptions import ConnectionError, DataError, ResponseError
 
-from services.eventlog.redis_client import HiredisPackConnection, connect
+from services.eventlog.redis_client import HiredisPackConnection, WaitingConnectionPool, connect
 
 BIG = bytes(range(256)) * 1024  # 256 KiB: above redis-py's buffer cutoff, so stock chunks it
 
@@ -129,3 +131,69 @@ async def test_connect_other_schemes_use_stock_connections() -> None:
     client = connect("unix:///nonexistent/redis.sock")  # no connection is made until a command
     assert client.connection_pool.connection_class is not HiredisPackConnection
     await client.aclose()
+
+
+async def test_more_commands_than_connections_wait_for_one(
+    redis_url: str, redis_namespace: str
+) -> None:
+    """redis-py 8's plain asyncio pool raised "Too many connections" for the command beyond
+    `max_connections`; connect()'s pool makes it wait for a connection instead, and refuses
+    only after `pool_timeout` (with redis-py's ConnectionError, an outage to callers)."""
+    key = f"{redis_namespace}:blocked"
+    client = connect(redis_url, max_connections=2)
+    try:
+        assert isinstance(client.connection_pool, WaitingConnectionPool)
+        # 10 commands at once over 2 connections: each BLPOP holds its connection until an
+        # RPUSH (on another client) wakes it, so most must wait for a connection
+        waiting = [asyncio.ensure_future(client.blpop([key], timeout=0)) for _ in range(10)]
+        other = connect(redis_url)
+        try:
+            for _ in range(10):
+                await other.rpush(key, "x")
+            popped = await asyncio.wait_for(asyncio.gather(*waiting), 30)
+        finally:
+            await other.aclose()
+        assert len(popped) == 10
+        assert await client.llen(key) == 0
+    finally:
+        await client.aclose()
+    impatient = connect(redis_url, max_connections=1, pool_timeout=0.2)
+    other = connect(redis_url)
+    try:
+        held = asyncio.ensure_future(impatient.blpop([key], timeout=0))
+        while not impatient.connection_pool._in_use_connections:  # type: ignore[attr-defined]
+            await asyncio.sleep(0)  # the BLPOP has taken the one connection
+        with pytest.raises(ConnectionError, match="No connection available"):
+            await impatient.ping()
+        await other.rpush(key, "y")
+        assert tuple(await asyncio.wait_for(held, 30)) == (key.encode(), b"y")
+        assert await impatient.ping() is True  # the refusal changed nothing
+    finally:
+        await other.aclose()
+        await impatient.aclose()
+
+
+async def test_a_cancelled_waiter_does_not_hold_up_the_next(
+    redis_url: str, redis_namespace: str
+) -> None:
+    key = f"{redis_namespace}:cancelled"
+    client = connect(redis_url, max_connections=1, pool_timeout=None)
+    other = connect(redis_url)
+    try:
+        held = asyncio.ensure_future(client.blpop([key], timeout=0))
+        while not client.connection_pool._in_use_connections:  # type: ignore[attr-defined]
+            await asyncio.sleep(0)
+        first = asyncio.ensure_future(client.ping())
+        second = asyncio.ensure_future(client.incr(f"{key}:n"))
+        while len(client.connection_pool._waiters) < 2:  # type: ignore[attr-defined]
+            await asyncio.sleep(0)
+        first.cancel()
+        await other.rpush(key, "z")
+        assert await asyncio.wait_for(second, 30) == 1
+        assert tuple(await held) == (key.encode(), b"z")
+        assert first.cancelled()
+        assert not client.connection_pool._waiters  # type: ignore[attr-defined]
+    finally:
+        await other.delete(f"{key}:n")
+        await other.aclose()
+        await client.aclose()
