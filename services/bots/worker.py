@@ -160,6 +160,13 @@ class BotWorker:
             except OSError as exc:
                 await outage.failed(exc, stop)
                 continue
+            except Exception as exc:  # noqa: BLE001 - the loop must outlive any one bad round
+                if is_outage(exc):  # e.g. a cluster's slots not covered during a failover
+                    await outage.failed(exc, stop)
+                else:
+                    print(f"arena bots {consumer.consumer}: {exc!r}", file=sys.stderr)
+                    await asyncio.sleep(0.5)
+                continue
             outage.ok()
             if claim and not more_stale:
                 next_claim = loop.time() + self.claim_every_s
@@ -230,8 +237,13 @@ async def run(args: argparse.Namespace) -> None:
     for consumer in consumers:
         await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
+    crashed = False
     try:
         await worker.run(stop)
+    except Exception as exc:
+        crashed = True
+        print(f"arena bots {args.consumer}: stopped by {exc!r}", file=sys.stderr, flush=True)
+        raise
     finally:
         print(
             json.dumps(
@@ -249,6 +261,8 @@ async def run(args: argparse.Namespace) -> None:
             ),
             flush=True,
         )
+        if crashed:  # answers in flight may never cancel cleanly: exit now and be restarted
+            os._exit(1)  # (what was not acknowledged is delivered again)
         await engine.close()
         await client.aclose()
 

@@ -22,7 +22,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from redis.exceptions import ClusterDownError, ResponseError, TryAgainError
+from redis.exceptions import (
+    ClusterDownError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -39,6 +44,8 @@ def is_outage(exc: BaseException) -> bool:
     from .batching import NotReplicated
 
     if isinstance(exc, (*OUTAGE, ClusterDownError, TryAgainError, NotReplicated)):
+        return True
+    if isinstance(exc, RedisClusterException):  # not a RedisError: slots not covered yet, …
         return True
     # a server that lost its groups (restarted without its AOF) or is a replica mid-failover
     return isinstance(exc, ResponseError) and str(exc).startswith(("LOADING", "MASTERDOWN"))

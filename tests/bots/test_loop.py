@@ -76,3 +76,41 @@ async def test_poison_transient_and_broken(
     assert worker.outcomes["answered"] == 2 and worker.outcomes["poison"] == 1
     pending: Any = await redis_client.xpending(stream, GROUP)
     assert pending["pending"] == 0
+
+
+async def test_the_loop_outlives_an_unexpected_error(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """A round that fails with an error no handler expects (a cluster's slots not covered
+    mid-failover; any bug) costs that round, not the worker: the loop goes on and answers."""
+    import asyncio
+
+    from redis.exceptions import SlotNotCoveredError
+
+    ns = redis_namespace
+    stream = game_stream_key(ns, DECISIONS.name, "g")
+    consumer = GroupConsumer(redis_client, stream, GROUP, "c0", min_idle_ms=60_000)
+    stub = Stub()
+    worker = BotWorker(consumer, stub)  # type: ignore[arg-type]
+    await consumer.start()
+    failures = [SlotNotCoveredError("slot 7 is not covered"), RuntimeError("a bug")]
+    poll = worker.poll
+
+    async def failing_poll(block_ms: int, claim: bool, c: GroupConsumer | None = None) -> bool:
+        if failures:
+            raise failures.pop(0)
+        return await poll(block_ms, claim, c)
+
+    worker.poll = failing_poll  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop, block_ms=50))
+    message = BotDecision(game="g", decision=1, seat=0, player="ok", version=1, body=b"{}")
+    await publish_message(redis_client, ns, DECISIONS, message)
+    for _ in range(400):
+        if worker.outcomes.get("answered"):
+            break
+        assert not running.done(), running
+        await asyncio.sleep(0.05)
+    stop.set()
+    await asyncio.wait_for(running, 30)
+    assert not failures and worker.outcomes["answered"] == 1

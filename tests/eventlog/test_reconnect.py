@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from redis.exceptions import BusyLoadingError, ResponseError
+from redis.exceptions import BusyLoadingError, ResponseError, SlotNotCoveredError
 
 from services.eventlog.reconnect import Backoff, is_outage, watch_health
 from services.eventlog.redis_client import connect
@@ -29,6 +29,7 @@ def test_backoff_grows_to_its_cap_with_jitter_and_resets() -> None:
 def test_outage_errors_are_told_from_bad_requests() -> None:
     assert is_outage(BusyLoadingError("Redis is loading the dataset in memory"))
     assert is_outage(ConnectionRefusedError())
+    assert is_outage(SlotNotCoveredError("slot 7 is not covered"))  # a cluster mid-failover
     assert not is_outage(ResponseError("WRONGTYPE Operation against a key"))
     assert not is_outage(ValueError("x"))
 
