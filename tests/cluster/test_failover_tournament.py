@@ -100,7 +100,12 @@ def tournament_with_failover(cluster: LocalCluster, var: Path, games: int) -> di
         assert victim not in roles and list(roles.values()).count("master") == 3  # promoted
         ids = {p["game"] for p in _journal(var)}
         assert len(ids) == games
-        files = {f.stem: f for f in (var / "archive").glob("*.arena")}
+        while True:  # a game is finished once its last answer is in; the archive follows (a
+            # game whose engine lost Redis mid-archive is archived by the finishing sweep)
+            files = {f.stem: f for f in (var / "archive").glob("*.arena")}
+            if ids <= set(files) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert ids <= set(files), sorted(ids - set(files))
         for gid in ids:
             report = verify(files[gid])
