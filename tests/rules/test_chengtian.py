@@ -25,7 +25,7 @@ from services.rules.scenario.loader import load_text
 from services.rules.scenario.table import build
 from tests.rules.invariants import check_cards, check_players, play_random
 
-GAMES = 300
+GAMES = 100
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 

@@ -29,7 +29,7 @@ from tests.rules.invariants import play_random
 from tests.rules.test_redaction import LeakFinder
 
 SIZE = {"beginner": 8, "advanced": 12}
-GAMES = 100
+GAMES = 40
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 30_000
 CAMPS = {
