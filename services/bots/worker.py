@@ -25,7 +25,6 @@ import sys
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from redis.exceptions import RedisError
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts.streams import DECISIONS, BadMessage, BotDecision, decode
@@ -148,20 +147,10 @@ class BotWorker:
                     await consumer.start()
                     started = True
                 more_stale = await self.poll(block_ms, claim, consumer)
-            except RedisError as exc:
+            except Exception as exc:  # noqa: BLE001 - the loop must outlive any one bad round
                 if is_nogroup(exc):
                     started = False
-                elif is_outage(exc):  # Redis restarting: back off and go on
-                    await outage.failed(exc, stop)
-                else:
-                    print(f"arena bots: redis: {exc!r}", file=sys.stderr)
-                    await asyncio.sleep(0.5)
-                continue
-            except OSError as exc:
-                await outage.failed(exc, stop)
-                continue
-            except Exception as exc:  # noqa: BLE001 - the loop must outlive any one bad round
-                if is_outage(exc):  # e.g. a cluster's slots not covered during a failover
+                elif is_outage(exc):  # Redis restarting, a cluster failing over: back off
                     await outage.failed(exc, stop)
                 else:
                     print(f"arena bots {consumer.consumer}: {exc!r}", file=sys.stderr)

@@ -41,7 +41,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry, Counter, Gauge
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import ResponseError
 
 from ..contracts.streams import FINISHED, SHARED, SharedStream, stream_keys
 
@@ -304,7 +304,7 @@ class StreamKeeper:
             try:
                 await self.once()
                 self._last_error = ""
-            except (RedisError, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - Redis away, a cluster failing over, …
                 text = f"{type(exc).__name__}: {exc}"
                 if text != self._last_error:
                     print(f"{self.name}: stream trimming failed: {text}", file=sys.stderr)
