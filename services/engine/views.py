@@ -81,8 +81,10 @@ def may_see(game: api.Game, d: api.Decision, viewer: int) -> bool:
 def decision(
     game_id: str, d: api.Decision, viewer: int, *, id: int, version: int
 ) -> common_pb2.Decision:
-    """A decision for `viewer`: options and info only for the seat that decides; `id` is the
-    decision's opaque id, `version` the viewer's position."""
+    """A decision for `viewer`: options, info and their bounds only for the seat that decides
+    (another viewer gets who is asked and the kind: a targets decision's `max` is its card's
+    target count or its number of legal targets, a hint at a card that may go back into the
+    hand unseen); `id` is the decision's opaque id, `version` the viewer's position."""
     mine = viewer == d.seat
     return common_pb2.Decision(
         game_id=game_id,
@@ -90,9 +92,9 @@ def decision(
         seat=d.seat,
         kind=d.kind,
         options=list(d.options) if mine else [],
-        min=d.min,
-        max=d.max,
-        declinable=d.declinable,
+        min=d.min if mine else 0,
+        max=d.max if mine else 0,
+        declinable=d.declinable if mine else False,
         info_json=msgspec.json.encode(d.info).decode() if mine else "",
         version=version,
     )

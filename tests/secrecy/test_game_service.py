@@ -302,3 +302,52 @@ async def test_submit_action_tells_the_next_decision_only_when_public(env: Env) 
         hidden += not public
         assert r.HasField("next") == public, (nxt.kind, nxt.seat, d.seat)
     assert hidden > 0  # the case was met
+
+
+async def test_another_viewer_learns_who_is_asked_and_the_kind_only(env: Env) -> None:
+    """A public decision (the active seat choosing targets, say) went to every other viewer
+    with its min, max and declinable: a targets decision with max 2 is 铁索连环, one not
+    declinable is 借刀杀人's second target, though the seat may cancel and keep the card
+    unseen. Others now get who is asked, the kind, the id and the deadline; never the bounds."""
+    found = 0
+    for seed in range(1, 8):
+        game = f"b{seed}"
+        await env.games.create_game(
+            NewMatch(
+                match_id=game,
+                ruleset="standard",
+                seats=[Seat(f"p{i}") for i in range(5)],
+                seed=seed,
+            )
+        )
+        policy = RandomPolicy(seed)
+        for _ in range(300):
+            hot = await env.games.get(game)
+            d = api.pending(hot.game)
+            if d is None or hot.game.over:
+                break
+            other = (d.seat + 1) % 5
+            for token in ("", tokens.issue(SECRET, game, other)):
+                seen = await env.stub.GetDecision(
+                    game_pb2.GetDecisionRequest(game_id=game, seat_token=token)
+                )
+                if seen.HasField("decision"):
+                    x = seen.decision
+                    assert (x.seat, x.kind, x.id) == (d.seat, d.kind, hot.ids.opaque(d.id))
+                    assert (x.min, x.max, x.declinable, list(x.options), x.info_json) == (
+                        0,
+                        0,
+                        False,
+                        [],
+                        "",
+                    ), (d.kind, d.info)
+            found += d.kind == "targets" and (d.max == 2 or not d.declinable)
+            await env.games.submit_action(
+                game,
+                tokens.issue(SECRET, game, d.seat),
+                hot.ids.opaque(d.id),
+                list(policy.act(d).picks),
+            )
+        if found:
+            break
+    assert found  # a decision whose bounds name its card was met, and not shown to others
