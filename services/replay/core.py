@@ -12,10 +12,12 @@ it receives), never the log's seq, which would count the answers withheld from i
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..contracts import decision_ids
 from ..errors import checked_game_id
 from ..eventlog import archive
 from ..eventlog.entry import decode_entry
@@ -130,8 +132,12 @@ class Replay:
         idle_ms: int = 60_000,
         decisions: DecisionSource | None = None,
         metrics: Metrics | None = None,
+        secret: bytes | None = None,
     ) -> None:
         self.store = store
+        # the deployment's secret keys the opaque decision ids a seat's answers carry (the ids
+        # the engine shows it); without one they carry none (envelope.py)
+        self.secret = secret
         self.archive_dir = archive_dir
         self.clock = clock or SystemClock()
         self.policy = policy or (lambda h: TablePolicy())
@@ -339,7 +345,12 @@ class Replay:
         return feed
 
     async def _load(self, game: str) -> GameFeed:
-        feed = GameFeed(game, self.clock, self.decisions)
+        opaque = None
+        if self.secret is not None:
+            opaque = functools.partial(
+                decision_ids.opaque, decision_ids.game_key(self.secret, game)
+            )
+        feed = GameFeed(game, self.clock, self.decisions, opaque)
         records = await self.store.read_timed(game)
         if records:
             feed.add(records, self.clock.now_ms())

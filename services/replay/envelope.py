@@ -3,19 +3,23 @@
     {"seq":N,"kind":"header","header":{...}}           public (seed commitment in hex)
     {"seq":N,"kind":"event","event":{...}}             redacted by services.rules views.redact
     {"seq":N,"kind":"answer","answer":{...}}           only to GOD and to the seat that answered
+                                                       (the seat: the decision's opaque id)
     {"seq":N,"kind":"seed_reveal","reveal":{...}}      public (it is the last entry)
     {"seq":N,"kind":"control","control":{...}}         public: a seat goes on 托管 or comes back
     {"seq":N,"kind":"other","type":KIND}               an entry kind this code does not know
 
 Answers are withheld from everyone else, not just emptied: that a seat was asked at all is a
 secret (the engine never asks a seat that has no legal answer, so a 无懈可击 prompt tells that the
-seat holds one). The event JSON is msgspec's encoding of the redacted event, so the byte searches
+seat holds one). The answering seat gets its answer with the decision's opaque id, the one it was
+shown (contracts/decision_ids.py), or none when the server has no key for them: the engine's
+decision number would count the decisions asked of other seats between two of its own. The event JSON is msgspec's encoding of the redacted event, so the byte searches
 of tests/rules/test_redaction.py apply unchanged to what a browser receives.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -58,17 +62,27 @@ def _wrap(seq: int, kind: str, key: str, body: bytes) -> bytes:
     return b'{"seq":%d,"kind":"%s","%s":%s}' % (seq, kind.encode(), key.encode(), body)
 
 
-def envelope(seq: int, data: bytes, viewer: int) -> bytes | None:
-    """The JSON ``viewer`` receives for stored entry ``seq`` (None: nothing)."""
+OpaqueId = Callable[[int], int]
+"""A game's decision number -> the opaque id its seats are shown (contracts/decision_ids.py)."""
+
+
+def envelope(seq: int, data: bytes, viewer: int, opaque: OpaqueId | None = None) -> bytes | None:
+    """The JSON ``viewer`` receives for stored entry ``seq`` (None: nothing); ``opaque`` gives
+    the answering seat its decisions' opaque ids (without it, its answers carry none)."""
     entry = upgrade(decode_entry(data))
     if entry.kind == EVENT:
         event = api.redact(api.decode_event(entry.payload), viewer)
         return _wrap(seq, "event", "event", _json.encode(event))
     if entry.kind == ANSWER:
         answer = decode_payload(entry.payload, AnswerRecord)
-        if viewer not in (api.GOD, answer.seat):
+        if viewer == api.GOD:  # the log as it is
+            return _wrap(seq, "answer", "answer", _json.encode(answer))
+        if viewer != answer.seat:
             return None
-        return _wrap(seq, "answer", "answer", _json.encode(answer))
+        mine: dict[str, Any] = {"seat": answer.seat, "picks": answer.picks, "auto": answer.auto}
+        if opaque is not None:
+            mine = {"decision": opaque(answer.decision), **mine}
+        return _wrap(seq, "answer", "answer", _json.encode(mine))
     if entry.kind == HEADER:
         body = _json.encode(header_json(decode_payload(entry.payload, Header)))
         return _wrap(seq, "header", "header", body)

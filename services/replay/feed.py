@@ -35,7 +35,7 @@ from ..eventlog.store import EventStore, TimedRecord
 from ..rules import api
 from .clock import Clock
 from .decisions import DecisionSource, Pending, decision_json, is_public
-from .envelope import envelope, is_terminal
+from .envelope import OpaqueId, envelope, is_terminal
 
 log = logging.getLogger(__name__)
 # well under redis-py's default socket timeout (5 s since redis-py 8): an XREAD blocking as long
@@ -47,10 +47,17 @@ TAIL_BLOCK_MS = 2_000
 class GameFeed:
     """Entries of one game, their release times, the pending decision, change notification."""
 
-    def __init__(self, game: str, clock: Clock, decisions: DecisionSource | None = None) -> None:
+    def __init__(
+        self,
+        game: str,
+        clock: Clock,
+        decisions: DecisionSource | None = None,
+        opaque: OpaqueId | None = None,
+    ) -> None:
         self.game = game
         self.clock = clock
         self.decisions = decisions
+        self.opaque = opaque  # a seat's answers name their decisions by these ids (envelope.py)
         self.records: list[bytes] = []
         self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
         self.positions = Positions()  # each viewer's position of each entry (eventlog.positions)
@@ -157,7 +164,7 @@ class GameFeed:
         while len(cache) < seq:
             n = len(cache) + 1
             at = self.positions.position(viewer, n)
-            cache.append(envelope(at, self.records[n - 1], viewer))
+            cache.append(envelope(at, self.records[n - 1], viewer, self.opaque))
         return cache[seq - 1]
 
     async def wait_beyond(self, after: int, any_change: bool = False) -> None:

@@ -4,13 +4,14 @@
     GET /static/NAME                        the viewer's files (services/replay/web/)
     GET /api/games?ruleset=&player=&status=live|finished&since=&until=&limit=
     GET /api/games/ID                       summary fields, header and card table
-    GET /api/games/ID/events?viewer=&token=&from=&to=&delay=
-    GET /api/games/ID/stream?viewer=&token=&from=&delay=     SSE; ``id:`` is the entry's position;
+    GET /api/games/ID/events?viewer=&from=&to=&delay=
+    GET /api/games/ID/stream?viewer=&from=&delay=     SSE; ``id:`` is the entry's position;
                                             ``event: decision`` the public pending decision
     GET /api/games/ID/verify
 
-``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs ``token``
-(query, or ``Authorization: Bearer``). ``from`` is the last position already held (a viewer's
+``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs its seat
+token as ``Authorization: Bearer TOKEN`` (a ``token`` in the query is refused: URLs end up in
+logs). ``from`` is the last position already held (a viewer's
 entries are numbered 1, 2, 3, … over what it receives: eventlog/positions.py); an SSE
 reconnect's ``Last-Event-ID`` takes its place. A small server of our own instead of aiohttp: five GET routes
 and one streaming response do not justify a framework dependency, and this keeps the one place
@@ -353,10 +354,12 @@ class HttpServer:
         await self._send(w, 200, body)
 
     def _viewer_args(self, req: Request) -> tuple[int, str | None, int]:
-        token = req.query.get("token") or None
+        if "token" in req.query:  # a URL ends up in logs, proxies' and browsers' histories
+            raise BadRequest("send a seat token as 'Authorization: Bearer TOKEN', not in the URL")
+        token = None
         auth = req.headers.get("authorization", "")
         if auth.lower().startswith("bearer "):
-            token = auth[7:].strip()
+            token = auth[7:].strip() or None
         return parse_viewer(req.query.get("viewer")), token, req.int_arg("delay")
 
     async def _events(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:

@@ -105,6 +105,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         store,
         args.archive,
         seat_check=hmac_seat_check(secret),
+        secret=secret,
         policy=lambda h: policy,
         clock=clock,
         decisions=decisions,

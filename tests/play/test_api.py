@@ -61,13 +61,23 @@ async def play_to_the_end(
     client: Client, game: str, seat: int, rng: random.Random, after: int = 0
 ) -> dict[str, Any]:
     """Answer every decision of the seat with a legal pick until the game ends; what was seen."""
-    seen: dict[str, Any] = {"entries": 0, "decisions": 0, "ended": False, "hidden_ok": True}
+    seen: dict[str, Any] = {
+        "entries": 0,
+        "decisions": 0,
+        "ended": False,
+        "hidden_ok": True,
+        "shown": set(),  # the decision ids the seat was shown
+        "answers": [],  # the decision ids its own answers in the log name
+    }
     async for event, eid, data in client.events(
         "seat_stream", game=game, seat=seat, **{"from": after}
     ):
         if event == "message":
             seen["entries"] += 1
             assert int(eid) == data["seq"]
+            if data["kind"] == "answer":
+                assert data["answer"]["seat"] == seat  # nobody else's answers
+                seen["answers"].append(data["answer"]["decision"])
             e = data.get("event") or {}
             if e.get("type") == "game_ended":
                 seen["ended"] = True
@@ -87,6 +97,7 @@ async def play_to_the_end(
             assert d["seat"] == seat and d["options"]
             assert all(o["text"] and o["text"] != o["key"] for o in d["options"])
             seen["decisions"] += 1
+            seen["shown"].add(d["id"])
             await answer(client, game, seat, d, pick(d, rng))
     return seen
 
@@ -121,6 +132,8 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     assert me["seated"] == {"game": game, "seat": seat, "over": False} and me["waiting"] is None
     seen = await play_to_the_end(client, game, seat, random.Random(4))
     assert seen["ended"] and seen["decisions"] > 0 and seen["hidden_ok"]
+    # its answers come back naming the ids it answered, not the engine's decision counter
+    assert seen["answers"] and set(seen["answers"]) <= seen["shown"]
     view = await client.call("seat_view", game=game, seat=seat)
     assert view["over"] and view["decision"] is None and view["view"]["over"]
     assert (await client.call("me"))["seated"]["over"]

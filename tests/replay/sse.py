@@ -56,10 +56,13 @@ class SseClient:
         self.writer.close()
 
 
-async def open_sse(port: int, path: str, last_event_id: str | None = None) -> SseClient:
-    """GET ``path`` as an EventSource would."""
+async def open_sse(
+    port: int, path: str, last_event_id: str | None = None, token: str = ""
+) -> SseClient:
+    """GET ``path`` as an EventSource would (``token``: a seat token, as a bearer token)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     extra = f"Last-Event-ID: {last_event_id}\r\n" if last_event_id else ""
+    extra += f"Authorization: Bearer {token}\r\n" if token else ""
     writer.write(
         f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
     )
@@ -70,10 +73,11 @@ async def open_sse(port: int, path: str, last_event_id: str | None = None) -> Ss
     return client
 
 
-async def get(port: int, path: str) -> tuple[int, bytes]:
-    """A plain GET: status and body bytes."""
+async def get(port: int, path: str, token: str = "") -> tuple[int, bytes]:
+    """A plain GET: status and body bytes (``token``: a seat token, as a bearer token)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    auth = f"Authorization: Bearer {token}\r\n" if token else ""
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n{auth}\r\n".encode())
     await writer.drain()
     data = await reader.read()
     writer.close()
@@ -81,7 +85,7 @@ async def get(port: int, path: str) -> tuple[int, bytes]:
     return int(head.split(b" ")[1]), body
 
 
-async def get_json(port: int, path: str) -> tuple[int, Any]:
+async def get_json(port: int, path: str, token: str = "") -> tuple[int, Any]:
     """A GET whose body is JSON."""
-    status, body = await get(port, path)
+    status, body = await get(port, path, token)
     return status, json.loads(body)

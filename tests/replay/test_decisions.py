@@ -112,7 +112,7 @@ async def test_public_decisions_reach_live_viewers_and_nothing_else_does(
     port2 = await http2.start()
     readers = [
         Reader(await open_sse(port, f"/api/games/{game_id}/stream")),
-        Reader(await open_sse(port, f"/api/games/{game_id}/stream?viewer=1&token=seat-1")),
+        Reader(await open_sse(port, f"/api/games/{game_id}/stream?viewer=1", token="seat-1")),
         Reader(await open_sse(port2, f"/api/games/{game_id}/stream")),
     ]
     spectator, seat1, late = readers

@@ -59,7 +59,7 @@ async def test_spectators_share_one_channel_and_get_the_same_bytes(
     readers = [asyncio.create_task(read_all(s)) for s in early]
     await asyncio.sleep(0.3)
     # a spectator and a seat: two grants, two channels, however many watch
-    seat = await open_sse(port, "/api/games/fan/stream?viewer=2&token=seat-2")
+    seat = await open_sse(port, "/api/games/fan/stream?viewer=2", token="seat-2")
     seat_reader = asyncio.create_task(read_all(seat))
     await asyncio.sleep(0.1)
     assert sorted(k[1:] for k in http.fanout.channels if k[0] == "fan") == [(-1, 0), (2, 0)]
@@ -73,7 +73,7 @@ async def test_spectators_share_one_channel_and_get_the_same_bytes(
         assert ids == everything  # every entry once, in order, early or late
     bodies = {raw.split(b"\r\n\r\n", 1)[1] for _, raw in got[:-1]}
     assert len(bodies) == 1  # the same bytes on every early socket
-    _, mine = await get_json(port, "/api/games/fan/events?viewer=2&token=seat-2")
+    _, mine = await get_json(port, "/api/games/fan/events?viewer=2", "seat-2")
     assert seat_ids == [e["seq"] for e in mine["entries"]] != everything  # the seat's own view
     assert seat_raw.split(b"\r\n\r\n", 1)[1] not in bodies
     await asyncio.sleep(0.1)

@@ -87,9 +87,13 @@ async def test_seat_view_needs_its_token_and_god_opens_at_the_end(
     while await store.head("tok") < 200:
         await asyncio.sleep(0.01)
     assert (await get(port, "/api/games/tok/events?viewer=2"))[0] == 403
-    assert (await get(port, "/api/games/tok/events?viewer=2&token=seat-1"))[0] == 403
+    assert (await get(port, "/api/games/tok/events?viewer=2", "seat-1"))[0] == 403
     assert (await get(port, "/api/games/tok/stream?viewer=god"))[0] == 403
-    status, page = await get_json(port, "/api/games/tok/events?viewer=2&token=seat-2")
+    # a seat token in the URL is refused (URLs end up in logs), the right one included
+    for path in ("events", "stream"):
+        status, body = await get_json(port, f"/api/games/tok/{path}?viewer=2&token=seat-2")
+        assert status == 400 and "Authorization" in body["error"]
+    status, page = await get_json(port, "/api/games/tok/events?viewer=2", "seat-2")
     assert status == 200 and page["viewer"] == 2
     recs = await all_records(store, "tok")
     truth = Truth(recs, n_cards(recs))

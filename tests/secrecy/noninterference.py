@@ -275,26 +275,26 @@ async def _until(call: Any, last: int) -> AsyncIterator[Any]:
 async def http(side: Side, viewer: int, last: int) -> list[bytes]:
     """/events' body and the SSE stream's bytes (up to entry `last`)."""
     q = "viewer=" + ("spectator" if viewer < 0 else str(viewer))
-    if viewer >= 0:
-        q += "&token=" + _tok(viewer)
-    out = [await _get(side.http_port, f"/api/games/{GAME}/events?{q}")]
-    out.append(await _sse(side.http_port, f"/api/games/{GAME}/stream?{q}", last))
+    auth = f"Authorization: Bearer {_tok(viewer)}\r\n" if viewer >= 0 else ""
+    out = [await _get(side.http_port, f"/api/games/{GAME}/events?{q}", auth)]
+    out.append(await _sse(side.http_port, f"/api/games/{GAME}/stream?{q}", last, auth))
     return out
 
 
-async def _get(port: int, path: str) -> bytes:
+async def _get(port: int, path: str, auth: str) -> bytes:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\n{auth}\r\n".encode())
     await writer.drain()
     data = await reader.read()
     writer.close()
     return data.partition(b"\r\n\r\n")[2]
 
 
-async def _sse(port: int, path: str, last: int) -> bytes:
+async def _sse(port: int, path: str, last: int, auth: str) -> bytes:
     """The SSE body up to the message of entry `last` (or until it goes quiet)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    head = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{auth}\r\n"
+    writer.write(head.encode())
     await writer.drain()
     await reader.readuntil(b"\r\n\r\n")
     body = bytearray()

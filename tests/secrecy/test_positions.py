@@ -187,11 +187,12 @@ async def test_the_web_stream_numbers_by_the_viewer_too(stub: tuple) -> None:  #
     http = HttpServer(replay)
     port = await http.start()
     try:
-        for viewer, query in ((api.SPECTATOR, ""), (0, "?viewer=0&token=seat-0")):
+        for viewer, query in ((api.SPECTATOR, ""), (0, "?viewer=0")):
             n = (await replay.get_events(GAME, viewer, f"seat-{viewer}")).upto
             assert n == await games.store.head(GAME) - await _withheld(games, viewer)
+            token = f"seat-{viewer}" if viewer >= 0 else ""
             for last in (None, str(n // 2)):
-                sse = await open_sse(port, f"/api/games/{GAME}/stream{query}", last)
+                sse = await open_sse(port, f"/api/games/{GAME}/stream{query}", last, token)
                 ids = []
                 while len(ids) < n - int(last or 0):
                     m = await sse.next()
@@ -204,3 +205,30 @@ async def test_the_web_stream_numbers_by_the_viewer_too(stub: tuple) -> None:  #
     finally:
         await http.close()
         await replay.close()
+
+
+async def test_a_seat_s_own_answers_name_the_ids_it_was_shown_on_the_web_too(stub: tuple) -> None:  # type: ignore[type-arg]
+    """The replay server (HTTP, SSE, ReplayService, and the play API's seat stream, which
+    reads the same feed) sent a seat its own answers with the engine's decision numbers: the
+    gaps between them (3, 8, 36, …) counted the decisions asked of other seats. Now they carry
+    the opaque ids GameService shows (the server holds the same secret), or none without it."""
+    from services.replay import Replay
+
+    games, s = stub
+    await _played(games, s, 150)
+    hot = await games.get(GAME)
+    numbers = [a.decision for a in await _answers(games) if a.seat == 0]
+    assert len(numbers) > 5 and numbers != list(range(numbers[0], numbers[0] + len(numbers)))
+    engine = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(0)))
+    shown = [json.loads(e.payload_json)["decision"] for e in engine.events if e.type == "answer"]
+    assert shown == [hot.ids.opaque(n) for n in numbers]
+    check = lambda g, seat, t: t == f"seat-{seat}"  # noqa: E731
+    for secret, want in ((SECRET, shown), (None, None)):
+        replay = Replay(games.store, seat_check=check, secret=secret)
+        try:
+            page = await replay.get_events(GAME, 0, "seat-0")
+            mine = [x["answer"] for e in page.entries if (x := json.loads(e))["kind"] == "answer"]
+            assert [a["seat"] for a in mine] == [0] * len(numbers)
+            assert [a.get("decision") for a in mine] == (want or [None] * len(numbers))
+        finally:
+            await replay.close()
