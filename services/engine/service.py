@@ -471,7 +471,7 @@ class Games:
                     # the id is not echoed back: an unknown id gets the same words as a stale one
                     raise Refused("FAILED_PRECONDITION", "that decision is not pending")
                 if d.seat != seat:
-                    raise Refused("PERMISSION_DENIED", f"decision {d.id} is for another seat")
+                    raise Refused("PERMISSION_DENIED", "that decision is for another seat")
                 try:
                     return await self._apply(hot, AnswerRecord(d.id, d.seat, picks, auto))
                 except _Stale:

@@ -232,3 +232,37 @@ async def test_a_seat_s_own_answers_name_the_ids_it_was_shown_on_the_web_too(stu
             assert [a.get("decision") for a in mine] == (want or [None] * len(numbers))
         finally:
             await replay.close()
+
+
+async def test_answering_another_seat_s_public_decision_names_no_number(stub: tuple) -> None:  # type: ignore[type-arg]
+    """Any viewer may see a public decision's opaque id (the active seat's play phase); sent
+    back with another seat's token, the refusal said "decision 57 is for another seat": the
+    engine's counter, read as often as one likes, counts the decisions asked of others."""
+    games, s = stub
+    await _played(games, s, 60)
+    for _ in range(200):
+        hot = await games.get(GAME)
+        d = api.pending(hot.game)
+        assert d is not None and not hot.game.over
+        public = await s.GetDecision(game_pb2.GetDecisionRequest(game_id=GAME))
+        if public.HasField("decision"):
+            break
+        await games.submit_action(
+            GAME, _tok(d.seat), hot.ids.opaque(d.id), list(api.default_answer(d).picks)
+        )
+    else:
+        raise AssertionError("no public decision came")
+    head = await games.store.head(GAME)
+    other = (d.seat + 1) % 5
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await s.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                game_id=GAME,
+                seat_token=_tok(other),
+                decision_id=public.decision.id,
+                picks=list(api.default_answer(d).picks),
+            )
+        )
+    assert err.value.code() == C.PERMISSION_DENIED
+    assert str(d.id) not in (err.value.details() or ""), err.value.details()
+    assert await games.store.head(GAME) == head
