@@ -1,8 +1,9 @@
 """Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
 
 GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get ~500 random requests
-each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 300 and the play API 150
-(on a whole platform of real processes; their logs must gain no traceback): junk, near-valid and
+each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 500 and the play API 500,
+and 300 answers to a person's pending decision (on a whole platform of real processes; their
+logs must gain no traceback, and the person's game no entry): junk, near-valid and
 valid ids, tokens, numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500
 (or close without an answer), none may change a game's log, and nothing may be logged at ERROR
 (a traceback for bad input is a bug too).
@@ -602,7 +603,7 @@ async def _fuzz_matchmaker(stub: Any, caplog: pytest.LogCaptureFixture, rpc: str
     _no_errors(caplog)
 
 
-@runs(300)
+@runs(500)
 @given(call=mm_calls())
 async def test_fuzz_matchmaker(
     matchmaker: Any, caplog: pytest.LogCaptureFixture, call: Any
@@ -704,7 +705,7 @@ def _log_errors(var: Any) -> int:
     return sum(p.read_text(errors="replace").count("Traceback") for p in var.rglob("logs/*.log"))
 
 
-@runs(150)
+@runs(500)
 @given(req=play_requests())
 async def test_fuzz_play_api(play_platform: PlayPlatform, req: Any) -> None:  # noqa: F811
     import urllib.parse
@@ -726,3 +727,87 @@ def _var_of(p: PlayPlatform) -> Any:
     from pathlib import Path
 
     return Path(p.run.archive_dir).parent
+
+
+_SEATED: list[tuple[str, str, int, dict[str, Any]]] = []
+
+
+async def _seated(p: PlayPlatform) -> tuple[str, str, int, dict[str, Any]]:
+    """A person (made once) at a 1v1 table whose game waits on their decision: (token, game,
+    seat, the decision)."""
+    if not _SEATED:
+        from tests.play.openapi_client import Client
+        from tests.play.test_api import answer_one, sit
+
+        client = await Client.fetch(p.base)
+        settings = {"ruleset": "chengtian", "players": 2, "time_limit_ms": 600_000}
+        game, seat = await sit(client, {**settings, "hosted_after": 0}, "fuzzed")
+        d, _ = await answer_one(client, game, seat)
+        _SEATED.append((client.token, game, seat, d))
+    return _SEATED[0]
+
+
+@st.composite
+def answers(draw: st.DrawFn) -> Callable[[dict[str, Any]], bytes]:
+    """An answer body that is never legal: another id, or the pending id with a pick that is
+    not offered, or too many picks, or junk."""
+    import json
+
+    kind = draw(st.sampled_from(["id", "pick", "many", "junk", "shape"]))
+    other = draw(st.one_of(ints, st.sampled_from([0, 1, -1, 2**53])))
+    junk = draw(st.lists(st.one_of(st.text(max_size=12), st.sampled_from(["card:9999", "end"]))))
+    text = draw(json_text())
+
+    def body(d: dict[str, Any]) -> bytes:
+        keys = [o["key"] for o in d["options"]]
+        if kind == "id":
+            doc: Any = {"decision": other if other != d["id"] else other + 1, "picks": keys[:1]}
+        elif kind == "pick":
+            doc = {"decision": d["id"], "picks": [*keys[: d["min"]], "seat:99", *junk]}
+        elif kind == "many":
+            doc = {"decision": d["id"], "picks": keys * 2 + ["x"]}
+        elif kind == "shape":
+            doc = {"decision": str(d["id"]), "picks": keys[:1], **({"x": 1} if junk else {})}
+        else:
+            return text.encode("utf-8", "surrogatepass")
+        return json.dumps(doc).encode()
+
+    return body
+
+
+@runs(300)
+@given(make=answers())
+async def test_fuzz_answers_to_a_pending_decision_change_nothing(
+    play_platform: PlayPlatform,  # noqa: F811
+    make: Any,
+) -> None:
+    """Malformed and illegal answers to a person's own pending decision, with the person's own
+    credential: each is refused with a 4xx (a 429 when they come too fast), and the game's log
+    gains no entry; no service logs a traceback."""
+    import urllib.parse
+
+    import redis.asyncio as aioredis
+
+    from services.eventlog.redis_store import RedisEventStore
+
+    token, game, seat, d = await _seated(play_platform)
+    port = urllib.parse.urlsplit(play_platform.base).port
+    assert port is not None
+    var = _var_of(play_platform)
+    store = RedisEventStore(
+        aioredis.Redis.from_url(play_platform.redis_url), play_platform.namespace
+    )
+    try:
+        before, errors = await store.head(game), _log_errors(var)
+        body = make(d)
+        head = (
+            f"POST /api/games/{game}/seats/{seat}/answer HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            f"Authorization: Bearer {token}\r\n\r\n"
+        ).encode()
+        status = await _http(port, head + body)
+        assert status is not None and 400 <= status < 500, (body[:120], status)
+        assert await store.head(game) == before, body[:120]
+        assert _log_errors(var) == errors
+    finally:
+        await store.client.aclose()
