@@ -8,6 +8,7 @@ import asyncio
 import json
 import random
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -157,6 +158,9 @@ async def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
     store = RedisEventStore(
         aioredis.Redis.from_url(play_platform.redis_url), play_platform.namespace
     )
+    logs = Path(play_platform.run.archive_dir).parent / "logs"
+    assert list(logs.glob("*.log"))
+    tracebacks = _tracebacks(logs)
     try:
         d, _ = await answer_one(client, game, seat)
         before = await store.head(game)
@@ -179,14 +183,23 @@ async def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         await refused(400, "answer", {"picks": []}, game=game, seat=seat)
         await refused(400, "answer", {"decision": "one"}, game=game, seat=seat)
         await refused(400, "answer", {"decision": d["id"], "extra": 1}, game=game, seat=seat)
-        # someone else's seat or game, no credential
+        # someone else's seat or game (a real one, another person's), no credential
         await refused(403, "answer", {"decision": d["id"]}, game=game, seat=1 - seat)
         await refused(403, "seat_view", game="m-" + "0" * 32, seat=seat)
+        bob = await Client.fetch(play_platform.base)
+        bobs_game, bobs_seat = await sit(bob, {"ruleset": "chengtian", "players": 2}, "Bob")
+        bobs_before = await store.head(bobs_game)
+        for op, body in (("seat_view", None), ("answer", {"decision": d["id"]})):
+            await refused(403, op, body, game=bobs_game, seat=bobs_seat)
+        await refused(403, "hosting", {"hosted": True}, game=bobs_game, seat=bobs_seat)
+        await refused(403, "resign", game=bobs_game, seat=bobs_seat)
+        await refused(403, "answer", {"decision": d["id"]}, game=bobs_game, seat=seat)
         await refused(400, "seat_view", game="bad!id", seat=seat)
         token, client.token = client.token, "forged"
         await refused(401, "answer", {"decision": d["id"]}, game=game, seat=seat)
         client.token = token
         assert await store.head(game) == before  # nothing reached the log
+        assert await store.head(bobs_game) >= bobs_before  # (Bob's own game goes on)
 
         # raw HTTP: wrong content type, no JSON, an oversized body, an unknown route
         raw = await _raw(
@@ -257,8 +270,17 @@ async def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
             urllib.request.urlopen(f"{play_platform.base}/api/games/{game}", timeout=5).read()
         )["header"]
         assert header["seats"][seat]["name"] == "<b>bold</b>"
+        assert _tracebacks(logs) == tracebacks  # nothing was logged for any of it
     finally:
         await store.client.aclose()
+
+
+def _tracebacks(logs: Path) -> tuple[int, int]:
+    """(tracebacks in the platform's service logs, lines in the web server's: the play API's
+    process, which logs nothing for a refused request)."""
+    text = "".join(p.read_text(errors="replace") for p in logs.glob("*.log"))
+    web = (logs / "replay-server.log").read_text(errors="replace")
+    return text.count("Traceback"), web.count("\n")
 
 
 async def _raw(
