@@ -252,6 +252,19 @@ def test_arena_replay_server_serves_metrics(
             assert time.monotonic() < deadline, got
             time.sleep(0.05)
         assert got[("arena_replay_listings_total", (("transport", "http"),))] == 1
+        # /metrics listens on the server's --host (127.0.0.1 by default), not every address
+        assert listening(mport) == {"127.0.0.1"}, listening(mport)
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def listening(port: int) -> set[str]:
+    """The IPv4 addresses a TCP socket of this machine listens on at `port` (/proc/net/tcp)."""
+    out = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        addr, _, hexport = local.partition(":")
+        if state == "0A" and int(hexport, 16) == port:  # 0A: LISTEN
+            out.add(".".join(str(int(addr[i : i + 2], 16)) for i in (6, 4, 2, 0)))
+    return out
