@@ -9,7 +9,8 @@ entry's sequence number and both sides.
 The chain only proves the entries were not edited after the fact by someone who could not
 re-chain them; anyone can re-chain a file. So the fields the re-run does not check by itself are
 re-derived and compared (`check_reveal`), each mismatch naming its field: the reveal's `winners`
-must be the winners the re-run ends with; its `ended_at_ms` may not precede the header's
+must be the winners the re-run ends with, its `sides` (the side a lobby names; [] claims none)
+the roles of those winners; its `ended_at_ms` may not precede the header's
 `started_at_ms`, and when the entries' append times are known (a log read from Redis) both must
 be within `TIME_SKEW_MS` of the times their entries were appended; the header's `seats` must
 seat exactly the players the re-run deals. What a re-run cannot know (which player id sat in a
@@ -214,6 +215,22 @@ def _derived_winners(entries: Sequence[Entry], engine: Engine) -> list[int] | No
     return None
 
 
+def _derived_sides(entries: Sequence[Entry], engine: Engine, winners: list[int]) -> list[str]:
+    """The side a lobby names, as the engine records it: the roles of the winner seats (each
+    seat's last ``role_assigned`` in the re-run), sorted, without the empty role."""
+    roles: dict[int, str] = {}
+    for e in entries:
+        if e.kind != EVENT or b"role_assigned" not in e.payload:
+            continue
+        try:
+            event = engine.decode_event(e.payload)
+        except Exception:  # noqa: BLE001 - an event of a kind this engine cannot read
+            continue
+        if type(event).__struct_config__.tag == "role_assigned":
+            roles[int(event.seat)] = str(event.role)
+    return sorted({roles.get(s, "") for s in winners} - {""})
+
+
 def check_reveal(
     entries: Sequence[Entry],
     header: Header,
@@ -241,6 +258,16 @@ def check_reveal(
             str(winners),
             str(list(reveal.winners)),
         )
+    if winners is not None and reveal.sides:  # [] claims no side (logs from before sides)
+        sides = _derived_sides(entries, engine, winners)
+        if list(reveal.sides) != sides:
+            return Divergence(
+                last,
+                SEED_REVEAL,
+                "reveal field sides differs from the roles of the re-run's winners",
+                str(sides),
+                str(list(reveal.sides)),
+            )
     if reveal.ended_at_ms < header.started_at_ms:
         return Divergence(
             last,

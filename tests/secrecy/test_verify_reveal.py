@@ -63,6 +63,26 @@ async def test_changed_winners_are_named() -> None:
     assert report.chain_ok and report.seed_ok and report.replay_ok  # a clean re-chain
 
 
+async def test_changed_sides_are_named() -> None:
+    """The lobby names the side that won from the reveal's `sides`: a forged one (re-chained)
+    verified; now it must be the roles of the re-run's winners ([] claims no side)."""
+    records = await _game()
+    real = _reveal(records).winners
+    roles = {
+        e.seat: e.role
+        for e in (
+            api.decode_event(x.payload) for x in map(decode_entry, records) if x.kind == "event"
+        )
+        if isinstance(e, api.events.RoleAssigned)
+    }
+    honest = sorted({roles[s] for s in real} - {""})
+    assert honest and verify(_forge_reveal(records, sides=honest)).ok
+    liar = [r for r in ("lord", "rebel", "renegade", "loyalist") if [r] != honest][:1]
+    report = verify(_forge_reveal(records, sides=liar))
+    assert not report.ok and report.divergence is not None
+    assert "sides" in report.divergence.reason and report.divergence.kind == SEED_REVEAL
+
+
 async def test_an_end_before_the_start_is_named() -> None:
     records = await _game()
     start = _header(records).started_at_ms
