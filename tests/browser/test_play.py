@@ -7,6 +7,7 @@ never sees the person's hand. Screenshots go to artifacts/browser/."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
@@ -172,9 +173,8 @@ async def test_a_person_plays_a_whole_game(
     preset: str | None,
 ) -> None:
     tab = await new_tab(chromium)
-    game, seat = await sit_down(
-        tab, play_platform.base, f"{ruleset} player", ruleset, players, preset
-    )
+    name = f"{ruleset} player"
+    game, seat = await sit_down(tab, play_platform.base, name, ruleset, players, preset)
     answered = await play_out(tab, random.Random(players))
     assert answered, "the person was never asked anything"
     await tab.wait_for("document.querySelector('#conn').textContent === 'game over'")
@@ -184,14 +184,27 @@ async def test_a_person_plays_a_whole_game(
     won = await tab.js(f"arenaSeat.view().winners.includes({seat})")
     result = await tab.js("document.querySelector('#result').textContent")
     assert ("you won" if won else "you lost") in result, result
-    for word in ("processing", "judge_phase", "discard_phase", "undefined", "[object"):
+    for word in ("processing", "judge_phase", "discard_phase", "undefined", "[object", "NaN"):
         assert word not in text, word
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), re.findall(r"\b[a-z]+_[a-z_]+\b", text)
     if ruleset == "honglou":
         assert "主公" not in await tab.js("document.body.innerText")  # 主人 in 红楼梦
     assert not tab.errors, tab.errors
     # the seat's own hand is drawn below the felt, every card of it
     mine = await tab.js(f"arenaSeat.view().seats[{seat}].hand.length")
     assert await tab.js("document.querySelectorAll('#myhand .card').length") == mine
+    # the lobby lists the finished game with the side that won and the players, by name
+    winners = await tab.js("arenaSeat.view().winners")
+    await tab.goto(play_platform.base + "/#/")
+    row = f"document.querySelector('#recent tr[data-game=\"{game}\"]')"
+    await tab.wait_for(row, 60)
+    cells = await tab.js(f"[...{row}.querySelectorAll('td')].map(td => td.textContent)")
+    seated = cells[2].split(", ")
+    assert len(seated) == players and seated[seat] == name, cells
+    side = next(c for c in cells if c.startswith("winners: "))
+    assert (side != "winners: —") == bool(winners), (side, winners)
+    assert cells[-1] == ", ".join(seated[s] for s in winners), (cells, winners)
+    assert not tab.errors, tab.errors
 
 
 # By seat, the card ids a spectator was told went into that seat's hand and were not moved out

@@ -128,7 +128,7 @@ async function lobby() {
       const { games } = await getJSON("/api/games?limit=200");
       const row = (g, live) => `<tr data-game="${esc(g.id)}"><td><a href="#/${live ? "live" : "replay"}/${encodeURIComponent(g.id)}">${esc(g.id)}</a></td>
         <td>${esc(g.ruleset)}</td><td class="players"></td><td>${esc(when(g.start))}</td>
-        <td>${live ? `${g.version} entries` : `winners: ${esc((g.sides || []).map((r) => roleWord(g.ruleset, r)).join(", ") || "—")}`}</td>
+        <td class="side">${live ? `${g.version} entries` : ""}</td>
         <td>${live ? `<a href="#/replay/${encodeURIComponent(g.id)}">from the start</a>` : `<span class="winners"></span>`}</td></tr>`;
       const fillRows = (el, list, live) => {
         el.innerHTML = list.map((g) => row(g, live)).join("") || `<tr><td>${live ? "none right now" : "none yet"}</td></tr>`;
@@ -139,6 +139,9 @@ async function lobby() {
           tr.querySelector(".players").textContent = players.join(", ");
           const w = tr.querySelector(".winners");
           if (w) w.textContent = g.winners.map((s) => players[s]).join(", ");
+          // the side that won: its roles, or (a game without roles: 1v1) its players
+          const sides = (g.sides || []).map((r) => roleWord(g.ruleset, r)).join(", ");
+          if (!live) tr.querySelector(".side").textContent = `winners: ${sides || w.textContent || "—"}`;
         });
       };
       fillRows(q("#live"), games.filter((g) => !g.finished), true);

@@ -92,7 +92,7 @@ function describe(e, n, S) {
     case "general_deployed": return `${S(e.seat)} deploys a general${e.face_down ? " face down" : ""} (${e.camp} left in camp)`;
     case "general_benched": return `${S(e.seat)} sends ${e.general ? n.word(e.general) : "a face-down general"} back to camp`;
     case "general_fell": return `${S(e.seat)}'s ${n.word(e.general)} falls${e.killer >= 0 ? ` to ${S(e.killer)}` : ""}`;
-    case "game_ended": return e.draw ? "the game ends in a draw" : `the game ends: ${e.winners.length ? e.winners.map(n.role).join(", ") + " win" : "won"} (${e.winner_seats.map(S).join(", ")})`;
+    case "game_ended": return e.draw ? "the game ends in a draw" : e.winners.length ? `the game ends: ${e.winners.map(n.role).join(", ")} win (${e.winner_seats.map(S).join(", ")})` : `the game ends: ${e.winner_seats.map(S).join(", ")} ${e.winner_seats.length === 1 ? "wins" : "win"}`;
     default: return `${S(e.seat ?? -1)} — ${e.type.replace(/_/g, " ")}`;
   }
 }
