@@ -9,6 +9,7 @@ is defined once: its name, its default and its help.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import socket
@@ -22,14 +23,33 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 
 @dataclass(frozen=True)
 class Command:
-    """One `arena` sub-command: a line of help, its options, and the function it runs.
+    """One `arena` sub-command: a line of help, and the module whose two functions define its
+    options and run it.
 
-    ``run`` gets the parsed arguments and returns the process exit code.
+    The module is imported only when the command is chosen (or its options are listed), so
+    `arena up` pays for what `arena up` runs, not for every benchmark's imports: start-up time
+    is what a busy port's one-line refusal costs. ``run`` gets the parsed arguments and returns
+    the process exit code.
     """
 
     help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
+    module: str  # e.g. "services.platform.cli"
+    adder: str = "add_arguments"
+    runner: str = "main"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the command's options to ``parser`` (imports its module)."""
+        add: Callable[[argparse.ArgumentParser], None] = getattr(
+            importlib.import_module(self.module), self.adder
+        )
+        add(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        """Run the command (imports its module)."""
+        main: Callable[[argparse.Namespace], int] = getattr(
+            importlib.import_module(self.module), self.runner
+        )
+        return main(args)
 
 
 @dataclass(frozen=True)

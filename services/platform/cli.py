@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from ..cliargs import bench_options, game_options, int_list, names, redis_options
-from .bench import bench_e2e
+from ..cliargs import game_options, redis_options
 from .supervise import Policy
 from .tournament import Spec, TournamentError, run_tournament
 from .up import UpConfig
@@ -230,60 +228,3 @@ def tournament_command(a: argparse.Namespace) -> int:
     except TournamentError as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
-
-
-def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
-    """`arena bench e2e` options."""
-    p.description = (
-        "The same seeded games in-process and through the platform (engine and bot workers "
-        "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out."
-    )
-    game_options(p, players=5, games=200, options=False)
-    p.add_argument(
-        "--policy",
-        type=names("random", "heuristic"),
-        default="random,heuristic",
-        help="bot policies to measure, comma-separated",
-    )
-    p.add_argument(
-        "--engines", type=int_list, default="1,2", help="engine worker counts to measure"
-    )
-    p.add_argument("--bots", type=int, default=1, help="bot workers")
-    p.add_argument("--repeat", type=int, default=3, help="in-process runs (median taken)")
-    p.add_argument(
-        "--redis-cluster",
-        type=int,
-        default=0,
-        metavar="N",
-        help="run the platform on a local Redis Cluster of N masters (CPU per node reported)",
-    )
-    bench_options(p)
-
-
-def bench_e2e_command(a: argparse.Namespace) -> int:
-    """`arena bench e2e`: print the JSON report."""
-    if a.games < 1 or a.repeat < 1:
-        print("arena bench e2e: --games and --repeat must be at least 1", file=sys.stderr)
-        return 2
-
-    try:
-        out = [
-            bench_e2e(
-                a.ruleset,
-                a.players,
-                a.games,
-                a.seed,
-                pol,
-                a.engines,
-                a.bots,
-                a.redis_url,
-                a.repeat,
-                a.redis_cluster,
-            )
-            for pol in a.policy
-        ]
-    except RuntimeError as exc:
-        print(f"arena bench e2e: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(out[0] if len(out) == 1 else {"results": out}))
-    return 0
