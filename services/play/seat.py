@@ -27,6 +27,7 @@ from ..eventlog.records import SeatControl, decode_payload
 from ..proto_gen.arena.v1 import common_pb2
 from ..replay.access import NotFound
 from ..replay.core import Replay
+from ..replay.envelope import printed_names
 from ..replay.feed import GameFeed
 from ..rules import api
 from ..rules.api import views
@@ -98,7 +99,7 @@ class Seats:
             t = labels.Table(
                 cards=cards,
                 seat_names=[s.name or s.player for s in header.seats],
-                names=api.display_names(header.ruleset),
+                names=printed_names(header.ruleset),
                 generals=api.general_table(header.ruleset),
             )
             self._tables[game] = t

@@ -11,7 +11,7 @@ from ..matchmaking.tables import check_name
 from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..replay.access import NotFound
 from ..replay.core import Replay
-from ..rules import api
+from ..replay.envelope import printed_names
 from . import identity, schema
 from .clients import Engine, Matchmaker
 from .ratelimit import RateLimit
@@ -89,7 +89,7 @@ class Play:
     async def modes(self) -> schema.Modes:
         """What a table may be, and each ruleset's printed names."""
         out = await self.mm.modes()
-        out.names = {r: api.display_names(r) for r in sorted({t.ruleset for t in out.tables})}
+        out.names = {r: printed_names(r) for r in sorted({t.ruleset for t in out.tables})}
         return out
 
     async def tables(self) -> schema.Tables:

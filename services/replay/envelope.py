@@ -114,11 +114,39 @@ def _card_table(ruleset: str, players: int, options_json: str) -> bytes:
     return _json.encode(rows)
 
 
+# Roles by their printed names, for the role ids a ruleset shows as they are (seed 004's are
+# pinyin: a page showed "S3 is chengxiang"); a ruleset's own display names come first.
+ROLE_WORDS = {
+    "lord": "主公",
+    "loyalist": "忠臣",
+    "rebel": "反贼",
+    "renegade": "内奸",
+    "chujun": "储君",
+    "chengxiang": "丞相",
+    "dajiang": "大将",
+    "ninghuan": "佞宦",
+    "dangren": "党人",
+    "zeishou": "贼首",
+    "qiongkou": "穷寇",
+    "yizei": "义贼",
+    "baomin": "暴民",
+    "daofei": "盗匪",
+    "pantu": "叛徒",
+}
+
+
+@lru_cache(maxsize=16)
+def printed_names(ruleset: str) -> dict[str, str]:
+    """Card, role and label names as ``ruleset`` prints them where they differ from the
+    engine's (api.display_names: 红楼梦 prints 药 for 桃, 主人 for lord), and every role in
+    its printed name (ROLE_WORDS): what pages and labels show."""
+    return ROLE_WORDS | api.display_names(ruleset)
+
+
 @lru_cache(maxsize=16)
 def names_json(ruleset: str) -> bytes:
-    """The names ``ruleset`` prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人)
-    as JSON: pages show cards, roles and labels by these (api.display_names)."""
-    return _json.encode(api.display_names(ruleset))
+    """``printed_names(ruleset)`` as JSON: pages show cards, roles and labels by these."""
+    return _json.encode(printed_names(ruleset))
 
 
 def card_table(h: Header) -> bytes:

@@ -11,6 +11,7 @@ import pytest
 
 from services.bots.selfplay import make_policy
 from services.play import labels
+from services.replay.envelope import printed_names
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view, redact
@@ -41,7 +42,7 @@ def test_every_decision_is_labelled(
     table = labels.Table(
         cards=[[c.name, c.suit, c.rank] for c in api.new_game(ruleset, players, 0, options).cards],
         seat_names=[f"P{i}" for i in range(players)],
-        names=api.display_names(ruleset),
+        names=printed_names(ruleset),
         generals=api.general_table(ruleset),
     )
     kinds: set[str] = set()
@@ -95,7 +96,7 @@ def test_every_decision_of_every_scenario_is_labelled() -> None:
             table = labels.Table(
                 cards=[[c.name, c.suit, c.rank] for c in g.cards],
                 seat_names=[f"P{i}" for i in range(len(g.players))],
-                names=api.display_names(g.ruleset),
+                names=printed_names(g.ruleset),
                 generals=api.general_table(g.ruleset),
             )
             try:

@@ -260,3 +260,19 @@ async def test_unknown_and_malformed_games() -> None:
         await r.get_events("bad{id}", SPECTATOR)
     with pytest.raises(NotFound):
         await r.verify("nope")
+
+
+def test_every_role_of_every_ruleset_has_a_printed_name() -> None:
+    """Pages name roles by the names the server sends (envelope.printed_names): seed 004's role
+    ids are pinyin (chengxiang, pantu …), and a page showed them as they are."""
+    from services.replay.envelope import printed_names
+    from services.rules import api
+
+    for ruleset, rs in api.RULESETS.items():
+        roles = {"pantu"} if ruleset == "extended" else set()  # 叛徒: turned to in play
+        for players, options in rs.tables():
+            roles |= set(rs.roles(players, api.resolve_options(ruleset, options)))
+        names = printed_names(ruleset)
+        plain = sorted(r for r in roles - {""} if names.get(r, r).isascii())
+        assert not plain, (ruleset, plain)
+    assert printed_names("honglou")["lord"] == "主人"  # a ruleset's own names come first

@@ -87,12 +87,17 @@ function describe(e, n, S) {
     case "card_shown": return `${S(e.seat)} shows ${n.card(e.card)}`;
     case "counter_changed": return `${S(e.seat)}: ${COUNTERS[e.counter] || n.word(e.counter)} ${e.value}`;
     case "insight_revealed": return e.result ? `${S(e.seat)} sees through ${S(e.target)}: ${e.result === "friend" ? "a friend" : e.result === "enemy" ? "an enemy" : n.role(e.result)}` : `${S(e.seat)} uses 洞察 on ${S(e.target)}`;
-    case "rebel_disguised": return e.seat >= 0 ? `${S(e.seat)} disguises as a rebel (${S(e.rebel)})` : "a renegade disguises as a rebel";
+    case "rebel_disguised": return e.seat >= 0 ? `${S(e.seat)} disguises as ${n.role("rebel")} (${S(e.rebel)})` : `${n.role("renegade")} disguises as ${n.role("rebel")}`;
     case "camp_formed": return `${S(e.seat)} forms a camp of ${e.count} generals`;
     case "general_deployed": return `${S(e.seat)} deploys a general${e.face_down ? " face down" : ""} (${e.camp} left in camp)`;
     case "general_benched": return `${S(e.seat)} sends ${e.general ? n.word(e.general) : "a face-down general"} back to camp`;
     case "general_fell": return `${S(e.seat)}'s ${n.word(e.general)} falls${e.killer >= 0 ? ` to ${S(e.killer)}` : ""}`;
-    case "game_ended": return e.draw ? "the game ends in a draw" : e.winners.length ? `the game ends: ${e.winners.map(n.role).join(", ")} win (${e.winner_seats.map(S).join(", ")})` : `the game ends: ${e.winner_seats.map(S).join(", ")} ${e.winner_seats.length === 1 ? "wins" : "win"}`;
+    case "game_ended": {
+      const sides = (e.winners || []).filter(Boolean); // a game without roles (1v1) names none
+      if (e.draw) return "the game ends in a draw";
+      const seats = e.winner_seats.map(S).join(", ");
+      return sides.length ? `the game ends: ${sides.map(n.role).join(", ")} win (${seats})` : `the game ends: ${seats} ${e.winner_seats.length === 1 ? "wins" : "win"}`;
+    }
     default: return `${S(e.seat ?? -1)} — ${e.type.replace(/_/g, " ")}`;
   }
 }
