@@ -89,16 +89,28 @@ class Backoff:
 
 class Outage:
     """One loop's view of Redis: says on stderr when it went away and when it came back, once
-    each, and waits with backoff in between."""
+    each, and waits with backoff in between.
+
+    Any other error a round meets (Redis refusing writes when out of memory, a replica's
+    READONLY, a bug) is said once per distinct error and backed off the same way: a
+    long-running loop must outlive every failure, or its task ends while the process carries
+    on, healthy in name, consuming nothing."""
 
     def __init__(self, who: str, backoff: Backoff | None = None) -> None:
         self.who = who
         self.backoff = backoff or Backoff()
         self.since: float | None = None
+        self.said: str | None = None  # the last non-outage error said, until a round succeeds
 
     async def failed(self, exc: BaseException, stop: asyncio.Event | None = None) -> None:
-        """Redis failed a call with ``exc`` (an outage): report it if new, then back off."""
-        if self.since is None:
+        """A round failed with ``exc``: report it if new, then back off."""
+        if not is_outage(exc):
+            line = f"{self.who} failed: {exc!r}; retrying with backoff"
+            if line != self.said:
+                self.said = line
+                log.warning("%s", line)
+                _say(line)
+        elif self.since is None:
             self.since = time.monotonic()
             _say(f"{self.who}: Redis unavailable ({type(exc).__name__}); retrying with backoff")
         await self.backoff.sleep(stop)
@@ -108,6 +120,9 @@ class Outage:
         if self.since is not None:
             _say(f"{self.who}: Redis back after {time.monotonic() - self.since:.1f} s")
             self.since = None
+        if self.said is not None:
+            _say(f"{self.who}: going again")
+            self.said = None
         self.backoff.reset()
 
 

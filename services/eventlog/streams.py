@@ -235,8 +235,9 @@ class GroupConsumer:
         return sum([await self.handle(m, handler) for m in msgs])
 
     async def run(self, handler: Handler, stop: asyncio.Event, block_ms: int = 1000) -> None:
-        """Poll until `stop` is set. A Redis outage never ends it: it backs off (with jitter)
-        and polls on once Redis answers; a group lost with Redis's data is created again.
+        """Poll until `stop` is set. No error ends it: through a Redis outage (or any other
+        failed round, said once) it backs off with jitter and polls on once Redis answers; a
+        group lost with Redis's data is created again.
 
         ``block_ms`` stays below the client's socket timeout (redis-py's default is 5 s), or a
         quiet stream would read as an outage."""
@@ -252,8 +253,6 @@ class GroupConsumer:
                 if is_nogroup(exc):
                     started = False
                     continue
-                if not is_outage(exc):
-                    raise
                 await outage.failed(exc, stop)
                 continue
             outage.ok()

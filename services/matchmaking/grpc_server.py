@@ -15,7 +15,7 @@ import grpc
 import redis.asyncio as aioredis
 
 from ..errors import abort
-from ..eventlog.reconnect import Outage, is_outage
+from ..eventlog.reconnect import Outage
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
@@ -43,15 +43,14 @@ class Notifier:
         self.waiters: dict[str, set[asyncio.Event]] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Listen until `stop` is set; through a Redis outage it subscribes again (what was
-        published meanwhile is lost, and reaches the watchers with their next heartbeat)."""
+        """Listen until `stop` is set; through a Redis outage (or any failure, said once) it
+        subscribes again (what was published meanwhile is lost, and reaches the watchers with
+        their next heartbeat)."""
         outage = Outage("arena matchmaker: ticket notifier")
         while not stop.is_set():
             try:
                 await self._listen(stop)
             except Exception as exc:
-                if not is_outage(exc):
-                    raise
                 await outage.failed(exc, stop)
             else:
                 outage.ok()

@@ -52,7 +52,7 @@ async def keep_playing(
                     live.add(gid)
                 for gid in await games.finished(block_ms=500):
                     live.discard(gid)
-            except (RedisError, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - an outage or any failed round: go on
                 await outage.failed(exc, stop)
             else:
                 outage.ok()

@@ -79,3 +79,41 @@ async def _until(cond: object, timeout: float = 15.0) -> None:
     while not cond():
         assert asyncio.get_running_loop().time() < deadline, "condition never held"
         await asyncio.sleep(0.05)
+
+
+async def test_consumer_outlives_a_redis_that_refuses_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Out of memory, Redis refuses the consumer's writes (here: creating its group again
+    after the stream was lost; a ResponseError, not an outage): the consumer says so once,
+    backs off and consumes again once Redis accepts writes; its task never ends (it used to:
+    the engine stayed SERVING with no match consumer)."""
+    server = PersistentRedis(tmp_path / "redis", persist=False)
+    client = connect(server.url)
+    stream = "t:matches"
+    consumer = GroupConsumer(client, stream, "engine", "w1", min_idle_ms=60_000)
+    got: list[bytes] = []
+
+    async def handler(m: Message) -> None:
+        got.append(m.fields[b"n"])
+
+    stop = asyncio.Event()
+    task = asyncio.create_task(consumer.run(handler, stop, block_ms=100))
+    try:
+        await publish(client, stream, {"n": "1"})
+        await _until(lambda: got == [b"1"])
+        await client.config_set("maxmemory", 1)  # writes (XGROUP CREATE, XADD) are refused
+        await client.delete(stream)  # the group goes with it: NOGROUP, then a refused create
+        await asyncio.sleep(0.8)  # several refused rounds
+        assert not task.done()
+        await client.config_set("maxmemory", 0)
+        await publish(client, stream, {"n": "2"})
+        await _until(lambda: got == [b"1", b"2"])
+        assert not task.done()
+        said = [line for line in capsys.readouterr().err.splitlines() if "OutOfMemoryError" in line]
+        assert len(said) == 1 and "retrying with backoff" in said[0], said
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
+        await client.aclose()
+        server.stop()
