@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .core import rng
+from .core.index import skills_changed
 from .core.state import Game
 from .core.views import View
 
@@ -65,6 +66,7 @@ def resample(g: Game, seat: int, belief: Belief | None, seed: int, view: View) -
         at += need
     g.draw = cards[at:]
     counter = _roles(g, seat, belief, seed, view, counter)
+    skills_changed(g)  # a lord skill follows a resampled role
     g.seed = rng.random_u64(seed, counter) >> 1
     g.rng = 0
     return g

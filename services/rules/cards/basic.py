@@ -5,15 +5,7 @@ from __future__ import annotations
 from ..core.damage import damage
 from ..core.engine import emit, pop, push
 from ..core.events import Dodged
-from ..core.query import (
-    attack_range,
-    distance,
-    limit_lifted,
-    order_from,
-    prohibited,
-    reaches,
-    with_hook,
-)
+from ..core.query import reached, reaches, with_hook
 from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard
@@ -27,7 +19,8 @@ UNLIMITED = 1000
 
 def slash_limit(g: Game, seat: int) -> int:
     """How many 杀 ``seat`` may use in its play phase (§1.6)."""
-    return 1 + sum(s.slash_limit(g, seat) for s in with_hook(g, seat, "slash_limit"))
+    hooks = with_hook(g, seat, "slash_limit")
+    return 1 + sum(s.slash_limit(g, seat) for s in hooks) if hooks else 1
 
 
 @register_card
@@ -39,17 +32,17 @@ class Slash(CardSpec):
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         return t != user and (bool(data.get("no_distance")) or reaches(g, user, t, vc.name))
 
+    def legal_targets(self, g: Game, user: int, vc: VCard, data: dict[str, object]) -> list[int]:
+        if type(self).target_ok is not Slash.target_ok:
+            return super().legal_targets(g, user, vc, data)
+        return reached(g, user, vc.name, limited=not data.get("no_distance"))
+
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         if g.players[user].marks.get("t:slash", 0) >= slash_limit(g, user):
             return False
         if type(self).target_ok is not Slash.target_ok:
             return super().can_use(g, user, vc)
-        reach = attack_range(g, user)  # once, not per target (the hot path of play options)
-        return any(
-            (distance(g, user, t) <= reach or limit_lifted(g, user, t, vc.name))
-            and not prohibited(g, t, user, vc.name)
-            for t in order_from(g, user, include_start=False)
-        )
+        return bool(reached(g, user, vc.name))  # the range once, not per target (play options)
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
         return (

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .cards import CardDef, color_of
+from .index import held, hooked, index_of, seat_skills, skills_changed
 from .registry import RULESETS
-from .skills import HOOK_SETS, SKILLS, Skill
+from .skills import SKILLS, Skill
 from .state import Game, Player
 
 RANGE_OF_WEAPON: dict[str, int] = {}  # filled by the card modules: weapon name -> range
@@ -45,52 +46,14 @@ def next_alive(g: Game, seat: int) -> int:
 
 def skills_of(g: Game, p: Player) -> list[str]:
     """The skills a seat has now: its general's (lord skills only as lord or once gained), those
-    the ruleset's rules give it (``SeatExt.rule_skills``) and its equipment's."""
-    ext = p.ext
-    lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
-    out = [s for s in p.skills if not SKILLS[s].lord or lordly] if p.skills else []
-    if ext is not None:
-        out += ext.rule_skills()
-    for cid in p.equip.values():
-        name = g.cards[cid].name
-        if name in SKILLS:
-            out.append(name)
-    return out
+    the ruleset's rules give it (``SeatExt.rule_skills``) and its equipment's (``core/index.py``
+    keeps them)."""
+    return list(seat_skills(g, p.seat))
 
 
-_CARD_SKILLS: dict[tuple[int, str], bool] = {}
-
-
-def cards_may_have(g: Game, names: set[str]) -> bool:
-    """Whether any card of the game's table is named like one of ``names`` (the skills of a
-    timing point or a hook: registry sets, filled at import): if none is, no equipment can
-    hold one and it need not be looked at (most points and hooks have no equipment skill)."""
-    key = (id(names), g.deck)
-    found = _CARD_SKILLS.get(key)
-    if found is None:
-        found = _CARD_SKILLS[key] = any(c.name in names for c in set(g.cards))
-    return found
-
-
-def with_hook(g: Game, seat: int, hook: str) -> list[Skill]:
-    """The skills of ``seat`` that override ``hook`` (fast: most seats have none)."""
-    names = HOOK_SETS[hook]
-    if not names:
-        return []
-    p = g.players[seat]
-    ext = p.ext
-    rule = ext.rule_skills() if ext is not None else ()
-    if not p.skills and not rule and not (p.equip and cards_may_have(g, names)):
-        return []
-    lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
-    out = [SKILLS[s] for s in p.skills if s in names and (not SKILLS[s].lord or lordly)]
-    if rule:
-        out += [SKILLS[s] for s in rule if s in names]
-    for cid in p.equip.values():
-        n = g.cards[cid].name
-        if n in names:
-            out.append(SKILLS[n])
-    return out
+with_hook = hooked
+"""``with_hook(g, seat, hook)``: the skills of ``seat`` that override ``hook`` (from the index,
+core/index.py: most seats have none)."""
 
 
 def has_skill(g: Game, seat: int, name: str) -> bool:
@@ -100,7 +63,7 @@ def has_skill(g: Game, seat: int, name: str) -> bool:
 
 def skill_objs(g: Game, seat: int) -> list[Skill]:
     """The skill objects of ``seat``."""
-    return [SKILLS[s] for s in skills_of(g, g.players[seat])]
+    return [SKILLS[s] for s in seat_skills(g, seat)]
 
 
 def seat_distance(g: Game, a: int, b: int) -> int:
@@ -123,6 +86,52 @@ def distance(g: Game, a: int, b: int) -> int:
         return 0
     if not RULESETS[g.ruleset].measures_distance:
         return 1
+    idx = g.skill_index or index_of(g)
+    if idx.dead == g.dead:
+        row = idx.rows[a]
+        if row is not None:
+            return row[b]
+    return distances(g, a)[b] if kept(g) else measure(g, a, b)
+
+
+def distances(g: Game, a: int) -> list[int]:
+    """Distance from ``a`` to every seat (0 to itself, :data:`FAR` to a dead one).
+
+    While no seat holds a distance skill the row is measured once and kept (``SkillIndex.rows``)
+    until a horse, a skill or a death changes it; do not change the list."""
+    players = g.players
+    if not RULESETS[g.ruleset].measures_distance:
+        return [0 if t == a else 1 for t in range(len(players))]
+    idx = g.skill_index or index_of(g)
+    if idx.dead == g.dead:
+        row = idx.rows[a]
+        if row is not None:
+            return row
+    row = [
+        measure(g, a, t) if t != a and p.alive else 0 if t == a else FAR
+        for t, p in enumerate(players)
+    ]
+    if kept(g) and players[a].alive:
+        if idx.dead != g.dead:
+            idx.rows = [None] * len(players)
+            idx.dead = g.dead
+        idx.rows[a] = row
+    return row
+
+
+def kept(g: Game) -> bool:
+    """Whether distances may be kept: no seat holds a skill that changes them (whose value may
+    follow the state)."""
+    hooks = held(g)
+    return "distance_from" not in hooks and "distance_to" not in hooks
+
+
+FAR = 1 << 20
+"""The distance kept to a dead seat (no card reaches it)."""
+
+
+def measure(g: Game, a: int, b: int) -> int:
+    """Distance(a → b) measured from the state (two seats, both alive)."""
     d = seat_distance(g, a, b)
     pa, pb = g.players[a], g.players[b]
     if "minus" in pa.equip:
@@ -133,7 +142,7 @@ def distance(g: Game, a: int, b: int) -> int:
         d += s.distance_from(g, a, b)
     for s in with_hook(g, b, "distance_to"):
         d += s.distance_to(g, b, a)
-    return max(d, 1)
+    return d if d > 1 else 1
 
 
 def attack_range(g: Game, seat: int, without: int = -1) -> int:
@@ -145,7 +154,7 @@ def attack_range(g: Game, seat: int, without: int = -1) -> int:
     r = RANGE_OF_WEAPON.get(g.cards[w].name, 1) if w >= 0 and w != without else 1
     for s in with_hook(g, seat, "attack_range"):
         r += s.attack_range(g, seat)
-    return max(r, 1)
+    return r if r > 1 else 1
 
 
 def in_range(g: Game, a: int, b: int, without: int = -1) -> bool:
@@ -164,10 +173,12 @@ def distance_without(g: Game, a: int, b: int, without: int) -> int:
     p = g.players[a]
     slot = next(k for k, v in p.equip.items() if v == without)
     del p.equip[slot]
+    skills_changed(g, a)
     try:
         return distance(g, a, b)
     finally:
         p.equip[slot] = without
+        skills_changed(g, a)
 
 
 def hand_limit(g: Game, seat: int) -> int:
@@ -190,23 +201,45 @@ def color(g: Game, cid: int) -> str:
 
 def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
     """Whether ``target`` cannot be chosen as a target of ``card_name`` by ``user``."""
-    return any(s.prohibits(g, target, user, card_name) for s in with_hook(g, target, "prohibits"))
+    hooks = with_hook(g, target, "prohibits")  # usually none: no generator made
+    return bool(hooks) and any(s.prohibits(g, target, user, card_name) for s in hooks)
 
 
 def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
     """Whether ``card_name`` used by ``user`` on ``t`` has no distance limit: a skill of the user
     (奇才) or of the target (仇叛) lifts it."""
-    if any(s.ignores_distance(g, user, card_name) for s in with_hook(g, user, "ignores_distance")):
-        return True
-    return any(
-        s.no_distance_limit(g, t, user, card_name) for s in with_hook(g, t, "no_distance_limit")
-    )
+    for s in with_hook(g, user, "ignores_distance"):
+        if s.ignores_distance(g, user, card_name):
+            return True
+    for s in with_hook(g, t, "no_distance_limit"):
+        if s.no_distance_limit(g, t, user, card_name):
+            return True
+    return False
 
 
 def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> bool:
     """Whether ``t`` is within distance ``limit`` of ``user`` for ``card_name`` (顺手牵羊,
     兵粮寸断), unless a skill lifts the limit (奇才, 仇叛)."""
     return limit_lifted(g, user, t, card_name) or distance(g, user, t) <= limit
+
+
+def reached(g: Game, user: int, card_name: str, limited: bool = True) -> list[int]:
+    """The other alive seats, in turn order from ``user``, that ``user``'s ``card_name`` (a 杀)
+    may target: within its attack range or with the limit lifted (``limited`` False: every
+    seat), and protected by no skill (空城, 谦逊 …). What :func:`reaches` and
+    :func:`prohibited` say of each seat, asked once for the range and the distances."""
+    order = order_from(g, user, include_start=False)
+    hooks = held(g)
+    if limited:
+        reach = attack_range(g, user)
+        row = distances(g, user)
+        lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
+        order = [
+            t for t in order if row[t] <= reach or (lifts and limit_lifted(g, user, t, card_name))
+        ]
+    if "prohibits" in hooks:
+        order = [t for t in order if not prohibited(g, t, user, card_name)]
+    return order
 
 
 def reaches(g: Game, user: int, t: int, card_name: str) -> bool:

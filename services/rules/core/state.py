@@ -197,11 +197,13 @@ class Game(msgspec.Struct, kw_only=True, dict=True):
     auto_forced: bool = True  # answer forced one-answer decisions without asking
     out: list[Any] = msgspec.field(default_factory=list)  # events of the running advance()
 
-    if TYPE_CHECKING:  # not a field at run time: the interned table named by ``deck``
+    if TYPE_CHECKING:  # not fields at run time: the interned table named by ``deck``, and
         cards: tuple[CardDef, ...] = ()
+        skill_index: Any = None  # which seat holds which skill (core/index.py), made on use
 
     def __post_init__(self) -> None:
         table = _DECKS.get(self.deck)
         if table is None:
             raise UnknownDeck(f"card table {self.deck!r} of a {self.ruleset} game is unknown here")
         self.cards = table
+        self.skill_index = None

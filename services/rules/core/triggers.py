@@ -12,7 +12,8 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import SkillInvoked
-from .query import cards_may_have, order_from, skills_of
+from .index import heard, listening, seat_skills
+from .query import order_from
 from .skills import LISTENERS, SKILLS
 from .state import Frame, Game
 
@@ -35,7 +36,7 @@ class Trigger(Frame, tag="trigger"):
             seat = self.seats[self.i]
             p = g.players[seat]
             if p.alive or self.point == "death":
-                for name in skills_of(g, p):
+                for name in seat_skills(g, seat):
                     if name in names and name not in self.done:
                         sk = SKILLS[name]
                         if not sk.can(g, seat, self):
@@ -81,29 +82,18 @@ def fire(
     seats: list[int] | None = None,
 ) -> bool:
     """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
-    names = LISTENERS.get(point)
-    if not names:
+    idx = g.skill_index  # the points some seat listens at (core/index.py): usually not this
+    points = idx.heard if idx is not None else None
+    if points is None:
+        points = heard(g)
+    if point not in points:
         return False
-    cards = g.cards
-    dead_too = point == "death"
-    equipped = cards_may_have(g, names)  # else no equipment can listen here
+    holders = listening(g, point)
     players = g.players
-    for s in range(len(players)) if seats is None else seats:
-        p = players[s]
-        if not p.alive and not dead_too:
-            continue
-        if p.skills and not names.isdisjoint(p.skills):
-            break
-        if p.ext is not None and not names.isdisjoint(p.ext.rule_skills()):
-            break
-        if equipped and p.equip:
-            for c in p.equip.values():
-                if cards[c].name in names:
-                    break
-            else:
-                continue
-            break
-    else:
+    dead_too = point == "death"
+    if seats is not None:
+        holders = tuple(s for s in seats if s in holders)
+    if not any(dead_too or players[s].alive for s in holders):
         return False
     order = seats if seats is not None else order_from(g, g.current)
     push(g, Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order)))

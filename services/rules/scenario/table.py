@@ -16,6 +16,7 @@ from .. import api
 from ..core.cards import CardDef, notation
 from ..core.engine import shuffle
 from ..core.flow import GameFrame
+from ..core.index import skills_changed
 from ..core.keys import CardPick, parse
 from ..core.ruleset import RULESETS, General, Ruleset
 from ..core.skills import SKILLS
@@ -155,6 +156,7 @@ def build(sc: Scenario) -> tuple[Game, dict[CardRef, int]]:
     g.round = 1
     g.stack.append(GameFrame(seat=sc.turn.seat, first_phase=sc.turn.phase))
     rs.prepare_table(g)  # after the root frame: a ruleset may push a frame that runs first
+    skills_changed(g)  # the seats were written directly: build the skill index afresh
     return g, refmap
 
 

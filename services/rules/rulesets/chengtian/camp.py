@@ -16,6 +16,7 @@ from ...core.delayed import DelayedResolve
 from ...core.engine import emit, pop
 from ...core.events import GeneralChosen, MaxHpChanged
 from ...core.flow import end_turn_now
+from ...core.index import skills_changed
 from ...core.registry import ruleset_of
 from ...core.ruleset import General
 from ...core.skills import Skill, register
@@ -58,6 +59,7 @@ def refresh_skills(g: Game, seat: int) -> None:
     if face_down and not g.options.get("face_down_skills", False):
         own = []
     p.skills = own + ([REVEAL] if face_down else [])
+    skills_changed(g, seat)
 
 
 def unseal(g: Game, seat: int) -> None:

@@ -43,6 +43,7 @@ import msgspec
 from ...core.engine import emit, end_game, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
+from ...core.index import skills_changed
 from ...core.ruleset import VANILLA, General, UnknownOption, register_ruleset
 from ...core.state import Frame, Game
 from ...core.views import View, secret
@@ -194,6 +195,7 @@ class Extended(Standard):
         table = ROLE_SKILLS[_variant(g.options)]
         for p in g.players:
             state(p).identity = list(table.get(p.role, ()))
+        skills_changed(g)
 
     def prepare_table(self, g: Game) -> None:
         """A scenario's table: identity skills, and what 立储/结党 let seats know all game long

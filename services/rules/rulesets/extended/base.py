@@ -17,6 +17,7 @@ from ...core.damage import recover
 from ...core.engine import emit
 from ...core.events import MaxHpChanged, RoleAssigned
 from ...core.flow import GameFrame
+from ...core.index import skills_changed
 from ...core.skills import Skill
 from ...core.state import Game, Player, SeatExt
 from ...core.zones import draw
@@ -82,6 +83,7 @@ def grow(g: Game, seat: int, cards: int, lord_skill: bool) -> None:
     recover(g, seat, 1)
     if lord_skill:
         state(p).lord_skills = True
+        skills_changed(g, seat)
     draw(g, seat, cards, reason="identity")
 
 

@@ -14,6 +14,7 @@ import msgspec
 from ...core.damage import lose_hp, recover
 from ...core.engine import answer, ask_choice, ask_confirm, ask_discard, emit, pop
 from ...core.events import SkillInvoked
+from ...core.index import skills_changed
 from ...core.keys import cards_of
 from ...core.query import order_from
 from ...core.skills import SKILLS
@@ -198,6 +199,7 @@ def convert(g: Game, seat: int) -> None:
     p = g.players[seat]
     p.role = "pantu"
     state(p).identity = ["纳赂", "仇叛"]
+    skills_changed(g, seat)
     invoke(g, seat, "纳赂")
 
 

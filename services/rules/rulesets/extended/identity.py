@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core.damage import lose_hp, recover
 from ...core.engine import pop, push
+from ...core.index import skills_changed
 from ...core.skills import register
 from ...core.state import Frame, Game
 from ...core.triggers import ctx_frame
@@ -125,6 +126,7 @@ class JunKui(IdentitySkill):
     def resolve(self, g: Game, holder: int, dead: int, killer: int) -> None:
         for s in alive_in(g, REBEL_CAMP):
             state(g.players[s]).identity = ["赏令"]
+            skills_changed(g, s)
 
 
 @register
@@ -171,6 +173,7 @@ class JiWei(IdentitySkill):
         p = g.players[holder]
         gained = ["罪己", *RULER_AURAS] if advanced(g) else ["罪己"]
         state(p).identity = [s for s in state(p).identity if s != "逆储"] + gained
+        skills_changed(g, holder)
 
 
 @register

@@ -39,6 +39,7 @@ from typing import Any
 
 from ...core.engine import emit, shuffle
 from ...core.events import RoleAssigned
+from ...core.index import skills_changed
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.skills import SKILLS
 from ...core.state import Game
@@ -83,6 +84,7 @@ class JinYu(Standard):
         for seat, i in enumerate(shuffle(g, list(range(len(roles))))):  # lord anywhere
             g.players[seat].role = roles[i]
             emit(g, RoleAssigned(seat=seat, role=roles[i], seen_by=[seat]))
+        skills_changed(g)  # lord skills follow the role
 
     def roster(self, g: Game) -> dict[str, General]:
         """The pool's generals (``pool``), of one tier only if that tier still offers every
@@ -162,6 +164,7 @@ class JinYu(Standard):
                 if self.hidden_lord(g):
                     p.skills = [s for s in p.skills if not SKILLS[s].lord]
         p.skills = extra + [s for s in p.skills if s not in extra]
+        skills_changed(g, seat)
 
     def prepare_table(self, g: Game) -> None:
         for p in g.players:

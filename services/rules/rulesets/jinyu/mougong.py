@@ -40,6 +40,7 @@ from ...core.damage import Damage, DyingFrame, recover
 from ...core.delayed import DelayedResolve
 from ...core.engine import answer, ask, ask_confirm, emit, pop, push, rand_below
 from ...core.events import SkillInvoked
+from ...core.index import skills_changed
 from ...core.judge import Judge
 from ...core.registry import ruleset_of
 from ...core.respond import AskCard
@@ -431,5 +432,6 @@ class MingJun(Skill):
         lords = [s for s in (gen.skills if gen else ()) if SKILLS[s].lord]
         change_max_hp(g, seat, 1 if lords else 2)
         p.skills += [s for s in lords if s not in p.skills]
+        skills_changed(g, seat)
         if hidden:
             gain(g, seat, "jade", 2)

@@ -24,6 +24,7 @@ from ...core.cards import CardDef, standard_deck
 from ...core.engine import emit, push, shuffle
 from ...core.events import CardsMoved, GameStarted, GeneralChosen, RoleAssigned
 from ...core.flow import GameFrame
+from ...core.index import skills_changed
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Game
 from ..draft import Draft
@@ -111,6 +112,7 @@ class Standard(Ruleset):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"
             emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+        skills_changed(g)  # lord skills follow the role
         for seat, gen in enumerate(self.pick_generals(g)):
             self.seat_general(g, seat, gen)
         self.deal(g)
@@ -123,6 +125,7 @@ class Standard(Ruleset):
         p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
         p.max_hp = p.hp = gen.hp + bonus
         p.skills = list(gen.skills)
+        skills_changed(g, seat)
         emit(
             g,
             GeneralChosen(
@@ -165,6 +168,7 @@ class Standard(Ruleset):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"
             emit(g, RoleAssigned(seat=seat, role=role, seen_by=None if role == "lord" else [seat]))
+        skills_changed(g)  # lord skills follow the role
 
     def setup_drafted(self, g: Game, draft: bool = True) -> None:
         """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over); with

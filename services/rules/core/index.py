@@ -1,0 +1,144 @@
+"""Which seat holds which skill: the index ``fire`` and ``with_hook`` read instead of scanning.
+
+A seat's skills (its general's, lord skills only while lordly, the ruleset's ``rule_skills``, its
+equipment's) change rarely: when a card enters or leaves an equipment area, a general is chosen
+or replaced, a role or a ruleset's seat state changes. Everything that changes one of those
+calls :func:`skills_changed`, which drops that seat's entry; the entry, and the seats listening
+at a timing point, are rebuilt from the plain state on the next question. The index is not part
+of the state: a restored or forked game starts without one (``Game.__post_init__``), so a
+snapshot is unchanged by it. tests/rules/test_skill_index.py checks, after every step of random
+games of every ruleset, that the index answers as a fresh scan would.
+"""
+
+from __future__ import annotations
+
+from .skills import HOOK_SETS, SKILLS, Skill
+from .state import Game, Player
+
+
+class SeatSkills:
+    """One seat's skills now: their names, per hook the skill objects that override it (every
+    hook has its entry), and the timing points they listen at."""
+
+    __slots__ = ("held", "hooks", "names", "points")
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.hooks: dict[str, tuple[Skill, ...]] = _NO_HOOKS
+        self.points: frozenset[str] = frozenset()
+        self.held: frozenset[str] = frozenset()  # the hooks some skill of the seat overrides
+        if names:
+            self.hooks = {
+                h: tuple(SKILLS[s] for s in names if s in HOOK_SETS[h]) for h in HOOK_SETS
+            }
+            self.points = frozenset(ev for s in names for ev in SKILLS[s].events)
+            self.held = frozenset(h for h, found in self.hooks.items() if found)
+
+
+_NO_HOOKS: dict[str, tuple[Skill, ...]] = {h: () for h in HOOK_SETS}
+
+
+class SkillIndex:
+    """The entries of every seat (None: to rebuild); ``heard``, the timing points at least one
+    seat (alive or not: ``fire`` filters) listens at, and ``held``, the hooks at least one seat
+    overrides (None: to rebuild); and ``rows``, the distances from each seat that
+    ``query.distance`` keeps while no seat holds a distance skill (valid while ``dead``, the
+    number of dead seats, is what it was)."""
+
+    __slots__ = ("dead", "heard", "held", "rows", "seats")
+
+    def __init__(self, players: int) -> None:
+        self.seats: list[SeatSkills | None] = [None] * players
+        self.heard: frozenset[str] | None = None
+        self.held: frozenset[str] | None = None
+        self.rows: list[list[int] | None] = [None] * players
+        self.dead = -1
+
+
+def scan_skills(g: Game, p: Player) -> list[str]:
+    """A seat's skills computed from the plain state (what the index caches): its general's
+    (lord skills only as lord or once gained), its ruleset's ``rule_skills``, its equipment's."""
+    ext = p.ext
+    lordly = p.role == "lord" or (ext is not None and ext.has_lord_skills())
+    out = [s for s in p.skills if not SKILLS[s].lord or lordly] if p.skills else []
+    if ext is not None:
+        out += ext.rule_skills()
+    for cid in p.equip.values():
+        name = g.cards[cid].name
+        if name in SKILLS:
+            out.append(name)
+    return out
+
+
+def index_of(g: Game) -> SkillIndex:
+    """The game's index (made on first use)."""
+    idx: SkillIndex | None = g.skill_index
+    if idx is None or len(idx.seats) != len(g.players):
+        idx = g.skill_index = SkillIndex(len(g.players))
+    return idx
+
+
+def seat_entry(g: Game, seat: int) -> SeatSkills:
+    """``seat``'s entry, rebuilt if it was dropped."""
+    idx = index_of(g)
+    entry = idx.seats[seat]
+    if entry is None:
+        entry = idx.seats[seat] = SeatSkills(tuple(scan_skills(g, g.players[seat])))
+    return entry
+
+
+def seat_skills(g: Game, seat: int) -> tuple[str, ...]:
+    """The skills ``seat`` has now, in the order it holds them."""
+    return seat_entry(g, seat).names
+
+
+def hooked(g: Game, seat: int, hook: str) -> tuple[Skill, ...]:
+    """The skills of ``seat`` that override ``hook``, in the order it holds them."""
+    idx: SkillIndex | None = g.skill_index
+    if idx is not None:
+        entry = idx.seats[seat]
+        if entry is not None:
+            return entry.hooks[hook]
+    return seat_entry(g, seat).hooks[hook]
+
+
+def heard(g: Game) -> frozenset[str]:
+    """The timing points at which some seat (alive or not) holds a listening skill."""
+    idx = index_of(g)
+    found = idx.heard
+    if found is None:
+        found = idx.heard = frozenset().union(
+            *(seat_entry(g, s).points for s in range(len(g.players)))
+        )
+    return found
+
+
+def held(g: Game) -> frozenset[str]:
+    """The hooks some seat (alive or not) holds a skill overriding."""
+    idx = g.skill_index or index_of(g)
+    found = idx.held
+    if found is None:
+        found = idx.held = frozenset().union(
+            *(seat_entry(g, s).held for s in range(len(g.players)))
+        )
+    return found
+
+
+def listening(g: Game, point: str) -> tuple[int, ...]:
+    """The seats (in seat order, alive or not) holding a skill that listens at ``point``."""
+    if point not in heard(g):
+        return ()
+    return tuple(s for s in range(len(g.players)) if point in seat_entry(g, s).points)
+
+
+def skills_changed(g: Game, seat: int = -1) -> None:
+    """What ``seat`` holds (or, with -1, any seat) may have changed: forget it."""
+    idx = g.skill_index
+    if idx is None:
+        return
+    if seat < 0 or seat >= len(idx.seats):
+        g.skill_index = None
+        return
+    idx.seats[seat] = None
+    idx.heard = idx.held = None
+    idx.dead = -1  # a horse or a distance skill may have come or gone

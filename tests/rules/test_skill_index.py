@@ -1,0 +1,126 @@
+"""The skill index (core/index.py) answers as a fresh scan of the plain state would.
+
+Random games of every ruleset and variant (the tables of test_event_digests) run step by step;
+after every step each cached entry of the index — a seat's skills, the skills overriding a hook,
+the seats listening at a timing point — must equal what the state gives now. A mutation that
+forgets ``skills_changed`` (a general replaced, equipment moved, a role or identity changed)
+leaves a stale entry and fails here at the step that made it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from services.rules import api
+from services.rules.core.engine import GameOver, validate
+from services.rules.core.index import (
+    SkillIndex,
+    hooked,
+    listening,
+    scan_skills,
+    seat_skills,
+    skills_changed,
+)
+from services.rules.core.skills import HOOK_SETS, SKILLS
+from services.rules.core.state import Game
+from tests.rules.test_event_digests import CASES, Picker, case_id
+
+
+def stale(g: Game) -> list[str]:
+    """Every cached entry of ``g``'s index that disagrees with the state."""
+    idx: SkillIndex | None = g.skill_index
+    if idx is None:
+        return []
+    out = []
+    held = [tuple(scan_skills(g, p)) for p in g.players]
+    for seat, entry in enumerate(idx.seats):
+        if entry is None:
+            continue
+        now = held[seat]
+        if entry.names != now:
+            out.append(f"seat {seat}: {entry.names} cached, {now} held")
+        for hook, skills in entry.hooks.items():
+            want = tuple(SKILLS[s] for s in now if s in HOOK_SETS[hook])
+            if skills != want:
+                out.append(f"seat {seat} hook {hook}: {skills} cached, {want} now")
+        want_points = {ev for name in now for ev in SKILLS[name].events}
+        if entry.points != want_points:
+            out.append(f"seat {seat}: listens at {set(entry.points)}, its skills at {want_points}")
+    if idx.heard is not None:
+        want = {ev for have in held for name in have for ev in SKILLS[name].events}
+        if idx.heard != want:
+            out.append(f"points heard: {set(idx.heard)} cached, {want} now")
+    return out
+
+
+def run_audited(g: Game) -> int:
+    """``advance`` one step at a time, auditing the index after each; returns the steps run."""
+    stack, steps = g.stack, 0
+    try:
+        while g.pending is None and not g.over and stack:
+            top = stack[-1]
+            g.top = len(stack) - 1
+            getattr(top, top.step)(g)
+            steps += 1
+            bad = stale(g)
+            assert not bad, f"after {type(top).__name__}.{top.step}: {bad}"
+    except GameOver:
+        g.pending = None
+    g.out = []
+    return steps
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "seed"), CASES[::4], ids=lambda v: str(v)
+)
+def test_index_never_stale(ruleset: str, players: int, options: dict[str, Any], seed: int) -> None:
+    audit_game(ruleset, players, options, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ruleset", "players", "options", "seed"), CASES, ids=lambda v: str(v))
+def test_index_never_stale_all(
+    ruleset: str, players: int, options: dict[str, Any], seed: int
+) -> None:
+    for more in range(5):  # the pinned games and four more seeds of each table
+        audit_game(ruleset, players, options, seed + 1000 * more)
+
+
+def audit_game(ruleset: str, players: int, options: dict[str, Any], seed: int) -> None:
+    """Play one random game to its end, auditing the index after every step."""
+    g = api.new_game(ruleset, players, seed, options)
+    picker = Picker(seed * 7919 + players)
+    run_audited(g)
+    while (d := api.pending(g)) is not None:
+        # query the index as the engine's callers do, so that entries exist to be audited
+        for s in range(players):
+            seat_skills(g, s)
+            for hook in ("provides", "prohibits", "distance_from", "card_ineffective"):
+                hooked(g, s, hook)
+        for point in ("damaged", "turn_start", "equip_lost", "card_using"):
+            assert listening(g, point) == tuple(
+                s
+                for s in range(players)
+                if point in {e for n in scan_skills(g, g.players[s]) for e in SKILLS[n].events}
+            )
+        a = picker.act(d)
+        validate(d, a)
+        g.pending, g.answer = None, list(a.picks)
+        run_audited(g)
+    assert g.over, case_id(ruleset, players, options, seed)
+
+
+def test_a_restored_game_builds_its_own_index() -> None:
+    """Snapshots carry no index; a fork answers from its own state."""
+    g = api.new_game("standard", 5, 3, {"generals": "standard"})
+    api.advance(g)
+    before = [seat_skills(g, s) for s in range(5)]
+    data = api.snapshot(g)
+    f = api.restore(data)
+    assert f.skill_index is None and api.snapshot(f) == data
+    assert [seat_skills(f, s) for s in range(5)] == before
+    f.players[1].skills = ["英姿"]
+    skills_changed(f, 1)
+    assert seat_skills(f, 1) == ("英姿",) and seat_skills(g, 1) == before[1]
