@@ -87,6 +87,11 @@ class RatingStore:
             if r is not None
         ]
 
+    async def games(self, mode: str) -> set[str]:
+        """The ids of the games that count in `mode` (the newest `keep`, once compacted)."""
+        ids: Any = await self.client.hkeys(self._key("res", mode))
+        return {i.decode() for i in ids}
+
     async def rated(self, mode: str, game: str) -> bool:
         """Whether `game` already counts in `mode`."""
         return bool(await self.client.hexists(self._key("res", mode), game))
