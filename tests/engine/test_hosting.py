@@ -186,3 +186,17 @@ async def test_hosted_after_out_of_range_is_refused() -> None:
     with pytest.raises(Refused) as err:
         await g.create_game(people(after=101))
     assert err.value.code == "INVALID_ARGUMENT"
+
+
+def test_only_time_outs_in_a_row_count() -> None:
+    """A seat's own answer between two time-outs sets the count back: 托管 needs `after`
+    time-outs with none of the person's answers between them."""
+    from services.engine.hosting import Hosting
+
+    h = Hosting(after=2)
+    auto, own = AnswerRecord(1, 0, [], auto=True), AnswerRecord(2, 0, ["end"])
+    assert h.answered(auto) is None
+    assert h.answered(own) is None  # the person answered: back to zero
+    assert h.answered(auto) is None and 0 not in h.hosted
+    assert h.answered(AnswerRecord(3, 1, [], auto=True)) is None  # another seat's count
+    assert h.answered(auto) == SeatControl(0, True, "timeouts") and h.hosted == {0}
