@@ -91,3 +91,23 @@ def test_the_tools_use_the_running_platform_of_up_json(
     capsys.readouterr()
     assert main(["ratings", "show", "standard-5", "--var", str(var)]) == 0
     assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["verify", "nosuch"],
+        ["export", "nosuch", "-o", "out.arena"],
+        ["archive", "nosuch", "--dir", "archive"],
+    ],
+)
+def test_a_game_redis_lacks_is_one_line(
+    args: list[str], redis_url: str, redis_namespace: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game id Redis does not hold (a typo, or a game already archived) is named on stderr;
+    verify no longer reports it as a log that FAILED ('first entry is not a header')."""
+    code = main([*args, "--redis-url", redis_url, "--namespace", redis_namespace])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "", out
+    assert len(err.splitlines()) == 1 and err.startswith(f"arena {args[0]}: "), err
+    assert "nosuch" in err and "FAILED" not in err, err

@@ -37,6 +37,10 @@ async def verify_game(store: EventStore, game: str, engine: Engine | None = None
     """Verify a game straight from the store (with the entries' append times: the reveal's
     and the header's times are checked against them)."""
     rows = await store.read_timed(game)
+    if not rows:
+        raise LookupError(
+            f"no such game in Redis: {game} (an archived game is verified from its file)"
+        )
     return verify_records(
         [d for _, d, _ in rows], engine, game_id=game, times=[t for *_, t in rows]
     )
@@ -66,9 +70,8 @@ def export_command(args: argparse.Namespace) -> int:
     """`arena export GAME -o FILE`: write a game's log to a self-verifying file."""
     try:
         n = _on_store(args, lambda store: export_game(store, args.game, args.output))
-    except LookupError as exc:
-        print(f"error: {exc}")
-        return 2
+    except LookupError as exc:  # one line on stderr, as every tool error
+        raise ToolError(str(exc)) from None
     print(f"wrote {n} entries to {args.output}")
     return 0
 
@@ -88,7 +91,10 @@ def verify_command(args: argparse.Namespace) -> int:
     elif _looks_like_a_file(args.source):
         raise ToolError(f"no such file: {args.source}")
     else:
-        report = _on_store(args, lambda store: verify_game(store, args.source))
+        try:
+            report = _on_store(args, lambda store: verify_game(store, args.source))
+        except LookupError as exc:
+            raise ToolError(str(exc)) from None
     print(json.dumps(asdict(report), indent=2) if args.json else report.summary())
     return 0 if report.ok else 1
 
@@ -128,8 +134,7 @@ def archive_command(args: argparse.Namespace) -> int:
     try:
         record = _on_store(args, lambda store: archive_game(store, args.game, args.dir))
     except NotArchivable as exc:
-        print(f"error: {exc}")
-        return 1
+        raise ToolError(str(exc)) from None
     print(f"archived {args.game} -> {args.dir / record.file}")
     return 0
 

@@ -37,7 +37,9 @@ async def test_export_verify_archive_round_trip(
     assert await run(arena, ["verify", str(out), "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["divergence"]["entry"] >= 1
-    assert await run(arena, ["verify", "nosuchgame", *common]) == 1
+    capsys.readouterr()
+    assert await run(arena, ["verify", "nosuchgame", *common]) == 2  # not a failed log: none
+    assert "no such game in Redis: nosuchgame" in capsys.readouterr().err
     folder = tmp_path / "archive"
     assert await run(arena, ["archive", "cli1", "--dir", str(folder), *common]) == 0
     assert await store.head("cli1") == 0
