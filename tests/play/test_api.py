@@ -343,3 +343,31 @@ async def test_timeouts_host_the_seat_another_device_takes_it_back(
     with pytest.raises(ApiRefused) as err:
         await other.call("hosting", {"hosted": False}, game=game, seat=seat)
     assert err.value.status == 409 and "resigned" in err.value.body["error"]
+
+
+async def seated(client: Client) -> tuple[str, int]:
+    """Follow the person's status until seated: (game, seat)."""
+    async for event, _, data in client.events("status"):
+        if event == "status" and data["state"] == "seated":
+            return data["seated"]["game"], data["seated"]["seat"]
+    raise AssertionError("never seated")
+
+
+async def test_quick_play_sits_people_at_the_same_open_table(play_platform: PlayPlatform) -> None:
+    """Quick play joins the oldest open table with the same ruleset, size and options (the
+    second person sits at the first's), and opens a table when none matches."""
+    settings = {"ruleset": "chengtian", "players": 2, "bot_after_ms": 120_000}
+    ann, bob, cy = [await Client.fetch(play_platform.base) for _ in range(3)]
+    for client, name in ((ann, "Ann"), (bob, "Bob"), (cy, "Cy")):
+        client.token = (await client.call("new_guest", {"name": name}))["token"]
+    first = await ann.call("quickplay", {"settings": settings})
+    other = await cy.call("quickplay", {"settings": {**settings, "options": {"camp_size": 4}}})
+    assert other["table"] != first["table"]  # other options: a table of its own
+    second = await bob.call("quickplay", {"settings": settings})
+    assert second["table"] == first["table"]
+    (a_game, a_seat), (b_game, b_seat) = await seated(ann), await seated(bob)
+    assert a_game == b_game and {a_seat, b_seat} == {0, 1}
+    assert (await cy.call("me"))["waiting"]["table"] == other["table"]  # still waits
+    await cy.call("leave")
+    for client, seat in ((ann, a_seat), (bob, b_seat)):  # the bots play it out
+        await client.call("resign", game=a_game, seat=seat)
