@@ -109,22 +109,47 @@ def play(
     return Played(g, events, answers, cuts)
 
 
+def _swap_dealt(g: api.Game, x: int, y: int, since: int) -> None:
+    """Give seats x and y each other's starting hand, and the deal's events (each seat's, seen
+    by it alone) after `since` in g.out the cards they now hold."""
+    hx, hy = g.players[x].hand, g.players[y].hand
+    g.players[x].hand, g.players[y].hand = hy, hx
+    new = {x: hy, y: hx}
+    for i, e in enumerate(g.out[since:], since):
+        if isinstance(e, ev.CardsMoved) and e.reason == "deal" and e.dst_seat in new:
+            g.out[i] = msgspec.structs.replace(e, cards=list(new[e.dst_seat]))
+
+
 @contextlib.contextmanager
 def hands_swapped(ruleset: str, x: int, y: int) -> Iterator[None]:
     """While active, the starting deal gives seat x the cards seat y would get and the other
-    way round (same cards drawn, same events in the same order, only those two hands moved)."""
+    way round (same cards drawn, same events in the same order, only those two hands moved).
+    The deal is the ruleset's `deal`; 承天之弈 deals after the camps are ordered (answers
+    later), from the top of the deck its setup shuffled: seat 0 the last four cards, seat 1
+    the four before them, so swapping those two runs there swaps the hands to come."""
     cls = type(RULESETS[ruleset])
+    if ruleset == "chengtian":
+        assert {x, y} == {0, 1}
+        setup = cls.setup
+
+        def shuffled(self: Any, g: api.Game) -> None:
+            setup(self, g)
+            d = g.draw
+            d[-8:-4], d[-4:] = d[-4:], d[-8:-4]
+
+        cls.setup = shuffled  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            cls.setup = setup  # type: ignore[method-assign]
+        return
     original = cls.deal
     own = "deal" in cls.__dict__
 
     def deal(self: Any, g: api.Game, per_seat: int = 4) -> None:
+        since = len(g.out)
         original(self, g, per_seat)
-        hx, hy = g.players[x].hand, g.players[y].hand
-        g.players[x].hand, g.players[y].hand = hy, hx
-        new = {x: hy, y: hx}
-        for i, e in enumerate(g.out):  # the deal's events: each seat's, seen by it alone
-            if isinstance(e, ev.CardsMoved) and e.reason == "deal" and e.dst_seat in new:
-                g.out[i] = msgspec.structs.replace(e, cards=list(new[e.dst_seat]))
+        _swap_dealt(g, x, y, since)
 
     cls.deal = deal  # type: ignore[method-assign]
     try:
