@@ -226,6 +226,12 @@ async def test_bad_input_is_refused_with_a_reason_and_changes_nothing(
         assert raw[0] == 413
         raw = await _raw(play_platform, "PUT", "/api/guests", b"{}", "application/json", "")
         assert raw[0] == 405
+        # a credential in the URL opens nothing (URLs end up in logs): header or cookie only
+        for q in (f"?token={token}", f"?session={token}", f"?arena_session={token}"):
+            raw = await _raw(
+                play_platform, "GET", f"/api/games/{game}/seats/{seat}{q}", b"", "", ""
+            )
+            assert raw[0] == 401, (q, raw)
         assert await store.head(game) == before
 
         # the same answer twice is applied once
