@@ -41,10 +41,22 @@ def start_engines(
 
 
 def start_bots(
-    url: str, ns: str, n: int, ports: list[int], policy: str = "random", claim_idle_ms: int = 1000
+    url: str,
+    ns: str,
+    n: int,
+    ports: list[int],
+    policy: str = "random",
+    claim_idle_ms: int = 1000,
+    *,
+    sessions: bool = True,
+    think_ms: int = 0,
 ) -> list[subprocess.Popen[str]]:
-    """`n` bot workers (b0, b1 …) started together, each consuming once this returns."""
-    procs = [spawn_bots(url, ns, f"b{i}", ports, policy, claim_idle_ms) for i in range(n)]
+    """`n` bot workers (b0, b1 …) started together, each consuming once this returns (with
+    `sessions` off they read arena:decisions only; see `arena bots --help`)."""
+    procs = [
+        spawn_bots(url, ns, f"b{i}", ports, policy, claim_idle_ms, sessions, think_ms)
+        for i in range(n)
+    ]
     for p in procs:
         _ready(p)
     return procs
@@ -100,6 +112,8 @@ def spawn_bots(
     ports: list[int],
     policy: str = "random",
     claim_idle_ms: int = 1000,
+    sessions: bool = True,
+    think_ms: int = 0,
 ) -> subprocess.Popen[str]:
     """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
     return subprocess.Popen(
@@ -120,6 +134,9 @@ def spawn_bots(
             str(claim_idle_ms),
             "--engine",
             ",".join(f"127.0.0.1:{p}" for p in ports),
+            "--sessions" if sessions else "--no-sessions",
+            "--think-ms",
+            str(think_ms),
         ],
         stdout=subprocess.PIPE,
         text=True,

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import time
 import zlib
-from collections.abc import AsyncGenerator
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
+import msgspec
 
+from ..contracts.tokens import BOT_KEY_HEADER
 from ..eventlog.batching import TickBatcher
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 
@@ -77,6 +81,65 @@ class Engine(Protocol):
         ...
 
 
+Pushed = Callable[[int, bytes], Awaitable[None]]
+"""Takes a decision an engine pushed on its bot session: (engine index, BotDecision msgpack);
+returns once the worker has room for it (the session reads no further until then)."""
+
+
+class Link:
+    """One open GameService.BotSession: answers out (those of one event-loop iteration in one
+    stream message), their results matched back by tag."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+        self.waiting: dict[int, asyncio.Future[Submitted | EngineError]] = {}
+        self.tags = itertools.count(1)
+        self.batcher: TickBatcher[game_pb2.SubmitActionRequest, Submitted] = TickBatcher(
+            self._send, MAX_BATCH, 8
+        )
+        self.up = True
+        self.writing = asyncio.Lock()
+        self.messages = 0  # stream messages written
+
+    async def _send(
+        self, reqs: list[game_pb2.SubmitActionRequest]
+    ) -> list[Submitted | BaseException]:
+        loop = asyncio.get_running_loop()
+        futures = []
+        answers = []
+        for req in reqs:
+            tag = next(self.tags)
+            futures.append(self.waiting.setdefault(tag, loop.create_future()))
+            answers.append(game_pb2.BotAnswer(tag=tag, action=req))
+        try:
+            async with self.writing:  # one write at a time on a call (gRPC refuses more)
+                await self.call.write(game_pb2.BotSessionRequest(answers=answers))
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError) as exc:
+            self.fail(f"bot session broke: {exc!r}")
+        self.messages += 1
+        return list(await asyncio.gather(*futures, return_exceptions=True))
+
+    def resolve(self, r: game_pb2.BotAnswerResult) -> None:
+        """The result of one answer sent on this session."""
+        fut = self.waiting.pop(r.tag, None)
+        if fut is not None and not fut.done():
+            fut.set_result(_result(r.result))
+
+    def fail(self, reason: str) -> None:
+        """The session ended: every answer still waiting gets UNAVAILABLE (tried again)."""
+        self.up = False
+        for fut in self.waiting.values():
+            if not fut.done():
+                fut.set_result(EngineError("UNAVAILABLE", reason))
+        self.waiting.clear()
+
+
+def _result(r: game_pb2.SubmitActionResult) -> Submitted | EngineError:
+    if r.code:
+        return EngineError(_CODE_NAMES.get(r.code, "UNKNOWN"), r.reason)
+    return Submitted(bool(r.response.duplicate), int(r.response.version), bool(r.response.over))
+
+
 class GrpcEngine:
     """Engine over GameService on one or more engine workers (any of them serves any game).
 
@@ -86,6 +149,11 @@ class GrpcEngine:
     iteration for one worker travel as one SubmitActions call. A worker that fails with
     UNAVAILABLE is skipped for `cooldown_s`. Create this inside the running event loop
     (grpc.aio channels bind to the loop they are made in).
+
+    With `run_sessions` it also keeps a BotSession open to every engine worker
+    (services/engine/bot_sessions.py): decisions pushed there are handed to the worker, and a
+    game's answers go back on the session of the engine that last pushed one of its decisions
+    (it has the game hot), while that session is up.
     """
 
     def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0) -> None:
@@ -100,6 +168,10 @@ class GrpcEngine:
             TickBatcher(functools.partial(self._submit_batch, i), 32, 8)
             for i in range(len(self.stubs))
         ]
+        self.links: list[Link | None] = [None] * len(self.stubs)
+        self.home: OrderedDict[str, int] = OrderedDict()  # game -> engine that pushed it last
+        self.pushed = 0  # decisions received on sessions
+        self._ended = [0, 0]  # answers and stream messages sent on sessions that ended
 
     def _pick(self, game: str) -> int:
         n, now = len(self.stubs), time.monotonic()
@@ -118,7 +190,72 @@ class GrpcEngine:
         req = game_pb2.SubmitActionRequest(
             game_id=game, seat_token=token, decision_id=decision, picks=picks
         )
+        home = self.home.get(game)
+        for i in (home, self._pick(game)):
+            link = self.links[i] if i is not None else None
+            if link is not None and link.up:
+                return await link.batcher.submit(req)
         return await self.batchers[self._pick(game)].submit(req)
+
+    async def run_sessions(
+        self, pushed: Pushed, key: Callable[[], Awaitable[str | None]], retry_s: float = 2.0
+    ) -> None:
+        """Keep a BotSession open to every engine worker until cancelled, handing what they
+        push to `pushed`. `key()` reads the bot-session key (from Redis; None while there is
+        none: then no session, and the decisions come through the stream)."""
+        await asyncio.gather(
+            *(self._session(i, pushed, key, retry_s) for i in range(len(self.stubs)))
+        )
+
+    async def _session(
+        self, i: int, pushed: Pushed, key: Callable[[], Awaitable[str | None]], retry_s: float
+    ) -> None:
+        while True:
+            try:
+                secret = await key()
+            except Exception:  # noqa: BLE001 - Redis away: the stream consumer says so
+                secret = None
+            if secret is None:
+                await asyncio.sleep(retry_s)
+                continue
+            call = self.stubs[i].BotSession(metadata=((BOT_KEY_HEADER, secret),))
+            link = self.links[i] = Link(call)
+            try:
+                async for reply in call:
+                    for r in reply.results:
+                        link.resolve(r)
+                    for data in reply.decisions:
+                        self._home(data, i)
+                        self.pushed += 1
+                        await pushed(i, data)
+            except grpc.aio.AioRpcError:
+                pass  # ended (the engine stopped, or refused the key): try again shortly
+            finally:
+                self.links[i] = None
+                link.fail("bot session ended")
+                self._ended[0] += link.batcher.items
+                self._ended[1] += link.messages
+                call.cancel()
+            await asyncio.sleep(retry_s)
+
+    def session_counts(self) -> tuple[int, int]:
+        """Answers sent on bot sessions, and in how many stream messages."""
+        live = [link for link in self.links if link is not None]
+        return (
+            self._ended[0] + sum(link.batcher.items for link in live),
+            self._ended[1] + sum(link.messages for link in live),
+        )
+
+    def _home(self, data: bytes, index: int) -> None:
+        """Remember which engine pushed the game's decision (its answer goes back there)."""
+        try:
+            game = _GAME.decode(data).game
+        except msgspec.MsgspecError:
+            return  # the worker refuses it as malformed
+        self.home[game] = index
+        self.home.move_to_end(game)
+        while len(self.home) > 8192:
+            self.home.popitem(last=False)
 
     async def _submit_batch(
         self, index: int, reqs: list[game_pb2.SubmitActionRequest]
@@ -129,17 +266,7 @@ class GrpcEngine:
             )
         except grpc.aio.AioRpcError as err:
             raise self._failed(index, err) from None
-        out: list[Submitted | EngineError] = []
-        for r in reply.results:
-            if r.code:
-                out.append(EngineError(_CODE_NAMES.get(r.code, "UNKNOWN"), r.reason))
-            else:
-                out.append(
-                    Submitted(
-                        bool(r.response.duplicate), int(r.response.version), bool(r.response.over)
-                    )
-                )
-        return out
+        return [_result(r) for r in reply.results]
 
     async def entries(
         self, game: str, token: str, after: int, upto: int = 0
@@ -162,5 +289,12 @@ class GrpcEngine:
             call.cancel()
 
     async def close(self) -> None:
-        """Close every channel."""
+        """Close every channel (and so every session)."""
         await asyncio.gather(*(ch.close() for ch in self.channels))
+
+
+class _Game(msgspec.Struct):
+    game: str
+
+
+_GAME = msgspec.msgpack.Decoder(_Game)  # just the game of a pushed BotDecision

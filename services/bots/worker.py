@@ -23,16 +23,18 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from ..cliargs import consumer_options, metrics_option, redis_options
-from ..contracts.streams import DECISIONS, BadMessage, BotDecision, decode
+from ..contracts import tokens
+from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers
 from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
-from ..eventlog.streams import GroupConsumer, Message
+from ..eventlog.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from ..observability import mean_ms, serve
 from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
@@ -80,6 +82,10 @@ def _decision(msg: Message) -> BotDecision:
         raise Poison(str(exc)) from None
 
 
+def _pushed_decision(data: bytes) -> BotDecision:
+    return _decision(Message("session", "", {FIELD: data}))
+
+
 class BotWorker:
     """The consume loop: stale messages first (now and then), else new ones; bounded fan-out.
 
@@ -114,11 +120,18 @@ class BotWorker:
 
     async def on_message(self, msg: Message) -> None:
         """Handle one message; Poison is dead-lettered, other failures leave it pending."""
+        await self._handle(
+            lambda: _decision(msg), lambda why: self._consumer_of(msg).dead_letter(msg, why)
+        )
+
+    async def _handle(
+        self, decision: Callable[[], BotDecision], dead: Callable[[str], Awaitable[None]]
+    ) -> None:
         start = time.perf_counter()
         try:
-            outcome = await self.answerer.handle(_decision(msg))
+            outcome = await self.answerer.handle(decision())
         except Poison as exc:
-            await self._consumer_of(msg).dead_letter(msg, str(exc))
+            await dead(str(exc))
             outcome = "poison"
         except Exception:
             self._count("retry")
@@ -126,6 +139,32 @@ class BotWorker:
         self._count(outcome)
         self.metrics.sync_fallbacks()
         self.metrics.latency.observe(time.perf_counter() - start)
+
+    async def pushed(self, engine: int, data: bytes) -> None:
+        """A decision an engine pushed on its bot session (engine_client.py): handled as a
+        stream message is, in its own task once there is room (until then the session reads
+        no further). Nothing to ack: unanswered, it has the engine publish it to the stream
+        at its deadline (services/engine/bot_sessions.py)."""
+        while len(self.inflight) >= self.max_inflight:
+            await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
+        task = asyncio.create_task(self._pushed(data))
+        self.inflight.add(task)
+        task.add_done_callback(self.inflight.discard)
+
+    async def _pushed(self, data: bytes) -> bool:
+        try:
+            await self._handle(lambda: _pushed_decision(data), lambda why: self._park(data, why))
+        except Exception:  # noqa: BLE001 - counted; the engine's deadline reposts it
+            return False
+        return True
+
+    async def _park(self, data: bytes, reason: str) -> None:
+        """A pushed decision that can never be answered, to the dead letters (with the reason)."""
+        fields: dict[FieldValue, FieldValue] = {"stream": "bot-session", "reason": reason}
+        fields[b"msg." + FIELD] = data
+        await self.consumer.client.xadd(
+            self.consumer.dead_stream, fields, maxlen=DEAD_MAXLEN, approximate=True
+        )
 
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
         """Consume until `stop` is set, then let the messages in hand finish."""
@@ -226,6 +265,14 @@ async def run(args: argparse.Namespace) -> None:
     for consumer in consumers:
         await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
+    key_name = tokens.bot_key_name(args.namespace)
+
+    async def bot_key() -> str | None:
+        value = await client.get(key_name)
+        return value.decode() if isinstance(value, bytes) else value
+
+    pushes = engine.run_sessions(worker.pushed, bot_key) if args.sessions else asyncio.sleep(0)
+    sessions = asyncio.create_task(pushes)
     crashed = False
     try:
         await worker.run(stop)
@@ -234,6 +281,8 @@ async def run(args: argparse.Namespace) -> None:
         print(f"arena bots {args.consumer}: stopped by {exc!r}", file=sys.stderr, flush=True)
         raise
     finally:
+        sessions.cancel()
+        session_answers, session_messages = engine.session_counts()
         print(
             json.dumps(
                 {
@@ -244,6 +293,9 @@ async def run(args: argparse.Namespace) -> None:
                         "submit_calls": sum(b.batches for b in engine.batchers),
                         "acks": sum(c.acks.items for c in consumers),
                         "xack_calls": sum(c.acks.batches for c in consumers),
+                        "pushed": engine.pushed,
+                        "session_answers": session_answers,
+                        "session_messages": session_messages,
                     },
                     "answer_ms_mean": mean_ms(worker.metrics.latency),
                 }
@@ -280,6 +332,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=512,
         help="decisions handled at once (their answers share SubmitActions calls)",
+    )
+    p.add_argument(
+        "--sessions",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="take decisions pushed on a BotSession stream from each engine too (else only "
+        "from arena:decisions)",
     )
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")

@@ -103,6 +103,11 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     repost: bool = False  # published again by a deadline sweep: still pending after its time
 
 
+VIEWLESS_PLAYERS = frozenset({"bot:random"})
+"""Bot seats whose policy reads no view (services/bots/seats.py `VIEWLESS`, by the player id
+that names the policy): the engine keeps no feed for them and their messages carry no `view`."""
+
+
 class GameFinished(msgspec.Struct, frozen=True, kw_only=True):
     """`finished`: a game ended (its seed is revealed; the archive follows)."""
 
@@ -242,6 +247,38 @@ def game_key(namespace: str, game: str, kind: str) -> str:
     """The key `kind` (`log`, `snap`, `secret`) of `game` (a checked game id), in its
     partition's slot."""
     return partition_key(namespace, partition_of(game), f"g:{game}:{kind}")
+
+
+class Layout:
+    """The keys of one namespace, for the services that name keys on every answer: the same
+    keys as `game_key` and `game_stream_key`, with the partition count read once (when the
+    layout is made; `partitions()` reads the environment at every call) and each game's hash
+    tag remembered (the newest few thousand games)."""
+
+    MAX_GAMES = 8192
+
+    def __init__(self, namespace: str, count: int | None = None) -> None:
+        self.namespace = namespace
+        self.count = partitions() if count is None else check_partitions(count)
+        self._tags: dict[str, str] = {}
+
+    def tag(self, game: str) -> str:
+        """The hash tag of the partition of `game`."""
+        tag = self._tags.get(game)
+        if tag is None:
+            if len(self._tags) >= self.MAX_GAMES:
+                self._tags.clear()
+            tag = partition_tag(partition_of(game, self.count), self.count)
+            self._tags[game] = tag
+        return tag
+
+    def game_key(self, game: str, kind: str) -> str:
+        """See `game_key`."""
+        return f"{self.namespace}:{{{self.tag(game)}}}:g:{game}:{kind}"
+
+    def game_stream_key(self, name: str, game: str) -> str:
+        """See `game_stream_key`."""
+        return f"{self.namespace}:{{{self.tag(game)}}}:{name}"
 
 
 def legacy_game_key(namespace: str, game: str, kind: str) -> str:

@@ -18,6 +18,14 @@ so a seat token can never pass for a create request or the other way round. The 
 an unsigned or forged request, one issued more than ``CREATE_SKEW_MS`` from its clock, and a
 nonce it has seen (a replay).
 
+Bot sessions — who may open ``GameService.BotSession`` and be pushed bot seats' decisions (with
+their seat tokens): the call's metadata ``arena-bot-key`` carries
+
+    bot_key = hex HMAC-SHA256(secret, b"arena-bot-session-v1." + namespace)
+
+which the engines keep in Redis at ``{ns}:bot-session-key``. Bot workers read it there, so
+exactly who may read ``arena:decisions`` (which carries the same tokens) may open a session.
+
 There is no default secret: a service that needs one and finds none refuses to start
 (``require_secret``). ``arena up`` generates a fresh one per run for its children.
 """
@@ -32,6 +40,7 @@ import secrets
 import sys
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 
 import msgspec
 
@@ -42,6 +51,29 @@ CREATE_SKEW_MS = 5 * 60 * 1000
 NONCE_BYTES = 16
 MAX_TOKEN = 1024
 ENV = "ARENA_SECRET"
+
+
+BOT_KEY_DOMAIN = b"arena-bot-session-v1."
+BOT_KEY_HEADER = "arena-bot-key"
+
+
+def bot_key(secret: bytes, namespace: str) -> str:
+    """The bot-session key of a deployment's namespace (hex; see the module docstring)."""
+    return hmac.new(secret, BOT_KEY_DOMAIN + namespace.encode(), hashlib.sha256).hexdigest()
+
+
+def bot_key_name(namespace: str) -> str:
+    """The Redis key the engines keep the bot-session key at."""
+    return f"{namespace}:bot-session-key"
+
+
+def bot_key_ok(expected: str, metadata: Iterable[tuple[str, str | bytes]]) -> bool:
+    """Whether a call's metadata carries the bot-session key `expected`."""
+    for name, value in metadata:
+        if name == BOT_KEY_HEADER:
+            got = value.encode() if isinstance(value, str) else value
+            return hmac.compare_digest(got, expected.encode())
+    return False
 
 
 class MissingSecret(RuntimeError):

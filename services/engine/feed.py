@@ -75,7 +75,12 @@ class SeatFeed:
 
     def add(self, first_seq: int, events: list[api.Event], encoded: list[bytes]) -> None:
         """Remember events logged at sequence numbers first_seq, first_seq + 1, ... with their
-        `api.encode_event` bytes."""
+        `api.encode_event` bytes. With no seat fed (every bot seat reads no view) nothing is
+        kept: a seat fed later starts after these (`start`) and falls back before them."""
+        if not self.fed:
+            self.events.clear()
+            self.start = max(self.start, first_seq + len(events) - 1)
+            return
         for i, (e, data) in enumerate(zip(events, encoded, strict=True)):
             self.events.append(_Buffered(first_seq + i, e, msgspec.Raw(data)))
         while len(self.events) > MAX_BUFFERED:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -32,7 +32,7 @@ from ..errors import (
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
-from . import views
+from . import bot_sessions, views
 from .service import Games
 
 log = logging.getLogger(__name__)
@@ -185,23 +185,92 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         lock), so their Redis writes share round trips; each one is refused on its own."""
         if len(request.actions) > MAX_BATCH:
             raise BadRequest(f"at most {MAX_BATCH} actions per call")
+        return game_pb2.SubmitActionsResponse(results=await self._submit_all(request.actions))
+
+    async def _submit_all(
+        self, actions: Sequence[game_pb2.SubmitActionRequest]
+    ) -> list[game_pb2.SubmitActionResult]:
+        """Each answer as SubmitAction would take it, concurrently (one game's answers in
+        order, by its lock), so their Redis writes share round trips; one result each."""
         done = await asyncio.gather(
-            *(self._submit(a, with_next=False) for a in request.actions), return_exceptions=True
+            *(self._submit(a, with_next=False) for a in actions), return_exceptions=True
         )
-        out = game_pb2.SubmitActionsResponse()
+        out: list[game_pb2.SubmitActionResult] = []
         for r in done:
             if isinstance(r, Exception) and not isinstance(r, Refused):
                 r = unavailable(r) or r  # the store away: UNAVAILABLE, to be tried again
             if isinstance(r, game_pb2.SubmitActionResponse):
-                out.results.add(code=0, response=r)
+                out.append(game_pb2.SubmitActionResult(code=0, response=r))
             elif isinstance(r, Refused):
-                out.results.add(code=grpc.StatusCode[r.code].value[0], reason=r.message)
+                code = grpc.StatusCode[r.code].value[0]
+                out.append(game_pb2.SubmitActionResult(code=code, reason=r.message))
             elif isinstance(r, Exception):
                 log.error("unexpected error in SubmitActions", exc_info=r)
-                out.results.add(code=grpc.StatusCode.INTERNAL.value[0], reason="internal error")
+                code = grpc.StatusCode.INTERNAL.value[0]
+                out.append(game_pb2.SubmitActionResult(code=code, reason="internal error"))
             else:  # a BaseException (cancellation): not ours to swallow
                 raise r
         return out
+
+    async def BotSession(
+        self,
+        requests: AsyncIterator[game_pb2.BotSessionRequest],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[game_pb2.BotSessionResponse]:
+        """See game.proto and bot_sessions.py: decisions pushed, answers taken, one stream."""
+        if not tokens.bot_key_ok(self.games.bot_key, context.invocation_metadata() or ()):
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "not a bot worker's session")
+        sessions = self.games.sessions
+        session = sessions.start()
+        reader = asyncio.create_task(self._session_answers(requests, session))
+        try:
+            while (out := await session.next()) is not None:
+                yield out
+        finally:
+            reader.cancel()
+            await self.games.publish(sessions.close(session))
+
+    async def _session_answers(
+        self, requests: AsyncIterator[game_pb2.BotSessionRequest], session: bot_sessions.Session
+    ) -> None:
+        """Answer each message's answers (a batch, as SubmitActions does) and queue their
+        results; a message with too many gets INVALID_ARGUMENT for each."""
+        batches: set[asyncio.Task[None]] = set()
+
+        async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
+            results = await self._submit_all([a.action for a in batch])
+            session.add_results(
+                [
+                    game_pb2.BotAnswerResult(tag=a.tag, result=r)
+                    for a, r in zip(batch, results, strict=True)
+                ]
+            )
+
+        try:
+            async for request in requests:
+                if len(request.answers) > MAX_BATCH:
+                    code, reason = grpc.StatusCode.INVALID_ARGUMENT.value[0], "too many answers"
+                    refused = game_pb2.SubmitActionResult(code=code, reason=reason)
+                    session.add_results(
+                        [
+                            game_pb2.BotAnswerResult(tag=a.tag, result=refused)
+                            for a in request.answers
+                        ]
+                    )
+                    continue
+                task = asyncio.create_task(answer(request.answers))
+                batches.add(task)
+                task.add_done_callback(batches.discard)
+            if batches:  # the worker closed its side: finish what it sent, then end
+                await asyncio.gather(*batches)
+        except asyncio.CancelledError:
+            for task in batches:
+                task.cancel()
+            raise
+        except Exception:  # noqa: BLE001 - the call broke: the session ends, nothing is lost
+            pass
+        finally:
+            session.end()
 
     @grpc_unary
     async def GetView(

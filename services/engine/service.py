@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
+import logging
 import secrets as _secrets
 import time
 from collections import OrderedDict
@@ -25,11 +25,11 @@ import msgspec
 
 from ..contracts import tokens
 from ..contracts.decision_ids import DecisionIds
-from ..contracts.streams import BotDecision, GameFinished, NewMatch
+from ..contracts.streams import VIEWLESS_PLAYERS, BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
-from ..eventlog.gamelog import GameLog, snapshot_due
+from ..eventlog.gamelog import GameLog, Write, snapshot_due
 from ..eventlog.positions import Positions
 from ..eventlog.records import (
     AnswerRecord,
@@ -44,12 +44,14 @@ from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..proto_gen.arena.v1 import common_pb2
 from ..replay.clock import Clock, SystemClock
 from ..rules import api
+from .bot_sessions import BotSessions
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
 from .views import Watch, envelope
 
+log = logging.getLogger(__name__)
 MAX_SEATS = 16
 MAX_PICKS = 64
 MAX_PICK_LEN = 64
@@ -138,6 +140,8 @@ class Games:
         self.bot_repost_ms = bot_repost_ms
         self.archive_dir = archive_dir
         self.metrics = metrics or Metrics()
+        self.sessions = BotSessions()  # bot workers' streams (bot_sessions.py)
+        self.bot_key = tokens.bot_key(secret, side.namespace)  # what opens one
 
     # ---- cache -------------------------------------------------------------------------------
 
@@ -300,7 +304,9 @@ class Games:
             header,
             indexed_after=len(items),
             time_limit_ms=secret.time_limit_ms,
-            feed=SeatFeed.from_start([i for i, seat in enumerate(match.seats) if seat.bot]),
+            feed=SeatFeed.from_start(
+                [i for i, s in enumerate(match.seats) if s.bot and s.player not in VIEWLESS_PLAYERS]
+            ),
             hosting=Hosting(after=secret.hosted_after),
             ids=DecisionIds(self.secret, game_id),
         )
@@ -313,10 +319,7 @@ class Games:
         async with hot.lock:
             self._put(game_id, hot)
             try:
-                await log.append(
-                    items,
-                    functools.partial(self.side.append_with, self.store, game_id, effects=effects),
-                )
+                await log.append(items, self._write(game_id, effects))
             except VersionConflict:  # the match was seen before: make sure its game is moving
                 self.evict(game_id)
             except BaseException:
@@ -386,9 +389,7 @@ class Games:
                     if d is not None and d.seat == seat
                     else Effects()
                 )
-                write = functools.partial(
-                    self.side.append_with, self.store, game_id, effects=effects
-                )
+                write = self._write(game_id, effects)
                 try:
                     await hot.log.append([(CONTROL, encode_payload(control))], write)
                 except VersionConflict:
@@ -502,7 +503,7 @@ class Games:
         for seq in range(before + 2, before + 2 + len(encoded) + len(after)):
             hot.positions.add(seq, None)
         effects = self._effects(hot, before + 1 + len(encoded) + len(after), answered=rec.decision)
-        write = functools.partial(self.side.append_with, self.store, hot.log.game, effects=effects)
+        write = self._write(hot.log.game, effects)
         try:
             await hot.log.record_answer(rec, encoded, write, after)
         except VersionConflict:
@@ -513,6 +514,7 @@ class Games:
             self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
             raise
         hot.answers[rec.decision] = (rec, hot.log.version)
+        self.sessions.answered(hot.log.game, hot.ids.opaque(rec.decision))
         if snapshot_due(before, hot.log.version, self.snapshot_every):
             await hot.log.save_snapshot(api.snapshot(game))
         version = hot.log.version
@@ -547,7 +549,31 @@ class Games:
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost),) if bot else ()
         hot.due = (d.id, due) if not bot else None
+        if messages and not repost and self.sessions.available:  # (reposts: the stream)
+            return Effects(clear=answered, deadline=(d.id, due), push=messages)
         return Effects(clear=answered, deadline=(d.id, due), messages=messages)
+
+    def _write(self, game_id: str, effects: Effects) -> Write:
+        """The log's write for an append with `effects`: the append (with the effects, in one
+        script on Redis), then the pushes to the bot sessions."""
+
+        async def write(expected: int, records: list[bytes]) -> int:
+            version = await self.side.append_with(self.store, game_id, expected, records, effects)
+            if effects.push:
+                await self.publish(self.sessions.push(effects.push))
+            return version
+
+        return write
+
+    async def publish(self, messages: list[BotDecision]) -> None:
+        """Publish bot decisions to `arena:decisions` (no session took them, or the session
+        that held them ended). Redis failing here costs only time: each has its deadline,
+        and the sweep publishes it again then."""
+        for m in messages:
+            try:
+                await self.side.publish(m)
+            except Exception as exc:  # noqa: BLE001 - the deadline stands for the message
+                log.warning("bot decision of %s left to its deadline: %r", m.game, exc)
 
     @staticmethod
     def _bot(hot: Hot, d: api.Decision) -> bool:
@@ -576,14 +602,21 @@ class Games:
         the decision's opaque id and the seat's positions, never log versions."""
         seat = hot.header.seats[d.seat]
         opaque_id = hot.ids.opaque(d.id)
+        player = seat.player if seat.bot else HOSTED_PLAYER
+        # a policy that reads no view is sent none (and its seat has no feed to keep)
+        view = (
+            None
+            if player in VIEWLESS_PLAYERS
+            else hot.feed.view_for(d.seat, version, hot.positions)
+        )
         return BotDecision(
             game=hot.log.game,
             decision=opaque_id,
             seat=d.seat,
-            player=seat.player if seat.bot else HOSTED_PLAYER,
+            player=player,
             version=hot.positions.position(d.seat, version),
             body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
-            view=hot.feed.view_for(d.seat, version, hot.positions),
+            view=view,
             token=self._bot_token(hot, d.seat),
             repost=repost,
         )
@@ -612,6 +645,7 @@ class Games:
     async def _finish(self, hot: Hot) -> None:
         """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""
         game_id = hot.log.game
+        self.sessions.forget(game_id)
         if not hot.finished:
             secret = await self.side.get_secret(game_id)
             if secret is None:

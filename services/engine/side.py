@@ -29,9 +29,8 @@ import redis.asyncio as aioredis
 from ..contracts.streams import (
     BotDecision,
     GameFinished,
+    Layout,
     encode,
-    game_key,
-    game_stream_key,
     partition_key,
     partitions,
     stream_of,
@@ -59,11 +58,14 @@ Message = BotDecision | GameFinished
 @dataclass(frozen=True)
 class Effects:
     """What an append makes due: drop the answered decision's deadline (`clear`), give the new
-    one a deadline (`deadline` = (decision, due at ms)), publish `messages`."""
+    one a deadline (`deadline` = (decision, due at ms)), publish `messages`; `push`: bot
+    decisions for the bot sessions once the append is in (bot_sessions.py; not written to
+    Redis: their deadline stands for them)."""
 
     clear: int | None = None
     deadline: tuple[int, int] | None = None
     messages: tuple[Message, ...] = ()
+    push: tuple[BotDecision, ...] = ()
 
 
 class Side(Protocol):
@@ -163,14 +165,15 @@ class RedisSide:
     def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
         self.client = client
         self.namespace = namespace
+        self.layout = Layout(namespace)
         self.auto = AutoPipeline(client)
 
     def _secret_key(self, game: str) -> str:
-        return game_key(self.namespace, game, "secret")
+        return self.layout.game_key(game, "secret")
 
     def deadlines_key(self, game: str) -> str:
         """The deadlines key of the partition of `game`."""
-        return game_stream_key(self.namespace, "deadlines", game)
+        return self.layout.game_stream_key("deadlines", game)
 
     def all_deadlines(self) -> list[str]:
         """Every partition's deadlines key."""
@@ -178,7 +181,7 @@ class RedisSide:
 
     def stream(self, message: Message) -> str:
         """The key of the shared stream that carries `message` (in its game's partition)."""
-        return game_stream_key(self.namespace, stream_of(message).name, message.game)
+        return self.layout.game_stream_key(stream_of(message).name, message.game)
 
     async def put_secret(self, game: str, secret: Secret) -> Secret:
         """See Side.put_secret."""

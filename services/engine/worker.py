@@ -93,10 +93,13 @@ async def run(args: argparse.Namespace) -> None:
 
         return handle
 
-    synced = loop.time()
+    synced, keyed = loop.time(), 0.0
 
     async def sweep() -> None:
-        nonlocal synced
+        nonlocal synced, keyed
+        if loop.time() - keyed > 5:  # (again after a Redis that came back without its data)
+            await client.set(tokens.bot_key_name(args.namespace), games.bot_key)
+            keyed = loop.time()
         await games.sweep()
         if loop.time() - synced > 60:  # keep measuring the Redis clock's offset
             await clock.sync()
@@ -128,7 +131,12 @@ async def run(args: argparse.Namespace) -> None:
         json.dumps(
             {
                 "consumer": args.consumer,
-                "batched": {"appends": _batched(games.store), "side": _batched(side)},
+                "batched": {
+                    "appends": _batched(games.store),
+                    "side": _batched(side),
+                    "session_pushes": games.sessions.pushed,
+                    "session_handed_back": games.sessions.handed_back,
+                },
                 "action_ms_mean": mean_ms(games.metrics.latency),
             }
         ),

@@ -1,6 +1,6 @@
 """Redis EventStore: one stream per game, appended by a server-side script.
 
-Keys (named by services/contracts/streams.py `game_key`: TAG is the hash tag of the game's
+Keys (named by services/contracts/streams.py `game_key`, `Layout`: TAG is the hash tag of the game's
 partition, so a game's keys and its partition's streams share one Redis Cluster slot and the
 scripts may touch them all):
 
@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
-from ..contracts.streams import game_key
+from ..contracts.streams import Layout
 from .batching import AutoPipeline
 from .redis_client import connect, decodes_responses
 from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
@@ -215,6 +215,7 @@ class RedisEventStore:
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
         self.client = client
         self.namespace = namespace
+        self.layout = Layout(namespace)  # (the keys of every answer: the partition count once)
         self._append = client.register_script(APPEND_LUA)
         self._append_outbox = client.register_script(APPEND_OUTBOX_LUA)
         self._snapshot = client.register_script(SNAPSHOT_LUA)
@@ -233,11 +234,11 @@ class RedisEventStore:
 
     def log_key(self, game: str) -> str:
         """The stream key of `game`."""
-        return game_key(self.namespace, check_game_id(game), "log")
+        return self.layout.game_key(check_game_id(game), "log")
 
     def snapshot_key(self, game: str) -> str:
         """The snapshot hash key of `game`."""
-        return game_key(self.namespace, check_game_id(game), "snap")
+        return self.layout.game_key(check_game_id(game), "snap")
 
     async def append(
         self,

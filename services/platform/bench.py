@@ -212,9 +212,15 @@ def worker_reports(log_dir: Path) -> dict[str, Any]:
 def _summary(report: dict[str, Any]) -> dict[str, Any]:
     b = report["batched"]
     if "answers" in b:  # a bot worker
+        on_sessions = b.get("session_answers", 0)
         return {
-            "answers": b["answers"],
+            "answers": b["answers"] + on_sessions,
             "answers_per_submit_call": round(b["answers"] / max(b["submit_calls"], 1), 1),
+            "answers_on_sessions": on_sessions,
+            "answers_per_session_message": round(
+                on_sessions / max(b.get("session_messages", 0), 1), 1
+            ),
+            "decisions_pushed": b.get("pushed", 0),
             "decision_held_ms_mean": report.get("answer_ms_mean"),
         }
     appends = b.get("appends", {})
@@ -223,6 +229,7 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
         "appends_per_pipeline": round(
             appends.get("commands", 0) / max(appends.get("pipelines", 0), 1), 1
         ),
+        "decisions_pushed": b.get("session_pushes", 0),
         "answer_ms_mean": report.get("action_ms_mean"),
     }
 

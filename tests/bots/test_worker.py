@@ -1,10 +1,11 @@
 """End to end: `arena engine` and `arena bots` processes on a real Redis, no human anywhere.
 
 Two engine workers and two bot workers play concurrent all-bot games to the end; one bot worker
-is killed with SIGKILL while it holds unacked messages. The engines are told not to re-publish
-unanswered bot decisions for a minute, so only XAUTOCLAIM by the surviving bot worker can
-rescue what the dead one held. Every game must finish, archive, and pass verify, with exactly
-one logged answer per decision.
+is killed with SIGKILL while it holds decisions. The engines are told not to re-publish
+unanswered bot decisions for a minute, so only the recovery under test can rescue what the dead
+one held: XAUTOCLAIM by the surviving worker (workers reading arena:decisions only), or the
+engine handing the dead worker's session's decisions to the stream (workers on bot sessions).
+Every game must finish, archive, and pass verify, with exactly one logged answer per decision.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from services.bots.cluster import (
     answers,
     archived,
     publish_matches,
+    spawn_bots,
     start_bots,
     start_engines,
     stop,
@@ -105,7 +107,7 @@ async def test_two_engines_two_bots_one_bot_killed(
 ) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
     engines = start_engines(redis_url, ns, 2, archive, repost_ms=60_000)
-    bots = start_bots(redis_url, ns, 2, [port for _, port in engines], "random")
+    bots = start_bots(redis_url, ns, 2, [port for _, port in engines], "random", sessions=False)
     try:
         await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
         deadline = time.monotonic() + 50
@@ -170,7 +172,7 @@ async def test_duplicated_messages_do_not_double_answer(
         await grpc_engine.close()
         assert not once.duplicate and again.duplicate and other.duplicate
         assert once.version == again.version == other.version == await _head(redis_client, ns, game)
-        bots = start_bots(redis_url, ns, 2, [port], "random")
+        bots = start_bots(redis_url, ns, 2, [port], "random", sessions=False)
         deadline = time.monotonic() + 40
         last, copied = "0-0", 0
         files: list[Path] = []
@@ -197,3 +199,45 @@ async def test_duplicated_messages_do_not_double_answer(
             seen[k] = seen.get(k, 0) + v
     # each copy was skipped (this worker answered it), a no-op at the engine, or stale
     assert seen.get("known", 0) + seen.get("duplicate", 0) + seen.get("stale", 0) >= copied
+
+
+async def test_a_bot_killed_on_its_sessions_loses_nothing(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+) -> None:
+    """Bot workers on bot sessions; b0 thinks 300 ms before each answer, so it always holds
+    decisions pushed to it when it is killed. With reposts a minute away, only the engines
+    handing its sessions' decisions to arena:decisions at once (read by b1) finish the games."""
+    ns, archive = redis_namespace, tmp_path / "archive"
+    engines = start_engines(redis_url, ns, 2, archive, repost_ms=60_000)
+    ports = [port for _, port in engines]
+    slow = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 300)
+    bots = [slow]
+    try:
+        assert slow.stdout is not None and slow.stdout.readline()  # consuming
+        bots.append(spawn_bots(redis_url, ns, "b1", ports, "random", 1000, True, 0))
+        assert bots[1].stdout is not None and bots[1].stdout.readline()
+        await asyncio.sleep(3)  # both open their sessions (they read the key every 2 s)
+        await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
+        deadline = time.monotonic() + 50
+        while time.monotonic() < deadline:  # mid-game
+            heads = [await _head_or_0(redis_client, ns, f"{ns}-g{i}") for i in range(GAMES)]
+            if min(heads) >= 60:
+                break
+            await asyncio.sleep(0.05)
+        slow.send_signal(signal.SIGKILL)
+        slow.wait()
+        files = await _wait_archived(archive, GAMES, deadline)
+        assert bots[1].poll() is None, "the surviving bot worker died"
+        _check(files, GAMES)
+    finally:
+        exits = stop(bots + [p for p, _ in engines])
+    engine_exits = [e for e in exits if "batched" in e and "session_pushes" in e["batched"]]
+    assert sum(e["batched"]["session_pushes"] for e in engine_exits) > 0
+    assert sum(e["batched"]["session_handed_back"] for e in engine_exits) > 0
+    survivor = next(e for e in exits if e.get("consumer") == "b1")
+    assert survivor["batched"]["pushed"] > 0 and survivor["outcomes"].get("answered", 0) > 0
+
+
+async def _head_or_0(client: aioredis.Redis, ns: str, game: str) -> int:
+    rows: Any = await client.xrevrange(game_key(ns, game, "log"), "+", "-", count=1)
+    return int(rows[0][0].split(b"-")[0]) if rows else 0

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from services.proto_gen.arena.v1 import common_pb2 as arena_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61rena/v1/game.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"\xd0\x01\n\x11\x43reateGameRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x1d\n\x05seats\x18\x03 \x03(\x0b\x32\x0e.arena.v1.Seat\x12\x14\n\x0coptions_json\x18\x04 \x01(\t\x12\x15\n\rtime_limit_ms\x18\x05 \x01(\x03\x12\x14\n\x0chosted_after\x18\x06 \x01(\x05\x12\x14\n\x0cissued_at_ms\x18\x07 \x01(\x03\x12\r\n\x05nonce\x18\x08 \x01(\t\x12\x11\n\tsignature\x18\t \x01(\x0c\"G\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x12\x0f\n\x07version\x18\x03 \x01(\x03\"^\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x03 \x01(\x03\x12\r\n\x05picks\x18\x04 \x03(\t\"\x8c\x01\n\x14SubmitActionResponse\x12\x11\n\tduplicate\x18\x01 \x01(\x08\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12 \n\x06\x61nswer\x18\x03 \x01(\x0b\x32\x10.arena.v1.Answer\x12 \n\x04next\x18\x04 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0c\n\x04over\x18\x05 \x01(\x08\"F\n\x14SubmitActionsRequest\x12.\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x1d.arena.v1.SubmitActionRequest\"d\n\x12SubmitActionResult\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x30\n\x08response\x18\x03 \x01(\x0b\x32\x1e.arena.v1.SubmitActionResponse\"F\n\x15SubmitActionsResponse\x12-\n\x07results\x18\x01 \x03(\x0b\x32\x1c.arena.v1.SubmitActionResult\"5\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"\x8e\x01\n\x0fGetViewResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06viewer\x18\x02 \x01(\x05\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.arena.v1.EventEnvelope\x12#\n\x07pending\x18\x04 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0c\n\x04over\x18\x05 \x01(\x08\"\\\n\x11StreamViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x03 \x01(\x03\x12\x10\n\x08upto_seq\x18\x04 \x01(\x03\"9\n\x12GetDecisionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"W\n\x10SetHostedRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0e\n\x06hosted\x18\x03 \x01(\x08\x12\x0e\n\x06resign\x18\x04 \x01(\x08\"4\n\x11SetHostedResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06hosted\x18\x02 \x01(\x08\"Z\n\x13GetDecisionResponse\x12\x0c\n\x04over\x18\x01 \x01(\x08\x12$\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0f\n\x07version\x18\x03 \x01(\x03\x32\x8f\x04\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.arena.v1.CreateGameRequest\x1a\x1c.arena.v1.CreateGameResponse\x12M\n\x0cSubmitAction\x12\x1d.arena.v1.SubmitActionRequest\x1a\x1e.arena.v1.SubmitActionResponse\x12P\n\rSubmitActions\x12\x1e.arena.v1.SubmitActionsRequest\x1a\x1f.arena.v1.SubmitActionsResponse\x12>\n\x07GetView\x12\x18.arena.v1.GetViewRequest\x1a\x19.arena.v1.GetViewResponse\x12\x44\n\nStreamView\x12\x1b.arena.v1.StreamViewRequest\x1a\x17.arena.v1.EventEnvelope0\x01\x12J\n\x0bGetDecision\x12\x1c.arena.v1.GetDecisionRequest\x1a\x1d.arena.v1.GetDecisionResponse\x12\x44\n\tSetHosted\x12\x1a.arena.v1.SetHostedRequest\x1a\x1b.arena.v1.SetHostedResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x61rena/v1/game.proto\x12\x08\x61rena.v1\x1a\x15\x61rena/v1/common.proto\"\xd0\x01\n\x11\x43reateGameRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07ruleset\x18\x02 \x01(\t\x12\x1d\n\x05seats\x18\x03 \x03(\x0b\x32\x0e.arena.v1.Seat\x12\x14\n\x0coptions_json\x18\x04 \x01(\t\x12\x15\n\rtime_limit_ms\x18\x05 \x01(\x03\x12\x14\n\x0chosted_after\x18\x06 \x01(\x05\x12\x14\n\x0cissued_at_ms\x18\x07 \x01(\x03\x12\r\n\x05nonce\x18\x08 \x01(\t\x12\x11\n\tsignature\x18\t \x01(\x0c\"G\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63reated\x18\x02 \x01(\x08\x12\x0f\n\x07version\x18\x03 \x01(\x03\"^\n\x13SubmitActionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x03 \x01(\x03\x12\r\n\x05picks\x18\x04 \x03(\t\"\x8c\x01\n\x14SubmitActionResponse\x12\x11\n\tduplicate\x18\x01 \x01(\x08\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12 \n\x06\x61nswer\x18\x03 \x01(\x0b\x32\x10.arena.v1.Answer\x12 \n\x04next\x18\x04 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0c\n\x04over\x18\x05 \x01(\x08\"F\n\x14SubmitActionsRequest\x12.\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x1d.arena.v1.SubmitActionRequest\"d\n\x12SubmitActionResult\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x30\n\x08response\x18\x03 \x01(\x0b\x32\x1e.arena.v1.SubmitActionResponse\"F\n\x15SubmitActionsResponse\x12-\n\x07results\x18\x01 \x03(\x0b\x32\x1c.arena.v1.SubmitActionResult\"9\n\x11\x42otSessionRequest\x12$\n\x07\x61nswers\x18\x01 \x03(\x0b\x32\x13.arena.v1.BotAnswer\"G\n\tBotAnswer\x12\x0b\n\x03tag\x18\x01 \x01(\x04\x12-\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x1d.arena.v1.SubmitActionRequest\"S\n\x12\x42otSessionResponse\x12\x11\n\tdecisions\x18\x01 \x03(\x0c\x12*\n\x07results\x18\x02 \x03(\x0b\x32\x19.arena.v1.BotAnswerResult\"L\n\x0f\x42otAnswerResult\x12\x0b\n\x03tag\x18\x01 \x01(\x04\x12,\n\x06result\x18\x02 \x01(\x0b\x32\x1c.arena.v1.SubmitActionResult\"5\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"\x8e\x01\n\x0fGetViewResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06viewer\x18\x02 \x01(\x05\x12\'\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x17.arena.v1.EventEnvelope\x12#\n\x07pending\x18\x04 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0c\n\x04over\x18\x05 \x01(\x08\"\\\n\x11StreamViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x03 \x01(\x03\x12\x10\n\x08upto_seq\x18\x04 \x01(\x03\"9\n\x12GetDecisionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"W\n\x10SetHostedRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0e\n\x06hosted\x18\x03 \x01(\x08\x12\x0e\n\x06resign\x18\x04 \x01(\x08\"4\n\x11SetHostedResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x0e\n\x06hosted\x18\x02 \x01(\x08\"Z\n\x13GetDecisionResponse\x12\x0c\n\x04over\x18\x01 \x01(\x08\x12$\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.arena.v1.Decision\x12\x0f\n\x07version\x18\x03 \x01(\x03\x32\xdc\x04\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.arena.v1.CreateGameRequest\x1a\x1c.arena.v1.CreateGameResponse\x12M\n\x0cSubmitAction\x12\x1d.arena.v1.SubmitActionRequest\x1a\x1e.arena.v1.SubmitActionResponse\x12P\n\rSubmitActions\x12\x1e.arena.v1.SubmitActionsRequest\x1a\x1f.arena.v1.SubmitActionsResponse\x12>\n\x07GetView\x12\x18.arena.v1.GetViewRequest\x1a\x19.arena.v1.GetViewResponse\x12\x44\n\nStreamView\x12\x1b.arena.v1.StreamViewRequest\x1a\x17.arena.v1.EventEnvelope0\x01\x12J\n\x0bGetDecision\x12\x1c.arena.v1.GetDecisionRequest\x1a\x1d.arena.v1.GetDecisionResponse\x12\x44\n\tSetHosted\x12\x1a.arena.v1.SetHostedRequest\x1a\x1b.arena.v1.SetHostedResponse\x12K\n\nBotSession\x12\x1b.arena.v1.BotSessionRequest\x1a\x1c.arena.v1.BotSessionResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,20 +46,28 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITACTIONRESULT']._serialized_end=751
   _globals['_SUBMITACTIONSRESPONSE']._serialized_start=753
   _globals['_SUBMITACTIONSRESPONSE']._serialized_end=823
-  _globals['_GETVIEWREQUEST']._serialized_start=825
-  _globals['_GETVIEWREQUEST']._serialized_end=878
-  _globals['_GETVIEWRESPONSE']._serialized_start=881
-  _globals['_GETVIEWRESPONSE']._serialized_end=1023
-  _globals['_STREAMVIEWREQUEST']._serialized_start=1025
-  _globals['_STREAMVIEWREQUEST']._serialized_end=1117
-  _globals['_GETDECISIONREQUEST']._serialized_start=1119
-  _globals['_GETDECISIONREQUEST']._serialized_end=1176
-  _globals['_SETHOSTEDREQUEST']._serialized_start=1178
-  _globals['_SETHOSTEDREQUEST']._serialized_end=1265
-  _globals['_SETHOSTEDRESPONSE']._serialized_start=1267
-  _globals['_SETHOSTEDRESPONSE']._serialized_end=1319
-  _globals['_GETDECISIONRESPONSE']._serialized_start=1321
-  _globals['_GETDECISIONRESPONSE']._serialized_end=1411
-  _globals['_GAMESERVICE']._serialized_start=1414
-  _globals['_GAMESERVICE']._serialized_end=1941
+  _globals['_BOTSESSIONREQUEST']._serialized_start=825
+  _globals['_BOTSESSIONREQUEST']._serialized_end=882
+  _globals['_BOTANSWER']._serialized_start=884
+  _globals['_BOTANSWER']._serialized_end=955
+  _globals['_BOTSESSIONRESPONSE']._serialized_start=957
+  _globals['_BOTSESSIONRESPONSE']._serialized_end=1040
+  _globals['_BOTANSWERRESULT']._serialized_start=1042
+  _globals['_BOTANSWERRESULT']._serialized_end=1118
+  _globals['_GETVIEWREQUEST']._serialized_start=1120
+  _globals['_GETVIEWREQUEST']._serialized_end=1173
+  _globals['_GETVIEWRESPONSE']._serialized_start=1176
+  _globals['_GETVIEWRESPONSE']._serialized_end=1318
+  _globals['_STREAMVIEWREQUEST']._serialized_start=1320
+  _globals['_STREAMVIEWREQUEST']._serialized_end=1412
+  _globals['_GETDECISIONREQUEST']._serialized_start=1414
+  _globals['_GETDECISIONREQUEST']._serialized_end=1471
+  _globals['_SETHOSTEDREQUEST']._serialized_start=1473
+  _globals['_SETHOSTEDREQUEST']._serialized_end=1560
+  _globals['_SETHOSTEDRESPONSE']._serialized_start=1562
+  _globals['_SETHOSTEDRESPONSE']._serialized_end=1614
+  _globals['_GETDECISIONRESPONSE']._serialized_start=1616
+  _globals['_GETDECISIONRESPONSE']._serialized_end=1706
+  _globals['_GAMESERVICE']._serialized_start=1709
+  _globals['_GAMESERVICE']._serialized_end=2313
 # @@protoc_insertion_point(module_scope)

@@ -87,6 +87,36 @@ class SubmitActionsResponse(_message.Message):
     results: _containers.RepeatedCompositeFieldContainer[SubmitActionResult]
     def __init__(self, results: _Optional[_Iterable[_Union[SubmitActionResult, _Mapping]]] = ...) -> None: ...
 
+class BotSessionRequest(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[BotAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[BotAnswer, _Mapping]]] = ...) -> None: ...
+
+class BotAnswer(_message.Message):
+    __slots__ = ("tag", "action")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    tag: int
+    action: SubmitActionRequest
+    def __init__(self, tag: _Optional[int] = ..., action: _Optional[_Union[SubmitActionRequest, _Mapping]] = ...) -> None: ...
+
+class BotSessionResponse(_message.Message):
+    __slots__ = ("decisions", "results")
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    decisions: _containers.RepeatedScalarFieldContainer[bytes]
+    results: _containers.RepeatedCompositeFieldContainer[BotAnswerResult]
+    def __init__(self, decisions: _Optional[_Iterable[bytes]] = ..., results: _Optional[_Iterable[_Union[BotAnswerResult, _Mapping]]] = ...) -> None: ...
+
+class BotAnswerResult(_message.Message):
+    __slots__ = ("tag", "result")
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    tag: int
+    result: SubmitActionResult
+    def __init__(self, tag: _Optional[int] = ..., result: _Optional[_Union[SubmitActionResult, _Mapping]] = ...) -> None: ...
+
 class GetViewRequest(_message.Message):
     __slots__ = ("game_id", "seat_token")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]

@@ -71,6 +71,11 @@ class GameServiceStub:
                 request_serializer=arena_dot_v1_dot_game__pb2.SetHostedRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_game__pb2.SetHostedResponse.FromString,
                 _registered_method=True)
+        self.BotSession = channel.stream_stream(
+                '/arena.v1.GameService/BotSession',
+                request_serializer=arena_dot_v1_dot_game__pb2.BotSessionRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_game__pb2.BotSessionResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -137,6 +142,18 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def BotSession(self, request_iterator, context):
+        """Bot workers only: the engine pushes the decisions of bot seats it makes (while a session
+        is open, instead of publishing them to arena:decisions) and takes the worker's answers on
+        the same stream, each answered as SubmitAction would be. The call's metadata must carry
+        `arena-bot-key`, the key the engines keep in Redis (services/engine/bot_sessions.py), or it
+        is UNAUTHENTICATED: only who may read arena:decisions may open a session. Decisions the
+        session held unanswered when it ends are published to arena:decisions.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -174,6 +191,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.SetHosted,
                     request_deserializer=arena_dot_v1_dot_game__pb2.SetHostedRequest.FromString,
                     response_serializer=arena_dot_v1_dot_game__pb2.SetHostedResponse.SerializeToString,
+            ),
+            'BotSession': grpc.stream_stream_rpc_method_handler(
+                    servicer.BotSession,
+                    request_deserializer=arena_dot_v1_dot_game__pb2.BotSessionRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_game__pb2.BotSessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -365,6 +387,33 @@ class GameService:
             '/arena.v1.GameService/SetHosted',
             arena_dot_v1_dot_game__pb2.SetHostedRequest.SerializeToString,
             arena_dot_v1_dot_game__pb2.SetHostedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def BotSession(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/arena.v1.GameService/BotSession',
+            arena_dot_v1_dot_game__pb2.BotSessionRequest.SerializeToString,
+            arena_dot_v1_dot_game__pb2.BotSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

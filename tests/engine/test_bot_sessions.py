@@ -1,0 +1,198 @@
+"""GameService.BotSession over a real grpc.aio server on Redis: only a caller holding the
+bot-session key may open one; while one is open, bot decisions are pushed on it instead of being
+published to arena:decisions, answers sent on it are taken as SubmitAction takes them; a session
+that ends hands the decisions it held to arena:decisions. And the bots' GrpcEngine keeps
+sessions open, takes what they push and answers on them."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import msgspec
+import pytest
+import redis.asyncio as aioredis
+
+from services.bots.engine_client import GrpcEngine, Submitted
+from services.contracts import tokens
+from services.contracts.streams import DECISIONS, BotDecision, decode, stream_keys
+from services.engine.grpc_server import make_server, set_serving
+from services.engine.service import Games, NewMatch
+from services.engine.side import RedisSide
+from services.eventlog import RedisEventStore, Seat
+from services.eventlog.redis_client import connect
+from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.rules import api
+
+SECRET = b"bot-sessions-test"
+OK, INVALID_ARGUMENT = 0, 3
+
+
+@dataclass
+class Env:
+    games: Games
+    stub: game_pb2_grpc.GameServiceStub
+    port: int
+    redis: aioredis.Redis
+    ns: str
+
+    @property
+    def key(self) -> tuple[tuple[str, str]]:
+        return ((tokens.BOT_KEY_HEADER, tokens.bot_key(SECRET, self.ns)),)
+
+
+@pytest.fixture
+async def env(redis_url: str, redis_namespace: str) -> AsyncIterator[Env]:
+    """A server over Redis-backed `Games` with two 4-seat all-bot games (random seats)."""
+    client = connect(redis_url)
+    games = Games(
+        RedisEventStore(client, redis_namespace), RedisSide(client, redis_namespace), SECRET
+    )
+    server, port, checker = make_server(games)
+    await server.start()
+    await set_serving(checker)
+    try:
+        for k, g in enumerate(("g0", "g1")):
+            seats = [Seat("bot:random", bot=True) for _ in range(4)]
+            await games.create_game(
+                NewMatch(match_id=g, ruleset="standard", seed=300 + k, seats=seats)
+            )
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+            yield Env(games, game_pb2_grpc.GameServiceStub(ch), port, client, redis_namespace)
+    finally:
+        await server.stop(None)
+        keys = [k async for k in client.scan_iter(match=f"{redis_namespace}*", count=1000)]
+        if keys:
+            await client.delete(*keys)
+        await client.aclose()
+
+
+async def _published(env: Env) -> list[BotDecision]:
+    rows: list[Any] = []
+    for key in stream_keys(env.ns, DECISIONS.name):
+        rows += await env.redis.xrange(key)
+    return [decode(fields, BotDecision) for _, fields in rows]
+
+
+def _answer(m: BotDecision, picks: list[str] | None = None) -> game_pb2.SubmitActionRequest:
+    d = msgspec.json.decode(m.body, type=api.Decision)
+    return game_pb2.SubmitActionRequest(
+        game_id=m.game,
+        seat_token=m.token,
+        decision_id=m.decision,
+        picks=list(api.default_answer(d).picks) if picks is None else picks,
+    )
+
+
+async def _until_sessions(games: Games, n: int) -> None:
+    for _ in range(200):
+        if len(games.sessions.open) == n:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{len(games.sessions.open)} sessions open, not {n}")
+
+
+@pytest.mark.parametrize("key", [None, "0" * 64])
+async def test_a_session_needs_the_bot_key(env: Env, key: str | None) -> None:
+    metadata = () if key is None else ((tokens.BOT_KEY_HEADER, key),)
+    call = env.stub.BotSession(metadata=metadata)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await call.read()
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert env.games.sessions.open == []
+
+
+async def test_decisions_are_pushed_and_answers_taken_on_the_session(env: Env) -> None:
+    """The first decisions went to the stream (no session yet); answered on a session, the
+    next ones come on the session and the stream gets nothing more."""
+    first = await _published(env)
+    assert sorted(m.game for m in first) == ["g0", "g1"]
+    call = env.stub.BotSession(metadata=env.key)
+    await _until_sessions(env.games, 1)
+    refused = _answer(first[1], picks=["card:99999"])
+    await call.write(
+        game_pb2.BotSessionRequest(
+            answers=[
+                game_pb2.BotAnswer(tag=7, action=_answer(first[0])),
+                game_pb2.BotAnswer(tag=8, action=refused),
+            ]
+        )
+    )
+    results: dict[int, game_pb2.SubmitActionResult] = {}
+    pushed: list[BotDecision] = []
+    while len(results) < 2 or not pushed:
+        reply = await call.read()
+        results.update({r.tag: r.result for r in reply.results})
+        pushed += [msgspec.msgpack.decode(d, type=BotDecision) for d in reply.decisions]
+    assert results[7].code == OK and results[8].code == INVALID_ARGUMENT
+    [nxt] = pushed
+    hot = await env.games.get(nxt.game)
+    pending = api.pending(hot.game)
+    assert pending is not None and nxt.game == first[0].game
+    assert nxt.decision == hot.ids.opaque(pending.id) and nxt.seat == pending.seat
+    assert nxt.version == hot.positions.position(pending.seat, hot.log.version)
+    assert nxt.view is None  # a random seat reads no view
+    assert len(await _published(env)) == 2  # nothing more on the stream
+    call.cancel()
+
+
+async def test_a_session_that_ends_hands_its_decisions_to_the_stream(env: Env) -> None:
+    first = await _published(env)
+    call = env.stub.BotSession(metadata=env.key)
+    await _until_sessions(env.games, 1)
+    await call.write(
+        game_pb2.BotSessionRequest(answers=[game_pb2.BotAnswer(tag=1, action=_answer(first[0]))])
+    )
+    pushed: list[BotDecision] = []
+    while not pushed:
+        pushed += [
+            msgspec.msgpack.decode(d, type=BotDecision) for d in (await call.read()).decisions
+        ]
+    call.cancel()  # the worker went away holding it, unanswered
+    await _until_sessions(env.games, 0)
+    for _ in range(200):
+        now = await _published(env)
+        if len(now) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert [m for m in now if m not in first] == pushed
+    assert env.games.sessions.handed_back == 1 and env.games.sessions.outstanding == {}
+
+
+async def test_grpc_engine_answers_what_its_sessions_push(env: Env) -> None:
+    """GrpcEngine reads the key, opens a session, hands pushed decisions over and sends their
+    answers back on the session, not in SubmitActions calls."""
+    await env.redis.set(tokens.bot_key_name(env.ns), tokens.bot_key(SECRET, env.ns))
+    engine = GrpcEngine([f"127.0.0.1:{env.port}"])
+    got: asyncio.Queue[BotDecision] = asyncio.Queue()
+
+    async def pushed(index: int, data: bytes) -> None:
+        assert index == 0
+        await got.put(msgspec.msgpack.decode(data, type=BotDecision))
+
+    async def key() -> str | None:
+        value = await env.redis.get(tokens.bot_key_name(env.ns))
+        return value.decode() if value else None
+
+    runner = asyncio.create_task(engine.run_sessions(pushed, key, retry_s=0.05))
+    try:
+        await _until_sessions(env.games, 1)
+        first = await _published(env)
+        r = _answer(first[0])
+        assert isinstance(
+            await engine.submit(r.game_id, r.seat_token, r.decision_id, list(r.picks)), Submitted
+        )
+        for _ in range(5):  # a few rounds of push, answer
+            m = await asyncio.wait_for(got.get(), 10)
+            a = _answer(m)
+            res = await engine.submit(a.game_id, a.seat_token, a.decision_id, list(a.picks))
+            assert not res.duplicate
+        answers, messages = engine.session_counts()
+        assert answers == 6 and messages >= 1
+        assert engine.batchers[0].items == 0  # no SubmitActions call
+    finally:
+        runner.cancel()
+        await engine.close()
