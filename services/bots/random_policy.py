@@ -18,12 +18,15 @@ class RandomPolicy:
         self._cache: tuple[int, int, int, int] = (0, 0, 0, 0)
 
     def _below(self, n: int) -> int:
-        """The same numbers as ``rng.below(seed, counter, n)``, one digest per four."""
+        """The same numbers as ``rng.below(seed, counter, n)``, one digest per four (none for
+        ``n`` = 1: every number is 0 then, and the position is used up all the same)."""
         c = self.counter
+        self.counter = c + 1
+        if n == 1:
+            return 0
         if c >> 2 != self._block:
             self._block = c >> 2
             self._cache = rng.block4(self.seed, self._block)
-        self.counter = c + 1
         return self._cache[c & 3] % n
 
     def observe(self, e: object) -> None:
@@ -31,12 +34,16 @@ class RandomPolicy:
 
     def act(self, d: Decision, view: object = None) -> Answer:
         """Answer decision ``d`` (the view is not needed to play at random)."""
-        opts = list(d.options)
-        if d.declinable and d.kind != "play" and self._below(len(opts) + 1) == 0:
+        opts = d.options
+        n = len(opts)
+        if d.declinable and d.kind != "play" and self._below(n + 1) == 0:
             return Answer(decision=d.id, seat=d.seat, picks=[])
-        hi = min(d.max, len(opts))
+        hi = min(d.max, n)
         lo = min(max(d.min, 1), hi)
         k = lo + self._below(hi - lo + 1)
+        if k == 1:  # the usual case: one pick, the options need no copy
+            return Answer(decision=d.id, seat=d.seat, picks=[opts[self._below(n)]])
+        opts = list(opts)
         picks = []
         for _ in range(k):
             picks.append(opts.pop(self._below(len(opts))))

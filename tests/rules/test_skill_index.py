@@ -2,7 +2,8 @@
 
 Random games of every ruleset and variant (the tables of test_event_digests) run step by step;
 after every step each cached entry of the index — a seat's skills, the skills overriding a hook,
-the seats listening at a timing point — must equal what the state gives now. A mutation that
+the timing points heard, the distances and turn orders kept — must equal what the state gives
+now. A mutation that
 forgets ``skills_changed`` (a general replaced, equipment moved, a role or identity changed)
 leaves a stale entry and fails here at the step that made it.
 """
@@ -23,6 +24,7 @@ from services.rules.core.index import (
     seat_skills,
     skills_changed,
 )
+from services.rules.core.query import distances, measure, order_from
 from services.rules.core.skills import HOOK_SETS, SKILLS
 from services.rules.core.state import Game
 from tests.rules.test_event_digests import CASES, Picker, case_id
@@ -48,6 +50,23 @@ def stale(g: Game) -> list[str]:
         want_points = {ev for name in now for ev in SKILLS[name].events}
         if entry.points != want_points:
             out.append(f"seat {seat}: listens at {set(entry.points)}, its skills at {want_points}")
+    if idx.dead == g.dead:  # the distances kept must be what the seats measure now
+        for a, row in enumerate(idx.rows):
+            if row is None:
+                continue
+            for b, p in enumerate(g.players):
+                if a != b and p.alive and row[b] != measure(g, a, b):
+                    out.append(f"distance {a}->{b}: {row[b]} kept, {measure(g, a, b)} now")
+    if idx.orders and idx.order_dead == g.dead:
+        for (start, first), order in idx.orders.items():
+            n = len(g.players)
+            want = tuple(
+                (start + k) % n
+                for k in range(0 if first else 1, n)
+                if g.players[(start + k) % n].alive
+            )
+            if order != want:
+                out.append(f"order from {start}: {order} kept, {want} now")
     if idx.heard is not None:
         want = {ev for have in held for name in have for ev in SKILLS[name].events}
         if idx.heard != want:
@@ -99,6 +118,10 @@ def audit_game(ruleset: str, players: int, options: dict[str, Any], seed: int) -
             seat_skills(g, s)
             for hook in ("provides", "prohibits", "distance_from", "card_ineffective"):
                 hooked(g, s, hook)
+        for a in range(players):
+            if g.players[a].alive:
+                distances(g, a)
+            order_from(g, a)
         for point in ("damaged", "turn_start", "equip_lost", "card_using"):
             assert listening(g, point) == tuple(
                 s

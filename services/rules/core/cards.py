@@ -27,11 +27,10 @@ class CardDef(msgspec.Struct, frozen=True, array_like=True):
 
 def color_of(suit: str) -> str:
     """``red`` for ♥♦, ``black`` for ♠♣, ``none`` for a suitless card."""
-    if suit in ("H", "D"):
-        return "red"
-    if suit in ("S", "C"):
-        return "black"
-    return "none"
+    return _COLORS.get(suit, "none")
+
+
+_COLORS = {"H": "red", "D": "red", "S": "black", "C": "black"}
 
 
 def rank_text(rank: int) -> str:

@@ -136,6 +136,10 @@ def validate(d: Decision, a: Answer) -> None:
         if d.declinable:
             return
         raise IllegalAnswer(f"decision {d.id} ({d.kind}) may not be declined")
+    if len(picks) == 1 and d.min <= 1 <= d.max:  # the usual answer: one pick, no set made
+        if picks[0] not in d.options:
+            raise IllegalAnswer(f"{picks[0]!r} is not a legal option for {d.kind}")
+        return
     if len(set(picks)) != len(picks):
         raise IllegalAnswer("an option was picked twice")
     if len(picks) < d.min or len(picks) > d.max:

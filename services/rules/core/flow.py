@@ -12,7 +12,7 @@ from .query import hand_limit, next_alive, with_hook
 from .refusal import hand_refusal, skill_refusal
 from .skills import SKILLS
 from .state import PHASES, Decision, Frame, Game
-from .triggers import fire
+from .triggers import fire, listens
 from .use import UseCard, ask_play, specs_of
 from .vcard import physical
 from .zones import discard_from, draw, move
@@ -96,6 +96,11 @@ class TurnFrame(Frame, tag="turn"):
             emit(g, PhaseSkipped(seat=self.seat, phase=phase))
             self.before_phase(g)
             return
+        if idle(g, self.seat, phase):  # nothing happens in it: no frame for it
+            g.phase = phase
+            emit(g, PhaseStarted(seat=self.seat, phase=phase))
+            self.before_phase(g)
+            return
         push(g, PhaseFrame(seat=self.seat, phase=phase))
 
     def turn_end(self, g: Game) -> None:
@@ -132,9 +137,8 @@ class PhaseFrame(Frame, tag="phase"):
     def action(self, g: Game) -> None:
         """The phase's default action (judge, draw, play, discard)."""
         self.then(self.phase_end)
-        body = _BODY.get(self.phase)
-        if body is not None:
-            push(g, body(seat=self.seat))
+        if has_body(g, self.seat, self.phase):
+            push(g, _BODY[self.phase](seat=self.seat))
             return
         self.phase_end(g)
 
@@ -156,7 +160,8 @@ class DrawPhase(Frame, tag="draw_phase"):
 
     def start(self, g: Game) -> None:
         self.then(self.draw_cards)
-        fire(g, "draw_count", g.top, seats=[self.seat])
+        if not fire(g, "draw_count", g.top, seats=[self.seat]):
+            self.draw_cards(g)
 
     def draw_cards(self, g: Game) -> None:
         draw(g, self.seat, self.n, reason="draw_phase")
@@ -241,6 +246,24 @@ _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
     "play": PlayPhase,
     "discard": DiscardPhase,
 }
+
+
+def has_body(g: Game, seat: int, phase: str) -> bool:
+    """Whether ``phase`` has a default action to run now (a judge phase only with cards in
+    the judgement area: otherwise its frame would find nothing to resolve)."""
+    if phase == "judge":
+        return bool(g.players[seat].judge)
+    return phase in _BODY
+
+
+def idle(g: Game, seat: int, phase: str) -> bool:
+    """Whether ``seat``'s ``phase`` would only be announced: no default action to run, no skill
+    listening at its start or end. Such a phase runs inside the turn's step, without a frame."""
+    return (
+        not has_body(g, seat, phase)
+        and not listens(g, "phase_start", [seat])
+        and not listens(g, "phase_end", [seat])
+    )
 
 
 def skip_phase(g: Game, seat: int, phase: str) -> None:

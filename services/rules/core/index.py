@@ -28,14 +28,29 @@ class SeatSkills:
         self.points: frozenset[str] = frozenset()
         self.held: frozenset[str] = frozenset()  # the hooks some skill of the seat overrides
         if names:
-            self.hooks = {
-                h: tuple(SKILLS[s] for s in names if s in HOOK_SETS[h]) for h in HOOK_SETS
-            }
-            self.points = frozenset(ev for s in names for ev in SKILLS[s].events)
-            self.held = frozenset(h for h, found in self.hooks.items() if found)
+            found: dict[str, list[Skill]] = {}
+            points: set[str] = set()
+            for name in names:
+                sk = SKILLS[name]
+                points.update(sk.events)
+                for hook in _hooks_of(name):
+                    found.setdefault(hook, []).append(sk)
+            self.points = frozenset(points)
+            if found:
+                self.hooks = {**_NO_HOOKS, **{h: tuple(v) for h, v in found.items()}}
+                self.held = frozenset(found)
 
 
 _NO_HOOKS: dict[str, tuple[Skill, ...]] = {h: () for h in HOOK_SETS}
+_HOOKS_OF: dict[str, tuple[str, ...]] = {}
+
+
+def _hooks_of(name: str) -> tuple[str, ...]:
+    """The hooks the skill ``name`` overrides (kept: the registry is filled at import)."""
+    found = _HOOKS_OF.get(name)
+    if found is None:
+        found = _HOOKS_OF[name] = tuple(h for h, names in HOOK_SETS.items() if name in names)
+    return found
 
 
 class SkillIndex:
@@ -43,9 +58,10 @@ class SkillIndex:
     seat (alive or not: ``fire`` filters) listens at, and ``held``, the hooks at least one seat
     overrides (None: to rebuild); and ``rows``, the distances from each seat that
     ``query.distance`` keeps while no seat holds a distance skill (valid while ``dead``, the
-    number of dead seats, is what it was)."""
+    number of dead seats, is what it was); ``orders``, ``query.order_from``'s turn orders once
+    a seat has died (valid while ``order_dead`` is the number of dead seats)."""
 
-    __slots__ = ("dead", "heard", "held", "rows", "seats")
+    __slots__ = ("dead", "heard", "held", "order_dead", "orders", "rows", "seats")
 
     def __init__(self, players: int) -> None:
         self.seats: list[SeatSkills | None] = [None] * players
@@ -53,6 +69,9 @@ class SkillIndex:
         self.held: frozenset[str] | None = None
         self.rows: list[list[int] | None] = [None] * players
         self.dead = -1
+        # alive seats in turn order by (start, include_start), while ``order_dead`` seats are dead
+        self.orders: dict[tuple[int, bool], tuple[int, ...]] = {}
+        self.order_dead = -1
 
 
 def scan_skills(g: Game, p: Player) -> list[str]:
@@ -104,7 +123,7 @@ def hooked(g: Game, seat: int, hook: str) -> tuple[Skill, ...]:
 
 def heard(g: Game) -> frozenset[str]:
     """The timing points at which some seat (alive or not) holds a listening skill."""
-    idx = index_of(g)
+    idx = g.skill_index or index_of(g)
     found = idx.heard
     if found is None:
         found = idx.heard = frozenset().union(
@@ -131,8 +150,10 @@ def listening(g: Game, point: str) -> tuple[int, ...]:
     return tuple(s for s in range(len(g.players)) if point in seat_entry(g, s).points)
 
 
-def skills_changed(g: Game, seat: int = -1) -> None:
-    """What ``seat`` holds (or, with -1, any seat) may have changed: forget it."""
+def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
+    """What ``seat`` holds (or, with -1, any seat) may have changed: forget it. ``distances``
+    False: the change cannot alter a distance (equipment that is no horse and has no distance
+    skill), so the distances kept stay."""
     idx = g.skill_index
     if idx is None:
         return
@@ -141,4 +162,19 @@ def skills_changed(g: Game, seat: int = -1) -> None:
         return
     idx.seats[seat] = None
     idx.heard = idx.held = None
-    idx.dead = -1  # a horse or a distance skill may have come or gone
+    if distances:
+        idx.dead = -1  # a horse or a distance skill may have come or gone
+
+
+DISTANCE_SLOTS = ("plus", "minus", "mount")
+
+
+def moves_distances(g: Game, cid: int, slot: str) -> bool:
+    """Whether equipment ``cid`` entering or leaving ``slot`` may change a distance: a horse,
+    or a card whose skill changes distances."""
+    name = g.cards[cid].name
+    return (
+        slot in DISTANCE_SLOTS
+        or name in HOOK_SETS["distance_from"]
+        or name in HOOK_SETS["distance_to"]
+    )

@@ -30,8 +30,17 @@ def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
             first = 0 if include_start else 1
             order = _ROUND[key] = tuple((start + k) % n for k in range(first, n))
         return list(order)
-    first = 0 if include_start else 1
-    return [s for k in range(first, n) if players[s := (start + k) % n].alive]
+    idx = g.skill_index or index_of(g)
+    if idx.order_dead != g.dead:  # someone died since: the orders kept are stale
+        idx.orders.clear()
+        idx.order_dead = g.dead
+    kept = idx.orders.get((start, include_start))
+    if kept is None:
+        first = 0 if include_start else 1
+        kept = idx.orders[start, include_start] = tuple(
+            s for k in range(first, n) if players[s := (start + k) % n].alive
+        )
+    return list(kept)
 
 
 def next_alive(g: Game, seat: int) -> int:
@@ -187,6 +196,18 @@ def hand_limit(g: Game, seat: int) -> int:
     for s in with_hook(g, seat, "hand_limit"):
         lim += s.hand_limit(g, seat)
     return lim
+
+
+_NAMED: dict[tuple[str, str], frozenset[int]] = {}
+
+
+def ids_named(g: Game, name: str) -> frozenset[int]:
+    """The ids of the game's cards printed ``name`` (kept per card table: it is static)."""
+    key = (g.deck, name)
+    found = _NAMED.get(key)
+    if found is None:
+        found = _NAMED[key] = frozenset(i for i, c in enumerate(g.cards) if c.name == name)
+    return found
 
 
 def card(g: Game, cid: int) -> CardDef:

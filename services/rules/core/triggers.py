@@ -74,6 +74,20 @@ class Trigger(Frame, tag="trigger"):
             SKILLS[name].run(g, self.seats[self.i], self)
 
 
+def listens(g: Game, point: str, seats: list[int] | None = None) -> bool:
+    """Whether a seat of ``seats`` (default: every seat) holds a skill listening at ``point``,
+    alive (or dead, at ``death``): what makes :func:`fire` push a Trigger."""
+    if point not in heard(g):  # the points some seat listens at (core/index.py): rarely this
+        return False
+    holders = listening(g, point)
+    if seats is not None:
+        holders = tuple(s for s in seats if s in holders)
+    players = g.players
+    if point == "death":
+        return bool(holders)
+    return any(players[s].alive for s in holders)
+
+
 def fire(
     g: Game,
     point: str,
@@ -82,18 +96,7 @@ def fire(
     seats: list[int] | None = None,
 ) -> bool:
     """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
-    idx = g.skill_index  # the points some seat listens at (core/index.py): usually not this
-    points = idx.heard if idx is not None else None
-    if points is None:
-        points = heard(g)
-    if point not in points:
-        return False
-    holders = listening(g, point)
-    players = g.players
-    dead_too = point == "death"
-    if seats is not None:
-        holders = tuple(s for s in seats if s in holders)
-    if not any(dead_too or players[s].alive for s in holders):
+    if not listens(g, point, seats):
         return False
     order = seats if seats is not None else order_from(g, g.current)
     push(g, Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order)))

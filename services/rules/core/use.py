@@ -14,7 +14,7 @@ import msgspec
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
 from .keys import seat_keys, seat_of, seats_of
-from .query import order_from, prohibited, with_hook
+from .query import ids_named, order_from, prohibited, with_hook
 from .refusal import target_refusal
 from .respond import AskCard
 from .state import Decision, Frame, Game
@@ -384,9 +384,7 @@ class NullifyWindow(Frame, tag="nullify"):
 
 def can_nullify(g: Game, seat: int) -> bool:
     """Whether ``seat`` holds 无懈可击 or a skill providing one."""
-    p = g.players[seat]
-    cards = g.cards
-    if any(cards[c].name == "无懈可击" for c in p.hand):
+    if not ids_named(g, "无懈可击").isdisjoint(g.players[seat].hand):
         return True
     providers = with_hook(g, seat, "provides")
     if not providers:

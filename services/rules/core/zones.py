@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from .engine import emit, end_game, shuffle
 from .events import CardsMoved, DeckReshuffled
-from .index import skills_changed
+from .index import moves_distances, skills_changed
 from .registry import ruleset_of
 from .state import Game
 from .triggers import fire
@@ -24,8 +24,8 @@ def _remove(g: Game, cid: int, zone: str, seat: int) -> None:
         for k, v in eq.items():
             if v == cid:
                 del eq[k]
+                skills_changed(g, seat, moves_distances(g, cid, k))
                 break
-        skills_changed(g, seat)
     elif zone == "judge":
         g.players[seat].judge.remove(cid)
         g.as_name.pop(cid, None)
@@ -46,7 +46,7 @@ def _add(g: Game, cid: int, zone: str, seat: int, slot: str) -> None:
         g.players[seat].hand.append(cid)
     elif zone == "equip":
         g.players[seat].equip[slot] = cid
-        skills_changed(g, seat)
+        skills_changed(g, seat, moves_distances(g, cid, slot))
     elif zone == "judge":
         g.players[seat].judge.append(cid)
     elif zone == "processing":
