@@ -88,6 +88,8 @@ class LocalCluster:
         self.data_dir = data_dir or Path(self._tmp.name if self._tmp else ".")
         self.masters = masters
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
+        self._args: dict[int, list[str]] = {}
+        self._child_setup = child_setup
         taken: set[int] = set()
         self.ports: list[int] = []
         for _ in range(2 * masters):
@@ -104,13 +106,9 @@ class LocalCluster:
                 args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
                 args += ["--cluster-node-timeout", str(node_timeout_ms)]
                 args += ["--cluster-require-full-coverage", "no"]
-                self.processes[port] = subprocess.Popen(
-                    args,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    start_new_session=child_setup is not None,
-                    preexec_fn=child_setup,
-                )
+                args += ["--logfile", "redis.log"]  # in --dir: a node's last words
+                self._args[port] = args
+                self._launch(port)
             for port in self.ports:
                 self._wait_ping(port)
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
@@ -124,11 +122,41 @@ class LocalCluster:
             self.stop()
             raise
 
+    def _launch(self, port: int) -> None:
+        self.processes[port] = subprocess.Popen(
+            self._args[port],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=self._child_setup is not None,
+            preexec_fn=self._child_setup,
+        )
+
     @property
     def url(self) -> str:
         """A URL of one live node (the cluster client discovers the rest)."""
         port = next(p for p in self.ports if self.processes[p].poll() is None)
         return f"redis://127.0.0.1:{port}/0"
+
+    @property
+    def nodes_url(self) -> str:
+        """One URL naming every node (``redis://127.0.0.1:P1,127.0.0.1:P2,…/0``, see
+        `redis_client.node_urls`): what services are given, so a client started after any
+        node died still finds the cluster through the others."""
+        return "redis://" + ",".join(f"127.0.0.1:{p}" for p in self.ports) + "/0"
+
+    def nodes(self) -> list[ClusterNodeProcess]:
+        """Each node as a process a supervisor can watch and restart."""
+        return [ClusterNodeProcess(self, port) for port in self.ports]
+
+    def restart(self, port: int) -> None:
+        """Start the node on `port` again with its own nodes.conf (and AOF, if kept): it
+        rejoins the cluster, as the replica of whoever took its slots over."""
+        proc = self.processes[port]
+        if proc.poll() is None:
+            return
+        if proc.stderr:
+            proc.stderr.close()
+        self._launch(port)  # returns at once: a node that cannot start exits again
 
     def _client(self, port: int) -> redis.Redis:
         return redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2)
@@ -233,3 +261,37 @@ class LocalCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ClusterNodeProcess:
+    """One node of a `LocalCluster` seen as a child process (what `arena up` supervises)."""
+
+    def __init__(self, cluster: LocalCluster, port: int) -> None:
+        self.cluster, self.port = cluster, port
+
+    @property
+    def name(self) -> str:
+        """How the supervisor names it (`redis-PORT`)."""
+        return f"redis-{self.port}"
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code, None while it runs."""
+        return self.cluster.processes[self.port].poll()
+
+    def alive(self) -> bool:
+        """Whether the process runs."""
+        return self.returncode is None
+
+    def restart(self) -> None:
+        """Start it again (see `LocalCluster.restart`)."""
+        self.cluster.restart(self.port)
+
+    def last_words(self) -> str:
+        """The last line of its log, if any."""
+        log = self.cluster.data_dir / str(self.port) / "redis.log"
+        try:
+            lines = log.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return lines[-1].strip() if lines else ""

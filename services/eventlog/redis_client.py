@@ -31,10 +31,11 @@ import collections
 import os
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlparse
 
 import redis
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.exceptions import ConnectionError, DataError, MaxConnectionsError, RedisError
 from redis.typing import EncodableT
 
@@ -143,14 +144,30 @@ POOL_TIMEOUT_S = 20.0  # how long a command waits for a free connection (Waiting
 _probed: dict[str, bool] = {}
 
 
+def node_urls(url: str) -> list[str]:
+    """The single-node URLs of `url`. A URL may name several nodes of one cluster,
+    ``redis://HOST:PORT,HOST:PORT,…/DB`` (credentials and query apply to all): the cluster
+    client starts from whichever answers, so a service started while one node is dead still
+    finds the cluster (redis-py's from_url takes one node)."""
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, tail = rest.partition("/")
+    if not sep or "," not in netloc:
+        return [url]
+    auth, at, hosts = netloc.rpartition("@")
+    return [f"{scheme}://{auth}{at}{h}{slash}{tail}" for h in hosts.split(",") if h]
+
+
 def cluster_behind(url: str) -> bool:
-    """Whether `url` is a Redis Cluster: `ARENA_REDIS_CLUSTER` (1/0) if set, else the server's
-    INFO (asked once per URL; a server that cannot be reached counts as no cluster)."""
+    """Whether `url` is a Redis Cluster: `ARENA_REDIS_CLUSTER` (1/0) if set, else a URL naming
+    several nodes, else the server's INFO (asked once per URL; a server that cannot be reached
+    counts as no cluster)."""
     flag = os.environ.get("ARENA_REDIS_CLUSTER", "").strip().lower()  # = CLUSTER_ENV
     if flag in ("1", "yes", "true"):
         return True
     if flag in ("0", "no", "false"):
         return False
+    if len(node_urls(url)) > 1:
+        return True
     if url not in _probed:
         try:
             with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as probe:
@@ -188,7 +205,21 @@ def connect(
     if cluster if cluster is not None else cluster_behind(url):
         # The cluster client is typed apart from Redis but offers the same commands; callers
         # that must treat it differently ask `is_cluster`.
-        client: Any = RedisCluster.from_url(url, **kwargs)
+        nodes = node_urls(url)
+        if len(nodes) == 1:
+            client: Any = RedisCluster.from_url(url, **kwargs)
+            return client  # type: ignore[no-any-return]
+        first = urlparse(nodes[0])  # the options of the URL (password, TLS …) apply to all
+        for name, value in (("username", first.username), ("password", first.password)):
+            if value:
+                kwargs.setdefault(name, value)
+        if first.scheme == "rediss":
+            kwargs.setdefault("ssl", True)
+        starts = [
+            ClusterNode(urlparse(n).hostname or "127.0.0.1", urlparse(n).port or 6379)
+            for n in nodes
+        ]
+        client = RedisCluster(startup_nodes=starts, **kwargs)
         return client  # type: ignore[no-any-return]
     kwargs.setdefault("max_connections", MAX_CONNECTIONS)
     stock_text = (

@@ -20,9 +20,15 @@ from .procs import _die_with_parent, signal_group
 
 
 def ping(url: str, timeout: float = 1.0) -> bool:
-    """Whether a Redis server answers PING at ``url`` (redis://host:port/db)."""
+    """Whether a Redis server answers PING at ``url`` (redis://host:port/db; of a URL naming
+    several cluster nodes, any one)."""
     import redis
 
+    from ..eventlog.redis_client import node_urls
+
+    nodes = node_urls(url)
+    if len(nodes) > 1:
+        return any(ping(node, timeout) for node in nodes)
     try:
         client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
     except ValueError:  # not a Redis URL
@@ -81,6 +87,11 @@ class PersistentRedis:
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
+
+    @property
+    def returncode(self) -> int | None:
+        """The server's exit code, None while it runs."""
+        return self.process.poll()
 
     def alive(self) -> bool:
         """Whether the server process still runs."""

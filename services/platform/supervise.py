@@ -4,7 +4,8 @@ only when it crash-loops.
 Every service of the platform holds no state a restart loses (a game is its log in Redis, a
 worker's cache is a copy; consumer groups hand a dead worker's messages to the others), and
 every loop in them rides out a Redis restart, so a dead child (an engine, a bot worker, the
-matchmaker, the replay server, the Redis `arena up` started) is simply started again: at once
+matchmaker, the replay server, the Redis `arena up` started, each node of the local cluster
+`arena up --redis-cluster N` started) is simply started again: at once
 the first time, then after 0.5 s, 1 s, 2 s … (up to ``cap_s``, with jitter), and the line that
 says so names the child, how it exited and the last line of its log. A child that exits
 ``limit`` times within ``window_s`` seconds is crash-looping (a bad flag, a port taken, a
@@ -17,10 +18,29 @@ import random
 import signal
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .procs import Child, Supervisor
 from .redis_proc import PersistentRedis
+
+
+class Server(Protocol):
+    """A Redis process `arena up` started: one server, or one node of a local cluster."""
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code, None while it runs."""
+
+    def alive(self) -> bool:
+        """Whether it runs."""
+
+    def restart(self) -> None:
+        """Start it again (returns at once; a server that cannot start exits again)."""
+
+    def last_words(self) -> str:
+        """The last line of its log."""
 
 
 @dataclass
@@ -65,8 +85,12 @@ class Restarter:
         redis: PersistentRedis | None,
         policy: Policy | None = None,
         rng: random.Random | None = None,
+        servers: Mapping[str, Server] | None = None,
     ) -> None:
-        self.sup, self.redis = sup, redis
+        self.sup = sup
+        self.servers: dict[str, Server] = dict(servers or {})
+        if redis is not None:
+            self.servers["redis"] = redis
         self.policy = policy or Policy()
         self.rng = rng or random.Random()
         self.history: dict[str, _History] = {}
@@ -76,10 +100,9 @@ class Restarter:
         """Restart what is due; the lines that say what happened. CrashLoop to give up."""
         now = time.monotonic() if now is None else now
         lines: list[str] = []
-        if self.redis is not None:
-            r = self.redis
-            if not r.alive():
-                lines += self._dead("redis", how(r.process.returncode), r.last_words(), now, r)
+        for name, server in self.servers.items():
+            if not server.alive():
+                lines += self._dead(name, how(server.returncode), server.last_words(), now, server)
         for child in list(self.sup.children):
             if not child.alive():
                 lines += self._dead(
@@ -88,7 +111,7 @@ class Restarter:
         return lines
 
     def _dead(
-        self, name: str, exit: str, why: str, now: float, target: Child | PersistentRedis
+        self, name: str, exit: str, why: str, now: float, target: Child | Server
     ) -> list[str]:
         h = self.history.setdefault(name, _History())
         if h.restart_at is None:  # newly found dead: count it, schedule the restart
@@ -108,10 +131,11 @@ class Restarter:
             return []
         h.restart_at = None
         self.restarts += 1
-        if isinstance(target, PersistentRedis):
-            target.restart()
+        server = self.servers.get(name)
+        if server is not None:
+            server.restart()
         else:
-            self.sup.respawn(target)
+            self.sup.respawn(target)  # type: ignore[arg-type]  # a child, not a server
         return [f"{name} restarted"]
 
     def _delay(self, exits: int) -> float:

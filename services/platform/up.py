@@ -131,7 +131,7 @@ class Platform:
             masters, data_dir=data.resolve(), persist=self.cfg.persist, child_setup=_die_with_parent
         )
         self.sup.env[CLUSTER_ENV] = "1"
-        return self.cluster.url
+        return self.cluster.nodes_url  # every node: a service restarted later finds a live one
 
     def start(self) -> Running:
         """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each."""
@@ -287,7 +287,8 @@ class Platform:
         """Restart the services (and the Redis this started) that died, with backoff; the
         lines that say so. CrashLoop (supervise.py) when one keeps dying."""
         if self.restarter is None:
-            self.restarter = Restarter(self.sup, self.redis, self.cfg.restart)
+            nodes = {n.name: n for n in self.cluster.nodes()} if self.cluster else {}
+            self.restarter = Restarter(self.sup, self.redis, self.cfg.restart, servers=nodes)
         return self.restarter.check()
 
     def stop(self, timeout: float = 10.0) -> None:

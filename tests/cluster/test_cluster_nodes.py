@@ -1,0 +1,85 @@
+"""A cluster outlives the node its URL named: services are given every node (one URL naming
+them all), so a service started after that node died still finds the cluster; and
+`arena up --redis-cluster N` restarts a node that died, which rejoins as a replica."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from process_helpers import FREE_PORTS, arena, descendants, until
+
+from services.eventlog.cluster_server import LocalCluster
+from services.eventlog.redis_client import connect, node_urls
+from services.platform.redis_proc import ping
+
+
+async def test_a_client_started_after_the_first_node_died_finds_the_cluster(
+    own_cluster: LocalCluster,
+) -> None:
+    nodes = own_cluster.nodes_url
+    assert node_urls(nodes) == [f"redis://127.0.0.1:{p}/0" for p in own_cluster.ports]
+    first = own_cluster.ports[0]
+    assert first in own_cluster.master_ports()
+    own_cluster.kill(first)
+    until(lambda: len(own_cluster.master_ports()) == 3, 30, "the replica's promotion")
+    assert not ping(f"redis://127.0.0.1:{first}/0") and ping(nodes)
+    client = connect(nodes)  # as a service restarted now would
+    try:
+        for i in range(64):  # keys over every master's slots
+            await client.set(f"k{i}", i)
+        assert [int(await client.get(f"k{i}")) for i in range(64)] == list(range(64))
+    finally:
+        await client.aclose()
+
+
+def _node_pid(up_pid: int, port: int) -> int:
+    """The redis-server below `arena up` serving `port` (it retitles itself "HOST:PORT")."""
+    for pid in descendants(up_pid):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"redis-server" in cmdline and f":{port}".encode() in cmdline:
+            return pid
+    raise AssertionError(f"no redis-server on {port} below arena up")
+
+
+def test_arena_up_restarts_a_dead_cluster_node(tmp_path: Path) -> None:
+    up = arena(
+        "up",
+        "--var",
+        str(tmp_path / "var"),
+        "--redis-cluster",
+        "3",
+        "--engines",
+        "1",
+        "--bots",
+        "1",
+        "--no-persist",
+        "--json",
+        *FREE_PORTS,
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "up.err").open("w"),
+    )
+    try:
+        assert up.stdout is not None
+        run = json.loads(up.stdout.readline())
+        assert len(node_urls(run["redis_url"])) == 6, run  # the services get every node
+        port = int(run["redis_cluster"][-1].rsplit(":", 1)[1].split("/")[0])
+        os.kill(_node_pid(up.pid, port), signal.SIGKILL)
+        err = tmp_path / "up.err"
+        until(lambda: f"redis-{port} restarted" in err.read_text(), 30, "the node's restart")
+        until(lambda: ping(f"redis://127.0.0.1:{port}/0"), 30, "the node answering again")
+        assert f"redis-{port} exited (killed by SIGKILL)" in err.read_text()
+        assert up.poll() is None
+    finally:
+        up.send_signal(signal.SIGTERM)
+        try:
+            up.wait(30)
+        except subprocess.TimeoutExpired:
+            up.kill()
+            up.wait()
