@@ -15,6 +15,18 @@ and records the partition count in `NS:partitions`. Ratings (`NS:{rt}:...`), tic
 (`NS:{mm}:...`) and the archive folder are the same in both layouts. Run it with the platform
 stopped; running it again finds nothing to move. `check_layout` (services call it at start)
 refuses to run on an old layout, or with another partition count than the one recorded.
+
+`arena migrate --to URL` (`copy_namespace`) copies a namespace from one Redis into another,
+e.g. a Redis Cluster. The partitioned layout is the same on one Redis and on a cluster (every
+key of a game and of its partition's streams carries the partition's hash tag; the
+matchmaker's keys `{mm}`, the ratings' `{rt}`), so moving a platform past one Redis is a copy of
+its keys, nothing renamed: each key of the namespace is read with DUMP and written with
+RESTORE, its time to live kept. DUMP carries a stream whole (entries, consumer groups, each
+group's pending entries and last-delivered id), so every message a consumer still owes is still
+owed on the target, and services started on it go on where they stopped. Run it with the
+platform stopped (a key written during the copy may be missed); the source must be in the
+partitioned layout (`arena migrate` first), and the target must not hold the namespace yet
+(nothing is overwritten). The source is left as it was.
 """
 
 from __future__ import annotations
@@ -173,24 +185,85 @@ def _key(entry_id: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
+@dataclass
+class Copied:
+    """What one copy wrote."""
+
+    keys: int = 0
+    bytes: int = 0
+    partitions: int = 0
+
+
+async def _keys(client: aioredis.Redis, namespace: str) -> list[bytes]:
+    """Every key of `namespace` (on a cluster client: of every master)."""
+    found = [k async for k in client.scan_iter(match=f"{namespace}:*", count=1000)]
+    return sorted(k if isinstance(k, bytes) else str(k).encode() for k in found)
+
+
+async def copy_namespace(source: aioredis.Redis, target: aioredis.Redis, namespace: str) -> Copied:
+    """Copy every key of `namespace` from `source` into `target` (see the module doc).
+
+    OldLayout if the source is not in the partitioned layout or the target already holds
+    keys of the namespace; nothing is written then."""
+    if await _legacy_keys(source, namespace):
+        raise OldLayout(
+            f"the source holds namespace {namespace!r} in the layout from before partitions: "
+            "run `arena migrate` on it first"
+        )
+    recorded = await source.get(partitions_key(namespace))
+    if recorded is None:
+        raise OldLayout(f"the source holds no namespace {namespace!r} (no {namespace}:partitions)")
+    present = await _keys(target, namespace)
+    if present:
+        raise OldLayout(
+            f"the target already holds {len(present)} keys of namespace {namespace!r} "
+            f"(e.g. {present[0].decode(errors='replace')}): copy into an empty one"
+        )
+    out = Copied(partitions=int(recorded))
+    for key in await _keys(source, namespace):
+        dumped: Any = await source.dump(key)
+        if dumped is None:  # expired or deleted since the scan
+            continue
+        ttl: Any = await source.pttl(key)
+        await target.restore(key, max(0, int(ttl)), dumped)
+        out.keys += 1
+        out.bytes += len(dumped)
+    return out
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena migrate` options."""
-    from ..cliargs import redis_options
+    from ..cliargs import redis_options, redis_url
 
     p.description = (
         "Move a Redis from the layout before partitions (one matches/decisions/finished "
-        "stream) into the partitioned one; run once, with the platform stopped."
+        "stream) into the partitioned one; with --to, copy the namespace (partitioned) into "
+        "another Redis, e.g. a Redis Cluster. Run once, with the platform stopped."
     )
     redis_options(p)
+    p.add_argument(
+        "--to",
+        type=redis_url,
+        default=None,
+        metavar="URL",
+        help="copy the namespace from --redis-url into this Redis or cluster (DUMP/RESTORE: "
+        "streams keep their groups and pending entries); without it: relayout in place",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
-    """`arena migrate`: move, then print what moved as JSON."""
+    """`arena migrate`: move (or, with --to, copy), then print what moved as JSON."""
 
-    async def run() -> Moved:
+    async def run() -> object:
         client = connect(args.redis_url)
         try:
-            return await migrate(client, args.namespace)
+            if args.to is None:
+                return await migrate(client, args.namespace)
+            target = connect(args.to)
+            try:
+                return await copy_namespace(client, target, args.namespace)
+            finally:
+                await target.aclose()
         finally:
             await client.aclose()
 
@@ -199,5 +272,5 @@ def main(args: argparse.Namespace) -> int:
     except (OldLayout, OSError) as exc:
         print(f"arena migrate: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(asdict(moved)))
+    print(json.dumps(asdict(moved)))  # type: ignore[call-overload]
     return 0
