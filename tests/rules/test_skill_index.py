@@ -67,6 +67,12 @@ def stale(g: Game) -> list[str]:
             )
             if order != want:
                 out.append(f"order from {start}: {order} kept, {want} now")
+    for point, seats in idx.points.items():
+        want_seats = tuple(
+            s for s, have in enumerate(held) if any(point in SKILLS[n].events for n in have)
+        )
+        if seats != want_seats:
+            out.append(f"point {point}: seats {seats} kept, {want_seats} now")
     if idx.heard is not None:
         want = {ev for have in held for name in have for ev in SKILLS[name].events}
         if idx.heard != want:

@@ -42,7 +42,7 @@ class Slash(CardSpec):
             return False
         if type(self).target_ok is not Slash.target_ok:
             return super().can_use(g, user, vc)
-        return bool(reached(g, user, vc.name))  # the range once, not per target (play options)
+        return bool(reached(g, user, vc.name, first=True))  # the range once (play options)
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
         return (

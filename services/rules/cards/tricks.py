@@ -7,7 +7,7 @@ from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
-from ..core.query import card_count, distance_ok, order_from, prohibited, reaches, skill_objs
+from ..core.query import card_count, distance_ok, order_from, prohibited, reached, skill_objs
 from ..core.refusal import out_of_range, target_refusal, too_far
 from ..core.respond import AskCard
 from ..core.state import Frame, Game
@@ -177,7 +177,9 @@ class Collateral(TrickSpec):
     max_targets = 1
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return t != user and "weapon" in g.players[t].equip and bool(victims(g, t))
+        return (
+            t != user and "weapon" in g.players[t].equip and bool(reached(g, t, "杀", first=True))
+        )
 
     def second_targets(self, g: Game, use: UseCard) -> list[int]:
         return victims(g, (use.targets or [])[0])
@@ -202,11 +204,7 @@ class Collateral(TrickSpec):
 
 def victims(g: Game, wielder: int) -> list[int]:
     """Seats ``wielder`` could legally 杀 (the 借刀杀人 second target)."""
-    return [
-        s
-        for s in order_from(g, wielder, include_start=False)
-        if reaches(g, wielder, s, "杀") and not prohibited(g, s, wielder, "杀")
-    ]
+    return reached(g, wielder, "杀")
 
 
 class CollateralEffect(Frame, tag="collateral_effect"):

@@ -43,14 +43,15 @@ class Damage(Frame, tag="damage"):
         self.then(self.target_side)
         if self.source >= 0 and not g.players[self.source].alive:
             self.source = -1
-        if self.source >= 0:
-            fire(g, "damage_causing", g.top, seats=[self.source])
+        if self.source < 0 or not fire(g, "damage_causing", g.top, seats=[self.source]):
+            self.target_side(g)  # no skill to ask: on at once
 
     def target_side(self, g: Game) -> None:
         """Target-side modifiers."""
         self.then(self.about_to_hit)
-        if not self.prevented and g.players[self.target].alive:
-            fire(g, "damage_taking", g.top, seats=[self.target])
+        asks = not self.prevented and g.players[self.target].alive
+        if not (asks and fire(g, "damage_taking", g.top, seats=[self.target])):
+            self.about_to_hit(g)
 
     def about_to_hit(self, g: Game) -> None:
         """The damage is about to reduce HP (狂骨/噬血 measure distance here, before a death)."""
@@ -90,18 +91,22 @@ class Damage(Frame, tag="damage"):
                 ]
         if p.hp <= 0:
             push(g, DyingFrame(seat=self.target, killer=self.source))
+        elif g.stack[-1] is self and g.pending is None:  # nothing to wait for: on at once
+            self.caused(g)
 
     def caused(self, g: Game) -> None:
         """After the damage, source side."""
         self.then(self.suffered)
-        if self.source >= 0 and g.players[self.source].alive:
-            fire(g, "damage_caused", g.top, seats=[self.source])
+        asks = self.source >= 0 and g.players[self.source].alive
+        if not (asks and fire(g, "damage_caused", g.top, seats=[self.source])):
+            self.suffered(g)
 
     def suffered(self, g: Game) -> None:
         """After the damage, target side."""
         self.then(self.chain_on)
-        if g.players[self.target].alive and not self.target_replaced:
-            fire(g, "damaged", g.top, seats=[self.target])
+        asks = g.players[self.target].alive and not self.target_replaced
+        if not (asks and fire(g, "damaged", g.top, seats=[self.target])):
+            self.chain_on(g)
 
     def after_hit(self) -> bool:
         """Whether HP has gone down and the "after damage" triggers are still to come."""

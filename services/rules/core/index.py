@@ -61,11 +61,12 @@ class SkillIndex:
     number of dead seats, is what it was); ``orders``, ``query.order_from``'s turn orders once
     a seat has died (valid while ``order_dead`` is the number of dead seats)."""
 
-    __slots__ = ("dead", "heard", "held", "order_dead", "orders", "rows", "seats")
+    __slots__ = ("dead", "heard", "held", "order_dead", "orders", "points", "rows", "seats")
 
     def __init__(self, players: int) -> None:
         self.seats: list[SeatSkills | None] = [None] * players
         self.heard: frozenset[str] | None = None
+        self.points: dict[str, tuple[int, ...]] = {}  # point -> the seats listening there
         self.held: frozenset[str] | None = None
         self.rows: list[list[int] | None] = [None] * players
         self.dead = -1
@@ -145,9 +146,15 @@ def held(g: Game) -> frozenset[str]:
 
 def listening(g: Game, point: str) -> tuple[int, ...]:
     """The seats (in seat order, alive or not) holding a skill that listens at ``point``."""
-    if point not in heard(g):
-        return ()
-    return tuple(s for s in range(len(g.players)) if point in seat_entry(g, s).points)
+    idx = g.skill_index or index_of(g)
+    found = idx.points.get(point)
+    if found is None:
+        found = idx.points[point] = (
+            tuple(s for s in range(len(g.players)) if point in seat_entry(g, s).points)
+            if point in heard(g)
+            else ()
+        )
+    return found
 
 
 def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
@@ -162,6 +169,7 @@ def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
         return
     idx.seats[seat] = None
     idx.heard = idx.held = None
+    idx.points.clear()
     if distances:
         idx.dead = -1  # a horse or a distance skill may have come or gone
 

@@ -24,14 +24,17 @@ CARD, SEAT, SKILL, RECAST, GENERAL, SUIT = (
 )
 
 
+_CARD_KEYS = tuple(f"card:{c}" for c in range(1024))  # made once: keys are asked for often
+
+
 def card_key(cid: int) -> str:
     """``card:ID``."""
-    return f"card:{cid}"
+    return _CARD_KEYS[cid] if 0 <= cid < 1024 else f"card:{cid}"
 
 
 def card_keys(cids: Iterable[int]) -> list[str]:
     """``card:ID`` for each card, in order."""
-    return [f"card:{c}" for c in cids]
+    return [_CARD_KEYS[c] if 0 <= c < 1024 else f"card:{c}" for c in cids]
 
 
 def seat_key(seat: int) -> str:

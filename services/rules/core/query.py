@@ -244,23 +244,29 @@ def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> b
     return limit_lifted(g, user, t, card_name) or distance(g, user, t) <= limit
 
 
-def reached(g: Game, user: int, card_name: str, limited: bool = True) -> list[int]:
+def reached(
+    g: Game, user: int, card_name: str, limited: bool = True, first: bool = False
+) -> list[int]:
     """The other alive seats, in turn order from ``user``, that ``user``'s ``card_name`` (a 杀)
     may target: within its attack range or with the limit lifted (``limited`` False: every
-    seat), and protected by no skill (空城, 谦逊 …). What :func:`reaches` and
-    :func:`prohibited` say of each seat, asked once for the range and the distances."""
-    order = order_from(g, user, include_start=False)
+    seat), and protected by no skill (空城, 谦逊 …); ``first``: only the first of them (is
+    there any?). What :func:`reaches` and :func:`prohibited` say of each seat, with the range
+    and the distances asked once."""
     hooks = held(g)
-    if limited:
-        reach = attack_range(g, user)
-        row = distances(g, user)
-        lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
-        order = [
-            t for t in order if row[t] <= reach or (lifts and limit_lifted(g, user, t, card_name))
-        ]
-    if "prohibits" in hooks:
-        order = [t for t in order if not prohibited(g, t, user, card_name)]
-    return order
+    lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
+    protects = "prohibits" in hooks
+    reach = attack_range(g, user) if limited else 0
+    row = distances(g, user) if limited else []
+    out = []
+    for t in order_from(g, user, include_start=False):
+        if limited and row[t] > reach and not (lifts and limit_lifted(g, user, t, card_name)):
+            continue
+        if protects and prohibited(g, t, user, card_name):
+            continue
+        out.append(t)
+        if first:
+            break
+    return out
 
 
 def reaches(g: Game, user: int, t: int, card_name: str) -> bool:

@@ -77,7 +77,9 @@ class Trigger(Frame, tag="trigger"):
 def listens(g: Game, point: str, seats: list[int] | None = None) -> bool:
     """Whether a seat of ``seats`` (default: every seat) holds a skill listening at ``point``,
     alive (or dead, at ``death``): what makes :func:`fire` push a Trigger."""
-    if point not in heard(g):  # the points some seat listens at (core/index.py): rarely this
+    idx = g.skill_index  # the points some seat listens at (core/index.py): rarely this one
+    points = idx.heard if idx is not None else None
+    if point not in (heard(g) if points is None else points):
         return False
     holders = listening(g, point)
     if seats is not None:

@@ -18,7 +18,7 @@ from .query import ids_named, order_from, prohibited, with_hook
 from .refusal import target_refusal
 from .respond import AskCard
 from .state import Decision, Frame, Game
-from .triggers import fire
+from .triggers import fire, listens
 from .vcard import VCard
 from .zones import move, zone_of
 
@@ -63,10 +63,10 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
-        return any(
-            self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name)
-            for t in order_from(g, user)
-        )
+        for t in order_from(g, user):  # the first legal target is enough
+            if self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name):
+                return True
+        return False
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
         """Why ``t`` may not be a target (called when it may not), naming the rule."""
@@ -237,32 +237,35 @@ class UseCard(Frame, tag="use_card"):
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
         self.then(self.becoming_targets)
-        fire(g, "card_using", g.top)
+        if not fire(g, "card_using", g.top):
+            self.becoming_targets(g)
 
     def becoming_targets(self, g: Game) -> None:
-        """ "When becoming a target" (流离), one target at a time."""
+        """ "When becoming a target" (流离), one target at a time (on at once past a target no
+        skill listens for)."""
         targets = self.targets or []
-        if self.i < len(targets):
+        while self.i < len(targets):
             self.i += 1
-            fire(g, "become_target", g.top, data={"i": self.i - 1}, seats=[targets[self.i - 1]])
-            return
+            t = targets[self.i - 1]
+            if fire(g, "become_target", g.top, data={"i": self.i - 1}, seats=[t]):
+                return
         self.i = 0
         self.goto(g, self.after_targeting)
 
     def after_targeting(self, g: Game) -> None:
         """ "After targeting" (铁骑, 雌雄双股剑, 无双, 青釭剑, 烈弓), user and target side."""
         targets = self.targets or []
-        if self.i < len(targets):
+        while self.i < len(targets):
             self.i += 1
             t = targets[self.i - 1]
-            fire(
+            if listens(g, "targeted", [self.user, t]) and fire(
                 g,
                 "targeted",
                 g.top,
                 data={"i": self.i - 1},
                 seats=[s for s in order_from(g, g.current) if s in (self.user, t)],
-            )
-            return
+            ):
+                return
         self.i = 0
         self.then(self.each_target)
         self.spec(g).before_effects(g, self)
