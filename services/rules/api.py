@@ -19,7 +19,7 @@ from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core import keys, rng, views
 from .core.cards import CardDef, color_of
-from .core.engine import IllegalAnswer, advance, submit
+from .core.engine import DECISION_KINDS, IllegalAnswer, advance, submit
 from .core.events import Event, event_types
 from .core.query import RANGE_OF_WEAPON
 from .core.ruleset import RULESETS, General, Ruleset, UnknownOption, allows, describe_choices
@@ -48,6 +48,7 @@ __all__ = [
     "GOD",
     "RANGE_OF_WEAPON",
     "RULESETS",
+    "DECISION_KINDS",
     "RULES_VERSION",
     "Ruleset",
     "SKILLS",

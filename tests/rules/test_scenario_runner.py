@@ -4,9 +4,11 @@ scenario that a weaker runner passed while proving nothing, or could not express
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from services.cli import main
 from services.rules.scenario.checks import ScenarioFailed
 from services.rules.scenario.loader import load_text
 from services.rules.scenario.model import ScenarioFormatError
@@ -250,3 +252,39 @@ def test_the_example_in_the_design_document_holds() -> None:
     block = re.search(r"```yaml\n(.*?)```", doc.read_text(encoding="utf-8"), re.S)
     assert block is not None
     run(block.group(1))
+
+
+# --- a started use the script forgot to aim ----------------------------------------------------
+
+
+def test_a_use_without_its_targets_fails_instead_of_being_declined_away() -> None:
+    """`use 杀 S7` names no target: the runner's default "no" to the targets decision would
+    cancel the use, and a check that the 杀 is still in hand would pass proving nothing."""
+    fails(
+        TABLE + "script:\n  - 0: use 杀 S7\nexpect:\n  seats: {0: {hand: [杀 S7, 闪 D2]}}\n",
+        "step 0",
+        "names no targets",
+    )
+
+
+# --- load-time checks against the ruleset --------------------------------------------------------
+
+
+def test_a_role_the_ruleset_lacks_is_a_load_error() -> None:
+    with pytest.raises(ScenarioFormatError, match=r"seats\[1\]\.role.*the roles of standard"):
+        load_text(TABLE.replace("role: rebel", "role: pantu"), "t.yaml")
+    load_text(  # extended's 叛徒 is a role a seat can hold there
+        TABLE.replace("standard", "extended").replace("role: rebel", "role: pantu"), "t.yaml"
+    )
+
+
+def test_an_unknown_waiting_kind_is_a_load_error() -> None:
+    with pytest.raises(ScenarioFormatError, match=r"expect\.waiting\.kind.*pick_card"):
+        load_text(TABLE + "expect:\n  waiting: {seat: 0, kind: plya}\n", "t.yaml")
+
+
+def test_a_folder_without_scenarios_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["scenario", "run", str(tmp_path)]) == 2
+    assert "no scenario files" in capsys.readouterr().err

@@ -59,6 +59,13 @@ def pop(g: Game, ret: Any = _KEEP) -> None:
         g.ret = ret
 
 
+DECISION_KINDS = frozenset(
+    ("play", "targets", "respond", "discard", "cards", "pick_card", "confirm", "choose", "draft")
+)
+"""Every kind of decision the engine asks (services/rules/README.md, "Decisions"): scenario
+files name them in `expect.waiting`, clients draw each differently."""
+
+
 def ask(
     g: Game,
     seat: int,

@@ -10,6 +10,7 @@ Note for authors: in YAML, ` #` starts a comment, so a second copy must be quote
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -18,10 +19,11 @@ import msgspec
 import yaml
 
 from .. import rulesets as _rulesets  # noqa: F401  (registers the rulesets' own event types)
+from ..core.engine import DECISION_KINDS
 from ..core.events import event_types
+from ..core.registry import RULESETS
 from .model import (
     ROLES,
-    RULESETS_WITHOUT_ROLES,
     CardRef,
     EventPattern,
     Expect,
@@ -117,7 +119,7 @@ class _Checks:
             out.append(EventPattern(kind, {str(k): _event_value(v) for k, v in raw.items()}))
         return tuple(out)
 
-    def expect(self, value: dict[str, Any], roles: bool) -> Expect:
+    def expect(self, value: dict[str, Any], roles: tuple[str, ...]) -> Expect:
         """The `expect` checks."""
         raw = dict(value)
         per_seat = raw.pop("seats", {})
@@ -133,12 +135,18 @@ class _Checks:
             seats[n] = convert(self.source, item, SeatExpect, f"expect.seats.{n}")
         if ex.waiting is not None:
             self.seat(ex.waiting.seat, "expect.waiting.seat")
+            if ex.waiting.kind not in DECISION_KINDS:
+                self.fail(
+                    "expect.waiting.kind",
+                    f"one of {', '.join(sorted(DECISION_KINDS))}",
+                    ex.waiting.kind,
+                )
         if ex.turn is not None:
             self.seat(ex.turn.seat, "expect.turn.seat")
         if isinstance(ex.winners, tuple):
             for i, w in enumerate(ex.winners):
-                if roles and w not in ROLES:
-                    self.fail(f"expect.winners[{i}]", f"one of {', '.join(ROLES)}", w)
+                if roles and w not in roles:
+                    self.fail(f"expect.winners[{i}]", f"one of {', '.join(roles)}", w)
                 if not roles and (not isinstance(w, int) or not 0 <= w < self.seats):
                     self.fail(f"expect.winners[{i}]", f"a seat number in 0..{self.seats - 1}", w)
         return msgspec.structs.replace(ex, seats=seats, events=self.events(events, "expect.events"))
@@ -170,16 +178,41 @@ def _event_value(value: object) -> object:
     return value
 
 
+@functools.cache
+def ruleset_roles(ruleset: str) -> tuple[str, ...]:
+    """The roles a seat of `ruleset` may hold: those it deals at any of its tables and those
+    play may turn a seat into (its camps: 叛徒); () for a ruleset without roles (a 1v1), and
+    every role the notation knows for a ruleset not registered (the table builder names that)."""
+    rs = RULESETS.get(ruleset)
+    if rs is None:
+        return ROLES
+    dealt: set[str] = set()
+    for players in range(rs.min_players, rs.max_players + 1):
+        for options in [dict(rs.defaults), *(dict(rs.defaults, **o) for _, o in rs.tables())]:
+            try:
+                dealt |= set(rs.roles(players, options)) - {""}
+            except (ValueError, KeyError):
+                continue  # a count the variant does not seat
+    if not dealt:
+        return ()
+    found = dealt | set(rs.camps)
+    return tuple(r for r in ROLES if r in found)
+
+
 def parse_scenario(data: object, source: str) -> Scenario:
     """Build a Scenario from the YAML data of the file `source`; raise ScenarioFormatError."""
     f = convert(source, data, _File)
     c = _Checks(source, len(f.seats))
     if not f.seats:
         c.fail("seats", "at least one seat")
-    roles = f.ruleset.strip() not in RULESETS_WITHOUT_ROLES
+    roles = ruleset_roles(f.ruleset.strip())
     for i, seat in enumerate(f.seats):
-        if roles and seat.role is None:
-            c.fail(f"seats[{i}].role", f"one of {', '.join(ROLES)}")
+        if roles and seat.role not in roles:
+            c.fail(
+                f"seats[{i}].role",
+                f"one of {', '.join(roles)} (the roles of {f.ruleset})",
+                seat.role,
+            )
         if not roles and seat.role is not None:
             c.fail(f"seats[{i}].role", "no role: this ruleset has no roles")
         if seat.hp is not None and seat.max_hp is not None and seat.hp > seat.max_hp:

@@ -32,7 +32,6 @@ Role = Literal[
 SUITS: tuple[str, ...] = get_args(Suit)
 PHASES: tuple[str, ...] = get_args(Phase)
 ROLES: tuple[str, ...] = get_args(Role)
-RULESETS_WITHOUT_ROLES = ("chengtian",)
 IntentKind = Literal["use", "play", "skill", "choose", "discard", "pass", "end"]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Text = Annotated[str, msgspec.Meta(min_length=1)]

@@ -88,6 +88,11 @@ class Runner(Answers):
         if picks is None and self.progress.started:
             if self.continues(st, d):
                 return self.raw_picks(st, d)  # the engine refuses them and says why
+            if self.cancels_started_use(d):
+                raise ScenarioFailed(
+                    f"step {self.step} ({st.seat}: {st.intent}) names no targets, but its use "
+                    f"asks for them ({describe(self.g, d)}): declining would cancel it; add `-> T`"
+                )
             self.check_fixed_targets(st)
             self.next_step()  # the step's intent is used up; the next may answer d
             if self.step >= len(script):
@@ -115,6 +120,21 @@ class Runner(Answers):
         pr.targets_done += sum(1 for p in picks if isinstance(parse(p), SeatPick))
         if st.parsed.kind in SINGLE_DECISION:
             self.next_step()
+
+    def cancels_started_use(self, d: Decision) -> bool:
+        """Whether declining ``d`` would cancel the card or skill the current step started:
+        it asks the targets of a use whose step names none (the runner's default "no" would
+        turn `use 杀 C2` into "not used", and the scenario would pass proving nothing)."""
+        if not self.progress.started or self.step >= len(self.sc.script):
+            return False
+        st = self.sc.script[self.step]
+        return (
+            d.kind == "targets"
+            and d.seat == st.seat
+            and st.parsed.kind in ("use", "play", "skill")
+            and not st.parsed.targets
+            and self.progress.targets_done == 0
+        )
 
     def run(self) -> None:
         g, script = self.g, self.sc.script
@@ -199,8 +219,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """`arena scenario run PATH...`: a line per scenario; exit 1 if any failed."""
-    _, failed = run_paths(args.paths)
+    """`arena scenario run PATH...`: a line per scenario; exit 1 if any failed, 2 if the paths
+    hold no scenario file (a mistyped folder proves nothing)."""
+    passed, failed = run_paths(args.paths)
+    if not passed and not failed:
+        print(
+            f"arena scenario: no scenario files (*.yaml) in {' '.join(args.paths)}", file=sys.stderr
+        )
+        return 2
     return 1 if failed else 0
 
 
