@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.rules import api
+from services.rules.api import DECISION_KINDS
 from services.rules.core.state import Decision
 from services.rules.scenario.loader import load_file, load_text
 from services.rules.scenario.model import Scenario
@@ -112,3 +114,19 @@ def test_keji_not_offered_after_a_last_card_slash() -> None:
     # the check can fail: without the 杀, 克己 is offered
     quiet = KEJI_LAST_SLASH.replace("  - 0: use 杀 S7 -> 1\n", "").replace("{hp: 3}", "{hp: 4}")
     assert "克己" in offered(load_text(quiet, "keji.yaml"))
+
+
+def test_every_decision_of_every_scenario_is_of_a_named_kind() -> None:
+    """`api.DECISION_KINDS` (what `expect.waiting.kind` is checked against, what clients draw)
+    holds every kind the engine asks: the scenario files touch every card and skill, and a
+    dealt game starts with a draft."""
+    kinds: set[str] = set()
+    for path in sorted(SCENARIOS.rglob("*.yaml")):
+        sc = load_file(path)
+        if sc.expect_error is None:
+            kinds |= {d.kind for d in asked(sc)}
+    assert kinds <= DECISION_KINDS, kinds - DECISION_KINDS
+    g = api.new_game("jinyu", 5, 1)  # a scenario's table is dealt: drafts happen only here
+    api.advance(g)
+    assert g.pending is not None and g.pending.kind == "draft"
+    assert kinds | {"draft"} == DECISION_KINDS, DECISION_KINDS - kinds  # none never asked
