@@ -61,7 +61,17 @@ class SkillIndex:
     number of dead seats, is what it was); ``orders``, ``query.order_from``'s turn orders once
     a seat has died (valid while ``order_dead`` is the number of dead seats)."""
 
-    __slots__ = ("dead", "heard", "held", "order_dead", "orders", "points", "rows", "seats")
+    __slots__ = (
+        "dead",
+        "heard",
+        "held",
+        "kept",
+        "order_dead",
+        "orders",
+        "points",
+        "rows",
+        "seats",
+    )
 
     def __init__(self, players: int) -> None:
         self.seats: list[SeatSkills | None] = [None] * players
@@ -70,6 +80,7 @@ class SkillIndex:
         self.held: frozenset[str] | None = None
         self.rows: list[list[int] | None] = [None] * players
         self.dead = -1
+        self.kept: bool | None = None  # whether rows may be kept (query.kept; None: to find)
         # alive seats in turn order by (start, include_start), while ``order_dead`` seats are dead
         self.orders: dict[tuple[int, bool], tuple[int, ...]] = {}
         self.order_dead = -1
@@ -100,6 +111,11 @@ def index_of(g: Game) -> SkillIndex:
 
 def seat_entry(g: Game, seat: int) -> SeatSkills:
     """``seat``'s entry, rebuilt if it was dropped."""
+    idx: SkillIndex | None = g.skill_index
+    if idx is not None and seat < len(idx.seats):
+        entry = idx.seats[seat]
+        if entry is not None:
+            return entry
     idx = index_of(g)
     entry = idx.seats[seat]
     if entry is None:
@@ -150,8 +166,8 @@ def listening(g: Game, point: str) -> tuple[int, ...]:
     found = idx.points.get(point)
     if found is None:
         found = idx.points[point] = (
-            tuple(s for s in range(len(g.players)) if point in seat_entry(g, s).points)
-            if point in heard(g)
+            tuple(s for s, e in enumerate(idx.seats) if e is not None and point in e.points)
+            if point in heard(g)  # which builds every seat's entry
             else ()
         )
     return found
@@ -168,7 +184,7 @@ def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
         g.skill_index = None
         return
     idx.seats[seat] = None
-    idx.heard = idx.held = None
+    idx.heard = idx.held = idx.kept = None
     idx.points.clear()
     if distances:
         idx.dead = -1  # a horse or a distance skill may have come or gone

@@ -129,10 +129,18 @@ def distances(g: Game, a: int) -> list[int]:
 
 
 def kept(g: Game) -> bool:
-    """Whether distances may be kept: no seat holds a skill that changes them (whose value may
-    follow the state)."""
-    hooks = held(g)
-    return "distance_from" not in hooks and "distance_to" not in hooks
+    """Whether distances may be kept: no seat holds a skill that changes them but with the
+    seats alone (``Skill.fixed_distance``, 马术)."""
+    idx = g.skill_index or index_of(g)
+    if idx.kept is None:
+        hooks = held(g)
+        idx.kept = ("distance_from" not in hooks and "distance_to" not in hooks) or all(
+            s.fixed_distance
+            for seat in range(len(g.players))
+            for hook in ("distance_from", "distance_to")
+            for s in with_hook(g, seat, hook)
+        )
+    return idx.kept
 
 
 FAR = 1 << 20

@@ -32,6 +32,9 @@ class Skill:
     lord: ClassVar[bool] = False  # 主公技: only while its holder is the lord
     armor: ClassVar[bool] = False  # an armour's effect: set aside by IGNORE_ARMOR (青釭剑)
     asks_itself: ClassVar[bool] = False  # optional, but ``run`` asks its own declinable decision
+    # its distance_from/distance_to follow from the seats alone (马术: always −1), so distances
+    # measured with it may be kept until a seat's skills, a horse or a death change them
+    fixed_distance: ClassVar[bool] = False
     text: ClassVar[str] = ""
 
     # --- trigger hooks ---------------------------------------------------------------------

@@ -32,10 +32,11 @@ class Trigger(Frame, tag="trigger"):
     def start(self, g: Game) -> None:
         """Offer the next skill that applies, seat by seat; pop when none is left."""
         names = LISTENERS[self.point]
+        holders = listening(g, self.point)  # the other seats hold no skill listening here
         while self.i < len(self.seats):
             seat = self.seats[self.i]
             p = g.players[seat]
-            if p.alive or self.point == "death":
+            if seat in holders and (p.alive or self.point == "death"):
                 for name in seat_skills(g, seat):
                     if name in names and name not in self.done:
                         sk = SKILLS[name]
@@ -60,7 +61,8 @@ class Trigger(Frame, tag="trigger"):
                             sk.run(g, seat, self)
                         return
             self.i += 1
-            self.done = []
+            if self.done:
+                self.done = []
         pop(g)
 
     def confirmed(self, g: Game) -> None:
@@ -82,12 +84,14 @@ def listens(g: Game, point: str, seats: list[int] | None = None) -> bool:
     if point not in (heard(g) if points is None else points):
         return False
     holders = listening(g, point)
-    if seats is not None:
-        holders = tuple(s for s in seats if s in holders)
+    if not holders:
+        return False
     players = g.players
-    if point == "death":
-        return bool(holders)
-    return any(players[s].alive for s in holders)
+    dead_too = point == "death"
+    for s in holders if seats is None else seats:
+        if (dead_too or players[s].alive) and (seats is None or s in holders):
+            return True
+    return False
 
 
 def fire(

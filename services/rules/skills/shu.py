@@ -90,6 +90,7 @@ class MaShu(Skill):
 
     name = "马术"
     optional = False
+    fixed_distance = True
 
     def distance_from(self, g: Game, seat: int, other: int) -> int:
         return -1
