@@ -174,6 +174,8 @@ class GrpcEngine:
         self._ended = [0, 0]  # answers and stream messages sent on sessions that ended
 
     def _pick(self, game: str) -> int:
+        if len(self.stubs) == 1:
+            return 0
         n, now = len(self.stubs), time.monotonic()
         first = zlib.crc32(game.encode()) % n
         return next(
@@ -191,11 +193,13 @@ class GrpcEngine:
             game_id=game, seat_token=token, decision_id=decision, picks=picks
         )
         home = self.home.get(game)
-        for i in (home, self._pick(game)):
-            link = self.links[i] if i is not None else None
-            if link is not None and link.up:
-                return await link.batcher.submit(req)
-        return await self.batchers[self._pick(game)].submit(req)
+        link = self.links[home] if home is not None else None
+        if link is None or not link.up:
+            i = self._pick(game)
+            link = self.links[i]
+            if link is None or not link.up:
+                return await self.batchers[i].submit(req)
+        return await link.batcher.submit(req)
 
     async def run_sessions(
         self, pushed: Pushed, key: Callable[[], Awaitable[str | None]], retry_s: float = 2.0

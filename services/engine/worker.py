@@ -133,6 +133,7 @@ async def run(args: argparse.Namespace) -> None:
                 "consumer": args.consumer,
                 "batched": {
                     "appends": _batched(games.store),
+                    "append_calls": _calls(games.store),
                     "side": _batched(side),
                     "session_pushes": games.sessions.pushed,
                     "session_handed_back": games.sessions.handed_back,
@@ -142,6 +143,14 @@ async def run(args: argparse.Namespace) -> None:
         ),
         flush=True,
     )
+
+
+def _calls(store: object) -> dict[str, int]:
+    """How many appends went in how many script calls (appends.py)."""
+    appender = getattr(store, "appender", None)
+    if appender is None:
+        return {}
+    return {"appends": appender.batcher.items, "calls": appender.calls}
 
 
 def _batched(owner: object) -> dict[str, int]:

@@ -8,122 +8,28 @@ scripts may touch them all):
                             `t`, the append time (ms, the server's TIME; absent on old entries)
     {ns}:{TAG}:g:GAME:snap  hash; v (version), h (chain hash), s (state bytes)
 
-The append script compares the stream's length (XLEN, O(1)) with the expected version and adds
-the batch only if they are equal. A log is append-only (this script is its only writer, entries
-are numbered 1..N, nothing trims or XDELs a game's log; `delete` drops the whole key), so its
-length is its last sequence number. The check stays exact if that is broken (an operator's
-XDEL): a mismatch, or an empty batch, reads the last id (XREVRANGE) and compares that; and the
-first XADD, the script's first write, refuses an id not above the last one, which the script
-turns into a conflict. This replaced an XREVRANGE on every call, which also copied the last
-entry's bytes into Lua. The outbox's key types are checked before any write (one TYPE per key,
-not per command): a script's writes are not undone on error, so nothing is half-written.
-A script runs atomically on the server, so there is no window between check and write;
-MULTI/EXEC with WATCH would also work but turns every race into a retry round trip, and cannot
-return the actual version in the same reply.
-
-Appends made by concurrent tasks in one event-loop iteration (a worker answering many games at
-once) share one pipeline round trip (`batching.AutoPipeline`); each is still its own script
-call with its own version check, so one game's conflict never fails another's append.
+Appends run a script that checks the log's version and appends, for all the appends concurrent
+games make in one event-loop iteration at once (on a Redis Cluster, one call per partition);
+each is still checked and applied on its own, so one game's conflict never fails another's
+append (appends.py: the script, its version check, the batching).
 """
 
 from __future__ import annotations
 
-import asyncio
 import struct
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import NoScriptError
 
 from ..contracts.streams import Layout
+from .appends import LAST_SEQ_LUA, OUTBOX_COMMANDS, Append, Appender, OutboxCommand
 from .batching import AutoPipeline
 from .redis_client import connect, decodes_responses
-from .store import Record, Snapshot, TimedRecord, VersionConflict, check_game_id
-
-_LAST_SEQ = """
-local function last_seq(key)
-  local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)
-  if #last == 0 then return 0 end
-  return tonumber(string.match(last[1][1], '^(%d+)-'))
-end
-"""
-
-_APPEND = """
-local function append(key, expected, first, last)
-  if last < first or redis.call('XLEN', key) ~= expected then
-    local actual = last_seq(key)
-    if actual ~= expected then return {0, actual} end
-    if last < first then return {1, expected} end
-  end
-  local now = redis.call('TIME')
-  local t = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
-  -- the first XADD completes the check: its id must be above the last (a length that matches
-  -- while the last id is higher, after an XDEL, fails here, before anything is written)
-  local added = redis.pcall('XADD', key, string.format('%d-0', expected + 1), 'e', ARGV[first], 't', t)
-  if type(added) == 'table' and added.err then
-    local actual = last_seq(key)
-    if actual ~= expected then return {0, actual} end
-    return added
-  end
-  for i = first + 1, last do
-    redis.call('XADD', key, string.format('%d-0', expected + i - first + 1), 'e', ARGV[i], 't', t)
-  end
-  return {1, expected + last - first + 1}
-end
-"""
-
-APPEND_LUA = _LAST_SEQ + _APPEND + "return append(KEYS[1], tonumber(ARGV[1]), 2, #ARGV)\n"
-
-# Append, then (only if the append happened) run the outbox: ARGV[2] records follow ARGV[1..2],
-# then commands as (name, key index, argument count, arguments...), names from OUTBOX_COMMANDS.
-APPEND_OUTBOX_LUA = (
-    _LAST_SEQ
-    + _APPEND
-    + """
-local n = tonumber(ARGV[2])
-local kinds = {XADD = 'stream', ZADD = 'zset', ZREM = 'zset'}
-local checked = {}
-local i = 3 + n
-while i <= #ARGV do  -- refuse before writing anything: a script's writes are not undone
-  local want, key = kinds[ARGV[i]], KEYS[tonumber(ARGV[i + 1])]
-  if checked[key] == nil then  -- one TYPE per key, however many commands it gets
-    checked[key] = redis.call('TYPE', key)['ok']
-  end
-  local have = checked[key]
-  if have == 'none' then
-    checked[key] = want  -- an earlier command makes it a `want`: a later one must agree
-  elseif have ~= want then
-    return redis.error_reply('outbox: ' .. key .. ' holds a ' .. have .. ', not a ' .. want)
-  end
-  i = i + 3 + tonumber(ARGV[i + 2])
-end
-local result = append(KEYS[1], tonumber(ARGV[1]), 3, 2 + n)
-if result[1] == 0 then return result end
-i = 3 + n
-while i <= #ARGV do
-  local name, key, argc = ARGV[i], KEYS[tonumber(ARGV[i + 1])], tonumber(ARGV[i + 2])
-  redis.call(name, key, unpack(ARGV, i + 3, i + 2 + argc))
-  i = i + 3 + argc
-end
-return result
-"""
-)
-
-OUTBOX_COMMANDS = frozenset({"XADD", "ZADD", "ZREM"})
-
-
-class OutboxCommand(NamedTuple):
-    """A Redis command run in the append's script, only if the append is accepted: a message
-    published or a deadline moved exactly when the entries it follows are in the log."""
-
-    name: str  # one of OUTBOX_COMMANDS
-    key: str
-    args: tuple[str | bytes | int, ...]
-
+from .store import Record, Snapshot, TimedRecord, check_game_id
 
 SNAPSHOT_LUA = (
-    _LAST_SEQ
+    LAST_SEQ_LUA
     + """
 local v = tonumber(ARGV[1])
 if v > last_seq(KEYS[2]) then return -1 end
@@ -216,16 +122,14 @@ class RedisEventStore:
         self.client = client
         self.namespace = namespace
         self.layout = Layout(namespace)  # (the keys of every answer: the partition count once)
-        self._append = client.register_script(APPEND_LUA)
-        self._append_outbox = client.register_script(APPEND_OUTBOX_LUA)
         self._snapshot = client.register_script(SNAPSHOT_LUA)
         self._read = client.register_script(READ_LUA)
         # appends of concurrent games share a round trip; with `wait_replicas` the round trip
         # ends with WAIT on each server: an append is acknowledged only once that many replicas
         # have it (else NotReplicated: written, but a failover now could lose it)
         self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms))
+        self.appender = Appender(client, self.auto, self.layout)
         self.framed_reads = True if framed_reads is None else framed_reads
-        self._loading: dict[str, asyncio.Future[Any]] = {}
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
@@ -248,42 +152,11 @@ class RedisEventStore:
         outbox: Sequence[OutboxCommand] = (),
     ) -> int:
         """See EventStore.append; `outbox` commands run in the same script, after the entries,
-        only if the append is accepted (their keys must live on the log's server)."""
-        keys: list[str] = [self.log_key(game)]
-        if outbox:
-            script = self._append_outbox
-            args: list[str | bytes | int] = [expected_version, len(records), *records]
-            for cmd in outbox:
-                if cmd.name not in OUTBOX_COMMANDS:
-                    raise ValueError(f"{cmd.name!r} is not an outbox command")
-                keys.append(cmd.key)
-                args += [cmd.name, len(keys), len(cmd.args), *cmd.args]
-        else:
-            script, args = self._append, [expected_version, *records]
-        try:
-            reply: Any = await self.auto.run(
-                # execute_command: a cluster pipeline refuses its evalsha method, not EVALSHA
-                lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            )
-        except NoScriptError:  # a restarted or new server (a promoted replica): load, again
-            await self._load(script)
-            reply = await self.auto.run(
-                lambda p: p.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
-            )
-        ok, version = int(reply[0]), int(reply[1])
-        if not ok:
-            raise VersionConflict(game, expected_version, version)
-        return version
-
-    async def _load(self, script: Any) -> None:
-        """SCRIPT LOAD once for every append that met NOSCRIPT at the same time (not one
-        connection each)."""
-        task = self._loading.get(script.sha)
-        if task is None:
-            task = asyncio.ensure_future(self.client.script_load(script.script))
-            self._loading[script.sha] = task
-            task.add_done_callback(lambda _: self._loading.pop(script.sha, None))
-        await asyncio.shield(task)
+        only if the append is accepted (on a Redis Cluster their keys should share the game's
+        partition's tag, or the append gets a script call of its own)."""
+        return await self.appender.append(
+            Append(game, self.log_key(game), expected_version, records, outbox)
+        )
 
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
         """See EventStore.read."""
@@ -358,3 +231,6 @@ class RedisEventStore:
     async def aclose(self) -> None:
         """Close the client's connections."""
         await self.client.aclose()
+
+
+__all__ = ["OUTBOX_COMMANDS", "OutboxCommand", "RedisEventStore"]

@@ -223,10 +223,13 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
             "decisions_pushed": b.get("pushed", 0),
             "decision_held_ms_mean": report.get("answer_ms_mean"),
         }
-    appends = b.get("appends", {})
+    appends, calls = b.get("appends", {}), b.get("append_calls", {})
     return {
-        "appends": appends.get("commands", 0),
-        "appends_per_pipeline": round(
+        "appends": calls.get("appends", appends.get("commands", 0)),
+        "appends_per_script_call": round(
+            calls.get("appends", 0) / max(calls.get("calls", 0), 1), 1
+        ),
+        "script_calls_per_pipeline": round(
             appends.get("commands", 0) / max(appends.get("pipelines", 0), 1), 1
         ),
         "decisions_pushed": b.get("session_pushes", 0),
