@@ -202,6 +202,7 @@ async def _step(
             "max": _pct(lat, 1.0),
         },
         "games_finished": sum(p.games for p in crowd),
+        "errors_total": len(errors),  # people whose run failed (could not sit down, say)
         "errors": errors[:3],
         "seconds": round(wall, 2),
     }
