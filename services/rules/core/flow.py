@@ -77,31 +77,36 @@ class TurnFrame(Frame, tag="turn"):
         self.before_phase(g)
 
     def before_phase(self, g: Game) -> None:
-        """Before the next phase: a skill may skip it."""
-        p = g.players[self.seat]
-        if self.aborted or not p.alive or self.pi >= len(PHASES):
-            self.goto(g, self.turn_end)
-            return
-        self.then(self.phase)
-        if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}):
-            return
-        self.phase(g)
+        """Before the next phase: a skill may skip it. Phases that are over at once (skipped,
+        or nothing happens in them) follow one another within this step."""
+        while not self.aborted and g.players[self.seat].alive and self.pi < len(PHASES):
+            self.then(self.phase)
+            if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}):
+                return
+            if not self.begin_phase(g):
+                return  # its frame runs first
+        self.goto(g, self.turn_end)
 
     def phase(self, g: Game) -> None:
-        """The next phase, unless it is skipped."""
+        """The next phase (the skills before it have run), unless it is skipped."""
+        if self.begin_phase(g):
+            self.before_phase(g)
+
+    def begin_phase(self, g: Game) -> bool:
+        """Begin the next phase: True if it is over at once (skipped, or only announced: no
+        frame for it), False if its frame was pushed."""
         self.then(self.before_phase)
         phase = PHASES[self.pi]
         self.pi += 1
         if phase in self.skip:
             emit(g, PhaseSkipped(seat=self.seat, phase=phase))
-            self.before_phase(g)
-            return
-        if idle(g, self.seat, phase):  # nothing happens in it: no frame for it
+            return True
+        if idle(g, self.seat, phase):
             g.phase = phase
             emit(g, PhaseStarted(seat=self.seat, phase=phase))
-            self.before_phase(g)
-            return
+            return True
         push(g, PhaseFrame(seat=self.seat, phase=phase))
+        return False
 
     def turn_end(self, g: Game) -> None:
         self.then(self.done)
@@ -249,10 +254,13 @@ _BODY: dict[str, type[JudgePhase | DrawPhase | PlayPhase | DiscardPhase]] = {
 
 
 def has_body(g: Game, seat: int, phase: str) -> bool:
-    """Whether ``phase`` has a default action to run now (a judge phase only with cards in
-    the judgement area: otherwise its frame would find nothing to resolve)."""
+    """Whether ``phase`` has a default action to run now: a judge phase only with cards in the
+    judgement area, a discard phase only with more hand cards than the hand limit (otherwise
+    its frame would find nothing to do)."""
     if phase == "judge":
         return bool(g.players[seat].judge)
+    if phase == "discard":
+        return len(g.players[seat].hand) > hand_limit(g, seat)
     return phase in _BODY
 
 

@@ -206,16 +206,19 @@ def hand_limit(g: Game, seat: int) -> int:
     return lim
 
 
-_NAMED: dict[tuple[str, str], frozenset[int]] = {}
+_NAMED: dict[str, dict[str, frozenset[int]]] = {}  # card table id -> name -> card ids
+_NONE_NAMED: frozenset[int] = frozenset()
 
 
 def ids_named(g: Game, name: str) -> frozenset[int]:
     """The ids of the game's cards printed ``name`` (kept per card table: it is static)."""
-    key = (g.deck, name)
-    found = _NAMED.get(key)
-    if found is None:
-        found = _NAMED[key] = frozenset(i for i, c in enumerate(g.cards) if c.name == name)
-    return found
+    table = _NAMED.get(g.deck)
+    if table is None:
+        by_name: dict[str, set[int]] = {}
+        for i, c in enumerate(g.cards):
+            by_name.setdefault(c.name, set()).add(i)
+        table = _NAMED[g.deck] = {n: frozenset(ids) for n, ids in by_name.items()}
+    return table.get(name, _NONE_NAMED)
 
 
 def card(g: Game, cid: int) -> CardDef:

@@ -48,6 +48,8 @@ class AskCard(Frame, tag="ask_card"):
             "target": self.target,
         }
         ask(g, self.user, "respond", options_for(g, self), info=info)
+        if g.pending is None:  # nothing to give: answered (declined) at once
+            self.answered(g)
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
         try:

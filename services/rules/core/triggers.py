@@ -102,6 +102,9 @@ def fire(
     seats: list[int] | None = None,
 ) -> bool:
     """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
+    idx = g.skill_index
+    if idx is not None and idx.heard is not None and point not in idx.heard:
+        return False  # the usual case, answered here without a call
     if not listens(g, point, seats):
         return False
     order = seats if seats is not None else order_from(g, g.current)
