@@ -80,12 +80,15 @@ class MissingSecret(RuntimeError):
     """ARENA_SECRET is unset or empty: nothing can be signed or verified."""
 
 
-class SeatClaims(msgspec.Struct, frozen=True):
-    """What a valid token grants: acting for `seat` in `g` until `exp`."""
+class SeatClaims(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What a valid token grants: acting for `seat` in `g` until `exp`. `b`: minted for a bot
+    (a bot seat's, or a person's seat on 托管): it answers only while a bot plays the seat and
+    never changes who plays it (a bot worker keeps it after the person takes the seat back)."""
 
     g: str
     s: int
     exp: int
+    b: bool = False
 
 
 class BadToken(Exception):
@@ -132,11 +135,17 @@ def _sign(secret: bytes, claims: bytes) -> bytes:
 
 
 def issue(
-    secret: bytes, game: str, seat: int, ttl_ms: int = 24 * 3600 * 1000, now_ms: int | None = None
+    secret: bytes,
+    game: str,
+    seat: int,
+    ttl_ms: int = 24 * 3600 * 1000,
+    now_ms: int | None = None,
+    *,
+    bot: bool = False,
 ) -> str:
-    """A token for `seat` of `game`, valid for `ttl_ms`."""
+    """A token for `seat` of `game`, valid for `ttl_ms` (`bot`: a bot's, see SeatClaims)."""
     now = int(time.time() * 1000) if now_ms is None else now_ms
-    claims = msgspec.json.encode(SeatClaims(game, seat, now + ttl_ms))
+    claims = msgspec.json.encode(SeatClaims(game, seat, now + ttl_ms, bot))
     return f"{_b64(claims)}.{_b64(_sign(secret, claims))}"
 
 

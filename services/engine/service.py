@@ -341,13 +341,16 @@ class Games:
     ) -> Result:
         """Answer the decision whose opaque id is `decision` for the token's seat (see the
         module docstring for the rules)."""
-        seat = self._seat_of(game_id, token)
+        claims = self._claims_of(game_id, token)
         if len(picks) > MAX_PICKS or any(len(p) > MAX_PICK_LEN for p in picks):
             raise Refused("INVALID_ARGUMENT", "too many or too long picks")
-        return await self._decide(game_id, seat, decision, list(picks), auto=False)
+        if claims.b and not self._bot_seat(await self.get(game_id), claims.s):
+            # a token a bot worker was given while the person's seat was on 托管
+            raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
+        return await self._decide(game_id, claims.s, decision, list(picks), auto=False)
 
-    def _seat_of(self, game_id: str, token: str) -> int:
-        """The seat a genuine token for `game_id` names."""
+    def _claims_of(self, game_id: str, token: str) -> tokens.SeatClaims:
+        """The claims of a genuine token for `game_id`."""
         try:
             claims = self.tokens.verify(token)
         except tokens.BadToken as exc:
@@ -355,15 +358,29 @@ class Games:
         if claims.g != game_id:
             raise Refused("PERMISSION_DENIED", "the seat token is for another game")
         _game_id(game_id)
-        return claims.s
+        return claims
+
+    def _seat_of(self, game_id: str, token: str) -> int:
+        """The seat a genuine token for `game_id` names."""
+        return self._claims_of(game_id, token).s
+
+    @staticmethod
+    def _bot_seat(hot: Hot, seat: int) -> bool:
+        """Whether a bot plays `seat` now (a bot's seat, or a person's on 托管)."""
+        seats = hot.header.seats
+        return 0 <= seat < len(seats) and (seats[seat].bot or seat in hot.hosting.hosted)
 
     async def set_hosted(
         self, game_id: str, token: str, hosted: bool, resign: bool = False
     ) -> tuple[int, bool]:
         """Put the token's seat on 托管 (`hosted`), take it back, or resign (its bot plays to
         the end): one `control` entry (hosting.py). Returns (log version, whether the seat is on
-        托管 now); a repeated request changes nothing."""
-        seat = self._seat_of(game_id, token)
+        托管 now); a repeated request changes nothing. Only the person's own token may: a bot's
+        (SeatClaims.b) never changes who plays a seat."""
+        claims = self._claims_of(game_id, token)
+        if claims.b:
+            raise Refused("PERMISSION_DENIED", "a bot's token cannot change who plays a seat")
+        seat = claims.s
         for _ in range(MAX_RETRIES):
             hot = await self.get(game_id)
             async with hot.lock:
@@ -578,9 +595,7 @@ class Games:
     @staticmethod
     def _bot(hot: Hot, d: api.Decision) -> bool:
         """Whether a bot answers `d`: a bot's seat, or a person's seat on 托管."""
-        if not 0 <= d.seat < len(hot.header.seats):
-            return False
-        return hot.header.seats[d.seat].bot or d.seat in hot.hosting.hosted
+        return Games._bot_seat(hot, d.seat)
 
     async def deadline_ms(self, hot: Hot, d: api.Decision) -> int:
         """When the server answers `d` by default (ms since the epoch; 0 if a bot answers it
@@ -628,7 +643,9 @@ class Games:
         cached = hot.bot_tokens.get(seat)
         if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2:
             return cached[0]
-        token = tokens.issue(self.secret, hot.log.game, seat, self.bot_token_ttl_ms, now_ms=now)
+        token = tokens.issue(
+            self.secret, hot.log.game, seat, self.bot_token_ttl_ms, now_ms=now, bot=True
+        )
         hot.bot_tokens[seat] = (token, now + self.bot_token_ttl_ms)
         return token
 

@@ -132,3 +132,69 @@ async def test_bot_decisions_carry_a_token_for_their_seat_only() -> None:
             "g", token, (await games.get("g")).ids.opaque(d.id), list(api.default_answer(d).picks)
         )
     raise AssertionError("no other seat was asked anything")
+
+
+async def test_a_bot_token_for_a_person_s_seat_ends_with_its_hosting() -> None:
+    """While a person's seat is on 托管 the bot worker gets tokens for it (10 minutes); once the
+    person takes the seat back, such a token resigned the person, put the seat on 托管 again
+    and answered for them. A bot's token now answers only while a bot plays the seat, and
+    never changes who plays it; the person's own token still does."""
+    from services.contracts.streams import BotDecision, NewMatch, Seat
+    from services.engine.service import Games, Refused
+    from services.engine.side import MemorySide
+    from services.eventlog import InMemoryEventStore
+    from services.rules import api
+
+    secret = b"bot-token-scope"
+    games = Games(InMemoryEventStore(), MemorySide(), secret)
+    seats = [Seat("ann"), Seat("bot:random", True)]
+    await games.create_game(NewMatch(match_id="g", ruleset="chengtian", seats=seats, seed=3))
+    ann = tokens.issue(secret, "g", 0)
+    await games.set_hosted("g", ann, True)
+    side = games.side
+    assert isinstance(side, MemorySide)
+    for _ in range(100):  # play on until the bots are asked one of ann's decisions
+        mine = [m for m in side.published if isinstance(m, BotDecision) and m.seat == 0]
+        if mine:
+            break
+        hot = await games.get("g")
+        d = api.pending(hot.game)
+        assert d is not None
+        await games.submit_action(
+            "g",
+            tokens.issue(secret, "g", d.seat),
+            hot.ids.opaque(d.id),
+            api.default_answer(d).picks,
+        )
+    else:
+        raise AssertionError("ann's seat was never played by its bot")
+    bot = mine[-1].token
+    assert tokens.verify(secret, bot).b and not tokens.verify(secret, ann).b
+    with pytest.raises(Refused) as err:
+        await games.set_hosted("g", bot, False)  # a bot cannot hand the seat back either
+    assert err.value.code == "PERMISSION_DENIED"
+    await games.set_hosted("g", ann, False)  # ann takes her seat back
+    head = await games.store.head("g")
+    for resign in (True, False):
+        with pytest.raises(Refused) as err:
+            await games.set_hosted("g", bot, True, resign)
+        assert err.value.code == "PERMISSION_DENIED"
+    for _ in range(100):  # ann's next decision: the bot's token may not answer it
+        hot = await games.get("g")
+        d = api.pending(hot.game)
+        assert d is not None
+        if d.seat == 0:
+            break
+        await games.submit_action(
+            "g",
+            tokens.issue(secret, "g", d.seat),
+            hot.ids.opaque(d.id),
+            api.default_answer(d).picks,
+        )
+        head = await games.store.head("g")
+    with pytest.raises(Refused) as err:
+        await games.submit_action("g", bot, hot.ids.opaque(d.id), api.default_answer(d).picks)
+    assert err.value.code == "PERMISSION_DENIED"
+    assert await games.store.head("g") == head  # nothing changed
+    r = await games.submit_action("g", ann, hot.ids.opaque(d.id), api.default_answer(d).picks)
+    assert r.answer.seat == 0
