@@ -200,7 +200,37 @@ DIGESTS: dict[str, str] = {
 }
 
 
+def snapshots_digest(cases: list[tuple[str, int, dict[str, Any], int]]) -> str:
+    """The SHA-256 over the snapshot taken at every decision (and the end) of ``cases``."""
+    chain = hashlib.sha256()
+    for ruleset, players, options, seed in cases:
+        g = api.new_game(ruleset, players, seed, options)
+        picker = Picker(seed * 7919 + players)
+        api.advance(g)
+        while (d := api.pending(g)) is not None:
+            chain.update(api.snapshot(g))
+            api.submit(g, picker.act(d))
+        chain.update(api.snapshot(g))
+    return chain.hexdigest()
+
+
+SNAPSHOT_CASES = CASES[::4]
+PINNED_SNAPSHOT_FORMAT = 3
+SNAPSHOTS = "83a2eb95fe1eb9f868a43a59cdb775e4e9916d6e90f0b44f0e831405832eb404"
+"""The snapshots of SNAPSHOT_CASES at every decision: a stored snapshot of the same format must
+restore into the same state, so this changes only with a SNAPSHOT_FORMAT (or RULES_VERSION)
+bump."""
+
+
+def test_snapshots_are_pinned() -> None:
+    assert api.SNAPSHOT_FORMAT == PINNED_SNAPSHOT_FORMAT, "SNAPSHOT_FORMAT bumped: re-record"
+    assert snapshots_digest(SNAPSHOT_CASES) == SNAPSHOTS, (
+        "the state at some decision is laid out otherwise: bump SNAPSHOT_FORMAT"
+    )
+
+
 if __name__ == "__main__":  # re-record (only together with a RULES_VERSION bump)
     print(f"PINNED_RULES_VERSION = {api.RULES_VERSION!r}")
+    print(f"SNAPSHOTS = {snapshots_digest(SNAPSHOT_CASES)!r}")
     for c in CASES:
         print(f'    "{case_id(*c)}": "{game_digest(*c)}",')

@@ -27,10 +27,11 @@ class CardDef(msgspec.Struct, frozen=True, array_like=True):
 
 def color_of(suit: str) -> str:
     """``red`` for ♥♦, ``black`` for ♠♣, ``none`` for a suitless card."""
-    return _COLORS.get(suit, "none")
+    return COLORS.get(suit, "none")
 
 
-_COLORS = {"H": "red", "D": "red", "S": "black", "C": "black"}
+COLORS = {"H": "red", "D": "red", "S": "black", "C": "black"}
+"""The colour of each suit (a suitless card is ``none``)."""
 
 
 def rank_text(rank: int) -> str:

@@ -299,22 +299,24 @@ def end_turn_now(g: Game) -> None:
 
 def play_options(g: Game, seat: int) -> list[str]:
     """The cards ``seat`` may use and the skills it may activate now."""
-    p = g.players[seat]
     out = []
     cards = g.cards
     specs = specs_of(g)
-    usable: dict[str, bool] = {}  # by name: same-named cards are usable alike
-    for cid in p.hand:
+    # by name, whether the card may be used and recast: same-named cards are alike
+    known: dict[str, tuple[bool, bool]] = {}
+    for cid in g.players[seat].hand:
         name = cards[cid].name
-        spec = specs.get(name)
-        if spec is None:
-            continue
-        ok = usable.get(name)
-        if ok is None:
-            ok = usable[name] = spec.can_use(g, seat, physical(g, cid))
-        if ok:
+        found = known.get(name)
+        if found is None:
+            spec = specs.get(name)
+            found = known[name] = (
+                (spec.can_use(g, seat, physical(g, cid)), spec.recastable)
+                if spec is not None
+                else (False, False)
+            )
+        if found[0]:
             out.append(card_key(cid))
-        if spec.recastable:
+        if found[1]:
             out.append(recast_key(cid))
     for s in with_hook(g, seat, "can_activate"):
         if s.can_activate(g, seat):

@@ -21,6 +21,11 @@ _ROUND: dict[tuple[int, int, bool], tuple[int, ...]] = {}
 
 def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
     """Alive seats in turn order starting from ``start`` (or from its next seat)."""
+    return list(turn_order(g, start, include_start))
+
+
+def turn_order(g: Game, start: int, include_start: bool = True) -> tuple[int, ...]:
+    """:func:`order_from` as a kept tuple (to read, not to keep or change)."""
     players = g.players
     n = len(players)
     if not g.dead:  # everyone alive (the usual case): the order depends on the seats alone
@@ -29,7 +34,7 @@ def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
         if order is None:
             first = 0 if include_start else 1
             order = _ROUND[key] = tuple((start + k) % n for k in range(first, n))
-        return list(order)
+        return order
     idx = g.skill_index or index_of(g)
     if idx.order_dead != g.dead:  # someone died since: the orders kept are stale
         idx.orders.clear()
@@ -40,7 +45,7 @@ def order_from(g: Game, start: int, include_start: bool = True) -> list[int]:
         kept = idx.orders[start, include_start] = tuple(
             s for k in range(first, n) if players[s := (start + k) % n].alive
         )
-    return list(kept)
+    return kept
 
 
 def next_alive(g: Game, seat: int) -> int:
@@ -269,7 +274,7 @@ def reached(
     reach = attack_range(g, user) if limited else 0
     row = distances(g, user) if limited else []
     out = []
-    for t in order_from(g, user, include_start=False):
+    for t in turn_order(g, user, include_start=False):
         if limited and row[t] > reach and not (lifts and limit_lifted(g, user, t, card_name)):
             continue
         if protects and prohibited(g, t, user, card_name):

@@ -14,7 +14,7 @@ import msgspec
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
 from .keys import seat_keys, seat_of, seats_of
-from .query import ids_named, order_from, prohibited, with_hook
+from .query import ids_named, order_from, prohibited, turn_order, with_hook
 from .refusal import target_refusal
 from .respond import AskCard
 from .state import Decision, Frame, Game
@@ -50,7 +50,7 @@ class CardSpec:
         """Alive seats that may be chosen, not prohibited by skills (谦逊, 空城 …)."""
         return [
             t
-            for t in order_from(g, user)
+            for t in turn_order(g, user)
             if self.target_ok(g, user, vc, t, data) and not prohibited(g, t, user, vc.name)
         ]
 
@@ -63,7 +63,7 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
-        for t in order_from(g, user):  # the first legal target is enough
+        for t in turn_order(g, user):  # the first legal target is enough
             if self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name):
                 return True
         return False

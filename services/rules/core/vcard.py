@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .cards import color_of
+from .cards import COLORS, color_of
 from .state import Game
 
 
@@ -24,7 +24,9 @@ class VCard(msgspec.Struct, kw_only=True):
 def physical(g: Game, cid: int) -> VCard:
     """The card ``cid`` as itself."""
     c = g.cards[cid]
-    return VCard(name=c.name, suit=c.suit, color=color_of(c.suit), rank=c.rank, cards=[cid])
+    return VCard(
+        name=c.name, suit=c.suit, color=COLORS.get(c.suit, "none"), rank=c.rank, cards=[cid]
+    )
 
 
 def converted(g: Game, name: str, cards: list[int], skill: str) -> VCard:
