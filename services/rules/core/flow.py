@@ -66,13 +66,17 @@ class TurnFrame(Frame, tag="turn"):
     aborted: bool = False
     begin: bool = True
 
+    # The turn's steps name the step that carries on only when they wait (for a Trigger or a
+    # phase's frame): most of them run on at once, and nothing runs between a push and the
+    # ``then`` after it.
+
     def start(self, g: Game) -> None:
-        self.then(self.before_phase)
         g.current = self.seat
         g.turn_marks = {}
         if self.begin:
             emit(g, TurnStarted(seat=self.seat, round=g.round))
             if fire(g, "turn_start", g.top):
+                self.then(self.before_phase)
                 return
         self.before_phase(g)
 
@@ -80,8 +84,8 @@ class TurnFrame(Frame, tag="turn"):
         """Before the next phase: a skill may skip it. Phases that are over at once (skipped,
         or nothing happens in them) follow one another within this step."""
         while not self.aborted and g.players[self.seat].alive and self.pi < len(PHASES):
-            self.then(self.phase)
             if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}):
+                self.then(self.phase)
                 return
             if not self.begin_phase(g):
                 return  # its frame runs first
@@ -94,8 +98,7 @@ class TurnFrame(Frame, tag="turn"):
 
     def begin_phase(self, g: Game) -> bool:
         """Begin the next phase: True if it is over at once (skipped, or only announced: no
-        frame for it), False if its frame was pushed."""
-        self.then(self.before_phase)
+        frame for it), False if its frame was pushed (the turn goes on before the next one)."""
         phase = PHASES[self.pi]
         self.pi += 1
         if phase in self.skip:
@@ -106,6 +109,7 @@ class TurnFrame(Frame, tag="turn"):
             emit(g, PhaseStarted(seat=self.seat, phase=phase))
             return True
         push(g, PhaseFrame(seat=self.seat, phase=phase))
+        self.then(self.before_phase)
         return False
 
     def turn_end(self, g: Game) -> None:
@@ -131,25 +135,27 @@ class PhaseFrame(Frame, tag="phase"):
     seat: int
     phase: str
 
+    # like the turn's, these steps name the one that carries on only when they wait
+
     def start(self, g: Game) -> None:
-        self.then(self.action)
         g.phase = self.phase
         emit(g, PhaseStarted(seat=self.seat, phase=self.phase))
         if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat]):
+            self.then(self.action)
             return
         self.action(g)
 
     def action(self, g: Game) -> None:
         """The phase's default action (judge, draw, play, discard)."""
-        self.then(self.phase_end)
         if has_body(g, self.seat, self.phase):
             push(g, _BODY[self.phase](seat=self.seat))
+            self.then(self.phase_end)
             return
         self.phase_end(g)
 
     def phase_end(self, g: Game) -> None:
-        self.then(self.done)
         if fire(g, "phase_end", g.top, data={"phase": self.phase}, seats=[self.seat]):
+            self.then(self.done)
             return
         self.done(g)
 

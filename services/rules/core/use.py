@@ -13,6 +13,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
+from .index import held
 from .keys import seat_keys, seat_of, seats_of
 from .query import ids_named, order_from, prohibited, turn_order, with_hook
 from .refusal import target_refusal
@@ -367,9 +368,15 @@ class NullifyWindow(Frame, tag="nullify"):
     def start(self, g: Game) -> None:
         if not self.order:
             self.order = order_from(g, g.current)
+        players = g.players
+        nullifications = ids_named(g, "无懈可击")
+        providers = "provides" in held(g)  # else only a 无懈可击 in hand answers
         while self.i < len(self.order):
             s = self.order[self.i]
-            if g.players[s].alive and can_nullify(g, s):
+            p = players[s]
+            if p.alive and (
+                not nullifications.isdisjoint(p.hand) or (providers and can_nullify(g, s))
+            ):
                 self.then(self.asked)
                 push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
                 return
