@@ -114,6 +114,7 @@ def spawn_bots(
     claim_idle_ms: int = 1000,
     sessions: bool = True,
     think_ms: int = 0,
+    extra: tuple[str, ...] = (),
 ) -> subprocess.Popen[str]:
     """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
     return subprocess.Popen(
@@ -137,6 +138,7 @@ def spawn_bots(
             "--sessions" if sessions else "--no-sessions",
             "--think-ms",
             str(think_ms),
+            *extra,
         ],
         stdout=subprocess.PIPE,
         text=True,

@@ -82,8 +82,9 @@ class Engine(Protocol):
 
 
 Pushed = Callable[[int, bytes], Awaitable[None]]
-"""Takes a decision an engine pushed on its bot session: (engine index, BotDecision msgpack);
-returns once the worker has room for it (the session reads no further until then)."""
+"""Takes a decision an engine pushed on its bot session: (engine index, BotDecision msgpack).
+It must not wait for answers in flight to finish: their results come on the same stream,
+behind what the session has not read yet."""
 
 
 class Link:

@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -110,6 +111,7 @@ class BotWorker:
         self.metrics = metrics or Metrics()
         self.outcomes: dict[str, int] = {}
         self.inflight: set[asyncio.Task[bool]] = set()
+        self.backlog: deque[bytes] = deque()  # pushed decisions waiting for room
 
     def _count(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
@@ -142,14 +144,19 @@ class BotWorker:
 
     async def pushed(self, engine: int, data: bytes) -> None:
         """A decision an engine pushed on its bot session (engine_client.py): handled as a
-        stream message is, in its own task once there is room (until then the session reads
-        no further). Nothing to ack: unanswered, it has the engine publish it to the stream
-        at its deadline (services/engine/bot_sessions.py)."""
-        while len(self.inflight) >= self.max_inflight:
-            await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
-        task = asyncio.create_task(self._pushed(data))
-        self.inflight.add(task)
-        task.add_done_callback(self.inflight.discard)
+        stream message is, in its own task, at once if there is room, else as soon as there is
+        (queued meanwhile: the session must read on, its results free the room; the queue is
+        bounded by the games, each has one pending decision). Nothing to ack: unanswered, it
+        has the engine publish it to the stream (services/engine/bot_sessions.py)."""
+        self.backlog.append(data)
+        self._start_pushed()
+
+    def _start_pushed(self, _: object = None) -> None:
+        while self.backlog and len(self.inflight) < self.max_inflight:
+            task = asyncio.create_task(self._pushed(self.backlog.popleft()))
+            self.inflight.add(task)
+            task.add_done_callback(self.inflight.discard)
+            task.add_done_callback(self._start_pushed)
 
     async def _pushed(self, data: bytes) -> bool:
         try:
@@ -177,8 +184,8 @@ class BotWorker:
         outage = Outage(f"arena bots {consumer.consumer} {consumer.stream}")
         started = False
         while not stop.is_set():
-            if len(self.inflight) >= self.max_inflight:
-                await asyncio.wait(self.inflight, return_when=asyncio.FIRST_COMPLETED)
+            if len(self.inflight) >= self.max_inflight:  # (the timeout: `stop` is looked at)
+                await asyncio.wait(self.inflight, timeout=0.5, return_when=asyncio.FIRST_COMPLETED)
                 continue
             claim = loop.time() >= next_claim
             try:
@@ -222,6 +229,7 @@ class BotWorker:
             task = asyncio.create_task(consumer.handle(m, self.on_message))
             self.inflight.add(task)
             task.add_done_callback(self.inflight.discard)
+            task.add_done_callback(self._start_pushed)
         return full
 
     async def settle(self, timeout: float | None = None) -> None:

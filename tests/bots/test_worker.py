@@ -43,6 +43,7 @@ from services.contracts.streams import (
     stream_keys,
 )
 from services.eventlog import verify
+from services.eventlog.redis_client import connect
 from services.eventlog.streams import ensure_group, publish
 from services.rules import api
 from services.rules.api import Decision
@@ -236,6 +237,30 @@ async def test_a_bot_killed_on_its_sessions_loses_nothing(
     assert sum(e["batched"]["session_handed_back"] for e in engine_exits) > 0
     survivor = next(e for e in exits if e.get("consumer") == "b1")
     assert survivor["outcomes"].get("answered", 0) > 0
+
+
+async def test_a_worker_with_little_room_reads_its_sessions_on(
+    redis_url: str, redis_namespace: str, tmp_path: Path
+) -> None:
+    """More games than room (--max-inflight 2): decisions pushed beyond it wait in the worker,
+    and the session is read on meanwhile (the results that free the room come on it), so
+    every game finishes (a worker that stopped reading until it had room stalled for good)."""
+    ns, archive = redis_namespace, tmp_path / "archive"
+    engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000)
+    ports = [port for _, port in engines]
+    bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0, ("--max-inflight", "2"))
+    client = connect(redis_url)
+    try:
+        assert bot.stdout is not None and bot.stdout.readline()
+        await asyncio.sleep(2.5)  # its session open
+        await publish_matches(client, ns, 8, PLAYERS, ["random"], seed=700)
+        files = await _wait_archived(archive, 8, time.monotonic() + 60)
+        _check(files, 8)
+    finally:
+        await client.aclose()
+        exits = stop([bot] + [p for p, _ in engines])
+    worker = next(e for e in exits if e.get("consumer") == "b0")
+    assert worker["batched"]["pushed"] > 0
 
 
 async def _head_or_0(client: aioredis.Redis, ns: str, game: str) -> int:
