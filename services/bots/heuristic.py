@@ -57,6 +57,23 @@ def safe_default(d: Decision) -> list[str]:
     return [] if d.declinable else list(d.options[: max(d.min, 1)])
 
 
+def decide(mem: Memory, view: View, d: Decision) -> list[str] | None:
+    """The heuristic's answer to ``d`` from ``mem`` and ``view`` (None: a kind it does not know).
+    Shared by the policy and the look-ahead's play-outs (:mod:`.rollout`)."""
+    r = Reading(mem, view, d.seat)
+    if d.kind == "play":
+        pick = play.choose_play(r, d)
+        mem.last_play = pick
+        return [pick]
+    handler = HANDLERS.get(d.kind)
+    if handler is None:
+        return None
+    picks = handler(r, d)
+    if not picks and d.kind in ("targets", "cards") and mem.last_play:
+        mem.cancelled.add(mem.last_play)  # do not offer the same dud again
+    return picks
+
+
 class HeuristicPolicy:
     """Seeded, view-only heuristic. ``budget_ms`` (CPU time of the deciding thread, so a loaded
     machine does not change answers): an answer that took longer is replaced by the
@@ -121,19 +138,13 @@ class HeuristicPolicy:
         return Answer(decision=d.id, seat=d.seat, picks=picks)
 
     def _decide(self, d: Decision, view: View) -> list[str]:
-        r = Reading(self.mem, view, d.seat)
         if d.kind == "play":
             self.plays += 1
-            pick = play.choose_play(r, d) if self.plays <= MAX_PLAYS else "end"
-            self.mem.last_play = pick
-            return [pick]
-        handler = HANDLERS.get(d.kind)
-        if handler is None:
-            return self._fallback(d)
-        picks = handler(r, d)
-        if not picks and d.kind in ("targets", "cards") and self.mem.last_play:
-            self.mem.cancelled.add(self.mem.last_play)  # do not offer the same dud again
-        return picks
+            if self.plays > MAX_PLAYS:
+                self.mem.last_play = "end"
+                return ["end"]
+        picks = decide(self.mem, view, d)
+        return self._fallback(d) if picks is None else picks
 
     def _fallback(self, d: Decision) -> list[str]:
         """A kind this policy does not know: decline, else a seeded pick of the minimum."""

@@ -161,11 +161,12 @@ def skill_score(r: Reading, name: str, opts: set[str]) -> float:
     return 1.0
 
 
-def choose_play(r: Reading, d: Decision) -> str:
-    """The best play-phase option, or ``end``."""
+def play_scores(r: Reading, d: Decision) -> list[tuple[float, str]]:
+    """Every play-phase option worth taking now (score > 0), best first (ties: the first
+    offered), as (score, option)."""
     opts = set(d.options)
-    best, score = "end", 0.0
-    for o in d.options:
+    out: list[tuple[float, int, str]] = []
+    for i, o in enumerate(d.options):
         if o in r.mem.cancelled:
             continue
         if o.startswith("card:"):
@@ -176,14 +177,20 @@ def choose_play(r: Reading, d: Decision) -> str:
             s = 1.5
         else:
             continue
-        if s > score:
-            best, score = o, s
-    return best
+        if s > 0:
+            out.append((-s, i, o))
+    return [(-s, o) for s, _, o in sorted(out)]
 
 
-def choose_targets(r: Reading, d: Decision) -> list[str]:
-    """Targets for a card or skill (``[]`` declines when nothing is worth it)."""
-    seats = [int(o[5:]) for o in d.options]
+def choose_play(r: Reading, d: Decision) -> str:
+    """The best play-phase option, or ``end``."""
+    ranked = play_scores(r, d)
+    return ranked[0][1] if ranked else "end"
+
+
+def target_scores(r: Reading, d: Decision) -> dict[int, float]:
+    """What each offered seat is worth as a target of ``d``'s card or skill (离间 aside)."""
+    seats = [int(o[5:]) for o in d.options if o.startswith("seat:")]
     card = str(d.info.get("card", "") or "")
     skill = str(d.info.get("skill", "") or "")
     if d.info.get("second"):
@@ -208,10 +215,17 @@ def choose_targets(r: Reading, d: Decision) -> list[str]:
             if r.seats[t].hp < r.seats[t].max_hp
         }
         score.update({t: -9.0 for t in seats if t not in score})
-    elif std_skill(skill) == "离间":
-        return _lijian(r, d, seats)
     else:
         score = {t: r.harm_value(t) for t in seats}
+    return score
+
+
+def choose_targets(r: Reading, d: Decision) -> list[str]:
+    """Targets for a card or skill (``[]`` declines when nothing is worth it)."""
+    seats = [int(o[5:]) for o in d.options]
+    if std_skill(str(d.info.get("skill", "") or "")) == "离间":
+        return _lijian(r, d, seats)
+    score = target_scores(r, d)
     ranked = sorted(seats, key=lambda t: (-score[t], t))
     good = [t for t in ranked if score[t] > 0.1][: d.max]
     if len(good) < d.min:

@@ -54,6 +54,26 @@ def relations(my_class: str, rebels: int, loyal: int, renegades_alive: int) -> d
     }
 
 
+_RATES: dict[int, tuple[tuple[CardDef, ...], tuple[float, float, float, float]]] = {}
+
+
+def card_rates(cards: tuple[CardDef, ...]) -> tuple[float, float, float, float]:
+    """The share of 闪, 杀 (any), 桃 and 无懈可击 among a card table's cards (cached per table:
+    a Reading is built for every decision, a play-out's included)."""
+    hit = _RATES.get(id(cards))
+    if hit is not None and hit[0] is cards:
+        return hit[1]
+    n = max(len(cards), 1)
+    rates = (
+        sum(1 for c in cards if c.name == "闪") / n,
+        sum(1 for c in cards if c.name in ("杀", "火杀", "雷杀")) / n,
+        sum(1 for c in cards if c.name == "桃") / n,
+        sum(1 for c in cards if c.name == "无懈可击") / n,
+    )
+    _RATES[id(cards)] = (cards, rates)
+    return rates
+
+
 class Reading:
     """Friendship, defence and reach of every seat as ``me`` sees them now."""
 
@@ -83,12 +103,7 @@ class Reading:
         ]  # P(seat is on my team)
         rs = RULESETS.get(mem.ruleset)
         self.measures = rs.measures_distance if rs is not None else True
-        cards = mem.cards
-        n = max(len(cards), 1)
-        self.q_dodge = sum(1 for c in cards if c.name == "闪") / n
-        self.q_slash = sum(1 for c in cards if c.name in ("杀", "火杀", "雷杀")) / n
-        self.q_peach = sum(1 for c in cards if c.name == "桃") / n
-        self.q_wuxie = sum(1 for c in cards if c.name == "无懈可击") / n
+        self.q_dodge, self.q_slash, self.q_peach, self.q_wuxie = card_rates(mem.cards)
 
     # --- cards and equipment ---------------------------------------------------------------
     def card(self, cid: int) -> CardDef:
