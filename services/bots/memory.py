@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..rules.api import RULESETS, CardDef
 from ..rules.api import events as ev
 from .cardinfo import HARMFUL_TRICKS, HOSTILE_CARDS, card_table
-from .roles import Belief, classes_of, make_belief
+from .roles import Belief, classes_of, make_belief, table_key
 
 HEALS = frozenset(("青囊", "葬花", "结姻"))
 TRICKS = HARMFUL_TRICKS | frozenset(("无中生有", "桃园结义", "五谷丰登"))
@@ -24,6 +24,8 @@ class Memory:
         self.cls: dict[str, str] = {}
         self.rivals = False  # a game without roles (seed 003's 1v1): every other seat is an enemy
         self.seen_roles: dict[int, str] = {}
+        self.rebel_cards = 0  # rebel-class role cards dealt
+        self.dead_rebels = 0  # seats that died revealed as one
         self.belief: Belief | None = None  # reweighted by others' acts only (see _act)
         self.true_roles = true_roles  # the oracle's privilege; None for honest policies
         self.trick: tuple[int, str, list[int]] = (-1, "", [])  # user, name, targets
@@ -63,6 +65,7 @@ class Memory:
             if self.belief:
                 self._act(e.old, e.new, True, 0.7)
         elif isinstance(e, ev.Died):
+            self.dead_rebels += self.cls.get(e.role, "") == "rebel"
             if self.belief:
                 self.belief.reveal(e.seat, e.role)
         elif isinstance(e, ev.TurnStarted):
@@ -116,10 +119,13 @@ class Memory:
         # every role is dealt: start the belief from the role table and what is known (the
         # public lord, my own role; a hidden lord stays among the hidden cards)
         cards = RULESETS[self.ruleset].roles(self._n, self._options)
+        self.rebel_cards = sum(self.cls.get(r, "") == "rebel" for r in cards)
         known = dict(self.seen_roles)
         if self.true_roles is not None:
             known = dict(enumerate(self.true_roles))
-        self.belief = make_belief(cards, known, self.cls)
+        self.belief = make_belief(
+            cards, known, self.cls, table_key(self.ruleset, self._n, self._options)
+        )
 
     def _insight(self, e: ev.InsightRevealed) -> None:
         """洞察: an exact role (a renegade's), or friend/enemy as seen from my camp."""
@@ -167,7 +173,8 @@ class Memory:
         first attack of mine says nothing about my target, and counting it would make the guess
         that chose the target its own proof."""
         if self.belief is not None and actor != self.seat:
-            self.belief.act(actor, target, hostile, strength, self.round)
+            rebels_left = self.dead_rebels < self.rebel_cards
+            self.belief.act(actor, target, hostile, strength, self.round, rebels_left)
 
     def card(self, cid: int) -> CardDef:
         """The printed face of card ``cid``."""

@@ -88,24 +88,40 @@ _FRIENDLY = {
 _LOG_H = {k: math.log(v) for k, v in _HOSTILE.items()}
 _LOG_F = {k: math.log(v) for k, v in _FRIENDLY.items()}
 TEMPER = 1.0  # every act's weight: below 1 keeps the belief from trusting a heuristic opponent
-_TABLES: dict[tuple[bool, int], tuple[dict[tuple[str, str], float], float]] = {}
+_TABLES: dict[tuple[str, bool, int], tuple[dict[tuple[str, str], float], float]] = {}
+POOLED = "*"  # the rates fitted over every fit table, for a table without its own
 
 
-def loglik(hostile: bool, rnd: int) -> tuple[dict[tuple[str, str], float], float]:
-    """log P(act lands on a seat of class b | actor class a) for round ``rnd`` — the fitted rates
-    (:mod:`.likelihoods`) when fitted, else the hand-set tables — and the log used for a pair the
-    table lacks."""
-    k = bucket(rnd)
-    got = _TABLES.get((hostile, k))
+def table_key(ruleset: str, players: int, options: Mapping[str, object]) -> str:
+    """A table's name in the fitted tables: ruleset, players and the options that change roles."""
+    return f"{ruleset}/{players}" + ("/mougong" if options.get("mougong") else "")
+
+
+def loglik(
+    hostile: bool, rnd: int, rebels_left: bool = True, table: str = POOLED
+) -> tuple[dict[tuple[str, str], float], float]:
+    """log P(act lands on a seat of class b | actor class a) for round ``rnd`` at ``table`` — the
+    rates fitted for that table (:mod:`.likelihoods`), else the pooled ones, else the hand-set
+    tables — and the log used for a pair the table lacks."""
+    k = bucket(rnd, rebels_left)
+    got = _TABLES.get((table, hostile, k))
     if got is None:
         kind = "hostile" if hostile else "friendly"
-        fitted = {(a, b): v for (kb, kk, a, b), v in RATES.items() if (kb, kk) == (k, kind)}
+        fitted: dict[tuple[str, str], float] = {}
+        for name in (table, POOLED):
+            fitted = {
+                (a, b): v
+                for (t, kb, kk, a, b), v in RATES.items()
+                if (t, kb, kk) == (name, k, kind)
+            }
+            if fitted:
+                break
         if fitted:
             mean = sum(fitted.values()) / len(fitted)
             got = ({ab: math.log(v) for ab, v in fitted.items()}, math.log(mean))
         else:
             got = (_LOG_H if hostile else _LOG_F), -0.7
-        _TABLES[(hostile, k)] = got
+        _TABLES[(table, hostile, k)] = got
     return got
 
 
@@ -183,6 +199,7 @@ class _Base(ABC):
                 self.pool[r] -= 1
         self.hidden = [s for s in range(self.n) if s not in known]
         self.rest = rest
+        self.table = POOLED  # whose fitted likelihoods to read (:func:`table_key`)
 
     def of(self, role: str) -> str:
         """The class of ``role``."""
@@ -276,14 +293,21 @@ class RoleBelief(_Base):
             self._keep(keep)
 
     def act(
-        self, actor: int, target: int, hostile: bool, strength: float = 1.0, rnd: int = 0
+        self,
+        actor: int,
+        target: int,
+        hostile: bool,
+        strength: float = 1.0,
+        rnd: int = 0,
+        rebels_left: bool = True,
     ) -> None:
-        """Reweight by an act of ``actor`` towards ``target`` in round ``rnd``."""
+        """Reweight by an act of ``actor`` towards ``target`` in round ``rnd`` (``rebels_left``:
+        whether a rebel may still be alive; once none is, every class plays differently)."""
         if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
             return
         if actor in self.known and target in self.known:
             return
-        table, other = loglik(hostile, rnd)
+        table, other = loglik(hostile, rnd, rebels_left, self.table)
         w = strength * TEMPER
         for k, a in enumerate(self.assign):
             self.logw[k] += w * table.get((self._role(actor, a), self._role(target, a)), other)
@@ -363,14 +387,20 @@ class FactoredBelief(_Base):
         self._marg = None
 
     def act(
-        self, actor: int, target: int, hostile: bool, strength: float = 1.0, rnd: int = 0
+        self,
+        actor: int,
+        target: int,
+        hostile: bool,
+        strength: float = 1.0,
+        rnd: int = 0,
+        rebels_left: bool = True,
     ) -> None:
         """Reweight by an act; an unknown counterpart is taken in expectation."""
         if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
             return
         if actor in self.known and target in self.known:
             return
-        table, missing = loglik(hostile, rnd)
+        table, missing = loglik(hostile, rnd, rebels_left, self.table)
         strength *= TEMPER
         marg = self.marginals()
 
@@ -421,18 +451,65 @@ class FactoredBelief(_Base):
         return out
 
 
-Belief = RoleBelief | FactoredBelief
+class FixedBelief(_Base):
+    """Given marginals that no act changes: a look-ahead's guess at another seat's belief (the
+    searcher's reading of the public evidence, that seat's own role known)."""
+
+    def __init__(
+        self,
+        role_cards: list[str],
+        known: dict[int, str],
+        cls: Mapping[str, str] | None,
+        marg: list[dict[str, float]],
+    ) -> None:
+        super().__init__(role_cards, known, cls)
+        self._fixed = marg
+
+    def marginals(self) -> list[dict[str, float]]:
+        """The given marginals."""
+        return self._fixed
+
+    def reveal(self, seat: int, role: str) -> None:
+        """Fixed: a reveal in a play-out changes nothing."""
+
+    def convert(self, seat: int, role: str) -> None:
+        """Fixed."""
+
+    def restrict(self, seat: int, allowed: set[str]) -> None:
+        """Fixed."""
+
+    def act(
+        self,
+        actor: int,
+        target: int,
+        hostile: bool,
+        strength: float = 1.0,
+        rnd: int = 0,
+        rebels_left: bool = True,
+    ) -> None:
+        """Fixed."""
+
+
+Belief = RoleBelief | FactoredBelief | FixedBelief
 
 
 def make_belief(
-    role_cards: list[str], known: dict[int, str], cls: Mapping[str, str] | None = None
+    role_cards: list[str],
+    known: dict[int, str],
+    cls: Mapping[str, str] | None = None,
+    table: str = POOLED,
 ) -> Belief:
-    """The exact belief when the hidden arrangements are few enough, else the factored one."""
+    """The exact belief when the hidden arrangements are few enough, else the factored one;
+    ``table`` (:func:`table_key`) chooses the fitted likelihoods."""
     c = dict(cls) if cls is not None else {r: r for r in role_cards}
     rest = [c.get(r, r) for r in role_cards]
     for r in known.values():
         if c.get(r, r) in rest:
             rest.remove(c.get(r, r))
-    if count_arrangements(rest) <= EXACT_LIMIT:
-        return RoleBelief(role_cards, known, c)
-    return FactoredBelief(role_cards, known, c)
+    b: Belief = (
+        RoleBelief(role_cards, known, c)
+        if count_arrangements(rest) <= EXACT_LIMIT
+        else FactoredBelief(role_cards, known, c)
+    )
+    b.table = table
+    return b
