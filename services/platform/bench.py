@@ -149,6 +149,7 @@ def through_platform(
             if "redis" not in procs and not roles:
                 used["redis"] = asyncio.run(_redis_cpu_at(run.redis_url)) - cpu0["redis"]
             decisions = _answers_logged(Path(run.archive_dir), [m.match_id for m in ms])
+            redis_version = asyncio.run(_redis_version(run.redis_url))
         workers = worker_reports(Path(tmp) / "logs")  # written as the workers stopped
     per = max(decisions, 1)
     cpu_us = {n: round(c * 1e6 / per, 1) for n, c in sorted(used.items())}
@@ -165,6 +166,7 @@ def through_platform(
         "cpu_share": cpu,
         "driver_cpu_us_per_decision": round(me * 1e6 / per, 1),
         "loadavg_1m_before": round(load, 2),
+        "redis_version": redis_version,
         **({"redis_roles": roles} if roles else {}),
         "bottleneck": bottleneck(cpu),
         "workers": workers,
@@ -184,6 +186,18 @@ def _answers_logged(archive: Path, games: list[str], wait_s: float = 30) -> int:
             raise RuntimeError(f"game {game} finished but no archive file after {wait_s:.0f} s")
         total += len(answers(path))
     return total
+
+
+async def _redis_version(url: str) -> str:
+    """The server's version (its Lua and reply costs differ between 6.2 and 7)."""
+    client = connect(url)
+    try:
+        info: Any = await client.info("server")
+        if "redis_version" not in info:  # a cluster client: per node
+            info = next((v for v in info.values() if isinstance(v, dict)), {})
+        return str(info.get("redis_version", "?"))
+    finally:
+        await client.aclose()
 
 
 async def _redis_cpu_at(url: str) -> float:
