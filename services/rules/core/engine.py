@@ -12,7 +12,7 @@ from typing import Any
 
 from . import rng
 from .events import Event, GameEnded
-from .keys import card_keys
+from .keys import CardPick, RecastPick, SeatPick, card_keys, kind_of, read, value_of
 from .registry import ruleset_of
 from .state import Answer, Decision, Frame, Game
 
@@ -167,12 +167,14 @@ def explain(g: Game, d: Decision, a: Answer, reason: str) -> str:
     if not bad and len(a.picks) <= d.max:
         return reason
     pick = bad[0] if bad else ""  # "": too many picks
-    kind, _, rest = pick.partition(":")
-    number = rest.isdigit()  # a seat or card the game has, before any frame looks it up
-    if kind == "seat" and not (number and int(rest) < len(g.players)):
-        return f"{reason}: there is no seat {rest}"
-    if kind in ("card", "recast") and not (number and int(rest) < len(g.cards)):
-        return f"{reason}: there is no card {rest}"
+    # a seat or card the game has, before any frame looks it up
+    kind, choice = kind_of(pick), read(pick)
+    if kind == "seat" and not (isinstance(choice, SeatPick) and choice.seat < len(g.players)):
+        return f"{reason}: there is no seat {value_of(pick)}"
+    if kind in ("card", "recast") and not (
+        isinstance(choice, CardPick | RecastPick) and choice.id < len(g.cards)
+    ):
+        return f"{reason}: there is no card {value_of(pick)}"
     why = g.stack[g.top].refusal(g, d, pick)
     return f"{reason}: {why}" if why else reason
 

@@ -7,7 +7,17 @@ import msgspec
 from .delayed import JudgePhase
 from .engine import answer, ask_discard, emit, pop, push
 from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
-from .keys import CardPick, RecastPick, SkillPick, card_key, cards_of, parse, recast_key, skill_key
+from .keys import (
+    CardPick,
+    RecastPick,
+    SkillPick,
+    card_key,
+    cards_of,
+    parse,
+    read,
+    recast_key,
+    skill_key,
+)
 from .query import hand_limit, next_alive, with_hook
 from .refusal import hand_refusal, skill_refusal
 from .skills import SKILLS
@@ -189,11 +199,7 @@ class PlayPhase(Frame, tag="play_phase"):
         ask_play(g, self.seat, play_options(g, self.seat))
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
-        try:
-            choice = parse(pick)
-        except ValueError:
-            return ""
-        match choice:
+        match read(pick):
             case SkillPick(name):
                 return skill_refusal(g, self.seat, name)
             case CardPick(cid) | RecastPick(cid) if cid not in g.players[self.seat].hand:

@@ -73,9 +73,31 @@ def _value(key: str, prefix: str) -> str:
     return key[len(prefix) :]
 
 
+def _number(text: str) -> int:
+    """A seat or card number as keys write it: ASCII digits only (an answer may carry anything:
+    ``int`` would take " 1", "+1", "-1" or "١", which name no seat or card)."""
+    if not (text.isascii() and text.isdecimal()):
+        raise ValueError(f"{text!r} is not a number of a key")
+    return int(text)
+
+
+def kind_of(key: str) -> str:
+    """What a key names, its prefix without the colon: ``card``, ``seat``, ``skill`` …; ""
+    for a bare word (``end``, ``yes`` …)."""
+    kind, sep, _ = key.partition(":")
+    return kind if sep else ""
+
+
+def value_of(key: str) -> str:
+    """What follows a key's prefix, as written (``seat:x`` -> ``x``); the word itself for a
+    bare word."""
+    _, sep, rest = key.partition(":")
+    return rest if sep else key
+
+
 def card_of(key: str) -> int:
     """The card id of a ``card:ID`` key."""
-    return int(_value(key, CARD))
+    return _number(_value(key, CARD))
 
 
 def cards_of(keys: Iterable[str]) -> list[int]:
@@ -85,7 +107,7 @@ def cards_of(keys: Iterable[str]) -> list[int]:
 
 def seat_of(key: str) -> int:
     """The seat of a ``seat:N`` key."""
-    return int(_value(key, SEAT))
+    return _number(_value(key, SEAT))
 
 
 def seats_of(keys: Iterable[str]) -> list[int]:
@@ -150,20 +172,30 @@ Pick = CardPick | SeatPick | SkillPick | RecastPick | GeneralPick | SuitPick | W
 
 
 def parse(key: str) -> Pick:
-    """The typed value of any option key."""
+    """The typed value of any option key (ValueError if it is none: an unknown prefix, or no
+    number where one belongs)."""
     kind, sep, rest = key.partition(":")
     if not sep:
         return Word(key)
     if kind == "card":
-        return CardPick(int(rest))
+        return CardPick(_number(rest))
     if kind == "seat":
-        return SeatPick(int(rest))
+        return SeatPick(_number(rest))
     if kind == "skill":
         return SkillPick(rest)
     if kind == "recast":
-        return RecastPick(int(rest))
+        return RecastPick(_number(rest))
     if kind == "general":
         return GeneralPick(rest)
     if kind == "suit":
         return SuitPick(rest)
     raise ValueError(f"{key!r} is not an option key")
+
+
+def read(key: str) -> Pick | None:
+    """:func:`parse` for a key an answer may carry although no decision offered it: None if it
+    is no option key at all (what a refusal reads)."""
+    try:
+        return parse(key)
+    except ValueError:
+        return None

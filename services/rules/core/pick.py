@@ -6,7 +6,7 @@ Hand cards are picked blindly (``hand`` picks one at random); equipment and judg
 from __future__ import annotations
 
 from .engine import answer, ask, pop, rand_below
-from .keys import card_keys, card_of
+from .keys import CardPick, card_keys, card_of, read
 from .registry import ruleset_of
 from .state import Decision, Frame, Game
 
@@ -41,9 +41,10 @@ class PickCard(Frame, tag="pick_card"):
         )
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
-        if not pick.startswith("card:"):
+        choice = read(pick)
+        if not isinstance(choice, CardPick):
             return ""
-        cid, p = card_of(pick), g.players[self.owner]
+        cid, p = choice.id, g.players[self.owner]
         if cid in p.equip.values() and ruleset_of(g).equip_protected(
             g, self.owner, self.chooser, cid
         ):

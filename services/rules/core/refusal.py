@@ -9,6 +9,7 @@ words shared by every frame; a card spec or a skill adds its own (``CardSpec.ref
 
 from __future__ import annotations
 
+from .keys import CardPick, read
 from .query import attack_range, distance, in_range, limit_lifted, with_hook
 from .skills import HOOK_SETS, SKILLS
 from .state import Game
@@ -78,8 +79,7 @@ def skill_refusal(g: Game, seat: int, name: str) -> str:
 
 def hand_refusal(g: Game, seat: int, pick: str) -> str:
     """Why ``card:ID`` is not one of ``seat``'s hand cards to give (a discard …)."""
-    if not pick.startswith("card:") or not pick[5:].isdigit() or int(pick[5:]) >= len(g.cards):
-        return ""
-    if int(pick[5:]) not in g.players[seat].hand:
-        return f"seat {seat} does not hold that card in its hand"
+    match read(pick):
+        case CardPick(cid) if cid < len(g.cards) and cid not in g.players[seat].hand:
+            return f"seat {seat} does not hold that card in its hand"
     return ""

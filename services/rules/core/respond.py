@@ -11,7 +11,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop
 from .events import CardPlayed, CardUsed
-from .keys import CardPick, SkillPick, card_key, parse, skill_key
+from .keys import CardPick, SkillPick, card_key, parse, read, skill_key
 from .query import with_hook
 from .refusal import skill_refusal
 from .skills import SKILLS
@@ -52,11 +52,7 @@ class AskCard(Frame, tag="ask_card"):
             self.answered(g)
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
-        try:
-            choice = parse(pick)
-        except ValueError:
-            return ""
-        match choice:
+        match read(pick):
             case SkillPick(name) if name in self.tried:
                 return f"{name} was already tried for this demand"
             case SkillPick(name) if self.ignore_armor and getattr(SKILLS.get(name), "armor", False):

@@ -14,7 +14,7 @@ import msgspec
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
 from .index import held
-from .keys import seat_keys, seat_of, seats_of
+from .keys import SeatPick, read, seat_key, seat_keys, seat_of, seats_of
 from .query import ids_named, order_from, prohibited, turn_order, with_hook
 from .refusal import target_refusal
 from .respond import AskCard
@@ -165,12 +165,13 @@ class UseCard(Frame, tag="use_card"):
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
         if not pick and d.kind == "targets":
             return f"{self.vc.name} takes at most {d.max} target{'s' if d.max > 1 else ''} here"
-        if not pick.startswith("seat:") or d.kind != "targets":
+        choice = read(pick)
+        if not isinstance(choice, SeatPick) or d.kind != "targets":
             return ""
-        t, spec = seat_of(pick), self.spec(g)
+        t, spec = choice.seat, self.spec(g)
         if self.step == "second_target_chosen":
             return spec.refuse_second(g, self, t)
-        if t in seats_of([p for p in d.options if p.startswith("seat:")]):
+        if seat_key(t) in d.options:  # offered, though spelt otherwise ("seat:03")
             return ""
         return spec.refuse_target(g, self.user, self.vc, t, self.data)
 

@@ -16,7 +16,16 @@ from ..core.cards import notation
 from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES
-from ..core.keys import card_keys, card_of, cards_of, seat_keys, seat_of, seats_of
+from ..core.keys import (
+    CardPick,
+    SeatPick,
+    card_keys,
+    card_of,
+    cards_of,
+    read,
+    seat_keys,
+    seats_of,
+)
 from ..core.refusal import protector
 from ..core.registry import ruleset_of
 from ..core.skills import SKILLS, Skill, register
@@ -171,13 +180,15 @@ class SkillFrame(Frame, tag="skill_proc"):
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
         sk = self.procedure()
-        if pick.startswith("seat:") and d.kind == "targets":
-            t = seat_of(pick)
-            if not g.players[t].alive:
-                return f"seat {t} is dead"
-            return protector(g, t, self.seat, sk.name) or sk.refuse_choice(g, self.seat, self, t)
-        if pick.startswith("card:") and d.kind == "cards":
-            return f"{sk.name}: {notation(g.cards[card_of(pick)])} may not be given for it"
+        match read(pick):
+            case SeatPick(t) if d.kind == "targets":
+                if not g.players[t].alive:
+                    return f"seat {t} is dead"
+                return protector(g, t, self.seat, sk.name) or sk.refuse_choice(
+                    g, self.seat, self, t
+                )
+            case CardPick(cid) if d.kind == "cards":
+                return f"{sk.name}: {notation(g.cards[cid])} may not be given for it"
         return ""
 
     def seats_picked(self, g: Game) -> None:
@@ -276,11 +287,12 @@ class ConvertPick(Frame, tag="convert_pick"):
         ask(g, self.seat, "cards", card_keys(cands), info={"skill": self.skill, "as": self.as_name})
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
-        if not pick.startswith("card:"):
+        choice = read(pick)
+        if not isinstance(choice, CardPick):
             return ""
         sk = SKILLS[self.skill]
         takes = getattr(sk, "takes", "")
-        card = notation(g.cards[card_of(pick)])
+        card = notation(g.cards[choice.id])
         rule = f" (it turns {takes})" if takes else ""
         return f"{self.skill} cannot turn {card} into {self.as_name}{rule}"
 
