@@ -7,12 +7,15 @@ from typing import Any
 from ..core.damage import damage
 from ..core.delayed import DelayedResolve, DelayedSpec, judge_names
 from ..core.flow import skip_phase
+from ..core.judge import JUDGE_RULES
 from ..core.query import distance_ok, next_alive, prohibited
 from ..core.refusal import target_refusal, too_far
 from ..core.state import Game
 from ..core.use import register_card
 from ..core.vcard import VCard
 from ..core.zones import move
+
+JUDGE_RULES["乐不思蜀"] = lambda c: c.suit != "H"  # the judged effect happens
 
 
 @register_card
@@ -23,6 +26,9 @@ class Indulgence(DelayedSpec):
 
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "play")
+
+
+JUDGE_RULES["兵粮寸断"] = lambda c: c.suit != "C"  # the judged effect happens
 
 
 @register_card
@@ -43,6 +49,9 @@ class SupplyShortage(DelayedSpec):
 
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "draw")
+
+
+JUDGE_RULES["闪电"] = lambda c: c.suit == "S" and 2 <= c.rank <= 9  # the judged effect happens
 
 
 @register_card

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.cards import color_of
 from ..core.damage import recover
 from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import SkillInvoked
-from ..core.judge import Judge
+from ..core.judge import JUDGE_RULES, Judge
 from ..core.keys import card_key, card_keys, cards_of
 from ..core.pick import PickCard
 from ..core.query import RANGE_OF_WEAPON, card_count
@@ -460,6 +461,9 @@ class Fan(Skill):
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         ctx_frame(g, trig).vc.name = "火杀"
+
+
+JUDGE_RULES["八卦阵"] = lambda c: color_of(c.suit) == "red"  # as if a 闪 was used
 
 
 @register

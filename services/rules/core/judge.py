@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .cards import CardDef, color_of
+from .cards import CardDef
 from .engine import emit, pop
 from .events import CardsMoved, Judged
 from .query import order_from
@@ -12,13 +12,10 @@ from .state import Frame, Game
 from .triggers import fire
 from .zones import move, take_top
 
-# reason -> does the judged effect happen for this card?
-JUDGE_RULES: dict[str, Callable[[CardDef], bool]] = {
-    "乐不思蜀": lambda c: c.suit != "H",
-    "闪电": lambda c: c.suit == "S" and 2 <= c.rank <= 9,
-    "兵粮寸断": lambda c: c.suit != "C",
-    "八卦阵": lambda c: color_of(c.suit) == "red",
-}
+JUDGE_RULES: dict[str, Callable[[CardDef], bool]] = {}
+"""The judgement's reason (a card or skill name) -> does the judged effect happen for this card?
+Whatever judges registers its own rule beside its text (乐不思蜀 in cards/delayed.py, 八卦阵 in
+cards/equipment.py, 刚烈 in skills/wei.py …): the core names no card."""
 
 
 class Judge(Frame, tag="judge"):
