@@ -153,8 +153,9 @@ class GrpcEngine:
 
     With `run_sessions` it also keeps a BotSession open to every engine worker
     (services/engine/bot_sessions.py): decisions pushed there are handed to the worker, and a
-    game's answers go back on the session of the engine that last pushed one of its decisions
-    (it has the game hot), while that session is up.
+    game's answers go on the session of the game's worker (by the hash, as above: after its
+    first answer that worker has it hot and pushes its decisions; games spread evenly however
+    the matches fell), else on the session of the engine that pushed it, else in a call.
     """
 
     def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0) -> None:
@@ -193,11 +194,11 @@ class GrpcEngine:
         req = game_pb2.SubmitActionRequest(
             game_id=game, seat_token=token, decision_id=decision, picks=picks
         )
-        home = self.home.get(game)
-        link = self.links[home] if home is not None else None
+        i = self._pick(game)
+        link = self.links[i]
         if link is None or not link.up:
-            i = self._pick(game)
-            link = self.links[i]
+            home = self.home.get(game)
+            link = self.links[home] if home is not None else None
             if link is None or not link.up:
                 return await self.batchers[i].submit(req)
         return await link.batcher.submit(req)
