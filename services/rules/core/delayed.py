@@ -13,7 +13,7 @@ from .events import Nullified
 from .judge import Judge
 from .refusal import target_refusal
 from .state import Frame, Game
-from .use import CardSpec, NullifyWindow, UseCard, specs_of
+from .use import CardSpec, NullifyWindow, UseCard, may_nullify, specs_of
 from .vcard import VCard
 from .zones import move
 
@@ -98,7 +98,11 @@ class DelayedResolve(Frame, tag="delayed"):
     def start(self, g: Game) -> None:
         self.then(self.nullify_answered)
         move(g, [self.card], "judge", "processing", self.seat, reason="judge_phase")
-        push(g, NullifyWindow(name=self.name, target=self.seat))
+        if g.stack[-1] is not self or may_nullify(g):  # (what the move fired runs after it)
+            push(g, NullifyWindow(name=self.name, target=self.seat))
+            return
+        g.ret = False  # a window nobody can answer: not nullified
+        self.nullify_answered(g)
 
     def nullify_answered(self, g: Game) -> None:
         spec = self.spec(g)

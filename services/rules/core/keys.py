@@ -24,27 +24,30 @@ CARD, SEAT, SKILL, RECAST, GENERAL, SUIT = (
 )
 
 
-_CARD_KEYS = tuple(f"card:{c}" for c in range(1024))  # made once: keys are asked for often
+# made once: keys are asked for often (card ids and seats below this are the usual ones)
+_MADE = 1024
+_CARD_KEYS = tuple(f"{CARD}{c}" for c in range(_MADE))
+_SEAT_KEYS = tuple(f"{SEAT}{s}" for s in range(_MADE))
 
 
 def card_key(cid: int) -> str:
     """``card:ID``."""
-    return _CARD_KEYS[cid] if 0 <= cid < 1024 else f"card:{cid}"
+    return _CARD_KEYS[cid] if 0 <= cid < _MADE else f"{CARD}{cid}"
 
 
 def card_keys(cids: Iterable[int]) -> list[str]:
     """``card:ID`` for each card, in order."""
-    return [_CARD_KEYS[c] if 0 <= c < 1024 else f"card:{c}" for c in cids]
+    return [_CARD_KEYS[c] if 0 <= c < _MADE else f"{CARD}{c}" for c in cids]
 
 
 def seat_key(seat: int) -> str:
     """``seat:N``."""
-    return f"seat:{seat}"
+    return _SEAT_KEYS[seat] if 0 <= seat < _MADE else f"{SEAT}{seat}"
 
 
 def seat_keys(seats: Iterable[int]) -> list[str]:
     """``seat:N`` for each seat, in order."""
-    return [f"seat:{s}" for s in seats]
+    return [_SEAT_KEYS[s] if 0 <= s < _MADE else f"{SEAT}{s}" for s in seats]
 
 
 def skill_key(name: str) -> str:
@@ -54,7 +57,7 @@ def skill_key(name: str) -> str:
 
 def recast_key(cid: int) -> str:
     """``recast:ID`` (重铸)."""
-    return f"recast:{cid}"
+    return f"{RECAST}{cid}"
 
 
 def general_key(name: str) -> str:
@@ -73,9 +76,15 @@ def _value(key: str, prefix: str) -> str:
     return key[len(prefix) :]
 
 
+_NUMBERS = {str(n): n for n in range(_MADE)}
+
+
 def _number(text: str) -> int:
     """A seat or card number as keys write it: ASCII digits only (an answer may carry anything:
     ``int`` would take " 1", "+1", "-1" or "١", which name no seat or card)."""
+    n = _NUMBERS.get(text)
+    if n is not None:
+        return n
     if not (text.isascii() and text.isdecimal()):
         raise ValueError(f"{text!r} is not a number of a key")
     return int(text)
@@ -97,6 +106,9 @@ def value_of(key: str) -> str:
 
 def card_of(key: str) -> int:
     """The card id of a ``card:ID`` key."""
+    known = _PARSED.get(key)
+    if isinstance(known, CardPick):
+        return known.id
     return _number(_value(key, CARD))
 
 
@@ -107,6 +119,9 @@ def cards_of(keys: Iterable[str]) -> list[int]:
 
 def seat_of(key: str) -> int:
     """The seat of a ``seat:N`` key."""
+    known = _PARSED.get(key)
+    if isinstance(known, SeatPick):
+        return known.seat
     return _number(_value(key, SEAT))
 
 
@@ -171,9 +186,20 @@ Pick = CardPick | SeatPick | SkillPick | RecastPick | GeneralPick | SuitPick | W
 """An option key read into a typed value."""
 
 
+# the usual numbered keys read once (the values are frozen: one may serve every reader)
+_PARSED: dict[str, Pick] = {
+    **{k: CardPick(c) for c, k in enumerate(_CARD_KEYS)},
+    **{k: SeatPick(s) for s, k in enumerate(_SEAT_KEYS)},
+    **{f"{RECAST}{c}": RecastPick(c) for c in range(_MADE)},
+}
+
+
 def parse(key: str) -> Pick:
     """The typed value of any option key (ValueError if it is none: an unknown prefix, or no
     number where one belongs)."""
+    known = _PARSED.get(key)
+    if known is not None:
+        return known
     kind, sep, rest = key.partition(":")
     if not sep:
         return Word(key)

@@ -6,7 +6,7 @@ be used now, and ``effect`` — what happens to one target (usually by pushing a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import msgspec
@@ -287,9 +287,11 @@ class UseCard(Frame, tag="use_card"):
                 self.i += 1
                 continue
             if spec.kind == "trick" and self.nullifiable:
-                self.then(self.nullify_answered)
-                push(g, NullifyWindow(name=self.vc.name, target=t))
-                return
+                if may_nullify(g):
+                    self.then(self.nullify_answered)
+                    push(g, NullifyWindow(name=self.vc.name, target=t))
+                    return
+                g.ret = False  # what a window nobody can answer hands back: not nullified
             self.i += 1
             spec.effect(g, g.top, t)
             return
@@ -369,19 +371,12 @@ class NullifyWindow(Frame, tag="nullify"):
     def start(self, g: Game) -> None:
         if not self.order:
             self.order = order_from(g, g.current)
-        players = g.players
-        nullifications = ids_named(g, "无懈可击")
-        providers = "provides" in held(g)  # else only a 无懈可击 in hand answers
-        while self.i < len(self.order):
+        self.i = next_nullifier(g, self.order, self.i)
+        if self.i < len(self.order):
+            self.then(self.asked)
             s = self.order[self.i]
-            p = players[s]
-            if p.alive and (
-                not nullifications.isdisjoint(p.hand) or (providers and can_nullify(g, s))
-            ):
-                self.then(self.asked)
-                push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
-                return
-            self.i += 1
+            push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
+            return
         pop(g, self.count % 2 == 1)
 
     def asked(self, g: Game) -> None:
@@ -391,6 +386,28 @@ class NullifyWindow(Frame, tag="nullify"):
         else:
             self.i += 1
         self.goto(g, self.start)
+
+
+def next_nullifier(g: Game, order: Sequence[int], i: int) -> int:
+    """The index in ``order``, from ``i`` on, of the next alive seat that can answer with a
+    无懈可击 (``len(order)`` if none can)."""
+    players = g.players
+    nullifications = ids_named(g, "无懈可击")
+    providers = "provides" in held(g)  # else only a 无懈可击 in hand answers
+    while i < len(order):
+        s = order[i]
+        p = players[s]
+        if p.alive and (not nullifications.isdisjoint(p.hand) or (providers and can_nullify(g, s))):
+            return i
+        i += 1
+    return i
+
+
+def may_nullify(g: Game) -> bool:
+    """Whether a 无懈可击 window would ask anyone: when no seat can answer, the trick takes
+    effect without one (a window asking nobody changes nothing and emits nothing)."""
+    order = turn_order(g, g.current)
+    return next_nullifier(g, order, 0) < len(order)
 
 
 def can_nullify(g: Game, seat: int) -> bool:
