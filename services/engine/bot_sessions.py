@@ -79,6 +79,7 @@ class BotSessions:
         self.outstanding: dict[str, tuple[Session, BotDecision]] = {}
         self.pushed = 0  # decisions pushed
         self.handed_back = 0  # of them, held by a session when it ended (to the stream)
+        self.messages = 0  # stream messages sent (by sessions that ended; `sent` for the rest)
 
     @property
     def available(self) -> bool:
@@ -106,6 +107,10 @@ class BotSessions:
             self.pushed += 1
         return left
 
+    def sent(self) -> int:
+        """Stream messages sent on every session so far."""
+        return self.messages + sum(s.sent for s in self.open)
+
     def answered(self, game: str, decision: int) -> None:
         """`decision` (an opaque id) of `game` was answered: nothing to hand over for it."""
         held = self.outstanding.get(game)
@@ -121,6 +126,7 @@ class BotSessions:
         session.end()
         if session in self.open:
             self.open.remove(session)
+            self.messages += session.sent
         left = [m for s, m in self.outstanding.values() if s is session]
         for m in left:
             del self.outstanding[m.game]

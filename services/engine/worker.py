@@ -137,6 +137,7 @@ async def run(args: argparse.Namespace) -> None:
                     "side": _batched(side),
                     "session_pushes": games.sessions.pushed,
                     "session_handed_back": games.sessions.handed_back,
+                    "session_messages": games.sessions.sent(),
                 },
                 "action_ms_mean": mean_ms(games.metrics.latency),
             }
