@@ -247,6 +247,9 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
             appends.get("commands", 0) / max(appends.get("pipelines", 0), 1), 1
         ),
         "decisions_pushed": b.get("session_pushes", 0),
+        "decisions_per_session_message": round(
+            b.get("session_pushes", 0) / max(b.get("session_messages", 0), 1), 1
+        ),
         "answer_ms_mean": report.get("action_ms_mean"),
     }
 
