@@ -152,6 +152,7 @@ class Appender:
 
     def __init__(self, client: aioredis.Redis, auto: AutoPipeline, layout: Layout) -> None:
         self.client, self.auto, self.layout = client, auto, layout
+        self.per_call = MAX_PER_CALL  # (1: every append a call of its own; for benchmarks)
         self.script = client.register_script(APPEND_LUA)
         self.batcher: TickBatcher[Append, int] = TickBatcher(self._flush)
         self.calls = 0  # script calls made (for benchmarks)
@@ -175,9 +176,8 @@ class Appender:
                 tag = "{" + self.layout.tag(a.game) + "}"
                 group = tag if all(tag in c.key for c in a.outbox) else f"alone {i}"
             groups.setdefault(group, []).append(i)
-        return [
-            g[k : k + MAX_PER_CALL] for g in groups.values() for k in range(0, len(g), MAX_PER_CALL)
-        ]
+        n = self.per_call
+        return [g[k : k + n] for g in groups.values() for k in range(0, len(g), n)]
 
     async def _flush(self, items: list[Append]) -> list[int | BaseException]:
         groups = self._groups(items)

@@ -8,6 +8,10 @@ Each comparison is interleaved round by round (adapter, raw, adapter, raw, ...) 
 wall rates and CPU per event (this process; for appends also the Redis server's, from INFO cpu)
 with their median, min and max, and the load average (services/benchkit.py).
 
+Appends of many games at once: GAMES_AT_ONCE games append 5 entries each concurrently, as an
+engine answering many games does, their appends sharing script calls (appends.py) against the
+same with every append a call of its own (as before #20); Redis CPU per append of each.
+
 Rebuild: GameLog.load (XRANGE, entry decode, hash-chain check) plus decoding every event and
 folding it into a view, against decoding the same bytes in memory with the same decoders. The
 fold is a per-type counter: `services.rules.api` exposes no view fold yet; when it offers
@@ -80,6 +84,26 @@ async def _append_raw(client: aioredis.Redis, key: str, records: list[bytes], ba
     return len(records)
 
 
+GAMES_AT_ONCE = 20
+
+
+async def _append_games(store: RedisEventStore, prefix: str, records: list[bytes]) -> int:
+    """GAMES_AT_ONCE games appending 5 entries at a time, concurrently (an engine answering many
+    games): their appends of one loop iteration share script calls (appends.py)."""
+    games = [f"{prefix}-{g}" for g in range(GAMES_AT_ONCE)]
+    per_game = len(records) // GAMES_AT_ONCE
+    for i in range(0, per_game - per_game % 5, 5):
+        await asyncio.gather(
+            *(
+                store.append(g, i, records[k * per_game + i : k * per_game + i + 5])
+                for k, g in enumerate(games)
+            )
+        )
+    for g in games:
+        await store.delete(g)
+    return GAMES_AT_ONCE * (per_game - per_game % 5) // 5
+
+
 async def _timed(
     client: aioredis.Redis, run: Callable[[], Awaitable[int]]
 ) -> tuple[Sample, Sample]:
@@ -148,6 +172,31 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
                 | {"redis_cpu_us_per_event": _cpu_us(redis["raw"])},
                 "ratio_adapter_vs_raw": benchkit.ratio(me["adapter"], me["raw"]),
             }
+        alone = RedisEventStore(client, namespace="bench")
+        alone.appender.per_call = 1  # every append a script call of its own (before #20)
+        calls: dict[str, list[Sample]] = {"shared": [], "alone": []}
+        redis_calls: dict[str, list[Sample]] = {"shared": [], "alone": []}
+        for r in range(rounds):  # interleaved
+            for name, s in (("shared", store), ("alone", alone)):
+                here, there = await _timed(
+                    client, partial(_append_games, s, f"g{name}{r}", records)
+                )
+                calls[name].append(here)
+                redis_calls[name].append(there)
+        out["append_games_at_once"] = {
+            "games": GAMES_AT_ONCE,
+            "entries_per_append": 5,
+            "shared_calls": benchkit.summary(calls["shared"], "appends")
+            | {"redis_cpu_us_per_append": _cpu_us(redis_calls["shared"])},
+            "one_call_each": benchkit.summary(calls["alone"], "appends")
+            | {"redis_cpu_us_per_append": _cpu_us(redis_calls["alone"])},
+            "redis_cpu_ratio_shared_vs_each": benchkit.spread(
+                [
+                    a.cpu_us_per_unit / max(b.cpu_us_per_unit, 1e-9)
+                    for a, b in zip(redis_calls["shared"], redis_calls["alone"], strict=True)
+                ]
+            ),
+        }
         await store.append("rebuild", 0, records)
         decode, apply, view0, fold_name = _folder(engine)
         entry_decoder = msgspec.msgpack.Decoder(type=list[Any])  # raw: untyped, no checks
