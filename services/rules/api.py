@@ -192,11 +192,12 @@ def default_answer(d: Decision) -> Answer:
     return Answer(decision=d.id, seat=d.seat, picks=list(d.options[: d.min]))
 
 
-SNAPSHOT_FORMAT = 3
+SNAPSHOT_FORMAT = 4
 """Bumped whenever the state's layout changes (a frame's fields or steps, a player's fields), so
 snapshots stored by an older engine are never misread: :func:`restore` refuses them and the
 game is rebuilt from its log. 3: the card table is named by its id (``Game.deck``), not
-carried."""
+carried. 4: a phase no skill listens at runs in the turn's frame (no PhaseFrame; the turn's
+step ``phase_over``), a 杀's and a 南蛮入侵's effect frames end before their damage."""
 
 # 0xC1 is never used by msgpack, so no snapshot of the unversioned format 1 (a bare msgpack map)
 # can start with this header

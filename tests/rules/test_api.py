@@ -205,7 +205,7 @@ def test_a_snapshot_names_the_card_table_instead_of_carrying_it() -> None:
     its contents: a snapshot names it, so it stays small (#20: at most 3 KB mid-game at 8)."""
     g = _mid_game("standard", 8, 4, 120)
     data = api.snapshot(g)
-    assert data[:2] == bytes([0xC1, api.SNAPSHOT_FORMAT]) and api.SNAPSHOT_FORMAT == 3
+    assert data[:2] == bytes([0xC1, api.SNAPSHOT_FORMAT]) and api.SNAPSHOT_FORMAT == 4
     assert "决斗".encode() not in data and b"normal_trick" not in data
     assert len(data) <= 3 * 1024, len(data)
     back = api.restore(data)

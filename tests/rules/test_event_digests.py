@@ -215,8 +215,8 @@ def snapshots_digest(cases: list[tuple[str, int, dict[str, Any], int]]) -> str:
 
 
 SNAPSHOT_CASES = CASES[::4]
-PINNED_SNAPSHOT_FORMAT = 3
-SNAPSHOTS = "83a2eb95fe1eb9f868a43a59cdb775e4e9916d6e90f0b44f0e831405832eb404"
+PINNED_SNAPSHOT_FORMAT = 4
+SNAPSHOTS = "7152ecc57b6161d6362bfe9e63e2457e1cfeb42635dc593641116b30cd1fcd3f"
 """The snapshots of SNAPSHOT_CASES at every decision: a stored snapshot of the same format must
 restore into the same state, so this changes only with a SNAPSHOT_FORMAT (or RULES_VERSION)
 bump."""

@@ -8,7 +8,7 @@ from ..core.events import Dodged
 from ..core.query import reached, reaches, with_hook
 from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
-from ..core.respond import AskCard
+from ..core.respond import AskCard, demand
 from ..core.state import Frame, Game
 from ..core.triggers import fire
 from ..core.use import IGNORE_ARMOR, NO_DODGE, TWO_DODGE, CardSpec, UseCard, register_card
@@ -109,17 +109,16 @@ class SlashEffect(Frame, tag="slash_effect"):
         self.ask_dodge(g, use, flags)
 
     def ask_dodge(self, g: Game, use: UseCard, flags: int) -> None:
-        """Demand a 闪 of the target."""
-        push(
-            g,
-            AskCard(
-                user=self.target,
-                need="闪",
-                source=use.user,
-                reason=use.vc.name,
-                ignore_armor=bool(flags & IGNORE_ARMOR),
-            ),
+        """Demand a 闪 of the target (one with nothing to give answers at once)."""
+        ask = AskCard(
+            user=self.target,
+            need="闪",
+            source=use.user,
+            reason=use.vc.name,
+            ignore_armor=bool(flags & IGNORE_ARMOR),
         )
+        if not demand(g, ask):
+            self.dodge_answered(g)
 
     def dodge_answered(self, g: Game) -> None:
         use, flags = self.of(g)
@@ -142,7 +141,7 @@ class SlashEffect(Frame, tag="slash_effect"):
 
     def hit(self, g: Game) -> None:
         use, flags = self.of(g)
-        self.then(self.done)
+        pop(g)
         damage(
             g,
             use.user,
@@ -154,9 +153,6 @@ class SlashEffect(Frame, tag="slash_effect"):
             slash=True,
             ignore_armor=bool(flags & IGNORE_ARMOR),
         )
-
-    def done(self, g: Game) -> None:
-        pop(g)
 
 
 def dodge_halves(slash: VCard, dodge: VCard) -> int:

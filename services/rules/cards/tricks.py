@@ -9,7 +9,7 @@ from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
 from ..core.query import card_count, distance_ok, order_from, prohibited, reached, skill_objs
 from ..core.refusal import out_of_range, target_refusal, too_far
-from ..core.respond import AskCard
+from ..core.respond import AskCard, demand
 from ..core.state import Frame, Game
 from ..core.use import CardSpec, UseCard, register_card, use_card
 from ..core.vcard import VCard
@@ -143,17 +143,19 @@ class DuelEffect(Frame, tag="duel_effect"):
         return self.user if self.turn == self.target else self.target
 
     def start(self, g: Game) -> None:
-        self.demand(g)
+        self.ask_turn(g)
 
-    def demand(self, g: Game) -> None:
+    def ask_turn(self, g: Game) -> None:
         """Ask the seat whose turn it is for a 杀, owed to the seat facing it."""
         self.then(self.played)
-        push(g, AskCard(user=self.turn, need="杀", mode="play", source=self.other(), reason="决斗"))
+        ask = AskCard(user=self.turn, need="杀", mode="play", source=self.other(), reason="决斗")
+        if not demand(g, ask):
+            self.played(g)
 
     def played(self, g: Game) -> None:
         other = self.other()
         if g.ret is None:  # lost the duel
-            self.then(self.done)
+            pop(g)
             if g.players[self.turn].alive:
                 damage(
                     g, other if g.players[other].alive else -1, self.turn, 1, card="决斗", duel=True
@@ -162,10 +164,7 @@ class DuelEffect(Frame, tag="duel_effect"):
         self.got += 1
         if self.got >= slashes_needed(g, other):
             self.turn, self.got = other, 0
-        self.demand(g)
-
-    def done(self, g: Game) -> None:
-        pop(g)
+        self.ask_turn(g)
 
 
 @register_card
@@ -281,20 +280,17 @@ class DemandEffect(Frame, tag="demand_effect"):
 
     def start(self, g: Game) -> None:
         self.then(self.answered)
-        push(
-            g,
-            AskCard(
-                user=self.target, need=self.need, mode="play", source=self.user, reason=self.card
-            ),
+        ask = AskCard(
+            user=self.target, need=self.need, mode="play", source=self.user, reason=self.card
         )
+        if not demand(g, ask):
+            self.answered(g)
 
     def answered(self, g: Game) -> None:
-        self.then(self.done)
-        if g.ret is None:
-            damage(g, self.user, self.target, 1, card=self.card)
-
-    def done(self, g: Game) -> None:
+        missed = g.ret is None
         pop(g)
+        if missed:
+            damage(g, self.user, self.target, 1, card=self.card)
 
 
 @register_card

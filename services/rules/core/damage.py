@@ -9,7 +9,7 @@ from .events import ChainToggled, Damaged, Died, Dying, HpLost, Recovered
 from .flow import end_turn_now
 from .query import order_from
 from .registry import ruleset_of
-from .respond import AskCard
+from .respond import AskCard, demand
 from .state import Frame, Game
 from .triggers import fire
 from .zones import discard_areas
@@ -156,12 +156,14 @@ class DyingFrame(Frame, tag="dying"):
         if p.hp >= 1 or not p.alive:
             pop(g, True)
             return
-        while self.i < len(self.order) and not g.players[self.order[self.i]].alive:
+        while self.i < len(self.order):  # a seat with nothing to give answers at once
+            s = self.order[self.i]
+            if g.players[s].alive and demand(
+                g, AskCard(user=s, need="桃", target=self.seat, reason="dying")
+            ):
+                self.then(self.peach_answered)
+                return
             self.i += 1
-        if self.i < len(self.order):
-            self.then(self.peach_answered)
-            push(g, AskCard(user=self.order[self.i], need="桃", target=self.seat, reason="dying"))
-            return
         pop(g, False)
         ruleset_of(g).unsaved(g, self.seat, self.killer)  # standard: Death
 

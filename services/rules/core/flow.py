@@ -107,20 +107,40 @@ class TurnFrame(Frame, tag="turn"):
             self.before_phase(g)
 
     def begin_phase(self, g: Game) -> bool:
-        """Begin the next phase: True if it is over at once (skipped, or only announced: no
-        frame for it), False if its frame was pushed (the turn goes on before the next one)."""
-        phase = PHASES[self.pi]
+        """Begin the next phase: True if it is over at once (skipped, only announced, or a draw
+        no skill changes), False if a frame was pushed for it (the turn goes on after it).
+
+        A phase no skill of the seat listens at (its start or end: most phases) is run by the
+        turn itself: announced here, its action's frame pushed without a PhaseFrame around it."""
+        phase, seat = PHASES[self.pi], self.seat
         self.pi += 1
         if phase in self.skip:
-            emit(g, PhaseSkipped(seat=self.seat, phase=phase))
+            emit(g, PhaseSkipped(seat=seat, phase=phase))
             return True
-        if idle(g, self.seat, phase):
-            g.phase = phase
-            emit(g, PhaseStarted(seat=self.seat, phase=phase))
+        if listens(g, "phase_start", [seat]) or listens(g, "phase_end", [seat]):
+            push(g, PhaseFrame(seat=seat, phase=phase))
+            self.then(self.before_phase)
+            return False
+        g.phase = phase
+        emit(g, PhaseStarted(seat=seat, phase=phase))
+        if not has_body(g, seat, phase):
             return True
-        push(g, PhaseFrame(seat=self.seat, phase=phase))
-        self.then(self.before_phase)
+        if phase == "draw" and not listens(g, "draw_count", [seat]):
+            draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
+            return True
+        push(g, _BODY[phase](seat=seat))
+        self.then(self.phase_over)
         return False
+
+    def phase_over(self, g: Game) -> None:
+        """The action of a phase the turn runs itself is over. A skill gained meanwhile may
+        listen at the phase's end: then the phase ends through its own frame."""
+        if not self.aborted and listens(g, "phase_end", [self.seat]):
+            phase = PHASES[self.pi - 1]
+            push(g, PhaseFrame(seat=self.seat, phase=phase, step="phase_end"))
+            self.then(self.before_phase)
+            return
+        self.before_phase(g)
 
     def turn_end(self, g: Game) -> None:
         self.then(self.done)
@@ -173,11 +193,15 @@ class PhaseFrame(Frame, tag="phase"):
         pop(g)
 
 
+DRAWN = 2
+"""How many cards a draw phase draws (§1.5), unless a skill at ``draw_count`` changes it."""
+
+
 class DrawPhase(Frame, tag="draw_phase"):
     """Draw ``n`` cards (skills at ``draw_count`` change ``n``)."""
 
     seat: int
-    n: int = 2
+    n: int = DRAWN
 
     def start(self, g: Game) -> None:
         self.then(self.draw_cards)
@@ -274,16 +298,6 @@ def has_body(g: Game, seat: int, phase: str) -> bool:
     if phase == "discard":
         return len(g.players[seat].hand) > hand_limit(g, seat)
     return phase in _BODY
-
-
-def idle(g: Game, seat: int, phase: str) -> bool:
-    """Whether ``seat``'s ``phase`` would only be announced: no default action to run, no skill
-    listening at its start or end. Such a phase runs inside the turn's step, without a frame."""
-    return (
-        not has_body(g, seat, phase)
-        and not listens(g, "phase_start", [seat])
-        and not listens(g, "phase_end", [seat])
-    )
 
 
 def skip_phase(g: Game, seat: int, phase: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .engine import answer, ask, emit, pop
+from .engine import answer, ask, emit, pop, push
 from .events import CardPlayed, CardUsed
 from .keys import CardPick, SkillPick, card_key, parse, read, skill_key
 from .query import with_hook
@@ -101,10 +101,23 @@ class AskCard(Frame, tag="ask_card"):
         """ "When used / played" (集智 for a 无懈可击, 克己's bookkeeping), after whatever the
         card's move fired (连营, 枭姬)."""
         self.then(self.given)
-        fire(g, "card_using" if self.mode == "use" else "card_playing", g.top)
+        if not fire(g, "card_using" if self.mode == "use" else "card_playing", g.top):
+            self.given(g)
 
     def given(self, g: Game) -> None:
         pop(g, self.vc)
+
+
+def demand(g: Game, ask: AskCard) -> bool:
+    """Push the demand ``ask``, unless its seat has nothing that answers it (no such card, no
+    providing skill: most seats, most demands). Then it is answered "nothing" at once: False,
+    and ``g.ret`` is None, as the frame would have handed back; the caller goes on in the same
+    step."""
+    if g.players[ask.user].alive and options_for(g, ask):
+        push(g, ask)
+        return True
+    g.ret = None
+    return False
 
 
 def hand_options(g: Game, f: AskCard) -> list[str]:
@@ -172,5 +185,5 @@ def _finish(g: Game, f: AskCard, vc: VCard) -> None:
     if f.mode == "select":  # the caller uses the card itself (借刀杀人, 青龙偃月刀)
         f.then(f.given)
         return
-    f.then(f.announced)
     announce(g, f, vc)
+    f.carry_on(g, f.announced)

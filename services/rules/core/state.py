@@ -46,6 +46,16 @@ class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
         self.step = step.__name__
         step(g)
 
+    def carry_on(self, g: Game, step: Step) -> None:
+        """Resume at ``step``: at once if this step started nothing to wait for (no frame
+        pushed above this one, no decision asked), which is what the loop would run next;
+        else once that is done (as :meth:`then`)."""
+        self.step = step.__name__
+        stack = g.stack
+        if g.pending is None and stack[-1] is self:
+            g.top = len(stack) - 1
+            step(g)
+
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
         """Why ``pick`` is not an option of the decision ``d`` this frame asked: the rule that
         forbids it (``core/refusal.py``), or "" if the frame cannot say. Reads the game only."""

@@ -216,7 +216,6 @@ class UseCard(Frame, tag="use_card"):
         """Announce the use, move the cards to the processing area, count limits. Moving the
         cards may fire ``hand_emptied``/``equip_lost`` (连营, 枭姬): those run before the on-use
         timing point, which is the next step."""
-        self.then(self.declared)
         self.tflags = [0] * len(self.targets or [])
         for cid in self.vc.cards:
             zone = zone_of(g, self.user, cid)
@@ -235,6 +234,7 @@ class UseCard(Frame, tag="use_card"):
             ),
         )
         spec.on_declare(g, self)
+        self.carry_on(g, self.declared)
 
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
@@ -269,8 +269,8 @@ class UseCard(Frame, tag="use_card"):
             ):
                 return
         self.i = 0
-        self.then(self.each_target)
         self.spec(g).before_effects(g, self)
+        self.carry_on(g, self.each_target)
 
     def each_target(self, g: Game) -> None:
         """The effect on the next target still alive: ineffective, or (a trick) 无懈可击 first."""
@@ -294,18 +294,19 @@ class UseCard(Frame, tag="use_card"):
                 g.ret = False  # what a window nobody can answer hands back: not nullified
             self.i += 1
             spec.effect(g, g.top, t)
+            self.carry_on(g, self.each_target)
             return
-        self.then(self.finish)
         spec.after_effects(g, self)
+        self.carry_on(g, self.finish)
 
     def nullify_answered(self, g: Game) -> None:
-        self.then(self.each_target)
         t = (self.targets or [])[self.i]
         self.i += 1
         if g.ret:
             emit(g, Nullified(target=t, name=self.vc.name))
         elif g.players[t].alive:
             self.spec(g).effect(g, g.top, t)
+        self.carry_on(g, self.each_target)
 
     def finish(self, g: Game) -> None:
         self.spec(g).finish(g, self)
