@@ -23,7 +23,6 @@ from ..contracts.streams import NewMatch, OptionValue, Seat
 from ..errors import (
     BadRequest,
     Refused,
-    Unauthenticated,
     checked_game_id,
     grpc_stream,
     grpc_unary,
@@ -39,18 +38,6 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1 << 20
 MAX_BATCH = 512
 MAX_OPTIONS_JSON = 64 * 1024
-
-
-def _viewer(games: Games, game_id: str, token: str) -> int:
-    if not token:
-        return api.SPECTATOR
-    try:
-        claims = games.tokens.verify(token)
-    except tokens.BadToken as exc:
-        raise Unauthenticated(str(exc)) from None
-    if claims.g != game_id:
-        raise Refused("PERMISSION_DENIED", "the seat token is for another game")
-    return claims.s
 
 
 def _options(text: str) -> dict[str, OptionValue]:
@@ -278,7 +265,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     ) -> game_pb2.GetViewResponse:
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
-        viewer = _viewer(self.games, game_id, request.seat_token)
+        viewer = await self.games.viewer_of(game_id, request.seat_token)
         hot = await self.games.get(game_id)
         seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
         out = game_pb2.GetViewResponse(viewer=viewer, over=seen.over)
@@ -303,7 +290,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto: the viewer's entries after position from_seq, then live ones until
         the seed reveal (or position upto_seq)."""
         game_id = checked_game_id(request.game_id)
-        viewer = _viewer(self.games, game_id, request.seat_token)
+        viewer = await self.games.viewer_of(game_id, request.seat_token)
         async for e in self.games.view_entries(game_id, viewer, request.from_seq, request.upto_seq):
             yield e
 
@@ -313,7 +300,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     ) -> game_pb2.GetDecisionResponse:
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
-        viewer = _viewer(self.games, game_id, request.seat_token)
+        viewer = await self.games.viewer_of(game_id, request.seat_token)
         hot = await self.games.get(game_id)
         if await self.games.store.head(game_id) != hot.log.version:
             self.games.evict(game_id)  # another worker moved on: a poll sees it
@@ -341,7 +328,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         version, hosted = await self.games.set_hosted(
             game_id, request.seat_token, request.hosted, request.resign
         )
-        seat = _viewer(self.games, game_id, request.seat_token)
+        seat = await self.games.viewer_of(game_id, request.seat_token)
         hot = await self.games.get(game_id)
         return game_pb2.SetHostedResponse(
             version=self.games.position(hot, seat, version), hosted=hosted

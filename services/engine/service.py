@@ -360,6 +360,25 @@ class Games:
         _game_id(game_id)
         return claims
 
+    async def viewer_of(self, game_id: str, token: str) -> int:
+        """Whom a read with `token` sees the game as: SPECTATOR without one, else its seat.
+
+        A bot's token for a person's seat (given while it was on 托管) reads only while a bot
+        plays the seat; looked at fresh, since another worker may have applied the take-back."""
+        if not token:
+            return api.SPECTATOR
+        claims = self._claims_of(game_id, token)
+        if claims.b:
+            hot = await self.get(game_id)
+            if (
+                not self._bot_seat(hot, claims.s)
+                or await self.store.head(game_id) != hot.log.version
+            ):
+                self.evict(game_id)
+                if not self._bot_seat(await self.get(game_id), claims.s):
+                    raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
+        return claims.s
+
     def _seat_of(self, game_id: str, token: str) -> int:
         """The seat a genuine token for `game_id` names."""
         return self._claims_of(game_id, token).s

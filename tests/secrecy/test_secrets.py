@@ -137,8 +137,8 @@ async def test_bot_decisions_carry_a_token_for_their_seat_only() -> None:
 async def test_a_bot_token_for_a_person_s_seat_ends_with_its_hosting() -> None:
     """While a person's seat is on 托管 the bot worker gets tokens for it (10 minutes); once the
     person takes the seat back, such a token resigned the person, put the seat on 托管 again
-    and answered for them. A bot's token now answers only while a bot plays the seat, and
-    never changes who plays it; the person's own token still does."""
+    and answered for them. A bot's token now answers and reads only while a bot plays the
+    seat, and never changes who plays it; the person's own token still does."""
     from services.contracts.streams import BotDecision, NewMatch, Seat
     from services.engine.service import Games, Refused
     from services.engine.side import MemorySide
@@ -173,7 +173,12 @@ async def test_a_bot_token_for_a_person_s_seat_ends_with_its_hosting() -> None:
     with pytest.raises(Refused) as err:
         await games.set_hosted("g", bot, False)  # a bot cannot hand the seat back either
     assert err.value.code == "PERMISSION_DENIED"
+    assert await games.viewer_of("g", bot) == 0  # while on 托管 the bot reads ann's view
     await games.set_hosted("g", ann, False)  # ann takes her seat back
+    with pytest.raises(Refused) as err:  # ... and no longer: GetView/StreamView/GetDecision
+        await games.viewer_of("g", bot)
+    assert err.value.code == "PERMISSION_DENIED"
+    assert await games.viewer_of("g", ann) == 0 and await games.viewer_of("g", "") < 0
     head = await games.store.head("g")
     for resign in (True, False):
         with pytest.raises(Refused) as err:
