@@ -2,7 +2,7 @@
 
 Random games of every ruleset and variant (the tables of test_event_digests) run step by step;
 after every step each cached entry of the index — a seat's skills, the skills overriding a hook,
-the timing points heard, the distances and turn orders kept — must equal what the state gives
+the timing points heard, the distances, the seats in range and turn orders kept — must equal what the state gives
 now. A mutation that
 forgets ``skills_changed`` (a general replaced, equipment moved, a role or identity changed)
 leaves a stale entry and fails here at the step that made it.
@@ -24,7 +24,7 @@ from services.rules.core.index import (
     seat_skills,
     skills_changed,
 )
-from services.rules.core.query import distances, measure, order_from
+from services.rules.core.query import attack_range, distances, in_reach, order_from
 from services.rules.core.skills import HOOK_SETS, SKILLS
 from services.rules.core.state import Game
 from tests.rules.test_event_digests import CASES, Picker, case_id
@@ -50,13 +50,20 @@ def stale(g: Game) -> list[str]:
         want_points = {ev for name in now for ev in SKILLS[name].events}
         if entry.points != want_points:
             out.append(f"seat {seat}: listens at {set(entry.points)}, its skills at {want_points}")
-    if idx.dead == g.dead:  # the distances kept must be what the seats measure now
+    if idx.dead == g.dead:  # the distances and ranges kept must be what the seats give now
         for a, row in enumerate(idx.rows):
             if row is None:
                 continue
             for b, p in enumerate(g.players):
-                if a != b and p.alive and row[b] != measure(g, a, b):
-                    out.append(f"distance {a}->{b}: {row[b]} kept, {measure(g, a, b)} now")
+                if a != b and p.alive and row[b] != distance_now(g, a, b):
+                    out.append(f"distance {a}->{b}: {row[b]} kept, {distance_now(g, a, b)} now")
+        for a, reach in enumerate(idx.reach):
+            if reach is None:
+                continue
+            r = attack_range(g, a)
+            want_reach = tuple(b for b in order_from(g, a, False) if distance_now(g, a, b) <= r)
+            if reach != want_reach:
+                out.append(f"seats in {a}'s range: {reach} kept, {want_reach} now")
     if idx.orders and idx.order_dead == g.dead:
         for (start, first), order in idx.orders.items():
             n = len(g.players)
@@ -78,6 +85,17 @@ def stale(g: Game) -> list[str]:
         if idx.heard != want:
             out.append(f"points heard: {set(idx.heard)} cached, {want} now")
     return out
+
+
+def distance_now(g: Game, a: int, b: int) -> int:
+    """Distance(a → b) by §1.7 read off the state, one pair at a time (not the engine's row)."""
+    alive = [p.seat for p in g.players if p.alive]
+    i, j = alive.index(a), alive.index(b)
+    d = min(abs(i - j), len(alive) - abs(i - j))
+    d += ("plus" in g.players[b].equip) - ("minus" in g.players[a].equip)
+    d += sum(s.distance_from(g, a, b) for s in hooked(g, a, "distance_from"))
+    d += sum(s.distance_to(g, b, a) for s in hooked(g, b, "distance_to"))
+    return max(d, 1)
 
 
 def run_audited(g: Game) -> int:
@@ -127,6 +145,7 @@ def audit_game(ruleset: str, players: int, options: dict[str, Any], seed: int) -
         for a in range(players):
             if g.players[a].alive:
                 distances(g, a)
+                in_reach(g, a)
             order_from(g, a)
         for point in ("damaged", "turn_start", "equip_lost", "card_using"):
             assert listening(g, point) == tuple(
@@ -153,3 +172,24 @@ def test_a_restored_game_builds_its_own_index() -> None:
     f.players[1].skills = ["英姿"]
     skills_changed(f, 1)
     assert seat_skills(f, 1) == ("英姿",) and seat_skills(g, 1) == before[1]
+
+
+def test_the_audit_finds_a_stale_distance_and_range() -> None:
+    """A weapon or a horse put in place without ``skills_changed`` leaves the range and the
+    distances kept stale: the audit says so."""
+    g = api.new_game("standard", 5, 4)
+    api.advance(g)
+    assert in_reach(g, 0) == (1, 4) and distances(g, 0)[2] == 2
+    assert stale(g) == []
+    bow = next(i for i, c in enumerate(g.cards) if c.name == "麒麟弓")
+    horse = next(i for i, c in enumerate(g.cards) if c.subtype == "defensive_horse")
+    g.players[0].equip["weapon"] = bow
+    g.players[2].equip["plus"] = horse
+    found = stale(g)
+    assert any("seats in 0's range" in s for s in found), found
+    assert any(s.startswith("distance 0->2") for s in found), found
+    skills_changed(g, 0, distances=False)  # a weapon: the distances stay, the range goes
+    assert in_reach(g, 0) == (1, 2, 3, 4)
+    assert not any("range" in s for s in stale(g))
+    skills_changed(g, 2)  # a horse: every distance goes
+    assert stale(g) == [] and distances(g, 0)[2] == 3

@@ -58,8 +58,10 @@ class SkillIndex:
     seat (alive or not: ``fire`` filters) listens at, and ``held``, the hooks at least one seat
     overrides (None: to rebuild); and ``rows``, the distances from each seat that
     ``query.distance`` keeps while no seat holds a distance skill (valid while ``dead``, the
-    number of dead seats, is what it was); ``orders``, ``query.order_from``'s turn orders once
-    a seat has died (valid while ``order_dead`` is the number of dead seats)."""
+    number of dead seats, is what it was) and ``reach``, the seats within each seat's attack
+    range (``query.in_reach``, valid with the rows and while the seat's skills stay);
+    ``orders``, ``query.order_from``'s turn orders once a seat has died (valid while
+    ``order_dead`` is the number of dead seats)."""
 
     __slots__ = (
         "dead",
@@ -69,6 +71,7 @@ class SkillIndex:
         "order_dead",
         "orders",
         "points",
+        "reach",
         "rows",
         "seats",
     )
@@ -79,6 +82,7 @@ class SkillIndex:
         self.points: dict[str, tuple[int, ...]] = {}  # point -> the seats listening there
         self.held: frozenset[str] | None = None
         self.rows: list[list[int] | None] = [None] * players
+        self.reach: list[tuple[int, ...] | None] = [None] * players
         self.dead = -1
         self.kept: bool | None = None  # whether rows may be kept (query.kept; None: to find)
         # alive seats in turn order by (start, include_start), while ``order_dead`` seats are dead
@@ -138,6 +142,13 @@ def hooked(g: Game, seat: int, hook: str) -> tuple[Skill, ...]:
     return seat_entry(g, seat).hooks[hook]
 
 
+def hears(g: Game, seat: int, points: frozenset[str]) -> bool:
+    """Whether ``seat`` (alive or not) holds a skill listening at one of ``points``."""
+    idx: SkillIndex | None = g.skill_index
+    entry = idx.seats[seat] if idx is not None else None
+    return not (entry or seat_entry(g, seat)).points.isdisjoint(points)
+
+
 def heard(g: Game) -> frozenset[str]:
     """The timing points at which some seat (alive or not) holds a listening skill."""
     idx = g.skill_index or index_of(g)
@@ -174,20 +185,35 @@ def listening(g: Game, point: str) -> tuple[int, ...]:
 
 
 def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
-    """What ``seat`` holds (or, with -1, any seat) may have changed: forget it. ``distances``
-    False: the change cannot alter a distance (equipment that is no horse and has no distance
-    skill), so the distances kept stay."""
+    """What ``seat`` holds (or, with -1, any seat) may have changed: its entry is made afresh
+    from the state, and what follows from it is forgotten only if its skills did change (the
+    timing points and hooks they bring; a horse changes none). ``distances`` False: the change
+    cannot alter a distance (equipment that is no horse and has no distance skill), so the
+    distances kept stay."""
     idx = g.skill_index
     if idx is None:
         return
     if seat < 0 or seat >= len(idx.seats):
         g.skill_index = None
         return
-    idx.seats[seat] = None
-    idx.heard = idx.held = idx.kept = None
-    idx.points.clear()
+    old = idx.seats[seat]
+    new = idx.seats[seat] = SeatSkills(tuple(scan_skills(g, g.players[seat])))
+    idx.reach[seat] = None  # its weapon or a range skill may have come or gone
     if distances:
         idx.dead = -1  # a horse or a distance skill may have come or gone
+    if old is not None and old.names == new.names:
+        return
+    idx.kept = None
+    if old is None:
+        idx.heard = idx.held = None
+        idx.points.clear()
+        return
+    if old.held != new.held:
+        idx.held = None
+    if old.points != new.points:
+        idx.heard = None
+        for point in old.points ^ new.points:  # the seats listening elsewhere are the same
+            idx.points.pop(point, None)
 
 
 DISTANCE_SLOTS = ("plus", "minus", "mount")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import CardDef, color_of
 from .index import held, hooked, index_of, seat_skills, skills_changed
 from .registry import RULESETS
@@ -9,11 +11,6 @@ from .skills import SKILLS, Skill
 from .state import Game, Player
 
 RANGE_OF_WEAPON: dict[str, int] = {}  # filled by the card modules: weapon name -> range
-
-
-def alive_seats(g: Game) -> list[int]:
-    """Alive seats in seat order."""
-    return [p.seat for p in g.players if p.alive]
 
 
 _ROUND: dict[tuple[int, int, bool], tuple[int, ...]] = {}
@@ -80,20 +77,6 @@ def skill_objs(g: Game, seat: int) -> list[Skill]:
     return [SKILLS[s] for s in seat_skills(g, seat)]
 
 
-def seat_distance(g: Game, a: int, b: int) -> int:
-    """Steps between two alive seats the short way round, counting alive seats only."""
-    if a == b:
-        return 0
-    if not g.dead:
-        d = abs(a - b)
-        return min(d, len(g.players) - d)
-    alive = alive_seats(g)
-    n = len(alive)
-    i, j = alive.index(a), alive.index(b)
-    d = abs(i - j)
-    return min(d, n - d)
-
-
 def distance(g: Game, a: int, b: int) -> int:
     """Distance(a → b): seat distance, +1 horse of b, −1 horse of a, skills; at least 1."""
     if a == b:
@@ -121,13 +104,11 @@ def distances(g: Game, a: int) -> list[int]:
         row = idx.rows[a]
         if row is not None:
             return row
-    row = [
-        measure(g, a, t) if t != a and p.alive else 0 if t == a else FAR
-        for t, p in enumerate(players)
-    ]
+    row = measure_row(g, a)
     if kept(g) and players[a].alive:
         if idx.dead != g.dead:
             idx.rows = [None] * len(players)
+            idx.reach = [None] * len(players)
             idx.dead = g.dead
         idx.rows[a] = row
     return row
@@ -152,19 +133,68 @@ FAR = 1 << 20
 """The distance kept to a dead seat (no card reaches it)."""
 
 
+def measure_row(g: Game, a: int) -> list[int]:
+    """Distance(a → t) for every seat t, measured from the state: the steps between the two
+    alive seats the short way round, +1 for t's horse (+1), −1 for a's horse (−1), the
+    distance skills of both; at least 1 (0 to ``a`` itself, :data:`FAR` to a dead seat)."""
+    players = g.players
+    n = len(players)
+    if g.dead:  # count alive seats only: a seat's place among them
+        place = [0] * n
+        m = 0
+        for s, p in enumerate(players):
+            if p.alive:
+                place[s] = m
+                m += 1
+    else:
+        place, m = list(range(n)), n
+    hooks = held(g)
+    skills = "distance_from" in hooks or "distance_to" in hooks
+    here = place[a]
+    base = -1 if "minus" in players[a].equip else 0
+    row = []
+    for t, p in enumerate(players):
+        if t == a:
+            row.append(0)
+            continue
+        if not p.alive:
+            row.append(FAR)
+            continue
+        d = abs(here - place[t])
+        d = min(d, m - d) + base
+        if "plus" in p.equip:
+            d += 1
+        if skills:
+            for k in with_hook(g, a, "distance_from"):
+                d += k.distance_from(g, a, t)
+            for k in with_hook(g, t, "distance_to"):
+                d += k.distance_to(g, t, a)
+        row.append(d if d > 1 else 1)
+    return row
+
+
 def measure(g: Game, a: int, b: int) -> int:
     """Distance(a → b) measured from the state (two seats, both alive)."""
-    d = seat_distance(g, a, b)
-    pa, pb = g.players[a], g.players[b]
-    if "minus" in pa.equip:
-        d -= 1
-    if "plus" in pb.equip:
-        d += 1
-    for s in with_hook(g, a, "distance_from"):
-        d += s.distance_from(g, a, b)
-    for s in with_hook(g, b, "distance_to"):
-        d += s.distance_to(g, b, a)
-    return d if d > 1 else 1
+    return measure_row(g, a)[b]
+
+
+def in_reach(g: Game, a: int) -> tuple[int, ...]:
+    """The other alive seats, in turn order from ``a``, within ``a``'s attack range.
+
+    Kept (``SkillIndex.reach``) with the distances while ``a`` holds no skill changing its
+    range: its range then is its weapon's, and a weapon moving drops the seat's skills and
+    this with them (``skills_changed``)."""
+    idx = g.skill_index or index_of(g)
+    if idx.dead == g.dead:
+        found = idx.reach[a]
+        if found is not None:
+            return found
+    reach = attack_range(g, a)
+    row = distances(g, a)
+    found = tuple(t for t in turn_order(g, a, include_start=False) if row[t] <= reach)
+    if idx.dead == g.dead and idx.rows[a] is row and not with_hook(g, a, "attack_range"):
+        idx.reach[a] = found
+    return found
 
 
 def attack_range(g: Game, seat: int, without: int = -1) -> int:
@@ -190,17 +220,22 @@ def in_range(g: Game, a: int, b: int, without: int = -1) -> bool:
 
 def distance_without(g: Game, a: int, b: int, without: int) -> int:
     """Distance a → b as if card ``without`` (a horse about to be discarded) were gone."""
-    if without < 0 or without not in g.players[a].equip.values():
-        return distance(g, a, b)
     p = g.players[a]
-    slot = next(k for k, v in p.equip.items() if v == without)
-    del p.equip[slot]
-    skills_changed(g, a)
-    try:
+    if without < 0 or without not in p.equip.values() or a == b:
         return distance(g, a, b)
+    if not RULESETS[g.ruleset].measures_distance:
+        return 1
+    slot = next(k for k, v in p.equip.items() if v == without)
+    skill = g.cards[without].name in SKILLS  # then the index must forget it for a while too
+    del p.equip[slot]
+    if skill:
+        skills_changed(g, a)
+    try:
+        return measure_row(g, a)[b]  # measured, not kept
     finally:
         p.equip[slot] = without
-        skills_changed(g, a)
+        if skill:
+            skills_changed(g, a)
 
 
 def hand_limit(g: Game, seat: int) -> int:
@@ -245,6 +280,9 @@ def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
 def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
     """Whether ``card_name`` used by ``user`` on ``t`` has no distance limit: a skill of the user
     (奇才) or of the target (仇叛) lifts it."""
+    hooks = held(g)
+    if "ignores_distance" not in hooks and "no_distance_limit" not in hooks:
+        return False  # no seat holds such a skill
     for s in with_hook(g, user, "ignores_distance"):
         if s.ignores_distance(g, user, card_name):
             return True
@@ -266,22 +304,30 @@ def reached(
     """The other alive seats, in turn order from ``user``, that ``user``'s ``card_name`` (a 杀)
     may target: within its attack range or with the limit lifted (``limited`` False: every
     seat), and protected by no skill (空城, 谦逊 …); ``first``: only the first of them (is
-    there any?). What :func:`reaches` and :func:`prohibited` say of each seat, with the range
-    and the distances asked once."""
+    there any?). What :func:`reaches` and :func:`prohibited` say of each seat, with the seats
+    in range kept (:func:`in_reach`)."""
     hooks = held(g)
     lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
     protects = "prohibits" in hooks
-    reach = attack_range(g, user) if limited else 0
-    row = distances(g, user) if limited else []
+    if not limited:
+        seats: Sequence[int] = turn_order(g, user, include_start=False)
+    elif not lifts:
+        seats = in_reach(g, user)
+    else:  # some seat may lift the limit for a seat out of range
+        near = in_reach(g, user)
+        seats = [
+            t
+            for t in turn_order(g, user, include_start=False)
+            if t in near or limit_lifted(g, user, t, card_name)
+        ]
+    if not protects:
+        return list(seats[:1] if first else seats)
     out = []
-    for t in turn_order(g, user, include_start=False):
-        if limited and row[t] > reach and not (lifts and limit_lifted(g, user, t, card_name)):
-            continue
-        if protects and prohibited(g, t, user, card_name):
-            continue
-        out.append(t)
-        if first:
-            break
+    for t in seats:
+        if not prohibited(g, t, user, card_name):
+            out.append(t)
+            if first:
+                break
     return out
 
 
