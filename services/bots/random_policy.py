@@ -40,7 +40,13 @@ class RandomPolicy:
             return Answer(decision=d.id, seat=d.seat, picks=[])
         hi = min(d.max, n)
         lo = min(max(d.min, 1), hi)
-        k = lo + self._below(hi - lo + 1)
+        if (
+            hi == lo
+        ):  # one possible count (the usual: pick one): its number is 0, used up all the same
+            self.counter += 1
+            k = lo
+        else:
+            k = lo + self._below(hi - lo + 1)
         if k == 1:  # the usual case: one pick, the options need no copy
             return Answer(decision=d.id, seat=d.seat, picks=[opts[self._below(n)]])
         opts = list(opts)

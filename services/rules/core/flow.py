@@ -7,6 +7,7 @@ import msgspec
 from .delayed import JudgePhase
 from .engine import answer, ask_discard, emit, pop, push
 from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
+from .index import hears
 from .keys import (
     CardPick,
     RecastPick,
@@ -22,10 +23,14 @@ from .query import hand_limit, next_alive, with_hook
 from .refusal import hand_refusal, skill_refusal
 from .skills import SKILLS
 from .state import PHASES, Decision, Frame, Game
-from .triggers import fire, listens
+from .triggers import fire
 from .use import UseCard, ask_play, specs_of
 from .vcard import physical
 from .zones import discard_from, draw, move
+
+AROUND_PHASE = frozenset(("phase_start", "phase_end"))
+PHASE_END = frozenset(("phase_end",))
+DRAW_COUNT = frozenset(("draw_count",))
 
 
 class GameFrame(Frame, tag="game"):
@@ -117,7 +122,7 @@ class TurnFrame(Frame, tag="turn"):
         if phase in self.skip:
             emit(g, PhaseSkipped(seat=seat, phase=phase))
             return True
-        if listens(g, "phase_start", [seat]) or listens(g, "phase_end", [seat]):
+        if g.players[seat].alive and hears(g, seat, AROUND_PHASE):
             push(g, PhaseFrame(seat=seat, phase=phase))
             self.then(self.before_phase)
             return False
@@ -125,7 +130,7 @@ class TurnFrame(Frame, tag="turn"):
         emit(g, PhaseStarted(seat=seat, phase=phase))
         if not has_body(g, seat, phase):
             return True
-        if phase == "draw" and not listens(g, "draw_count", [seat]):
+        if phase == "draw" and not (g.players[seat].alive and hears(g, seat, DRAW_COUNT)):
             draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
             return True
         push(g, _BODY[phase](seat=seat))
@@ -135,7 +140,8 @@ class TurnFrame(Frame, tag="turn"):
     def phase_over(self, g: Game) -> None:
         """The action of a phase the turn runs itself is over. A skill gained meanwhile may
         listen at the phase's end: then the phase ends through its own frame."""
-        if not self.aborted and listens(g, "phase_end", [self.seat]):
+        p = g.players[self.seat]
+        if not self.aborted and p.alive and hears(g, self.seat, PHASE_END):
             phase = PHASES[self.pi - 1]
             push(g, PhaseFrame(seat=self.seat, phase=phase, step="phase_end"))
             self.then(self.before_phase)

@@ -33,10 +33,10 @@ class Trigger(Frame, tag="trigger"):
         """Offer the next skill that applies, seat by seat; pop when none is left."""
         names = LISTENERS[self.point]
         holders = listening(g, self.point)  # the other seats hold no skill listening here
-        while self.i < len(self.seats):
-            seat = self.seats[self.i]
-            p = g.players[seat]
-            if seat in holders and (p.alive or self.point == "death"):
+        players, seats, dead_too = g.players, self.seats, self.point == "death"
+        while self.i < len(seats):
+            seat = seats[self.i]
+            if seat in holders and (dead_too or players[seat].alive):
                 for name in seat_skills(g, seat):
                     if name in names and name not in self.done:
                         sk = SKILLS[name]

@@ -49,10 +49,12 @@ class CardSpec:
 
     def legal_targets(self, g: Game, user: int, vc: VCard, data: dict[str, Any]) -> list[int]:
         """Alive seats that may be chosen, not prohibited by skills (谦逊, 空城 …)."""
+        protects = "prohibits" in held(g)  # else no seat is protected
         return [
             t
             for t in turn_order(g, user)
-            if self.target_ok(g, user, vc, t, data) and not prohibited(g, t, user, vc.name)
+            if self.target_ok(g, user, vc, t, data)
+            and not (protects and prohibited(g, t, user, vc.name))
         ]
 
     def target_range(self, g: Game, user: int, vc: VCard) -> tuple[int, int]:
@@ -64,8 +66,12 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
+        protects = "prohibits" in held(g)  # else no seat is protected
+        data: dict[str, Any] = {}
         for t in turn_order(g, user):  # the first legal target is enough
-            if self.target_ok(g, user, vc, t, {}) and not prohibited(g, t, user, vc.name):
+            if self.target_ok(g, user, vc, t, data) and not (
+                protects and prohibited(g, t, user, vc.name)
+            ):
                 return True
         return False
 
@@ -391,15 +397,21 @@ class NullifyWindow(Frame, tag="nullify"):
 
 def next_nullifier(g: Game, order: Sequence[int], i: int) -> int:
     """The index in ``order``, from ``i`` on, of the next alive seat that can answer with a
-    无懈可击 (``len(order)`` if none can)."""
+    无懈可击, from its hand or through a providing skill (``len(order)`` if none can)."""
     players = g.players
     nullifications = ids_named(g, "无懈可击")
-    providers = "provides" in held(g)  # else only a 无懈可击 in hand answers
+    # one demand to ask the providers with (they read what it needs); none held: only a hand
+    probe = AskCard(user=-1, need="无懈可击") if "provides" in held(g) else None
     while i < len(order):
         s = order[i]
         p = players[s]
-        if p.alive and (not nullifications.isdisjoint(p.hand) or (providers and can_nullify(g, s))):
-            return i
+        if p.alive:
+            if not nullifications.isdisjoint(p.hand):
+                return i
+            if probe is not None:
+                probe.user = s
+                if any(k.provides(g, s, probe) for k in with_hook(g, s, "provides")):
+                    return i
         i += 1
     return i
 
@@ -409,17 +421,6 @@ def may_nullify(g: Game) -> bool:
     effect without one (a window asking nobody changes nothing and emits nothing)."""
     order = turn_order(g, g.current)
     return next_nullifier(g, order, 0) < len(order)
-
-
-def can_nullify(g: Game, seat: int) -> bool:
-    """Whether ``seat`` holds 无懈可击 or a skill providing one."""
-    if not ids_named(g, "无懈可击").isdisjoint(g.players[seat].hand):
-        return True
-    providers = with_hook(g, seat, "provides")
-    if not providers:
-        return False
-    probe = AskCard(user=seat, need="无懈可击")
-    return any(s.provides(g, seat, probe) for s in providers)
 
 
 def ask_play(g: Game, seat: int, options: list[str]) -> None:
