@@ -110,17 +110,23 @@ class RatingStore:
                         return False
                     if _before_cut(await pipe.get(cut), result):
                         return False
+                    humans = sorted(
+                        {p for p, b in zip(result.players, result.bots, strict=True) if not b}
+                    )
                     last: Any = await pipe.zrange(order, -1, -1, withscores=True)
-                    late = bool(last) and (int(last[0][1]), last[0][0].decode()) > result.order()
+                    # a game that ended before the last one counted is folded in order (the
+                    # history again); one without a person changes no rating, wherever it falls
+                    late = (
+                        bool(humans)
+                        and bool(last)
+                        and (int(last[0][1]), last[0][0].decode()) > result.order()
+                    )
                     if late:
                         values: Any = await pipe.hvals(res)
                         history = [_RESULT_DEC.decode(v) for v in values]
                         start = _table(await pipe.hgetall(base))
                         table = _fold_onto(start, [*history, result])
                     else:
-                        humans = sorted(
-                            {p for p, b in zip(result.players, result.bots, strict=True) if not b}
-                        )
                         rows: Any = await pipe.hmget(ratings, humans) if humans else []
                         current = {
                             p: _RATING_DEC.decode(r)

@@ -91,13 +91,21 @@ def _tournament(var: Path, games: int, seed: int, timeout_s: float) -> dict[str,
 
 
 def _quiet(r: redis.Redis, ns: str, timeout_s: float = 20) -> dict[str, int]:
-    """Wait for the keepers to trim what the groups acked; the streams' lengths."""
+    """Wait for the keepers to trim what the groups acked and for the ratings to catch up;
+    the streams' lengths."""
     deadline = time.monotonic() + timeout_s
     while True:
         lengths = {s: sum(int(r.xlen(k)) for k in stream_keys(ns, s)) for s in SHARED}
         # `finished` keeps its window; the others keep only what a group has not acked, and
         # approximate trimming leaves at most part of one stream node (< 100 entries)
-        if lengths["matches"] == 0 and lengths["decisions"] == 0:
+        # ... and the ratings consumer has acked every game's announcement (it runs behind
+        # the games, one transaction per game)
+        rated = all(
+            int(r.xpending(k, "ratings")["pending"]) == 0
+            for k in stream_keys(ns, "finished")
+            if r.exists(k)
+        )
+        if lengths["matches"] == 0 and lengths["decisions"] == 0 and rated:
             return lengths
         if time.monotonic() > deadline:
             return lengths
