@@ -25,7 +25,7 @@ from .skills import SKILLS
 from .state import PHASES, Decision, Frame, Game
 from .triggers import fire
 from .use import UseCard, ask_play, specs_of
-from .vcard import physical
+from .vcard import physical, probes
 from .zones import discard_from, draw, move
 
 AROUND_PHASE = frozenset(("phase_start", "phase_end"))
@@ -90,7 +90,7 @@ class TurnFrame(Frame, tag="turn"):
         g.turn_marks = {}
         if self.begin:
             emit(g, TurnStarted(seat=self.seat, round=g.round))
-            if fire(g, "turn_start", g.top):
+            if fire(g, "turn_start", g.top, last=True):
                 self.then(self.before_phase)
                 return
         self.before_phase(g)
@@ -99,7 +99,7 @@ class TurnFrame(Frame, tag="turn"):
         """Before the next phase: a skill may skip it. Phases that are over at once (skipped,
         or nothing happens in them) follow one another within this step."""
         while not self.aborted and g.players[self.seat].alive and self.pi < len(PHASES):
-            if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}):
+            if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}, last=True):
                 self.then(self.phase)
                 return
             if not self.begin_phase(g):
@@ -152,7 +152,7 @@ class TurnFrame(Frame, tag="turn"):
         self.then(self.done)
         g.phase = ""
         emit(g, TurnEnded(seat=self.seat))
-        if g.players[self.seat].alive and fire(g, "turn_end", g.top):
+        if g.players[self.seat].alive and fire(g, "turn_end", g.top, last=True):
             return
         self.done(g)
 
@@ -176,7 +176,7 @@ class PhaseFrame(Frame, tag="phase"):
     def start(self, g: Game) -> None:
         g.phase = self.phase
         emit(g, PhaseStarted(seat=self.seat, phase=self.phase))
-        if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat]):
+        if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat], last=True):
             self.then(self.action)
             return
         self.action(g)
@@ -190,7 +190,7 @@ class PhaseFrame(Frame, tag="phase"):
         self.phase_end(g)
 
     def phase_end(self, g: Game) -> None:
-        if fire(g, "phase_end", g.top, data={"phase": self.phase}, seats=[self.seat]):
+        if fire(g, "phase_end", g.top, data={"phase": self.phase}, seats=[self.seat], last=True):
             self.then(self.done)
             return
         self.done(g)
@@ -211,7 +211,7 @@ class DrawPhase(Frame, tag="draw_phase"):
 
     def start(self, g: Game) -> None:
         self.then(self.draw_cards)
-        if not fire(g, "draw_count", g.top, seats=[self.seat]):
+        if not fire(g, "draw_count", g.top, seats=[self.seat], last=True):
             self.draw_cards(g)
 
     def draw_cards(self, g: Game) -> None:
@@ -332,7 +332,7 @@ def end_turn_now(g: Game) -> None:
 def play_options(g: Game, seat: int) -> list[str]:
     """The cards ``seat`` may use and the skills it may activate now."""
     out = []
-    cards = g.cards
+    cards, asked = g.cards, probes(g)
     specs = specs_of(g)
     # by name, whether the card may be used and recast: same-named cards are alike
     known: dict[str, tuple[bool, bool]] = {}
@@ -342,7 +342,7 @@ def play_options(g: Game, seat: int) -> list[str]:
         if found is None:
             spec = specs.get(name)
             found = known[name] = (
-                (spec.can_use(g, seat, physical(g, cid)), spec.recastable)
+                (spec.can_use(g, seat, asked[cid]), spec.recastable)
                 if spec is not None
                 else (False, False)
             )

@@ -29,6 +29,18 @@ def physical(g: Game, cid: int) -> VCard:
     )
 
 
+_PROBES: dict[str, tuple[VCard, ...]] = {}
+
+
+def probes(g: Game) -> tuple[VCard, ...]:
+    """Every card of the game's table as itself (:func:`physical`), made once per table: to
+    ask questions with (may it be used now?), never to change or to keep."""
+    found = _PROBES.get(g.deck)
+    if found is None:
+        found = _PROBES[g.deck] = tuple(physical(g, c) for c in range(len(g.cards)))
+    return found
+
+
 def converted(g: Game, name: str, cards: list[int], skill: str) -> VCard:
     """``cards`` used or played as ``name`` (§1.8): one card keeps its suit, colour and rank;
     several keep a common colour only; none is colourless."""
