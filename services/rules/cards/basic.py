@@ -131,7 +131,7 @@ class SlashEffect(Frame, tag="slash_effect"):
             return
         self.then(self.dodged)
         emit(g, Dodged(target=self.target, name=use.vc.name))
-        fire(g, "slash_dodged", g.top, seats=[use.user])
+        fire(g, "slash_dodged", g.top, seats=[use.user], last=True)
 
     def dodged(self, g: Game) -> None:
         if not self.forced:

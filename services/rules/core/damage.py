@@ -43,14 +43,14 @@ class Damage(Frame, tag="damage"):
         self.then(self.target_side)
         if self.source >= 0 and not g.players[self.source].alive:
             self.source = -1
-        if self.source < 0 or not fire(g, "damage_causing", g.top, seats=[self.source]):
+        if self.source < 0 or not fire(g, "damage_causing", g.top, seats=[self.source], last=True):
             self.target_side(g)  # no skill to ask: on at once
 
     def target_side(self, g: Game) -> None:
         """Target-side modifiers."""
         self.then(self.about_to_hit)
         asks = not self.prevented and g.players[self.target].alive
-        if not (asks and fire(g, "damage_taking", g.top, seats=[self.target])):
+        if not (asks and fire(g, "damage_taking", g.top, seats=[self.target], last=True)):
             self.about_to_hit(g)
 
     def about_to_hit(self, g: Game) -> None:
@@ -60,7 +60,7 @@ class Damage(Frame, tag="damage"):
             pop(g, 0)
             return
         self.then(self.hit)
-        if self.source >= 0 and fire(g, "damage_hit", g.top, seats=[self.source]):
+        if self.source >= 0 and fire(g, "damage_hit", g.top, seats=[self.source], last=True):
             return
         self.hit(g)
 
@@ -98,14 +98,14 @@ class Damage(Frame, tag="damage"):
         """After the damage, source side."""
         self.then(self.suffered)
         asks = self.source >= 0 and g.players[self.source].alive
-        if not (asks and fire(g, "damage_caused", g.top, seats=[self.source])):
+        if not (asks and fire(g, "damage_caused", g.top, seats=[self.source], last=True)):
             self.suffered(g)
 
     def suffered(self, g: Game) -> None:
         """After the damage, target side."""
         self.then(self.chain_on)
         asks = g.players[self.target].alive and not self.target_replaced
-        if not (asks and fire(g, "damaged", g.top, seats=[self.target])):
+        if not (asks and fire(g, "damaged", g.top, seats=[self.target], last=True)):
             self.chain_on(g)
 
     def after_hit(self) -> bool:
@@ -148,7 +148,7 @@ class DyingFrame(Frame, tag="dying"):
         self.then(self.rescue)
         emit(g, Dying(seat=self.seat, hp=g.players[self.seat].hp))
         self.order = order_from(g, g.current)
-        fire(g, "dying", g.top, seats=[self.seat])
+        fire(g, "dying", g.top, seats=[self.seat], last=True)
 
     def rescue(self, g: Game) -> None:
         """Ask each seat in turn for 桃 while the dying seat is still below 1 HP."""
@@ -201,7 +201,7 @@ class Death(Frame, tag="death"):
             self.killer = -1
         emit(g, Died(seat=self.seat, killer=self.killer, role=p.role))
         ruleset_of(g).check_winner(g)
-        fire(g, "death", g.top)
+        fire(g, "death", g.top, last=True)
 
     def discard_all(self, g: Game) -> None:
         self.then(self.rewards)

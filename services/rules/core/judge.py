@@ -42,20 +42,20 @@ class Judge(Frame, tag="judge"):
                 reason="judge",
             ),
         )
-        fire(g, "judge_modify", g.top, seats=order_from(g, g.current))
+        fire(g, "judge_modify", g.top, seats=order_from(g, g.current), last=True)
 
     def takes_effect(self, g: Game) -> None:
         """The result, which a rule may still turn over (谋攻's 强化 delayed trick) before it is
         announced, so the ``judged`` event carries the result that happens."""
         self.then(self.announced)
         self.result = JUDGE_RULES[self.reason](g.cards[self.card])
-        fire(g, "judge_result", g.top)
+        fire(g, "judge_result", g.top, last=True)
 
     def announced(self, g: Game) -> None:
         """The result is announced; then the after-effect window (天妒, 洛神)."""
         self.then(self.done)
         emit(g, Judged(seat=self.seat, card=self.card, reason=self.reason, result=self.result))
-        fire(g, "judge_done", g.top)
+        fire(g, "judge_done", g.top, last=True)
 
     def done(self, g: Game) -> None:
         if self.card in g.processing:

@@ -101,7 +101,8 @@ class AskCard(Frame, tag="ask_card"):
         """ "When used / played" (集智 for a 无懈可击, 克己's bookkeeping), after whatever the
         card's move fired (连营, 枭姬)."""
         self.then(self.given)
-        if not fire(g, "card_using" if self.mode == "use" else "card_playing", g.top):
+        point = "card_using" if self.mode == "use" else "card_playing"
+        if not fire(g, point, g.top, last=True):
             self.given(g)
 
     def given(self, g: Game) -> None:

@@ -65,6 +65,23 @@ class Trigger(Frame, tag="trigger"):
                 self.done = []
         pop(g)
 
+    def offers(self, g: Game) -> bool:
+        """Whether :meth:`start` would offer a skill now (one whose ``can`` holds), asked before
+        the Trigger is pushed; nothing runs."""
+        names = LISTENERS[self.point]
+        holders = listening(g, self.point)
+        players, dead_too = g.players, self.point == "death"
+        try:
+            for i, seat in enumerate(self.seats):
+                if seat in holders and (dead_too or players[seat].alive):
+                    self.i = i  # as start has it when it asks
+                    for name in seat_skills(g, seat):
+                        if name in names and SKILLS[name].can(g, seat, self):
+                            return True
+            return False
+        finally:
+            self.i = 0
+
     def confirmed(self, g: Game) -> None:
         """The owner said whether to use the optional skill ``cand``."""
         self.then(self.start)
@@ -100,15 +117,24 @@ def fire(
     ctx: int = -1,
     data: dict[str, Any] | None = None,
     seats: list[int] | None = None,
+    last: bool = False,
 ) -> bool:
-    """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed."""
+    """Push a Trigger for ``point`` if any seat holds a skill listening there; True if pushed.
+
+    ``last``: the calling step does nothing after this but return (or, given False, carry on at
+    once), so the Trigger would run next in the state as it is now. Then it is pushed only if
+    some skill can trigger (what the Trigger's first step looks for): most listening skills
+    cannot (their conditions fail), and a Trigger offering nothing changes nothing."""
     idx = g.skill_index
     if idx is not None and idx.heard is not None and point not in idx.heard:
         return False  # the usual case, answered here without a call
     if not listens(g, point, seats):
         return False
     order = seats if seats is not None else order_from(g, g.current)
-    push(g, Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order)))
+    trig = Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order))
+    if last and not trig.offers(g):
+        return False
+    push(g, trig)
     return True
 
 

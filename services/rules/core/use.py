@@ -245,16 +245,18 @@ class UseCard(Frame, tag="use_card"):
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
         self.then(self.becoming_targets)
-        if not fire(g, "card_using", g.top):
+        if not fire(g, "card_using", g.top, last=True):
             self.becoming_targets(g)
 
     def becoming_targets(self, g: Game) -> None:
         """ "When becoming a target" (流离), one target at a time (on at once past a target no
         skill listens for)."""
         targets = self.targets or []
-        while self.i < len(targets):
+        while self.i < len(targets) and listens(g, "become_target", targets):
             self.i += 1
             t = targets[self.i - 1]
+            # not ``last``: 流离's condition measures distances without one of its cards, which
+            # moves that card to the end of the seat's equipment (an order decisions show)
             if fire(g, "become_target", g.top, data={"i": self.i - 1}, seats=[t]):
                 return
         self.i = 0
@@ -263,7 +265,7 @@ class UseCard(Frame, tag="use_card"):
     def after_targeting(self, g: Game) -> None:
         """ "After targeting" (铁骑, 雌雄双股剑, 无双, 青釭剑, 烈弓), user and target side."""
         targets = self.targets or []
-        while self.i < len(targets):
+        while self.i < len(targets) and listens(g, "targeted"):
             self.i += 1
             t = targets[self.i - 1]
             if listens(g, "targeted", [self.user, t]) and fire(
@@ -272,6 +274,7 @@ class UseCard(Frame, tag="use_card"):
                 g.top,
                 data={"i": self.i - 1},
                 seats=[s for s in order_from(g, g.current) if s in (self.user, t)],
+                last=True,
             ):
                 return
         self.i = 0
