@@ -57,13 +57,15 @@ def stale(g: Game) -> list[str]:
             for b, p in enumerate(g.players):
                 if a != b and p.alive and row[b] != distance_now(g, a, b):
                     out.append(f"distance {a}->{b}: {row[b]} kept, {distance_now(g, a, b)} now")
-        for a, reach in enumerate(idx.reach):
-            if reach is None:
+        for a, kept in enumerate(idx.reach):
+            if kept is None:
                 continue
-            r = attack_range(g, a)
+            r, reach = kept  # the range they were found for: a seat's own unless it has a
+            if not hooked(g, a, "attack_range") and r != attack_range(g, a):  # range skill
+                out.append(f"seat {a}'s range: {r} kept, {attack_range(g, a)} now")
             want_reach = tuple(b for b in order_from(g, a, False) if distance_now(g, a, b) <= r)
             if reach != want_reach:
-                out.append(f"seats in {a}'s range: {reach} kept, {want_reach} now")
+                out.append(f"seats in {a}'s range {r}: {reach} kept, {want_reach} now")
     if idx.orders and idx.order_dead == g.dead:
         for (start, first), order in idx.orders.items():
             n = len(g.players)
@@ -186,7 +188,7 @@ def test_the_audit_finds_a_stale_distance_and_range() -> None:
     g.players[0].equip["weapon"] = bow
     g.players[2].equip["plus"] = horse
     found = stale(g)
-    assert any("seats in 0's range" in s for s in found), found
+    assert any("seat 0's range" in s for s in found), found
     assert any(s.startswith("distance 0->2") for s in found), found
     skills_changed(g, 0, distances=False)  # a weapon: the distances stay, the range goes
     assert in_reach(g, 0) == (1, 2, 3, 4)

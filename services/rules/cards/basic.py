@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.damage import damage
 from ..core.engine import emit, pop, push
 from ..core.events import Dodged
-from ..core.query import reached, reaches, with_hook
+from ..core.query import reached, reaches, reaches_any, with_hook
 from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard, demand
@@ -42,7 +42,7 @@ class Slash(CardSpec):
             return False
         if type(self).target_ok is not Slash.target_ok:
             return super().can_use(g, user, vc)
-        return bool(reached(g, user, vc.name, first=True))  # the range once (play options)
+        return reaches_any(g, user, vc.name)  # the range once (play options)
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
         return (

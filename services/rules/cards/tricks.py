@@ -7,7 +7,15 @@ from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
-from ..core.query import card_count, distance_ok, order_from, prohibited, reached, skill_objs
+from ..core.query import (
+    card_count,
+    distance_ok,
+    order_from,
+    prohibited,
+    reached,
+    reaches_any,
+    skill_objs,
+)
 from ..core.refusal import out_of_range, target_refusal, too_far
 from ..core.respond import AskCard, demand
 from ..core.state import Frame, Game
@@ -176,9 +184,7 @@ class Collateral(TrickSpec):
     max_targets = 1
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return (
-            t != user and "weapon" in g.players[t].equip and bool(reached(g, t, "杀", first=True))
-        )
+        return t != user and "weapon" in g.players[t].equip and reaches_any(g, t, "杀")
 
     def second_targets(self, g: Game, use: UseCard) -> list[int]:
         return victims(g, (use.targets or [])[0])

@@ -42,6 +42,18 @@ class SeatSkills:
 
 
 _NO_HOOKS: dict[str, tuple[Skill, ...]] = {h: () for h in HOOK_SETS}
+_ENTRIES: dict[tuple[str, ...], SeatSkills] = {}
+
+
+def entry_of(names: tuple[str, ...]) -> SeatSkills:
+    """The entry of a seat holding ``names``: made once per set of skills held in that order and
+    shared (an entry is never changed; the registry of skills is filled at import)."""
+    entry = _ENTRIES.get(names)
+    if entry is None:
+        entry = _ENTRIES[names] = SeatSkills(names)
+    return entry
+
+
 _HOOKS_OF: dict[str, tuple[str, ...]] = {}
 
 
@@ -82,7 +94,7 @@ class SkillIndex:
         self.points: dict[str, tuple[int, ...]] = {}  # point -> the seats listening there
         self.held: frozenset[str] | None = None
         self.rows: list[list[int] | None] = [None] * players
-        self.reach: list[tuple[int, ...] | None] = [None] * players
+        self.reach: list[tuple[int, tuple[int, ...]] | None] = [None] * players
         self.dead = -1
         self.kept: bool | None = None  # whether rows may be kept (query.kept; None: to find)
         # alive seats in turn order by (start, include_start), while ``order_dead`` seats are dead
@@ -123,7 +135,7 @@ def seat_entry(g: Game, seat: int) -> SeatSkills:
     idx = index_of(g)
     entry = idx.seats[seat]
     if entry is None:
-        entry = idx.seats[seat] = SeatSkills(tuple(scan_skills(g, g.players[seat])))
+        entry = idx.seats[seat] = entry_of(tuple(scan_skills(g, g.players[seat])))
     return entry
 
 
@@ -197,11 +209,11 @@ def skills_changed(g: Game, seat: int = -1, distances: bool = True) -> None:
         g.skill_index = None
         return
     old = idx.seats[seat]
-    new = idx.seats[seat] = SeatSkills(tuple(scan_skills(g, g.players[seat])))
+    new = idx.seats[seat] = entry_of(tuple(scan_skills(g, g.players[seat])))
     idx.reach[seat] = None  # its weapon or a range skill may have come or gone
     if distances:
         idx.dead = -1  # a horse or a distance skill may have come or gone
-    if old is not None and old.names == new.names:
+    if old is new:  # the same skills (entries are shared per set of skills)
         return
     idx.kept = None
     if old is None:

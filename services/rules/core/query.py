@@ -181,19 +181,20 @@ def measure(g: Game, a: int, b: int) -> int:
 def in_reach(g: Game, a: int) -> tuple[int, ...]:
     """The other alive seats, in turn order from ``a``, within ``a``'s attack range.
 
-    Kept (``SkillIndex.reach``) with the distances while ``a`` holds no skill changing its
-    range: its range then is its weapon's, and a weapon moving drops the seat's skills and
-    this with them (``skills_changed``)."""
+    Kept (``SkillIndex.reach``, with the range it was found for) with the distances: a seat
+    holding no skill that changes its range has its weapon's, and a weapon moving drops the
+    seat's entry and this with it (``skills_changed``); with such a skill (extended's 弄权) the
+    range is asked afresh and the seats kept serve while it is the same."""
     idx = g.skill_index or index_of(g)
-    if idx.dead == g.dead:
-        found = idx.reach[a]
-        if found is not None:
-            return found
-    reach = attack_range(g, a)
+    hooked_range = bool(with_hook(g, a, "attack_range"))
+    kept_reach = idx.reach[a] if idx.dead == g.dead else None
+    reach = attack_range(g, a) if hooked_range or kept_reach is None else kept_reach[0]
+    if kept_reach is not None and kept_reach[0] == reach:
+        return kept_reach[1]
     row = distances(g, a)
     found = tuple(t for t in turn_order(g, a, include_start=False) if row[t] <= reach)
-    if idx.dead == g.dead and idx.rows[a] is row and not with_hook(g, a, "attack_range"):
-        idx.reach[a] = found
+    if idx.dead == g.dead and idx.rows[a] is row:
+        idx.reach[a] = (reach, found)
     return found
 
 
@@ -298,17 +299,13 @@ def distance_ok(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> b
     return limit_lifted(g, user, t, card_name) or distance(g, user, t) <= limit
 
 
-def reached(
-    g: Game, user: int, card_name: str, limited: bool = True, first: bool = False
-) -> list[int]:
+def reached(g: Game, user: int, card_name: str, limited: bool = True) -> list[int]:
     """The other alive seats, in turn order from ``user``, that ``user``'s ``card_name`` (a 杀)
     may target: within its attack range or with the limit lifted (``limited`` False: every
-    seat), and protected by no skill (空城, 谦逊 …); ``first``: only the first of them (is
-    there any?). What :func:`reaches` and :func:`prohibited` say of each seat, with the seats
-    in range kept (:func:`in_reach`)."""
+    seat), and protected by no skill (空城, 谦逊 …). What :func:`reaches` and
+    :func:`prohibited` say of each seat, with the seats in range kept (:func:`in_reach`)."""
     hooks = held(g)
     lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
-    protects = "prohibits" in hooks
     if not limited:
         seats: Sequence[int] = turn_order(g, user, include_start=False)
     elif not lifts:
@@ -320,15 +317,26 @@ def reached(
             for t in turn_order(g, user, include_start=False)
             if t in near or limit_lifted(g, user, t, card_name)
         ]
-    if not protects:
-        return list(seats[:1] if first else seats)
-    out = []
-    for t in seats:
-        if not prohibited(g, t, user, card_name):
-            out.append(t)
-            if first:
-                break
-    return out
+    if "prohibits" not in hooks:
+        return list(seats)
+    return [t for t in seats if not prohibited(g, t, user, card_name)]
+
+
+def reaches_any(g: Game, user: int, card_name: str) -> bool:
+    """Whether :func:`reached` finds any seat: the seats in range are asked first, those the
+    limit is lifted for only if none of them will do."""
+    hooks = held(g)
+    protects = "prohibits" in hooks
+    near = in_reach(g, user)
+    for t in near:
+        if not (protects and prohibited(g, t, user, card_name)):
+            return True
+    if "ignores_distance" in hooks or "no_distance_limit" in hooks:
+        for t in turn_order(g, user, include_start=False):
+            lifted = t not in near and limit_lifted(g, user, t, card_name)
+            if lifted and not (protects and prohibited(g, t, user, card_name)):
+                return True
+    return False
 
 
 def reaches(g: Game, user: int, t: int, card_name: str) -> bool:
