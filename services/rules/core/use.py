@@ -411,9 +411,10 @@ def next_nullifier(g: Game, order: Sequence[int], i: int) -> int:
         if p.alive:
             if not nullifications.isdisjoint(p.hand):
                 return i
-            if probe is not None:
+            providers = with_hook(g, s, "provides") if probe is not None else ()
+            if providers and probe is not None:
                 probe.user = s
-                if any(k.provides(g, s, probe) for k in with_hook(g, s, "provides")):
+                if any(k.provides(g, s, probe) for k in providers):
                     return i
         i += 1
     return i

@@ -243,9 +243,10 @@ class Conversion(Skill):
         return [c for c in own_cards(g, seat, self.equip_too) if self.card_ok(g, seat, c, as_name)]
 
     def provides(self, g: Game, seat: int, ask: Any) -> bool:
-        if not self.in_respond or not self.usable_now(g, seat):
+        names = self.names(ask.need)  # usually none: the demand is for another card
+        if not names or not self.in_respond or not self.usable_now(g, seat):
             return False
-        return any(self.eligible(g, seat, n) for n in self.names(ask.need))
+        return any(self.eligible(g, seat, n) for n in names)
 
     def provide(self, g: Game, seat: int, ask: Any) -> None:
         push(g, ConvertPick(seat=seat, skill=self.name, as_name=self.names(ask.need)[0]))
