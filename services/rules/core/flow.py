@@ -12,7 +12,7 @@ from .keys import (
     CardPick,
     RecastPick,
     SkillPick,
-    card_key,
+    card_key_table,
     cards_of,
     parse,
     read,
@@ -332,7 +332,7 @@ def end_turn_now(g: Game) -> None:
 def play_options(g: Game, seat: int) -> list[str]:
     """The cards ``seat`` may use and the skills it may activate now."""
     out = []
-    cards, asked = g.cards, probes(g)
+    cards, asked, keys = g.cards, probes(g), card_key_table(len(g.cards))
     specs = specs_of(g)
     # by name, whether the card may be used and recast: same-named cards are alike
     known: dict[str, tuple[bool, bool]] = {}
@@ -347,7 +347,7 @@ def play_options(g: Game, seat: int) -> list[str]:
                 else (False, False)
             )
         if found[0]:
-            out.append(card_key(cid))
+            out.append(keys[cid])
         if found[1]:
             out.append(recast_key(cid))
     for s in with_hook(g, seat, "can_activate"):

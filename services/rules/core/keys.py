@@ -40,6 +40,17 @@ def card_keys(cids: Iterable[int]) -> list[str]:
     return [_CARD_KEYS[c] if 0 <= c < _MADE else f"{CARD}{c}" for c in cids]
 
 
+_TABLES: dict[int, tuple[str, ...]] = {}
+
+
+def card_key_table(n: int) -> tuple[str, ...]:
+    """``card:ID`` for every id of a card table of ``n`` cards, by id (made once per size)."""
+    table = _TABLES.get(n)
+    if table is None:
+        table = _TABLES[n] = tuple(card_key(c) for c in range(n))
+    return table
+
+
 def seat_key(seat: int) -> str:
     """``seat:N``."""
     return _SEAT_KEYS[seat] if 0 <= seat < _MADE else f"{SEAT}{seat}"

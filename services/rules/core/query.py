@@ -152,16 +152,17 @@ def measure_row(g: Game, a: int) -> list[int]:
     skills = "distance_from" in hooks or "distance_to" in hooks
     here = place[a]
     base = -1 if "minus" in players[a].equip else 0
-    row = []
+    row = [0] * n
     for t, p in enumerate(players):
         if t == a:
-            row.append(0)
             continue
         if not p.alive:
-            row.append(FAR)
+            row[t] = FAR
             continue
-        d = abs(here - place[t])
-        d = min(d, m - d) + base
+        d = here - place[t] if here > place[t] else place[t] - here
+        if d + d > m:  # the short way round
+            d = m - d
+        d += base
         if "plus" in p.equip:
             d += 1
         if skills:
@@ -169,7 +170,7 @@ def measure_row(g: Game, a: int) -> list[int]:
                 d += k.distance_from(g, a, t)
             for k in with_hook(g, t, "distance_to"):
                 d += k.distance_to(g, t, a)
-        row.append(d if d > 1 else 1)
+        row[t] = d if d > 1 else 1
     return row
 
 

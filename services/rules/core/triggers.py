@@ -13,7 +13,7 @@ import msgspec
 from .engine import answer, ask, emit, pop, push
 from .events import SkillInvoked
 from .index import heard, listening, seat_skills
-from .query import order_from
+from .query import turn_order
 from .skills import LISTENERS, SKILLS
 from .state import Frame, Game
 
@@ -130,7 +130,7 @@ def fire(
         return False  # the usual case, answered here without a call
     if not listens(g, point, seats):
         return False
-    order = seats if seats is not None else order_from(g, g.current)
+    order = seats if seats is not None else turn_order(g, g.current)
     trig = Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order))
     if last and not trig.offers(g):
         return False
