@@ -91,6 +91,8 @@ def stale(g: Game) -> list[str]:
 
 def distance_now(g: Game, a: int, b: int) -> int:
     """Distance(a → b) by §1.7 read off the state, one pair at a time (not the engine's row)."""
+    if not api.RULESETS[g.ruleset].measures_distance:
+        return 1
     alive = [p.seat for p in g.players if p.alive]
     i, j = alive.index(a), alive.index(b)
     d = min(abs(i - j), len(alive) - abs(i - j))

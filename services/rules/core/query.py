@@ -97,15 +97,17 @@ def distances(g: Game, a: int) -> list[int]:
     While no seat holds a distance skill the row is measured once and kept (``SkillIndex.rows``)
     until a horse, a skill or a death changes it; do not change the list."""
     players = g.players
-    if not RULESETS[g.ruleset].measures_distance:
-        return [0 if t == a else 1 for t in range(len(players))]
     idx = g.skill_index or index_of(g)
     if idx.dead == g.dead:
         row = idx.rows[a]
         if row is not None:
             return row
-    row = measure_row(g, a)
-    if kept(g) and players[a].alive:
+    if RULESETS[g.ruleset].measures_distance:
+        row = measure_row(g, a)
+        keep = kept(g)
+    else:  # every other seat is at distance 1 (chengtian's 1v1)
+        row, keep = [0 if t == a else 1 for t in range(len(players))], True
+    if keep and players[a].alive:
         if idx.dead != g.dead:
             idx.rows = [None] * len(players)
             idx.reach = [None] * len(players)
