@@ -247,7 +247,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="URL",
         help="copy the namespace from --redis-url into this Redis or cluster (DUMP/RESTORE: "
-        "streams keep their groups and pending entries); without it: relayout in place",
+        "streams keep their groups and pending entries); default: none (relayout in place)",
     )
 
 
