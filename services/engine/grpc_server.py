@@ -215,7 +215,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 yield out
         finally:
             reader.cancel()
-            await self.games.publish(sessions.close(session))
+            await self.games.hand_back(session)
 
     async def _session_answers(
         self, requests: AsyncIterator[game_pb2.BotSessionRequest], session: bot_sessions.Session

@@ -44,7 +44,7 @@ from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..proto_gen.arena.v1 import common_pb2
 from ..replay.clock import Clock, SystemClock
 from ..rules import api
-from .bot_sessions import BotSessions
+from .bot_sessions import BotSessions, Session
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
@@ -141,6 +141,7 @@ class Games:
         self.archive_dir = archive_dir
         self.metrics = metrics or Metrics()
         self.sessions = BotSessions()  # bot workers' streams (bot_sessions.py)
+        self._handing: set[asyncio.Task[None]] = set()  # ended sessions' hand-backs
         self.bot_key = tokens.bot_key(secret, side.namespace)  # what opens one
 
     # ---- cache -------------------------------------------------------------------------------
@@ -600,6 +601,16 @@ class Games:
             return version
 
         return write
+
+    async def hand_back(self, session: Session) -> None:
+        """End a bot session and publish the decisions it held unanswered. The publishing runs
+        in a task of its own and ends even if the caller is cancelled meanwhile: a killed
+        worker's call is cancelled (and its handler with it) while the hand-back is under way,
+        and a hand-back cut off at its first await left the rest to their deadlines."""
+        task = asyncio.create_task(self.publish(self.sessions.close(session)))
+        self._handing.add(task)
+        task.add_done_callback(self._handing.discard)
+        await asyncio.shield(task)
 
     async def publish(self, messages: list[BotDecision]) -> None:
         """Publish bot decisions to `arena:decisions` (no session took them, or the session
