@@ -2,7 +2,7 @@
 with the invariants holding (the random policy orders camps and plays 走马换将), and the pieces no
 card of the deck reaches (白鸽, 拼点) work when a skill would use them.
 
-Default run: 300 games; ``-m slow`` plays 2,000.
+Default run: 50 games; ``-m slow`` plays 2,000.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from services.rules.scenario.loader import load_text
 from services.rules.scenario.table import build
 from tests.rules.invariants import check_cards, check_players, play_random
 
-GAMES = 100
+GAMES = 50
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 

@@ -3,7 +3,7 @@ invariants holding and an outcome the camp tables allow; the identity skills all
 the random policy; the lord-death triggers come in the seed's order; nobody learns a hidden role
 except through 立储 and 结党.
 
-Default run: 100 games per variant and generals mode; ``-m slow`` plays 2,000 per variant.
+Default run: 20 games per variant and generals mode; ``-m slow`` plays 2,000 per variant.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from tests.rules.invariants import play_random
 from tests.rules.test_redaction import LeakFinder
 
 SIZE = {"beginner": 8, "advanced": 12}
-GAMES = 40
+GAMES = 20
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 30_000
 CAMPS = {

@@ -1,7 +1,7 @@
 """Ruleset ``honglou`` (seed 000): random games end cleanly with the state invariants holding, the
 draft follows A-000-10, and the seed's names resolve to the engine's.
 
-Default run: 3 × 80 games at 5, 8 and 10 players; ``-m slow`` plays 2,000 per count.
+Default run: 3 × 40 games at 5, 8 and 10 players; ``-m slow`` plays 2,000 per count.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.rules.invariants import play_random
 from tests.rules.test_properties import check_outcome
 
 COUNTS = (5, 8, 10)
-GAMES = 80
+GAMES = 40
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 

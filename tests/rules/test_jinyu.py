@@ -1,7 +1,7 @@
 """Ruleset ``jinyu`` (seed 002): random games with and without 谋攻 end cleanly, with the state
 invariants and the card/HP folds holding after every answer, and the redaction of every event.
 
-Default run: 40 games per configuration (5, 8, 10 players × 谋攻 off/on); ``-m slow`` plays 2,000.
+Default run: 20 games per configuration (5, 8, 10 players × 谋攻 off/on); ``-m slow`` plays 2,000.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from services.rules.rulesets.jinyu.counters import counters
 from tests.rules.invariants import play_random
 
 COUNTS = (5, 8, 10)
-GAMES = 40
+GAMES = 20
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 

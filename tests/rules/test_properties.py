@@ -24,7 +24,7 @@ from tests.rules.invariants import CardTracker, HpTracker, check
 
 MAX_DECISIONS = 20_000
 PLAYER_COUNTS = range(4, 11)
-GAMES_PER_COUNT = 40  # default run: 7 × 40 = 280 games
+GAMES_PER_COUNT = 20  # default run: 7 × 20 = 140 games
 SLOW_GAMES = 2_000
 
 
