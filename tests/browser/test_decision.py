@@ -58,14 +58,15 @@ async def test_live_table_shows_the_public_pending_decision_only(
             d = api.pending(hot.game)
             assert d is not None and not hot.game.over
             current = -1
-            for _, data in reversed(await store.read(GAME)):
+            entries = await store.read(GAME)
+            for _, data in reversed(entries):
                 if b"turn_started" in data:
                     e = api.decode_event(decode_entry(data).payload)
                     if type(e).__struct_config__.tag == "turn_started":
                         current = int(getattr(e, "seat"))  # noqa: B009
                         break
             # the page is told the decision at a spectator's position (answers not counted)
-            seen = positions_of(await store.read(GAME)).position(api.SPECTATOR, hot.log.version)
+            seen = positions_of(entries).position(api.SPECTATOR, hot.log.version)
             return d, seen, current
 
         async def answer(d: api.Decision) -> None:
