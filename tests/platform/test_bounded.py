@@ -90,6 +90,14 @@ def _tournament(var: Path, games: int, seed: int, timeout_s: float) -> dict[str,
     return result
 
 
+def _drained(r: redis.Redis, stream: str, group: str) -> bool:
+    """Whether ``group`` has read every entry of ``stream`` and acked them all."""
+    info: Any = r.xinfo_groups(stream)
+    g = next(g for g in info if g["name"] in (group, group.encode()))
+    last: Any = r.xrevrange(stream, "+", "-", count=1)
+    return int(g["pending"]) == 0 and (not last or g["last-delivered-id"] == last[0][0])
+
+
 def _quiet(r: redis.Redis, ns: str, timeout_s: float = 20) -> dict[str, int]:
     """Wait for the keepers to trim what the groups acked and for the ratings to catch up;
     the streams' lengths."""
@@ -98,13 +106,9 @@ def _quiet(r: redis.Redis, ns: str, timeout_s: float = 20) -> dict[str, int]:
         lengths = {s: sum(int(r.xlen(k)) for k in stream_keys(ns, s)) for s in SHARED}
         # `finished` keeps its window; the others keep only what a group has not acked, and
         # approximate trimming leaves at most part of one stream node (< 100 entries)
-        # ... and the ratings consumer has acked every game's announcement (it runs behind
-        # the games, one transaction per game)
-        rated = all(
-            int(r.xpending(k, "ratings")["pending"]) == 0
-            for k in stream_keys(ns, "finished")
-            if r.exists(k)
-        )
+        # ... and the ratings consumer has been handed every game's announcement and acked
+        # it (it runs behind the games, one transaction per game)
+        rated = all(_drained(r, k, "ratings") for k in stream_keys(ns, "finished") if r.exists(k))
         if lengths["matches"] == 0 and lengths["decisions"] == 0 and rated:
             return lengths
         if time.monotonic() > deadline:
