@@ -99,15 +99,15 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
     await browser.wait_for("typeof applyEvent === 'function' && typeof describe === 'function'")
     kinds: set[str] = set()
     wanted = set(event_types())
-    for ruleset, players, options, seed in GAMES + MORE:
-        if (ruleset, players, options, seed) in MORE and kinds >= wanted:
+    for i, (ruleset, players, options, seed) in enumerate(GAMES + MORE):
+        extra = i >= len(GAMES)
+        if extra and kinds >= wanted:
             break
         events = play(ruleset, players, options, seed)
-        if (ruleset, players, options, seed) in MORE and not (
-            {type(e).__struct_config__.tag for e in events} - kinds  # type: ignore[misc]
-        ):
+        tags = {type(e).__struct_config__.tag for e in events}  # type: ignore[misc]
+        if extra and tags <= kinds:
             continue  # adds no kind: not worth the page's time
-        kinds |= {type(e).__struct_config__.tag for e in events}  # type: ignore[misc]
+        kinds |= tags
         cards = [[c.name, c.suit, c.rank] for c in api.new_game(ruleset, players, 0, options).cards]
         names = printed_names(ruleset)
         # role ids shown as they are (extended's are pinyin: chengxiang …) are not words
