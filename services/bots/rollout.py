@@ -122,8 +122,12 @@ class Sim:
     every other seat a copy of it with that seat's mind (:func:`_public_minds`, or told the
     world's roles with ``opponents="oracle"`` or in a game without roles)."""
 
-    def __init__(self, world: Game, me: int, mem: Memory, opponents: str = "belief") -> None:
+    def __init__(
+        self, world: Game, me: int, mem: Memory, opponents: str = "belief", strict: bool = False
+    ) -> None:
         self.world, self.me = world, me
+        self.strict = strict  # a simulated seat's error raises (tests) instead of being counted
+        self.errors = 0  # simulated answers that raised and were replaced by the safe default
         roles = {p.seat: p.role for p in world.players}
         self.roles = [p.role for p in world.players]
         cards = [p.role for p in world.players]
@@ -164,6 +168,9 @@ class Sim:
         try:
             picks = decide(m, view_of(g, s), d)
         except Exception:
+            if self.strict:
+                raise
+            self.errors += 1
             picks = None
         if picks is None or not legal(d, picks):
             picks = safe_default(d)

@@ -152,7 +152,7 @@ class SearchPolicy(HeuristicPolicy):
             roles = sample_roles(belief, seed)
             hint = {t: {r: 1.0} for t, r in roles.items()}
             world = api.determinize(game, d.seat, hint, seed, view=view)
-            sim = Sim(world, d.seat, self.mem, self.opponents)
+            sim = Sim(world, d.seat, self.mem, self.opponents, self.strict)
             of = classes(world)
             scores: list[float] = []
             for c in cands:
@@ -162,6 +162,7 @@ class SearchPolicy(HeuristicPolicy):
                     break
                 scores.append(value(g, d.seat, of, self.fitted))
             self.steps += sim.steps
+            self.errors += sim.errors
             if len(scores) < len(cands):
                 self.cut += 1
                 break
