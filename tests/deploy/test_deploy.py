@@ -291,8 +291,8 @@ def promtool() -> str:
     found = shutil.which("promtool")
     if not found:
         pytest.fail(
-            "promtool is not installed: `apt-get install prometheus` (Debian; .ci/run does it "
-            "as root), or put Prometheus's promtool on PATH"
+            "promtool is not installed: it comes in Debian's package `prometheus` (.ci/run "
+            "installs it as root), or put Prometheus's promtool on PATH"
         )
     return found
 
