@@ -90,13 +90,20 @@ def _value(key: str, prefix: str) -> str:
 _NUMBERS = {str(n): n for n in range(_MADE)}
 
 
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a number as this platform writes one: ASCII digits only. Neither
+    ``str.isdigit`` (true of "²", which ``int`` refuses) nor ``int`` (which takes " 1", "+1",
+    "-1" or "١") is that test; every parser of numbers from outside uses this one."""
+    return text.isascii() and text.isdecimal()
+
+
 def _number(text: str) -> int:
-    """A seat or card number as keys write it: ASCII digits only (an answer may carry anything:
-    ``int`` would take " 1", "+1", "-1" or "١", which name no seat or card)."""
+    """A seat or card number as keys write it (:func:`is_number`: an answer may carry
+    anything)."""
     n = _NUMBERS.get(text)
     if n is not None:
         return n
-    if not (text.isascii() and text.isdecimal()):
+    if not is_number(text):
         raise ValueError(f"{text!r} is not a number of a key")
     return int(text)
 

@@ -21,6 +21,7 @@ import yaml
 from .. import rulesets as _rulesets  # noqa: F401  (registers the rulesets' own event types)
 from ..core.engine import DECISION_KINDS
 from ..core.events import event_types
+from ..core.keys import is_number
 from ..core.registry import RULESETS
 from .model import (
     ROLES,
@@ -82,7 +83,7 @@ class _Checks:
         if not isinstance(value, dict) or len(value) != 1:
             self.fail(path, "one step `SEAT: INTENT`", value)
         ((seat, text),) = value.items()
-        if isinstance(seat, str) and seat.isdigit():
+        if isinstance(seat, str) and is_number(seat):
             seat = int(seat)
         if isinstance(seat, bool) or not isinstance(seat, int):
             self.fail(f"{path} (seat)", f"a seat number in 0..{self.seats - 1}", seat)
@@ -129,7 +130,7 @@ class _Checks:
             self.fail("expect.seats", "a mapping of seat numbers", per_seat)
         seats: dict[int, SeatExpect] = {}
         for key, item in per_seat.items():
-            if not str(key).isdigit():
+            if not is_number(str(key)):
                 self.fail(f"expect.seats.{key}", "a seat number")
             n = self.seat(int(key), f"expect.seats.{key}")
             seats[n] = convert(self.source, item, SeatExpect, f"expect.seats.{n}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
+from ..core.keys import is_number
 from .model import CardRef, Intent, IntentKind, Suit
 
 _SUIT_MAP = {"S": "S", "H": "H", "C": "C", "D": "D", "♠": "S", "♥": "H", "♣": "C", "♦": "D"}
@@ -42,7 +43,7 @@ def _cards(text: str, sep: str) -> tuple[CardRef, ...]:
 
 def _targets(text: str) -> tuple[int, ...]:
     parts = [part.strip() for part in text.split(",")]
-    if not all(part.isdigit() for part in parts):
+    if not all(is_number(part) for part in parts):
         raise NotationError(f"expected targets as seat numbers `-> 1, 2`, got {text!r}")
     return tuple(int(part) for part in parts)
 
@@ -56,7 +57,7 @@ def _choices(text: str) -> Intent:
     while i < len(tokens):
         token = tokens[i]
         nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if token == "seat" and nxt.isdigit():
+        if token == "seat" and is_number(nxt):
             seats.append(int(nxt))
             i += 2
         elif _SUIT_RANK_RE.match(nxt):
