@@ -25,7 +25,7 @@ from ..errors import Refused, unavailable
 from ..eventlog.store import check_game_id
 from ..replay.core import Replay
 from ..replay.http import KEEPALIVE_S, HttpError, Request, Route, Router, head, send
-from ..rules.core.keys import is_number
+from ..rules.api import keys
 from . import identity, routes, schema
 from .clients import Engine, Matchmaker
 from .service import Play
@@ -69,7 +69,7 @@ class PlayHttp:
             except ValueError as exc:
                 raise HttpError(400, str(exc)) from None
         if "seat" in params:
-            if not is_number(params["seat"]) or len(params["seat"]) > 3:
+            if not keys.is_number(params["seat"]) or len(params["seat"]) > 3:
                 raise HttpError(400, "seat must be a seat number")
             args["seat"] = int(params["seat"])
         if "table" in params:
@@ -229,7 +229,7 @@ class PlayHttp:
         """See routes.ROUTES."""
         after = req.int_arg("from")
         last = req.headers.get("last-event-id", "")
-        if is_number(last):
+        if keys.is_number(last):
             after = int(last)
         items = await self.play.seats.stream(p, game, seat, after)
         metrics = self.play.replay.metrics

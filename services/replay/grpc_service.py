@@ -20,7 +20,7 @@ from ..errors import BadRequest, checked_game_id, grpc_stream, grpc_unary
 from ..eventlog.entry import decode_entry
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, replay_pb2
-from ..rules.core.keys import is_number
+from ..rules.api import keys
 from .core import Replay
 from .feed import GameFeed
 from .games import GameFilter, GameSummary
@@ -82,7 +82,7 @@ def _page_token(text: str) -> int:
     """ListGames' page token: the offset of the page, as this server wrote it."""
     if not text:
         return 0
-    if not is_number(text) or len(text) > 12:
+    if not keys.is_number(text) or len(text) > 12:
         raise BadRequest("page_token is not one this server gave")
     return int(text)
 

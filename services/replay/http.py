@@ -38,7 +38,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 
 from ..errors import BadRequest, NotFound, http_error
-from ..rules.core.keys import is_number
+from ..rules.api import keys
 from .access import Grant, parse_viewer
 from .core import GameFilter, Replay, Update
 from .fanout import END, Fanout, sse_chunk
@@ -186,9 +186,9 @@ async def _read_request(reader: asyncio.StreamReader) -> Request | int | None:
         req.body = b"\0chunked"  # refused by _dispatch: bodies need a Content-Length
     elif "content-length" in headers:
         size = headers["content-length"]
-        if not is_number(size) or int(size) > MAX_BODY:
+        if not keys.is_number(size) or int(size) > MAX_BODY:
             req.body = b"\0too-large"
-            if is_number(size) and int(size) <= MAX_DRAIN:  # read it, so the client reads the
+            if keys.is_number(size) and int(size) <= MAX_DRAIN:  # read it, so the client reads the
                 with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):  # 413
                     await reader.readexactly(int(size))
         else:
@@ -382,7 +382,7 @@ class HttpServer:
         viewer, token, delay = self._viewer_args(req)
         after = max(0, req.int_arg("from"))
         last_id = req.headers.get("last-event-id", "")
-        if is_number(last_id):
+        if keys.is_number(last_id):
             after = int(last_id)
         feed, grant = await self.replay.grant(game, viewer, token, delay)
         after = feed.positions.seq(grant.viewer, after)  # the client's position: a log seq here

@@ -110,6 +110,9 @@ def test_tournament_refuses_oracle(tmp_path: Path) -> None:
     assert p.returncode == 2 and "oracle" in err
 
 
+GAMES = 8  # of the crash test: it must outlast finding and killing two workers
+
+
 def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) -> None:
     """The platform a tournament starts is kept alive by it: a killed engine and bot worker are
     restarted, a Redis restart is waited out; the run ends normally, without a traceback."""
@@ -117,7 +120,9 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
     var = tmp_path / "var"
     p = arena(
         "tournament",
-        *("--var", str(var), "--redis-url", redis.url, "--games", "4", "--players", "4"),
+        # enough games that the run is still going when its workers are killed (4 random
+        # 4-player games once ended before the test found the engine to kill)
+        *("--var", str(var), "--redis-url", redis.url, "--games", str(GAMES), "--players", "4"),
         *("--policies", "random", "--concurrency", "4", "--json"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -139,7 +144,7 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
                 return pid is not None or p.poll() is not None
 
             until(running, 60, what)
-            assert pid is not None, p.communicate()
+            assert pid is not None, ("the run ended before the kill", p.communicate())
             os.kill(pid, signal.SIGKILL)
         redis.process.kill()
         redis.process.wait()
@@ -156,4 +161,4 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
     lines = err.splitlines()
     assert lines[0].startswith("arena tournament: starting a platform for this run"), err
     assert "engine-0 restarted" in err and "bots-0 restarted" in err, err
-    assert json.loads(out)["games_done"] == 4
+    assert json.loads(out)["games_done"] == GAMES
