@@ -115,12 +115,17 @@ async def test_two_engines_two_bots_one_bot_killed(
         held = 0
         while time.monotonic() < deadline and held == 0:  # mid-game, holding messages
             if await _published(redis_client, ns) >= 20 * GAMES:
+                # frozen, it cannot ack while we look: a worker that answers quickly holds a
+                # message only for an instant, which a loaded machine's sampling could miss
+                bots[0].send_signal(signal.SIGSTOP)
                 held = await _pending(redis_client, ns, "b0")
-            else:
-                await asyncio.sleep(0.01)
+                if not held:
+                    bots[0].send_signal(signal.SIGCONT)
+            await asyncio.sleep(0.01)
         bots[0].send_signal(signal.SIGKILL)
         bots[0].wait()
-        assert held > 0, "the bot worker never held a message"
+        published = await _published(redis_client, ns)
+        assert held > 0, f"the bot worker never held a message ({published} published)"
         files = await _wait_archived(archive, GAMES, deadline)
         # a message the dead worker held for a decision already superseded (a window asked of
         # several seats, answered by another) blocks no game: the games may all finish before
