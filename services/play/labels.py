@@ -80,13 +80,13 @@ def option(key: str, d: api.Decision, t: Table) -> schema.Option:
     kind the rulesets produce, so none reaches a player unlabelled)."""
     about = str(d.info.get("about", ""))
     kind, sep, rest = key.partition(":")
-    if sep and kind == "card" and rest.isdigit():
+    if sep and kind == "card" and api.keys.is_number(rest):
         return schema.Option(key=key, type="card", text=t.card(int(rest)), card=int(rest))
-    if sep and kind == "recast" and rest.isdigit():
+    if sep and kind == "recast" and api.keys.is_number(rest):
         return schema.Option(
             key=key, type="recast", text=f"重铸 {t.card(int(rest))}", card=int(rest)
         )
-    if sep and kind == "seat" and rest.isdigit():
+    if sep and kind == "seat" and api.keys.is_number(rest):
         return schema.Option(key=key, type="seat", text=t.seat(int(rest)), seat=int(rest))
     if sep and kind == "skill" and rest:
         return schema.Option(key=key, type="skill", text=t.name(rest))
