@@ -102,3 +102,26 @@ def test_keys_read_only_plain_numbers() -> None:
     assert (keys.kind_of("yes"), keys.value_of("yes")) == ("", "yes")
     with pytest.raises(ValueError):
         keys.card_of("card:+1")
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("0", True),
+        ("12", True),
+        ("9" * api.keys.MAX_DIGITS, True),
+        ("9" * (api.keys.MAX_DIGITS + 1), False),  # int() refuses 4,300+ digits: never near it
+        ("9" * 5000, False),
+        ("", False),
+        ("²", False),  # str.isdigit says yes, int() refuses it
+        ("١", False),  # int() reads it as 1
+        ("+1", False),
+        ("-1", False),
+        (" 1", False),
+        ("1\n", False),
+    ],
+)
+def test_is_number_is_what_int_reads_as_the_platform_wrote_it(text: str, number: bool) -> None:
+    assert api.keys.is_number(text) is number
+    if number:
+        assert str(int(text)) == text.lstrip("0") or text.strip("0") == ""

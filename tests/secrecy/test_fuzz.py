@@ -518,10 +518,18 @@ async def test_measured_bad_inputs(
             await _http(hport, b"GET /api/games/nosuch/verify HTTP/1.1\r\nHost: x\r\n\r\n") == 404
         )
         assert await _http(hport, b"nonsense\r\n\r\n") == 400
-        for header in ("Content-Length: ²", "Last-Event-ID: ²"):
-            raw = f"POST /api/games HTTP/1.1\r\nHost: x\r\n{header}\r\n\r\n".encode()
+        # "²" passes str.isdigit; 5,000 digits pass is_number's test but not int() (at most
+        # 4,300 digits): neither may reach int()
+        huge = "9" * 5000
+        for target, header in (
+            ("POST /api/games", "Content-Length: ²"),
+            ("POST /api/games", f"Content-Length: {huge}"),
+            ("GET /api/games/nosuch/stream", "Last-Event-ID: ²"),
+            ("GET /api/games/nosuch/stream", f"Last-Event-ID: {huge}"),
+        ):
+            raw = f"{target} HTTP/1.1\r\nHost: x\r\n{header}\r\n\r\n".encode()
             status = await _http(hport, raw)
-            assert status is not None and status < 500, (header, status)
+            assert status is not None and status < 500, (header[:20], status)
     _no_errors(caplog)
 
 

@@ -90,11 +90,16 @@ def _value(key: str, prefix: str) -> str:
 _NUMBERS = {str(n): n for n in range(_MADE)}
 
 
+MAX_DIGITS = 19
+"""The longest number this platform writes (any 64-bit count, seat, card or position)."""
+
+
 def is_number(text: str) -> bool:
-    """Whether ``text`` is a number as this platform writes one: ASCII digits only. Neither
-    ``str.isdigit`` (true of "²", which ``int`` refuses) nor ``int`` (which takes " 1", "+1",
-    "-1" or "١") is that test; every parser of numbers from outside uses this one."""
-    return text.isascii() and text.isdecimal()
+    """Whether ``text`` is a number as this platform writes one: ASCII digits only, at most
+    :data:`MAX_DIGITS` of them, so ``int(text)`` always succeeds. Neither ``str.isdigit`` (true
+    of "²", which ``int`` refuses) nor ``int`` (which takes " 1", "+1", "-1" or "١", and refuses
+    more than 4,300 digits) is that test; every parser of numbers from outside uses this one."""
+    return len(text) <= MAX_DIGITS and text.isascii() and text.isdecimal()
 
 
 def _number(text: str) -> int:
