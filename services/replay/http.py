@@ -186,14 +186,15 @@ async def _read_request(reader: asyncio.StreamReader) -> Request | int | None:
         req.body = b"\0chunked"  # refused by _dispatch: bodies need a Content-Length
     elif "content-length" in headers:
         size = headers["content-length"]
-        if not keys.is_number(size) or int(size) > MAX_BODY:
+        length = int(size) if keys.is_number(size) else None
+        if length is None or length > MAX_BODY:
             req.body = b"\0too-large"
-            if keys.is_number(size) and int(size) <= MAX_DRAIN:  # read it, so the client reads the
+            if length is not None and length <= MAX_DRAIN:  # read it, so the client reads the
                 with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):  # 413
-                    await reader.readexactly(int(size))
+                    await reader.readexactly(length)
         else:
             try:
-                req.body = await reader.readexactly(int(size))
+                req.body = await reader.readexactly(length)
             except (asyncio.IncompleteReadError, ConnectionError):
                 return None
     return req
