@@ -116,9 +116,14 @@ async def test_two_engines_two_bots_one_bot_killed(
         while time.monotonic() < deadline and held == 0:  # mid-game, holding messages
             if await _published(redis_client, ns) >= 20 * GAMES:
                 # frozen, it cannot ack while we look: a worker that answers quickly holds a
-                # message only for an instant, which a loaded machine's sampling could miss
+                # message only for an instant, which a loaded machine's sampling could miss.
+                # Frozen inside its blocking XREADGROUP, Redis still hands it the next entry
+                # (and lists it as pending), so wait a little before thawing it to try again.
                 bots[0].send_signal(signal.SIGSTOP)
-                held = await _pending(redis_client, ns, "b0")
+                frozen = time.monotonic() + 1.0
+                while not held and time.monotonic() < frozen:
+                    held = await _pending(redis_client, ns, "b0")
+                    await asyncio.sleep(0.02)
                 if not held:
                     bots[0].send_signal(signal.SIGCONT)
             await asyncio.sleep(0.01)

@@ -110,7 +110,7 @@ def test_tournament_refuses_oracle(tmp_path: Path) -> None:
     assert p.returncode == 2 and "oracle" in err
 
 
-GAMES = 8  # of the crash test: it must outlast finding and killing two workers
+GAMES = 8  # of the crash test: the bot worker is frozen before the kills, so 8 suffice
 
 
 def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) -> None:
@@ -120,8 +120,6 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
     var = tmp_path / "var"
     p = arena(
         "tournament",
-        # enough games that the run is still going when its workers are killed (4 random
-        # 4-player games once ended before the test found the engine to kill)
         *("--var", str(var), "--redis-url", redis.url, "--games", str(GAMES), "--players", "4"),
         *("--policies", "random", "--concurrency", "4", "--json"),
         stdout=subprocess.PIPE,
@@ -129,23 +127,29 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
     )
     decisions = stream_keys("arena", DECISIONS.name)  # every partition's
     try:
-        with redis_py.Redis.from_url(redis.url) as r:  # play has begun: the workers are up
+        pids: dict[str, int] = {}
+        for what in ("services.cli engine", "services.cli bots"):
+
+            def running(w: str = what) -> bool:
+                pid = find_below(p.pid, w)
+                if pid is not None:
+                    pids[w] = pid
+                return pid is not None or p.poll() is not None
+
+            until(running, 60, what)
+            assert what in pids, ("the run ended before the kill", p.communicate())
+        with redis_py.Redis.from_url(redis.url) as r:  # play has begun
             until(
                 lambda: sum(r.xlen(k) for k in decisions) > 0 or p.poll() is not None,
                 120,
                 "play",
             )
-        for what in ("services.cli engine", "services.cli bots"):
-            pid = None
-
-            def running(w: str = what) -> bool:
-                nonlocal pid
-                pid = find_below(p.pid, w)
-                return pid is not None or p.poll() is not None
-
-            until(running, 60, what)
-            assert pid is not None, ("the run ended before the kill", p.communicate())
-            os.kill(pid, signal.SIGKILL)
+        # frozen, the bot worker answers nothing more: the run cannot end before the kills
+        # (a loaded machine once took longer to find a worker than 8 games took to play)
+        os.kill(pids["services.cli bots"], signal.SIGSTOP)
+        assert p.poll() is None, ("the run ended before the kill", p.communicate())
+        os.kill(pids["services.cli engine"], signal.SIGKILL)
+        os.kill(pids["services.cli bots"], signal.SIGKILL)
         redis.process.kill()
         redis.process.wait()
         time.sleep(0.5)
