@@ -1,14 +1,21 @@
 """api.determinize: a state the seat could be in, built from what it has seen only.
 
-Property tests over states reached by seeded random play at any decision: the determinized state
-never contradicts the deciding seat's view; it reads nothing the seat may not know (a second
-state that differs from the first only in hidden things — unseen hands, the pile, hidden roles,
-the seed — determinizes to the very same bytes); and the engine plays on from it. A few hundred
-states in the default suite, thousands under ``-m slow``.
+Property tests over states reached by seeded random play at any decision, of every ruleset (the
+drafts, seed 003's camps and face-down generals, 谋攻's hidden lord and seed 004's identities
+included): the determinized state never contradicts the deciding seat's view and keeps the
+invariants of a game at rest; it reads nothing the seat may not know — a second truth that
+differs from the first only in hidden things determinizes to the very same bytes; and the engine
+plays on from it. The second truth is the determinizer's own resample of the first (unseen
+hands, the pile, hidden roles, the seed) changed again by hand where the view shows nothing
+either: two hidden seats' role cards swapped with what goes with them (identity skills, 明君,
+a disguise), other generals in the face-down camp and on a face-down battlefield, other draft
+offers and secret picks, another leftover return value. 200 states in the default suite, 3,000
+under ``-m slow``.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -18,14 +25,28 @@ from hypothesis import strategies as st
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.api import Game, View
+from services.rules.core.index import skills_changed
 from services.rules.determinize import ViewMismatch, contradictions
+from services.rules.rulesets.chengtian import CampOrder
+from services.rules.rulesets.chengtian.camp import camp_of, refresh_skills
+from services.rules.rulesets.draft import Draft
+from services.rules.rulesets.extended.frames import CeLi
+from services.rules.rulesets.jinyu import JinYu
+from services.rules.rulesets.jinyu.mougong import MINGJUN
+from services.rules.skills.standard_more import GuanXingFrame
+from tests.rules import invariants
 
 TABLES: list[tuple[str, int, dict[str, Any]]] = [
     ("standard", 8, {}),
     ("standard", 5, {}),
+    ("standard", 5, {"generals": "draft"}),
     ("jinyu", 8, {"mougong": True}),
+    ("jinyu", 8, {"mougong": True, "mougong_draft": "lord_offer"}),
     ("extended", 8, {}),
+    ("extended", 12, {}),
     ("honglou", 6, {}),
+    ("chengtian", 2, {}),
+    ("chengtian", 2, {"fall_deploy_face_down": True, "face_down_skills": True}),
 ]
 
 
@@ -58,10 +79,126 @@ def _belief(g: Game, weights: list[float]) -> dict[int, dict[str, float]]:
     }
 
 
+# --- another truth the seat cannot tell from the first ------------------------------------------
+def _other(g: Game, view: View, alt: int) -> Game:
+    """A truth ``view``'s seat cannot tell from ``g`` (see the module docstring)."""
+    seat = view.viewer
+    other = api.determinize(g, seat, None, alt, view=view)
+    rnd = random.Random(alt)
+    _swap_role_cards(other, view, rnd)
+    _other_generals(other, seat, rnd)
+    if type(other.ret) is int:  # a finished frame's value (a card taken blindly, a damage)
+        other.ret = rnd.randrange(len(other.cards))
+    other.seed, other.rng = alt, g.rng + alt % 7  # another seed too: the future is hidden
+    return other
+
+
+def _swap_role_cards(g: Game, view: View, rnd: random.Random) -> None:
+    """Two seats whose roles ``view`` does not show swap role cards, and what goes with a role:
+    seed 004's identity skills, 谋攻's disguise and its hidden lord's 明君 (and the lord's offer
+    in a draft that deals the hidden lord apart)."""
+    hidden = [t for t, s in enumerate(view.seats) if t != view.viewer and not s.role]
+    if len(hidden) < 2 or any(isinstance(fr, CeLi) for fr in g.stack):
+        return  # (策立's candidates are chosen by role: tests/rules of its own frame below)
+    u, v = rnd.sample(hidden, 2)
+    for fr in g.stack:
+        if isinstance(fr, Draft) and fr.lord in (u, v):
+            if bool(fr.picks[u]) != bool(fr.picks[v]):
+                return
+            fr.offers[u], fr.offers[v] = fr.offers[v], fr.offers[u]
+            fr.picks[u], fr.picks[v] = fr.picks[v], fr.picks[u]
+            fr.lord = u + v - fr.lord
+    a, b = g.players[u], g.players[v]
+    a.role, b.role = b.role, a.role
+    if g.ruleset == "extended":
+        a.ext, b.ext = b.ext, a.ext
+    if g.ruleset == "jinyu":
+        da, db = a.marks.pop("disguised", 0), b.marks.pop("disguised", 0)
+        if db:
+            a.marks["disguised"] = db
+        if da:
+            b.marks["disguised"] = da
+        for t in (u, v):
+            _jinyu_rule_skills(g, t)
+    skills_changed(g)
+
+
+def _jinyu_rule_skills(g: Game, seat: int) -> None:
+    """A seated 谋攻 seat's skills as its (swapped) role gives them: 明君 and no lord skills
+    for a hidden lord, the general's lord skills back for anyone else."""
+    rs = api.RULESETS[g.ruleset]
+    assert isinstance(rs, JinYu)
+    p = g.players[seat]
+    if not p.skills or not rs.hidden_lord(g):
+        return  # not seated yet (the draft), or no hidden lord
+    gen = rs.generals()[p.general]
+    lords = [s for s in gen.skills if api.SKILLS[s].lord]
+    p.skills = [s for s in p.skills if s != MINGJUN] + [s for s in lords if s not in p.skills]
+    rs.attach_rule_skills(g, seat)
+
+
+def _other_generals(g: Game, seat: int, rnd: random.Random) -> None:
+    """Generals ``seat`` has not seen are swapped for others nobody holds: seed 003's other
+    camp, its face-down battlefield general and the generals it is still to order; the draft
+    offers of the other seats (the lord candidates a lord's offer always has kept, and a public
+    pick) and their secret picks."""
+    rs: Any = api.RULESETS[g.ruleset]
+    held = {p.general for p in g.players}
+    frames = [fr for fr in g.stack if isinstance(fr, Draft | CampOrder)]
+    for fr in frames:
+        held.update(x for offer in fr.offers for x in offer)
+    if g.ruleset == "chengtian":
+        held.update(x for p in g.players for x in camp_of(p))
+        pool = rs.pool(g)
+    elif frames:
+        pool = list(rs.roster(g))
+    else:
+        return
+    free = sorted(set(pool) - held)
+    rnd.shuffle(free)
+    if g.ruleset == "chengtian":
+        _other_camp(g, 1 - seat, free)
+    for fr in frames:
+        if isinstance(fr, CampOrder):
+            fr.offers[1 - seat] = [free.pop() if free else x for x in fr.offers[1 - seat]]
+        elif isinstance(fr, Draft):
+            _other_offers(g, fr, seat, free, rnd)
+
+
+def _other_camp(g: Game, opp: int, free: list[str]) -> None:
+    p = g.players[opp]
+    camp = camp_of(p)
+    for i, old in enumerate(camp):
+        if free:
+            camp[i] = free.pop()
+            if f"hp:{old}" in p.marks:
+                p.marks[f"hp:{camp[i]}"] = p.marks.pop(f"hp:{old}")
+    if p.marks.get("face_down") and free:
+        gen = api.RULESETS[g.ruleset].generals()[free.pop()]
+        p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
+        refresh_skills(g, opp)
+
+
+def _other_offers(g: Game, fr: Draft, seat: int, free: list[str], rnd: random.Random) -> None:
+    rs: Any = api.RULESETS[g.ruleset]
+    public = rs.public_lord(g)
+    cands = set(rs.lord_candidates(g, rs.roster(g))) if fr.lord >= 0 else set()
+    for t, offer in enumerate(fr.offers):
+        if t == seat or not offer:
+            continue
+        keep = set(cands) if t == fr.lord else set()
+        if public and t == fr.lord:
+            keep.add(fr.picks[t])
+        fr.offers[t] = [x if x in keep or not free else free.pop() for x in offer]
+        if fr.picks[t] and not (public and t == fr.lord):
+            fr.picks[t] = rnd.choice(fr.offers[t])
+
+
+# --- the properties -------------------------------------------------------------------------
 STATES = {
     "table": st.integers(0, len(TABLES) - 1),
     "seed": st.integers(0, 10**6),
-    "steps": st.integers(0, 250),
+    "steps": st.one_of(st.integers(0, 12), st.integers(0, 250)),  # drafts come first
     "det": st.integers(0, 2**62),
     "alt": st.integers(0, 2**62),
     "weights": st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
@@ -75,9 +212,12 @@ def _check(table: int, seed: int, steps: int, det: int, alt: int, weights: list[
     out = api.determinize(g, seat, belief, det, view=view)
     assert contradictions(out, view) == []
     assert contradictions(g, view) == []  # the check itself: the truth agrees with the view
+    invariants.check(out)
+    for fr in out.stack:  # 观星's cards, seen by their seat, stay on top of the pile
+        if isinstance(fr, GuanXingFrame) and fr.seat == seat:
+            assert out.draw[len(out.draw) - len(fr.cards) :] == fr.cards[::-1]
     # another truth the seat cannot tell from this one, determinized alike, gives the same bytes
-    other = api.determinize(g, seat, None, alt, view=view)
-    other.seed, other.rng = alt, g.rng + alt % 7  # another seed too: the future is hidden
+    other = _other(g, view, alt)
     assert contradictions(other, view) == []
     again = api.determinize(other, seat, belief, det, view=view)
     assert api.snapshot(again) == api.snapshot(out)
@@ -89,6 +229,7 @@ def _check(table: int, seed: int, steps: int, det: int, alt: int, weights: list[
         d = out.pending
         assert d is not None
         api.submit(out, pol.act(d))
+        invariants.check(out)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,6 +247,23 @@ def test_determinize_many_states(
     table: int, seed: int, steps: int, det: int, alt: int, weights: list[float]
 ) -> None:
     _check(table, seed, steps, det, alt, weights)
+
+
+@pytest.mark.parametrize("table", range(len(TABLES)))
+def test_a_determinized_state_plays_to_the_end(table: int) -> None:
+    """From a determinized state the engine plays the game out, every rest a legal state."""
+    for seed, steps in ((5, 4), (6, 90)):
+        g, view = _state(table, seed, steps)
+        out = api.determinize(g, view.viewer, None, seed, view=view)
+        pol = RandomPolicy(seed)
+        for _ in range(5000):
+            if out.over:
+                break
+            d = out.pending
+            assert d is not None
+            api.submit(out, pol.act(d))
+            invariants.check(out)
+        assert out.over
 
 
 def test_hidden_things_are_resampled() -> None:
