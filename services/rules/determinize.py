@@ -1,7 +1,8 @@
 """Determinization: a full game state that one seat could be in, for look-ahead.
 
 ``determinize(g, seat, belief, seed, view=view)`` (through ``api.determinize``, which works on a
-fork) keeps everything ``seat`` knows and resamples everything it does not:
+fork), asked at ``seat``'s own decision (:class:`NotDeciding` while another seat's is pending),
+keeps everything ``seat`` knows and resamples everything it does not:
 
 - the hand cards of the other seats that ``view`` has not seen, and the draw pile: every such card
   is dealt again at random (each seat keeps its public hand count, the pile its size);
@@ -13,8 +14,11 @@ What it reads from the true state beyond the view — which cards are unknown (a
 and the multiset of hidden role cards — is the same in every state the seat cannot tell apart,
 so the result depends only on what the seat knows, ``belief`` and ``seed`` (the property tests
 in tests/rules/test_determinize.py check this by determinizing states that differ only in hidden
-things). Not resampled: generals dealt face down and cards a ruleset keeps face down in its own
-seat state; the frames on the stack are copied as they are.
+things). A number a finished frame left in ``g.ret`` becomes None and the marks are sorted
+(neither is read as it is). The rulesets and frames deal again what they keep secret through
+``Ruleset.roles_redealt``, ``Ruleset.redeal_generals`` and ``Frame.redeal`` (core/redeal.py);
+until they do, generals dealt face down, what goes with a role card and the frames on the stack
+are copied as they are.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Mapping
 
 from .core import rng
 from .core.index import skills_changed
+from .core.redeal import Redeal
+from .core.registry import ruleset_of
 from .core.state import Game
 from .core.views import View
 
@@ -33,17 +39,31 @@ class ViewMismatch(ValueError):
     """The view is not a view of this game (a seen card is not where the view has it)."""
 
 
-def _u01(seed: int, counter: int) -> float:
-    return rng.random_u64(seed, counter) / 2.0**64
+class NotDeciding(ValueError):
+    """A decision of another seat is pending: its options and the frames that asked it are
+    that seat's (its hand, its secret pick), so no state can be dealt for this one."""
 
 
 def resample(g: Game, seat: int, belief: Belief | None, seed: int, view: View) -> Game:
     """Resample ``g`` in place (see the module docstring) and return it."""
+    known = _seen_hands(g, seat, view)
+    if g.pending is not None and g.pending.seat != seat:
+        raise NotDeciding(f"seat {g.pending.seat} is deciding, not seat {seat}")
+    rd = _deal_cards(g, seat, seed, known)
+    before = _roles(g, seat, belief, view, rd)
+    g.seed = rd.u64() >> 1
+    g.rng = 0
+    _redeal_the_rest(g, seat, before, rd)
+    skills_changed(g)  # a lord skill follows a resampled role, a skill a resampled general
+    return g
+
+
+def _seen_hands(g: Game, seat: int, view: View) -> dict[int, list[int]]:
+    """The cards ``view`` has seen in each other hand (ViewMismatch if the game disagrees)."""
     n = len(g.players)
     if len(view.seats) != n or not 0 <= seat < n:
         raise ViewMismatch(f"a view of {len(view.seats)} seats for a game of {n}")
     known: dict[int, list[int]] = {}
-    unknown: set[int] = set(g.draw)
     for t, p in enumerate(g.players):
         if t == seat:
             continue
@@ -51,38 +71,44 @@ def resample(g: Game, seat: int, belief: Belief | None, seed: int, view: View) -
         if not set(seen) <= set(p.hand) or view.seats[t].hand_count != len(p.hand):
             raise ViewMismatch(f"seat {t}'s hand is not as the view has it")
         known[t] = seen
-        unknown.update(c for c in p.hand if c not in seen)
     if view.draw_count != len(g.draw):
         raise ViewMismatch("the draw pile is not the size the view has")
-    pool = sorted(unknown)
+    return known
+
+
+def _deal_cards(g: Game, seat: int, seed: int, known: dict[int, list[int]]) -> Redeal:
+    """Deal the cards of the other hands not ``known`` to ``seat``, and the pile, again; the
+    draws for the rest go on where this deal stopped."""
+    dealt: dict[int, tuple[str, int]] = {c: ("draw", i) for i, c in enumerate(g.draw)}
+    for t, seen in known.items():
+        dealt.update((c, ("hand", t)) for c in g.players[t].hand if c not in seen)
+    pool = sorted(dealt)
     perm, counter = rng.shuffle_indices(seed, 0, len(pool))
     cards = [pool[i] for i in perm]
+    fresh: dict[int, list[int]] = {}
     at = 0
-    for t, p in enumerate(g.players):
-        if t == seat:
-            continue
-        need = len(p.hand) - len(known[t])
-        p.hand = known[t] + cards[at : at + need]
+    for t, seen in known.items():
+        p = g.players[t]
+        need = len(p.hand) - len(seen)
+        fresh[t] = cards[at : at + need]
+        p.hand = seen + fresh[t]
         at += need
     g.draw = cards[at:]
-    counter = _roles(g, seat, belief, seed, view, counter)
-    skills_changed(g)  # a lord skill follows a resampled role
-    g.seed = rng.random_u64(seed, counter) >> 1
-    g.rng = 0
-    return g
+    return Redeal(seat, seed, counter, dealt, fresh)
 
 
-def _roles(g: Game, seat: int, belief: Belief | None, seed: int, view: View, counter: int) -> int:
-    """Deal the hidden role cards again over the seats whose role ``view`` does not show."""
+def _roles(g: Game, seat: int, belief: Belief | None, view: View, rd: Redeal) -> dict[int, str]:
+    """Deal the hidden role cards again over the seats whose role ``view`` does not show;
+    returns those seats with the role each held."""
     hidden = [t for t in range(len(g.players)) if t != seat and not view.seats[t].role]
-    left = sorted(g.players[t].role for t in hidden)
+    before = {t: g.players[t].role for t in hidden}
+    left = sorted(before.values())
     for t in hidden:
         options = sorted(set(left))
         w = [left.count(r) * (belief.get(t, {}).get(r, 0.0) if belief else 1.0) for r in options]
         if sum(w) <= 0:
             w = [float(left.count(r)) for r in options]
-        x = _u01(seed, counter) * sum(w)
-        counter += 1
+        x = rd.u64() / 2.0**64 * sum(w)
         pick = options[-1]
         for r, wr in zip(options, w, strict=True):
             if x < wr:
@@ -91,7 +117,25 @@ def _roles(g: Game, seat: int, belief: Belief | None, seed: int, view: View, cou
             x -= wr
         g.players[t].role = pick
         left.remove(pick)
-    return counter
+    return before
+
+
+def _redeal_the_rest(g: Game, seat: int, before: dict[int, str], rd: Redeal) -> None:
+    """What the ruleset and the frames keep that ``seat`` may not know, dealt again by them
+    (core/redeal.py), and what is left over from the past made canonical."""
+    rs = ruleset_of(g)
+    rs.roles_redealt(g, seat, before, rd)
+    rd.offer_generals(rs.general_pool(g), rs.seen_generals(g, seat))
+    rs.redeal_generals(g, seat, rd)
+    for fr in g.stack:
+        fr.redeal(g, rd)
+    if type(g.ret) is int:
+        # a number left by a finished frame: a card taken blindly (PickCard) or a damage dealt.
+        # Every frame reads its child's value in the step right after the child pops, with no
+        # decision between, and a decision is pending: nobody reads this one again
+        g.ret = None
+    for p in g.players:  # marks are named numbers: the order they were set in is history
+        p.marks = dict(sorted(p.marks.items()))
 
 
 def contradictions(g: Game, view: View) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import CardDef
 from .damage import Death, recover
@@ -14,6 +14,9 @@ from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
 from .use import specs_of
 from .zones import discard_areas, draw
+
+if TYPE_CHECKING:  # the determinizer's draws (core/redeal.py names General, defined here)
+    from .redeal import Redeal
 
 __all__ = [
     "RULESETS",
@@ -206,6 +209,28 @@ class Ruleset(ABC):
     def judge_area_changed(self, g: Game, seat: int) -> None:
         """A card entered or left ``seat``'s judgement area (a ruleset's 乐不思蜀 may seal skills
         while it lies there)."""
+        return None  # an optional hook, not an abstract one
+
+    # --- what the determinizer deals again (determinize.py, core/redeal.py) ----------------------
+    def roles_redealt(self, g: Game, seat: int, before: dict[int, str], rd: Redeal) -> None:
+        """The role cards of the seats in ``before`` (seat -> the role it held) were dealt again
+        for ``seat``'s look-ahead: bring what goes with a role card in line (identity skills, a
+        hidden lord's skills, a disguise), as a function of the new roles and of what ``seat``
+        knows only. Standard: nothing (lord skills follow the role by themselves)."""
+        return None  # an optional hook, not an abstract one
+
+    def general_pool(self, g: Game) -> list[str]:
+        """The generals this game deals from (a draft's roster); standard's vanilla game: none."""
+        return []
+
+    def seen_generals(self, g: Game, seat: int) -> set[str]:
+        """The generals ``seat`` knows where they are: every seated one (they are chosen in
+        public), and its own in a draft (``Frame.redeal`` deals the others' offers again)."""
+        return {p.general for p in g.players}
+
+    def redeal_generals(self, g: Game, seat: int, rd: Redeal) -> None:
+        """Deal again, from ``rd``, the generals this ruleset keeps face down from ``seat``
+        (none: every seated general is public)."""
         return None  # an optional hook, not an abstract one
 
     def new_player(self, seat: int) -> Player:

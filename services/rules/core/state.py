@@ -14,6 +14,9 @@ import msgspec
 
 from .cards import CardDef
 
+if TYPE_CHECKING:  # the determinizer's draws (core/redeal.py reads the state defined here)
+    from .redeal import Redeal
+
 SLOTS = ("weapon", "armor", "plus", "minus", "mount")  # mount: a ruleset's single 坐骑 slot
 PHASES = ("start", "judge", "draw", "play", "discard", "finish")
 
@@ -60,6 +63,14 @@ class Frame(msgspec.Struct, kw_only=True, tag_field="kind"):
         """Why ``pick`` is not an option of the decision ``d`` this frame asked: the rule that
         forbids it (``core/refusal.py``), or "" if the frame cannot say. Reads the game only."""
         return ""
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """Deal again what this frame holds that seat ``rd.seat`` may not know (another seat's
+        draft offer or secret pick, a card it chose face down), from ``rd``, once the
+        determinizer (determinize.py) has dealt the hands, the pile and the roles again: the
+        frame must read as it would in the state dealt. Most frames hold only what every seat
+        saw happen, and keep it."""
+        return None  # an optional hook, not an abstract one
 
 
 _FRAME_TYPES: dict[str, type[Frame]] = {}
