@@ -36,7 +36,7 @@ Options (REFERENCE Appendix A; default first):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -65,6 +65,9 @@ from .camps import (
 )
 from .frames import IdentityDeath
 from .identity import RULER_AURAS
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 ROLE_SKILLS: dict[str, dict[str, tuple[str, ...]]] = {
     "beginner": {
@@ -203,6 +206,22 @@ class Extended(Standard):
         self.attach_identities(g)
         push(g, Learn())
 
+    def roles_redealt(self, g: Game, seat: int, before: dict[int, str], rd: Redeal) -> None:
+        """The identity skills go with the role card, as the game has left them (军溃 turns
+        every rebel-camp card's into 赏令 alike): a seat dealt a card takes those of a seat
+        that held it (the least, should two cards of a role differ, so nothing shows which)."""
+        held: dict[str, IdentityState] = {}
+        for t, role in before.items():
+            mine = state(g.players[t])
+            if role not in held or _order(mine) < _order(held[role]):
+                held[role] = mine
+        for t in before:
+            took = held[g.players[t].role]
+            g.players[t].ext = IdentityState(
+                identity=list(took.identity), lord_skills=took.lord_skills
+            )
+        skills_changed(g)
+
     def check_winner(self, g: Game) -> None:
         """§6.2.3 / §6.3.3 after every death (A-004-05: before any death-triggered skill)."""
         result = (advanced_result if advanced(g) else beginner_result)(g, g.options)
@@ -216,6 +235,10 @@ class Extended(Standard):
         if g.options.get("standard_rewards"):
             super().death_penalty(g, dead, killer)
         push(g, IdentityDeath(dead=dead, killer=killer))
+
+
+def _order(st: IdentityState) -> tuple[list[str], bool]:
+    return st.identity, st.lord_skills
 
 
 def learn(g: Game) -> None:

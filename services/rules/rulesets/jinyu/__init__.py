@@ -35,7 +35,7 @@ renegade knows the first rebel after it in turn order (real games pick at random
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.engine import emit, shuffle
 from ...core.events import RoleAssigned
@@ -49,6 +49,9 @@ from ..standard import Standard
 from ..standard.generals import standard_generals
 from . import counters, mougong, rules
 from .data import CHOICES, DEFAULTS, GENERAL_TIERS
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 
 @register_ruleset
@@ -165,6 +168,29 @@ class JinYu(Standard):
                     p.skills = [s for s in p.skills if not SKILLS[s].lord]
         p.skills = extra + [s for s in p.skills if s not in extra]
         skills_changed(g, seat)
+
+    def roles_redealt(self, g: Game, seat: int, before: dict[int, str], rd: Redeal) -> None:
+        """What goes with a 谋攻 role card: a hidden lord's 明君 and its general's lord skills
+        held back (every seat dealt again holds its general's skills as the new role gives
+        them), and a rebel's disguise (:func:`.mougong.redisguise`)."""
+        if not g.options.get("mougong"):
+            return
+        if self.hidden_lord(g):
+            for t in before:
+                self.fit_rule_skills(g, t)
+        mougong.redisguise(g, [seat, *before], rd)
+
+    def fit_rule_skills(self, g: Game, seat: int) -> None:
+        """A seated seat's skills made again from its general and its role: the general's in
+        printed order, any gained since, the rule skills first (:meth:`attach_rule_skills`)."""
+        p = g.players[seat]
+        if not p.skills:
+            return  # not seated yet: the draft is running
+        gen = self.generals(g.options).get(p.general)
+        own = list(gen.skills) if gen else []
+        rule = (mougong.RAGE_SKILL, rules.RULE_SKILL, mougong.MINGJUN)
+        p.skills = own + [s for s in p.skills if s not in own and s not in rule]
+        self.attach_rule_skills(g, seat)
 
     def prepare_table(self, g: Game) -> None:
         for p in g.players:

@@ -32,7 +32,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -53,6 +53,9 @@ from ...core.views import secret
 from ...core.zones import draw
 from .counters import change_max_hp, counters, gain, reveal_role, set_counter
 from .events import InsightRevealed, RebelDisguised
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 RAGE_SKILL = "谋攻"
 MINGJUN = "明君"
@@ -102,6 +105,27 @@ def disguise_rebels(g: Game, at_random: bool) -> None:
         pick = fresh[rand_below(g, len(fresh))] if at_random else fresh[0]
         g.players[pick].marks["disguised"] = 1
         emit(g, RebelDisguised(seat=r, rebel=pick, seen_by=[r]))
+
+
+def redisguise(g: Game, seats: list[int], rd: Redeal) -> None:
+    """For a look-ahead that deals the roles of ``seats`` again: the disguises not yet used
+    among them (no seat but a renegade is told of one, and a view keeps none) are dealt again
+    over the alive rebels among them, as many as there were."""
+    k = 0
+    for t in seats:
+        marks = g.players[t].marks
+        if marks.get("disguised") and not marks.get("disguise_used"):
+            del marks["disguised"]
+            k += 1
+    rebels = [
+        t
+        for t in sorted(seats)
+        if g.players[t].role == "rebel"
+        and g.players[t].alive
+        and not g.players[t].marks.get("disguised")
+    ]
+    for t in rd.shuffled(rebels)[:k]:
+        g.players[t].marks["disguised"] = 1
 
 
 # 洞察's result is the inspector's alone; who learns of a disguise would name the renegade
