@@ -13,7 +13,7 @@ A drafting ruleset provides ``roster(g)``, ``lord_candidates(g, roster)``, ``dra
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import msgspec
 
@@ -23,6 +23,9 @@ from ..core.keys import general_key, general_of
 from ..core.registry import ruleset_of
 from ..core.ruleset import General
 from ..core.state import Frame, Game
+
+if TYPE_CHECKING:
+    from ..core.redeal import Redeal
 
 
 class DraftRules(Protocol):
@@ -136,6 +139,35 @@ class Draft(Frame, tag="draft"):
             rs.seat_general(g, s, roster[self.picks[s]])
         rs.deal_hands(g)
         pop(g)
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The other seats' offers and secret picks are theirs: each offer is dealt again at its
+        size from the generals ``rd.seat`` has not seen (a lord's keeps the lord candidates it
+        always has, and a public lord's its pick), and a pick already made is one of the new
+        offer. A lord dealt apart in secret is whoever holds the lord's card now."""
+        rs = _rules(g)
+        cands = rs.lord_candidates(g, rs.roster(g)) if self.lord >= 0 else []
+        sizes = [len(o) for o in self.offers]
+        if self.lord >= 0 and not rs.public_lord(g):
+            lord = next(p.seat for p in g.players if p.role == "lord")
+            sizes[self.lord], sizes[lord] = sizes[lord], sizes[self.lord]
+            self.lord = lord
+            rd.take(cands)  # all in the lord's offer, never in another
+        for t, size in enumerate(sizes):
+            if t == rd.seat or not size:
+                continue
+            public_pick = rs.public_lord(g) and t == self.lord
+            keep = list(cands) if t == self.lord else []
+            if public_pick and self.picks[t] not in keep:
+                keep.append(self.picks[t])
+            self.offers[t] = keep + rd.generals(g, size - len(keep))
+            if self.picks[t] and not public_pick:
+                self.picks[t] = self.offers[t][rd.below(size)]
+
+
+def seen_in_draft(g: Game, seat: int) -> set[str]:
+    """The generals ``seat`` has been offered in a draft still running."""
+    return {x for fr in g.stack if isinstance(fr, Draft) for x in fr.offers[seat]}
 
 
 def _shuffled(g: Game, names: list[str]) -> list[str]:

@@ -53,7 +53,7 @@ import csv
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.cards import CardDef
@@ -68,9 +68,20 @@ from ..honglou.data import characters
 from ..standard import RESHUFFLES, RULES_VERSION
 from ..standard.generals import standard_generals
 from . import cards as _cards  # noqa: F401  (registers the seed 003 card texts)
-from .camp import CampState, GeneralFall, camp_of, check_seal, deploy, refresh_skills
+from .camp import (
+    CampState,
+    GeneralFall,
+    camp_of,
+    check_seal,
+    deploy,
+    redeal_camps,
+    refresh_skills,
+)
 from .cards import holds_baige
 from .events import CampFormed
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 _SUIT = {"spade": "S", "heart": "H", "club": "C", "diamond": "D", "": ""}
 
@@ -148,6 +159,23 @@ class ChengTian(Ruleset):
         if which in ("all", "standard"):
             names += list(standard_generals())
         return names
+
+    def general_pool(self, g: Game) -> list[str]:
+        return self.pool(g)
+
+    def seen_generals(self, g: Game, seat: int) -> set[str]:
+        """Its own generals (battlefield, camp, those it is still to order) and every
+        battlefield general face up."""
+        me = g.players[seat]
+        seen = {me.general, *camp_of(me)}
+        seen.update(p.general for p in g.players if not p.marks.get("face_down"))
+        for fr in g.stack:
+            if isinstance(fr, CampOrder):
+                seen.update(fr.offers[seat])
+        return seen
+
+    def redeal_generals(self, g: Game, seat: int, rd: Redeal) -> None:
+        redeal_camps(g, seat, rd)
 
     def equip_slot(self, subtype: str) -> str:
         if subtype in ("defensive_horse", "offensive_horse", "mount"):
@@ -266,6 +294,12 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
                 ),
             )
         pop(g)
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The generals another seat is still to order are its secret: dealt again."""
+        for t, left in enumerate(self.offers):
+            if t != rd.seat:
+                self.offers[t] = rd.generals(g, len(left))
 
     def picked(self, g: Game) -> None:
         name = general_of(answer(g)[0])

@@ -9,6 +9,8 @@ seals it) and ``hp:NAME`` (the HP a benched general keeps, U-003-17).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from ...core.damage import Damage
@@ -24,6 +26,9 @@ from ...core.state import Frame, Game, Player, SeatExt
 from ...core.triggers import Trigger
 from ...core.zones import discard_areas, move
 from .events import GeneralBenched, GeneralDeployed, GeneralFell
+
+if TYPE_CHECKING:
+    from ...core.redeal import Fits, Redeal
 
 REVEAL = "暗置"  # the system skill a face-down seat holds: it reveals at its owner's turn start
 
@@ -150,6 +155,35 @@ def reveal(g: Game, seat: int) -> None:
             hp=p.hp,
         ),
     )
+
+
+def redeal_camps(g: Game, seat: int, rd: Redeal) -> None:
+    """What only its owner knows, dealt again from the generals ``seat`` has not seen: every
+    other seat's camp (a general benched face up included: the view keeps no camp) and its
+    battlefield general while face down. A benched general's kept HP stays at its place in the
+    camp, with a general of at least that HP where there is one; a face-down general is one of
+    the HP its seat shows where there is one (``max_hp_changed`` made that public)."""
+    for p in g.players:
+        if p.seat == seat:
+            continue
+        camp = camp_of(p)
+        kept = [p.marks.pop(f"hp:{name}", 0) for name in camp]  # before a name is dealt again
+        for i, hp in enumerate(kept):
+            camp[i] = rd.general(g, _at_least(hp))
+            if hp:
+                p.marks[f"hp:{camp[i]}"] = hp
+        if p.marks.get("face_down"):
+            gen = general_of(g, rd.general(g, _of_hp(p.max_hp)))
+            p.general, p.gender, p.faction = gen.name, gen.gender, gen.faction
+            refresh_skills(g, p.seat)
+
+
+def _at_least(hp: int) -> Fits:
+    return lambda x: x.hp >= hp
+
+
+def _of_hp(hp: int) -> Fits:
+    return lambda x: x.hp == hp
 
 
 @register

@@ -27,7 +27,7 @@ from ...core.flow import GameFrame
 from ...core.index import skills_changed
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Game
-from ..draft import Draft
+from ..draft import Draft, seen_in_draft
 from .generals import standard_generals
 
 ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels, renegades
@@ -200,6 +200,14 @@ class Standard(Ruleset):
     def roster(self, g: Game) -> dict[str, General]:
         """The draftable generals."""
         return standard_generals()
+
+    def general_pool(self, g: Game) -> list[str]:
+        """The draft's roster (what its offers are dealt from)."""
+        return list(self.roster(g))
+
+    def seen_generals(self, g: Game, seat: int) -> set[str]:
+        """Every seated general, and in a draft the seat's own offer."""
+        return super().seen_generals(g, seat) | seen_in_draft(g, seat)
 
     def lord_candidates(self, g: Game, roster: dict[str, General]) -> list[str]:
         """The generals with a lord skill (曹操, 刘备, 孙权)."""
