@@ -4,7 +4,7 @@ standard edition (标准版, FreeKill ``standard``/QSanguosha)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -26,6 +26,9 @@ from ..core.vcard import VCard, is_slash
 from ..core.zones import draw, move
 from .base import Conversion, Procedure, SkillFrame
 from .wei import HelpersAsk, HuJia
+
+if TYPE_CHECKING:
+    from ..core.redeal import Redeal
 
 
 @register
@@ -216,6 +219,12 @@ class GuanXingFrame(Frame, tag="guanxing"):
             len(self.cards) + 1,
             info={"about": "观星", "cards": list(self.cards)},
         )
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The seat looking at the top cards knows them: they stay on top (and ``arranged``
+        takes them from there)."""
+        if rd.seat == self.seat:
+            rd.pin_on_top(g, self.cards)
 
     def arranged(self, g: Game) -> None:
         picks = answer(g)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -23,6 +23,9 @@ from ..core.use import UseCard
 from ..core.vcard import VCard
 from ..core.zones import discard_from, draw, move
 from .base import Conversion, Procedure, SkillFrame, opt
+
+if TYPE_CHECKING:
+    from ..core.redeal import Redeal
 
 JUDGE_RULES["刚烈"] = lambda c: c.suit != "H"
 JUDGE_RULES["洛神"] = lambda c: color_of(c.suit) == "black"
@@ -347,6 +350,12 @@ class YiJiFrame(Frame, tag="yiji"):
         else:
             self.then(self.again)
             ask(g, self.seat, "confirm", ["yes"], info={"skill": self.skill, "point": "damaged"})
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The cards drawn are seen by their drawer alone: for another seat, cards dealt into
+        the drawer's hand again."""
+        if rd.seat != self.seat:
+            self.drawn = [rd.card(g, c) for c in self.drawn]
 
     def given(self, g: Game) -> None:
         picks = answer(g)

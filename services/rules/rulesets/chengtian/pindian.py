@@ -5,12 +5,17 @@ go to the discard pile. No general of this ruleset starts one yet; skills push `
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...core.engine import answer, ask_choice, emit, pop
 from ...core.events import CardShown
 from ...core.keys import card_keys, card_of
 from ...core.query import prohibited
 from ...core.state import Frame, Game
 from ...core.zones import move
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 
 def can_pindian(g: Game, initiator: int, target: int) -> bool:
@@ -47,6 +52,12 @@ class Pindian(Frame, tag="chengtian_pindian"):
         """``seat`` picks its card, unseen by the other."""
         hand = g.players[seat].hand
         ask_choice(g, seat, card_keys(hand), about="拼点", reason=self.reason)
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The initiator's card, picked unseen: for anyone else, a card dealt into its hand
+        again."""
+        if rd.seat != self.initiator and self.mine >= 0:
+            self.mine = rd.card(g, self.mine)
 
     def initiator_picked(self, g: Game) -> None:
         self.mine = card_of(answer(g)[0])

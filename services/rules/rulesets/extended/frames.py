@@ -9,6 +9,8 @@ lord-death order 继位 > 统义 > 策立 (advanced: 逆储 > 继位 > 统义 > 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from ...core.damage import lose_hp, recover
@@ -22,6 +24,9 @@ from ...core.state import Frame, Game
 from ...core.zones import discard_areas, discard_from, draw
 from .base import IdentitySkill, extra_turn, grow, mark, reveal, state, used
 from .camps import CAMP_OF, REBEL_CAMP, advanced, alive_in, ruler, seat_of
+
+if TYPE_CHECKING:
+    from ...core.redeal import Redeal
 
 ORDER = ("罪己", "逆储", "赏令", "势颓", "军溃", "背水", "守义", "继位", "统义", "策立")
 
@@ -163,6 +168,18 @@ class CeLi(Frame, tag="celi"):
             return
         self.then(self.chosen)
         ask_choice(g, self.seat, ["extra_turn", "lose_hp"], about="策立")
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The candidates are chosen by role (never the 贼首, whose role may be hidden): chosen
+        again by the roles dealt. The seat being offered (its role is its own, so it is a
+        candidate still) keeps its turn, the seats before it in the new order having declined;
+        once every candidate has been offered, all of the new ones have."""
+        if not self.order:
+            return
+        order = _candidates(g, self.seat)
+        asked = self.order[self.i - 1] if self.step == "offer_pantu" and self.i > 0 else -1
+        self.i = order.index(asked) + 1 if asked in order else len(order)
+        self.order = order
 
     def chosen(self, g: Game) -> None:
         if answer(g)[0] == "extra_turn":
