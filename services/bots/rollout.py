@@ -1,8 +1,8 @@
 """Play-outs for the ``hard`` policy: a determinized world played forward by the heuristic itself.
 
-A *world* is one state the searching seat could be in (``api.determinize``: its view kept, the
-unseen hands, the pile, the hidden roles and the seed resampled), with the hidden roles drawn
-jointly from the seat's belief (:func:`sample_roles`). :func:`play_out` plays a fork of it
+A *world* is one state the searching seat could be in (``api.determinize``: its view kept, what
+it has not seen — hands, pile, roles, generals — and the seed resampled), with the hidden roles
+drawn jointly from the seat's belief (:func:`sample_roles`). :func:`play_out` plays a fork of it
 forward: every seat answers with the heuristic's own rules (:func:`.heuristic.decide`), reading
 a view built from the world for that seat alone (its own hand, everyone's public areas) and a
 copy of the searcher's memory of public things (the trick being resolved, the 无懈可击 chain,

@@ -261,10 +261,12 @@ def determinize(
     *,
     view: View,
 ) -> Game:
-    """A copy of ``g`` as ``seat`` (whose ``view`` is given) could find it: what it has seen
-    kept, the unseen hands, the draw pile, the hidden roles (weighted by ``belief``, seat -> role
-    -> probability) and the game's seed resampled from ``seed`` (services/rules/determinize.py).
-    ViewMismatch (a ValueError) if ``view`` is not a view of ``g``."""
+    """A copy of ``g`` as ``seat`` (whose ``view`` is given) could find it at its decision:
+    what it has seen and its own seat kept; the unseen hands, the draw pile, the hidden roles
+    (weighted by ``belief``, seat -> role -> probability) with what goes with them, the generals
+    it has not seen, what the frames hold secretly and the game's seed resampled from ``seed``
+    (services/rules/determinize.py). ViewMismatch (a ValueError) if ``view`` is not a view of
+    ``g``, NotDeciding (a ValueError) if another seat's decision is pending."""
     return _determinize.resample(fork(g), seat, belief, seed, view)
 
 

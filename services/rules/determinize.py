@@ -1,24 +1,48 @@
 """Determinization: a full game state that one seat could be in, for look-ahead.
 
 ``determinize(g, seat, belief, seed, view=view)`` (through ``api.determinize``, which works on a
-fork), asked at ``seat``'s own decision (:class:`NotDeciding` while another seat's is pending),
-keeps everything ``seat`` knows and resamples everything it does not:
+fork) is asked at ``seat``'s own decision (:class:`NotDeciding` while another seat's is pending:
+its options and the frames that asked it are that seat's). What the seat may know is its view
+(core/views.py), its own seat (hand, role, general, camp) and the decision it is asked; that is
+kept, and everything else is dealt again from ``seed``:
 
 - the hand cards of the other seats that ``view`` has not seen, and the draw pile: every such card
-  is dealt again at random (each seat keeps its public hand count, the pile its size);
+  is dealt again at random (each seat keeps its public hand count, the pile its size), except the
+  top cards the seat's own 观星 is looking at, which stay on top;
 - the roles ``view`` does not show: the hidden role cards are dealt again over the hidden seats,
-  weighted by ``belief`` (seat -> role -> probability; ``None``: uniformly);
+  weighted by ``belief`` (seat -> role -> probability; ``None``: uniformly), and what goes with a
+  role card with them (``Ruleset.roles_redealt``: seed 004's identity skills, a hidden 谋攻 lord's
+  明君 and held-back lord skills, a rebel's disguise — the seat's own too, it is never told);
+- the generals it has not seen (``Ruleset.redeal_generals``, from the pool less those it has
+  seen): seed 003's other camp and a battlefield general dealt face down (one of the HP its
+  seat shows, where the pool has one);
+- what the frames on the stack hold that it may not know (``Frame.redeal``, core/redeal.py): the
+  other seats' draft offers, their secret picks and a secret lord's seat; seed 003's generals an
+  opponent is still to order; a card another seat picked unseen (拼点) or drew unseen (遗计), as
+  a card now dealt into that hand; 策立's 叛徒 candidates, who are chosen by role;
 - the game's seed: the future shuffles and judgements are drawn from a new one.
 
-What it reads from the true state beyond the view — which cards are unknown (as a set, sorted),
-and the multiset of hidden role cards — is the same in every state the seat cannot tell apart,
-so the result depends only on what the seat knows, ``belief`` and ``seed`` (the property tests
-in tests/rules/test_determinize.py check this by determinizing states that differ only in hidden
-things). A number a finished frame left in ``g.ret`` becomes None and the marks are sorted
-(neither is read as it is). The rulesets and frames deal again what they keep secret through
-``Ruleset.roles_redealt``, ``Ruleset.redeal_generals`` and ``Frame.redeal`` (core/redeal.py);
-until they do, generals dealt face down, what goes with a role card and the frames on the stack
-are copied as they are.
+Made canonical rather than dealt: a number a finished frame left in ``g.ret`` (the card a blind
+pick took, a damage dealt) becomes None, since every frame reads its child's value in the step
+right after the child pops, never across a decision; and every seat's marks are sorted (the order
+they were set in is history). Every other frame field is copied as it is: what a resolution holds
+— who uses which card on whom, the cards shown, judged or paid, counts and turn indices — every
+seat watched happen (each frame was read for this; a frame that comes to hold a secret must deal
+it again in its ``redeal``).
+
+What it reads from the true state beyond the view and the seat's own — which cards are unknown
+(as a set, sorted), the multiset of hidden role cards and of what goes with each, the sizes of
+hidden offers and camps, HP that ``max_hp_changed`` made public, which frames are on the stack
+and whose turn each is at — is the same in every state the seat cannot tell apart, so the result
+depends only on what the seat knows, ``belief`` and ``seed``. tests/rules/test_determinize.py
+checks it: states that differ only in hidden things (hands, pile, roles with what goes with them,
+face-down and undrafted generals, secret picks, a leftover value, the seed) determinize to the
+same bytes, and the engine plays the result on to the end.
+
+What the view does not keep is dealt again even where the seat once saw it (information lost,
+none leaked): a card shown from a hand (``card_shown`` is not folded), a general benched face up
+into a camp, a fallen general (the pool may deal it again), the rebel a 谋攻 renegade was told is
+disguised (its belief still carries that seat's role), the order it left the pile in.
 """
 
 from __future__ import annotations

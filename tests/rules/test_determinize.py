@@ -9,13 +9,16 @@ plays on from it. The second truth is the determinizer's own resample of the fir
 hands, the pile, hidden roles, the seed) changed again by hand where the view shows nothing
 either: two hidden seats' role cards swapped with what goes with them (identity skills, 明君,
 a disguise), other generals in the face-down camp and on a face-down battlefield, other draft
-offers and secret picks, another leftover return value. 200 states in the default suite, 3,000
-under ``-m slow``.
+offers and secret picks, another leftover return value. 200 states at random steps in the
+default suite, and three of each hidden thing random steps rarely reach (a face-down general, a
+draft, a disguise, 观星's cards …); 3,000 states under ``-m slow``. Frames random play seldom
+or never builds (策立's offers, a 拼点, 遗计's cards) have tests of their own.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,14 +29,16 @@ from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.api import Game, View
 from services.rules.core.index import skills_changed
-from services.rules.determinize import ViewMismatch, contradictions
+from services.rules.determinize import NotDeciding, ViewMismatch, contradictions
 from services.rules.rulesets.chengtian import CampOrder
 from services.rules.rulesets.chengtian.camp import camp_of, refresh_skills
+from services.rules.rulesets.chengtian.pindian import Pindian
 from services.rules.rulesets.draft import Draft
-from services.rules.rulesets.extended.frames import CeLi
+from services.rules.rulesets.extended.frames import CeLi, _candidates
 from services.rules.rulesets.jinyu import JinYu
 from services.rules.rulesets.jinyu.mougong import MINGJUN
 from services.rules.skills.standard_more import GuanXingFrame
+from services.rules.skills.wei import YiJiFrame
 from tests.rules import invariants
 
 TABLES: list[tuple[str, int, dict[str, Any]]] = [
@@ -50,8 +55,9 @@ TABLES: list[tuple[str, int, dict[str, Any]]] = [
 ]
 
 
-def _state(table: int, seed: int, steps: int) -> tuple[Game, View]:
-    """Random play for ``steps`` decisions; the game and the view of the seat then deciding."""
+def _played(table: int, seed: int, steps: int) -> tuple[Game, list[api.Event]]:
+    """Random play for ``steps`` decisions (fewer if the game ends first: then to its last
+    decision); the game and its events."""
     ruleset, players, options = TABLES[table]
     g = api.new_game(ruleset, players, seed, options)
     events = list(api.advance(g))
@@ -63,12 +69,15 @@ def _state(table: int, seed: int, steps: int) -> tuple[Game, View]:
         assert d is not None
         events += api.submit(g, pol.act(d))
     if g.over:  # the game ended first: replay to its last decision instead
-        return _state(table, seed, max(0, steps // 2))
+        return _played(table, seed, max(0, steps // 2))
+    return g, events
+
+
+def _state(table: int, seed: int, steps: int) -> tuple[Game, View]:
+    """:func:`_played`'s game and the view of the seat then deciding."""
+    g, events = _played(table, seed, steps)
     assert g.pending is not None
-    view = api.new_view(g.pending.seat)
-    for e in events:
-        api.apply_view(view, e)
-    return g, view
+    return g, api.fold(events, g.pending.seat)
 
 
 def _belief(g: Game, weights: list[float]) -> dict[int, dict[str, float]]:
@@ -198,7 +207,8 @@ def _other_offers(g: Game, fr: Draft, seat: int, free: list[str], rnd: random.Ra
 STATES = {
     "table": st.integers(0, len(TABLES) - 1),
     "seed": st.integers(0, 10**6),
-    "steps": st.one_of(st.integers(0, 12), st.integers(0, 250)),  # drafts come first
+    # evenly over a game's first 250 decisions; the first dozen (drafts) twice as often
+    "steps": st.sampled_from([*range(13), *range(251)]),
     "det": st.integers(0, 2**62),
     "alt": st.integers(0, 2**62),
     "weights": st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
@@ -249,6 +259,78 @@ def test_determinize_many_states(
     _check(table, seed, steps, det, alt, weights)
 
 
+Found = Callable[[Game, int], bool]  # (game, the seat deciding): a state worth checking
+
+
+def _other_face_down(g: Game, seat: int) -> bool:
+    return bool(g.players[1 - seat].marks.get("face_down"))
+
+
+def _drafting(g: Game, seat: int) -> bool:
+    return any(
+        isinstance(fr, Draft) and any(o for t, o in enumerate(fr.offers) if t != seat)
+        for fr in g.stack
+    )
+
+
+def _ordering_second(g: Game, seat: int) -> bool:
+    return seat == 1 and any(isinstance(fr, CampOrder) for fr in g.stack)
+
+
+def _disguised(g: Game, seat: int) -> bool:
+    return any(p.marks.get("disguised") and not p.marks.get("disguise_used") for p in g.players)
+
+
+def _guanxing(g: Game, seat: int) -> bool:
+    return isinstance(g.stack[-1], GuanXingFrame)
+
+
+def _leftover(g: Game, seat: int) -> bool:
+    return type(g.ret) is int
+
+
+WHERE: list[tuple[str, int, Found]] = [  # (what is hidden, table, where to look)
+    ("a face-down general", 8, _other_face_down),
+    ("a face-down general with its skills", 9, _other_face_down),
+    ("a camp still being ordered", 8, _ordering_second),
+    ("draft offers and picks", 2, _drafting),
+    ("draft offers and a secret lord", 4, _drafting),
+    ("draft offers at 12 seats", 6, _drafting),
+    ("a disguise", 3, _disguised),
+    ("the cards 观星 looks at", 3, _guanxing),
+    ("a leftover value", 1, _leftover),
+]
+
+
+def _where(table: int, found: Found, seeds: range, cap: int = 400) -> list[tuple[int, int]]:
+    """(seed, steps) of the first decision of each game of ``seeds`` (random play) at which
+    ``found`` holds, if one comes within ``cap`` decisions."""
+    out = []
+    ruleset, players, options = TABLES[table]
+    for seed in seeds:
+        g = api.new_game(ruleset, players, seed, options)
+        api.advance(g)
+        pol = RandomPolicy(seed)
+        for steps in range(cap):
+            d = g.pending
+            if d is None:
+                break
+            if found(g, d.seat):
+                out.append((seed, steps))
+                break
+            api.submit(g, pol.act(d))
+    return out
+
+
+@pytest.mark.parametrize(("what", "table", "found"), WHERE, ids=[w[0] for w in WHERE])
+def test_determinize_where_things_are_hidden(what: str, table: int, found: Found) -> None:
+    """The properties at states random play reaches rarely at a random step: a few of each."""
+    states = _where(table, found, range(12))[:3]
+    assert states, f"no state with {what} found"
+    for seed, steps in states:
+        _check(table, seed, steps, seed + 1, seed * 7 + 3, [0.5, 0.1])
+
+
 @pytest.mark.parametrize("table", range(len(TABLES)))
 def test_a_determinized_state_plays_to_the_end(table: int) -> None:
     """From a determinized state the engine plays the game out, every rest a legal state."""
@@ -285,3 +367,98 @@ def test_a_view_of_another_game_is_refused() -> None:
     h, _ = _state(0, 4, 40)
     with pytest.raises(ViewMismatch):
         api.determinize(h, view.viewer, None, 1, view=view)
+
+
+def test_a_decision_of_another_seat_is_refused() -> None:
+    """The pending decision and the frames that asked it are the deciding seat's."""
+    g = api.new_game("standard", 5, 3)
+    events = list(api.advance(g))
+    assert g.pending is not None
+    other = (g.pending.seat + 1) % len(g.players)
+    with pytest.raises(NotDeciding):
+        api.determinize(g, other, None, 1, view=api.fold(events, other))
+
+
+def _unseen(g: Game, view: View, t: int) -> list[int]:
+    return [c for c in g.players[t].hand if c not in view.seats[t].hand]
+
+
+def test_celi_offers_follow_the_roles_dealt() -> None:
+    """策立 offers 叛徒 to candidates chosen by role (never the 贼首): a determinized state's are
+    those of its own roles, the seat being offered keeps its turn, and a truth with two hidden
+    role cards swapped (its candidates with them) determinizes to the same bytes."""
+    g, view = _state(6, 0, 261)  # seed 004 advanced: a 叛徒 offer pending
+    fr = g.stack[-1]
+    seat = view.viewer
+    assert isinstance(fr, CeLi) and fr.order[fr.i - 1] == seat
+    other = api.fork(g)
+    hidden = [t for t, s in enumerate(view.seats) if t != seat and not s.role]
+    u, v = hidden[0], hidden[-1]
+    a, b = other.players[u], other.players[v]
+    a.role, b.role, a.ext, b.ext = b.role, a.role, b.ext, a.ext
+    ofr = other.stack[-1]
+    assert isinstance(ofr, CeLi)
+    ofr.order = _candidates(other, ofr.seat)
+    ofr.i = ofr.order.index(seat) + 1
+    for det in range(6):
+        out = api.determinize(g, seat, None, det, view=view)
+        ofr = out.stack[-1]
+        assert isinstance(ofr, CeLi)
+        assert ofr.order == _candidates(out, ofr.seat) and ofr.order[ofr.i - 1] == seat
+        again = api.determinize(other, seat, None, det, view=view)
+        assert api.snapshot(again) == api.snapshot(out)
+        invariants.check(out)
+
+
+def _pindian(face: int) -> tuple[Game, View]:
+    """Seed 003 with a 拼点 pushed in the play phase: the initiator has picked its card (its
+    ``face``-th hand card), the target is asked for its own."""
+    g, events = _played(8, 3, 20)
+    me = g.current
+    g.pending = None
+    g.stack.append(Pindian(initiator=me, target=1 - me))
+    events += api.advance(g)
+    d = g.pending
+    assert d is not None and d.seat == me
+    events += api.submit(g, api.Answer(decision=d.id, seat=me, picks=[d.options[face]]))
+    assert g.pending is not None and g.pending.seat == 1 - me
+    return g, api.fold(events, 1 - me)
+
+
+def test_a_card_picked_unseen_is_dealt_again() -> None:
+    """The card a 拼点's initiator picked is hidden from the target: in the determinized state
+    it is a card of the initiator's hand as dealt there, whichever card the truth has."""
+    outs = set()
+    for face in (0, 1):
+        g, view = _pindian(face)
+        fr = g.stack[-1]
+        assert isinstance(fr, Pindian) and fr.mine in _unseen(g, view, fr.initiator)
+        out = api.determinize(g, view.viewer, None, 7, view=view)
+        ofr = out.stack[-1]
+        assert isinstance(ofr, Pindian)
+        assert ofr.mine in _unseen(out, view, ofr.initiator)
+        outs.add(api.snapshot(out))
+        pol = RandomPolicy(1)
+        while not out.over and out.stack and isinstance(out.stack[-1], Pindian):
+            d = out.pending
+            assert d is not None
+            api.submit(out, pol.act(d))
+        invariants.check(out)
+    assert len(outs) == 1
+
+
+def test_cards_drawn_unseen_in_a_frame_are_dealt_again() -> None:
+    """A frame holding cards another seat drew unseen (遗计's, here put below the top of the
+    stack by hand) holds, once determinized, cards of that hand as dealt there, one each."""
+    g, view = _state(0, 11, 60)
+    seat = view.viewer
+    t = (seat + 1) % len(g.players)
+    while len(_unseen(g, view, t)) < 2:
+        t = (t + 1) % len(g.players)
+    drawn = _unseen(g, view, t)[:2]
+    g.stack.insert(len(g.stack) - 1, YiJiFrame(seat=t, left=0, skill="遗计", drawn=drawn))
+    for det in range(4):
+        out = api.determinize(g, seat, None, det, view=view)
+        fr = out.stack[-2]
+        assert isinstance(fr, YiJiFrame) and len(set(fr.drawn)) == 2
+        assert set(fr.drawn) <= set(_unseen(out, view, t))
