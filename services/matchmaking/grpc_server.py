@@ -67,7 +67,7 @@ class Notifier:
                             event.set()
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()  # type: ignore[no-untyped-call]
+                await pubsub.aclose()  # type: ignore[no-untyped-call,unused-ignore]
 
     @contextlib.contextmanager
     def watching(self, ticket: str) -> Iterator[asyncio.Event]:
