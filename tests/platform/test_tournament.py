@@ -138,12 +138,15 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
 
             until(running, 60, what)
             assert what in pids, ("the run ended before the kill", p.communicate())
-        with redis_py.Redis.from_url(redis.url) as r:  # play has begun
-            until(
-                lambda: sum(r.xlen(k) for k in decisions) > 0 or p.poll() is not None,
-                120,
-                "play",
-            )
+        with redis_py.Redis.from_url(redis.url) as r:  # play has begun: a game's log exists
+
+            def playing() -> bool:
+                # (not only a decision in Redis: bot sessions push most of them over gRPC, and
+                # on a fast machine the 8 games once ended before the test saw one there)
+                logs = next(r.scan_iter(match="arena:*:g:*:log", count=1000), None)
+                return logs is not None or sum(r.xlen(k) for k in decisions) > 0
+
+            until(lambda: playing() or p.poll() is not None, 120, "play")
         # frozen, the bot worker answers nothing more: the run cannot end before the kills
         # (a loaded machine once took longer to find a worker than 8 games took to play)
         os.kill(pids["services.cli bots"], signal.SIGSTOP)
