@@ -151,7 +151,7 @@ class SearchPolicy(HeuristicPolicy):
             seed = self.seed * 7919 + d.id * 31 + i
             roles = sample_roles(belief, seed)
             hint = {t: {r: 1.0} for t, r in roles.items()}
-            world = api.determinize(game, d.seat, hint, seed, view=view)
+            world = api.determinize(game, d.seat, hint, seed, view=view, number=d.id)
             sim = Sim(world, d.seat, self.mem, self.opponents, self.strict)
             of = classes(world)
             scores: list[float] = []

@@ -260,14 +260,16 @@ def determinize(
     seed: int,
     *,
     view: View,
+    number: int = 1,
 ) -> Game:
     """A copy of ``g`` as ``seat`` (whose ``view`` is given) could find it at its decision:
     what it has seen and its own seat kept; the unseen hands, the draw pile, the hidden roles
     (weighted by ``belief``, seat -> role -> probability) with what goes with them, the generals
-    it has not seen, what the frames hold secretly and the game's seed resampled from ``seed``
+    it has not seen, what the frames hold secretly and the game's seed resampled from ``seed``;
+    the pending decision numbered ``number``, the id the seat knows it by
     (services/rules/determinize.py). ViewMismatch (a ValueError) if ``view`` is not a view of
     ``g``, NotDeciding (a ValueError) if another seat's decision is pending."""
-    return _determinize.resample(fork(g), seat, belief, seed, view)
+    return _determinize.resample(fork(g), seat, belief, seed, view, number)
 
 
 _EVENT_ENC = msgspec.msgpack.Encoder()

@@ -20,7 +20,10 @@ kept, and everything else is dealt again from ``seed``:
   other seats' draft offers, their secret picks and a secret lord's seat; seed 003's generals an
   opponent is still to order; a card another seat picked unseen (拼点) or drew unseen (遗计), as
   a card now dealt into that hand; 策立's 叛徒 candidates, who are chosen by role;
-- the game's seed: the future shuffles and judgements are drawn from a new one.
+- the game's seed: the future shuffles and judgements are drawn from a new one;
+- the decisions' numbering: the pending decision is numbered ``number`` (the id the seat knows
+  it by: clients are shown opaque ids) and the next one after it, since the engine's count of
+  decisions so far takes in prompts to other seats that this seat never saw.
 
 Made canonical rather than dealt: a number a finished frame left in ``g.ret`` (the card a blind
 pick took, a damage dealt) becomes None, since every frame reads its child's value in the step
@@ -68,11 +71,17 @@ class NotDeciding(ValueError):
     that seat's (its hand, its secret pick), so no state can be dealt for this one."""
 
 
-def resample(g: Game, seat: int, belief: Belief | None, seed: int, view: View) -> Game:
-    """Resample ``g`` in place (see the module docstring) and return it."""
+def resample(
+    g: Game, seat: int, belief: Belief | None, seed: int, view: View, number: int = 1
+) -> Game:
+    """Resample ``g`` in place (see the module docstring) and return it, its pending decision
+    numbered ``number``."""
     known = _seen_hands(g, seat, view)
     if g.pending is not None and g.pending.seat != seat:
         raise NotDeciding(f"seat {g.pending.seat} is deciding, not seat {seat}")
+    if g.pending is not None:
+        g.pending.id = number
+    g.next_decision = number + 1
     rd = _deal_cards(g, seat, seed, known)
     before = _roles(g, seat, belief, view, rd)
     g.seed = rd.u64() >> 1

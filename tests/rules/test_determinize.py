@@ -99,6 +99,12 @@ def _other(g: Game, view: View, alt: int) -> Game:
     if type(other.ret) is int:  # a finished frame's value (a card taken blindly, a damage)
         other.ret = rnd.randrange(len(other.cards))
     other.seed, other.rng = alt, g.rng + alt % 7  # another seed too: the future is hidden
+    # more decisions before this one: prompts to other seats it never saw (declined 无懈可击
+    # windows, secret picks) count in the engine's numbering, which no client is shown
+    extra = 1 + alt % 40
+    assert other.pending is not None
+    other.pending.id += extra
+    other.next_decision += extra
     return other
 
 
