@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -32,6 +33,7 @@ from .engine_client import Engine, EngineError
 from .seats import Minds, SeatMind
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 GONE = frozenset({"FAILED_PRECONDITION", "NOT_FOUND"})
 
 
@@ -100,6 +102,7 @@ class Answerer:
         self.engine, self.minds = engine, minds
         self.retries, self.backoff_s = retries, backoff_s
         self.think_ms = think_ms  # a pause before each answer: a pace people can follow
+        self.worlds: dict[str, int] = {}  # look-ahead's Determinize calls: dealt, refused
 
     async def handle(self, msg: BotDecision) -> str:
         """Answer one message; returns the outcome (see the module docstring)."""
@@ -141,6 +144,9 @@ class Answerer:
             self.minds.drop_game(mind.game)
             return "stale"
         d = req.decision
+        worlds = mind.plan(d)
+        if worlds:  # look-ahead (hard): the engine deals the worlds, the seat's view holds none
+            await self._deal(mind, token, d, worlds)
         picks = list(mind.act(d).picks)
         if self.think_ms > 0:
             await asyncio.sleep(self.think_ms / 1000)
@@ -166,6 +172,20 @@ class Answerer:
                 self.minds.drop_game(mind.game)
             return "duplicate" if r.duplicate else outcome
         raise EngineError("ABORTED", "no answer accepted")  # only after repeated fallbacks
+
+    async def _deal(
+        self, mind: SeatMind, token: str, d: Decision, worlds: list[tuple[int, dict[int, str]]]
+    ) -> None:
+        """Hand the policy the worlds it asked for, dealt by the engine (GameService.Determinize);
+        if the engine refuses or is away, none: the policy answers as the heuristic would."""
+        try:
+            states = await self.engine.determinize(mind.game, token, d.id, worlds)
+            mind.provide([api.restore(s) for s in states])
+        except (EngineError, ValueError) as exc:  # ValueError: a state this build cannot read
+            self.worlds["refused"] = self.worlds.get("refused", 0) + 1
+            log.info("no worlds for %s seat %d: %s", mind.game, d.seat, exc)
+            return
+        self.worlds["dealt"] = self.worlds.get("dealt", 0) + 1
 
     async def _catch_up(self, mind: SeatMind, token: str, upto: int) -> None:
         """Fold the seat's redacted entries after `mind.seq` up to `upto` (or the game's end).

@@ -80,6 +80,13 @@ class Engine(Protocol):
         once entries up to `upto` were sent, else it runs live until the caller stops."""
         ...
 
+    async def determinize(
+        self, game: str, token: str, decision: int, worlds: list[tuple[int, dict[int, str]]]
+    ) -> list[bytes]:
+        """States the token's seat could be in at its pending `decision`, one per world (seed,
+        role guesses), as `api.snapshot` bytes (GameService.Determinize)."""
+        ...
+
 
 Pushed = Callable[[int, bytes], Awaitable[None]]
 """Takes a decision an engine pushed on its bot session: (engine index, BotDecision msgpack).
@@ -293,6 +300,23 @@ class GrpcEngine:
                 raise self._failed(i, err) from None
         finally:
             call.cancel()
+
+    async def determinize(
+        self, game: str, token: str, decision: int, worlds: list[tuple[int, dict[int, str]]]
+    ) -> list[bytes]:
+        """See Engine.determinize (to the game's worker, which has it hot)."""
+        i = self._pick(game)
+        req = game_pb2.DeterminizeRequest(
+            game_id=game,
+            seat_token=token,
+            decision_id=decision,
+            worlds=[game_pb2.World(seed=seed, roles=roles) for seed, roles in worlds],
+        )
+        try:
+            reply = await self.stubs[i].Determinize(req, timeout=self.timeout_s)
+        except grpc.aio.AioRpcError as err:
+            raise self._failed(i, err) from None
+        return list(reply.states)
 
     async def close(self) -> None:
         """Close every channel (and so every session)."""

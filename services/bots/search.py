@@ -15,10 +15,16 @@ hostile targets, at a small margin) measured worse than the heuristic's own answ
 The budget (``budget_ms``, CPU time of the deciding thread, default 20, the heuristic's own
 thinking included) really bounds it: the clock is read before every simulated decision, work
 starts only within :data:`SLACK` of it, a sample cut short is dropped, and with fewer than two
-complete samples the answer is the heuristic's. Look-ahead needs the game state to determinize
-from (``attach``): self-play attaches it; a bot worker holds only the seat's view, so there the
-policy plays as the heuristic (and the level is not offered to tables with people, see
-:mod:`.levels`).
+complete samples the answer is the heuristic's.
+
+Where the worlds come from: each is ``api.determinize`` of the game for this seat, from a seed
+and the roles drawn for the sample (:meth:`SearchPolicy.worlds`). In self-play the policy is
+given the game (``attach``) and deals them itself. A bot worker holds only the seat's view, so
+there the engine deals them (GameService.Determinize, services/engine/worlds.py): the worker
+calls :meth:`SearchPolicy.plan` (the heuristic's answer and the candidates; the worlds a search
+needs, or none), asks the engine for those worlds, hands the states over (``provide``) and
+then calls ``act``, which goes on from the plan. Without worlds (no game attached, none
+provided, the engine refused) the answer is the heuristic's.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..rules import api
 from ..rules.api import Answer, Decision, Game, View
@@ -37,6 +44,18 @@ from .threat import Reading
 from .value import classes, value
 
 SLACK = 0.9  # of the budget the search may start work in: the last step and the answer fit after
+SEEDS = (1 << 64) - 1  # worlds' seeds are u64 (they travel in GameService.Determinize)
+
+
+@dataclass
+class Plan:
+    """A decision planned: the heuristic's answer, the candidates to search (the heuristic's
+    first) and when thinking began (thread CPU seconds, for the budget)."""
+
+    decision: int
+    base: Answer
+    cands: list[list[str]]
+    t0: float
 
 
 class SearchPolicy(HeuristicPolicy):
@@ -70,6 +89,8 @@ class SearchPolicy(HeuristicPolicy):
         self.fitted = True  # the fitted value model where there is one, else the hand-set score
         self.opponents = "belief"  # how the other seats read roles in play-outs (or "oracle")
         self._game: Callable[[], Game] | None = None
+        self._plan: Plan | None = None  # planned by `plan`, answered by `act`
+        self._dealt: list[Game] | None = None  # the worlds of the planned decision (`provide`)
         self.searched = 0
         self.changed = 0  # searches whose answer was not the heuristic's
         self.cut = 0  # searches stopped by the budget
@@ -82,19 +103,51 @@ class SearchPolicy(HeuristicPolicy):
         """Where the current game is (only ever passed to api.determinize with my view)."""
         self._game = game
 
+    def plan(self, d: Decision, view: View | None = None) -> list[tuple[int, dict[int, str]]]:
+        """Think about ``d`` up to the search: the heuristic's answer and the candidates (kept for
+        ``act``); returns the worlds the search needs, as (seed, roles drawn for the hidden
+        seats), or [] if there is nothing to search."""
+        t0 = time.thread_time()
+        self._dealt = None
+        base = super().act(d, view)
+        cands: list[list[str]] = []
+        if view is not None and view.seats and self.mem.belief is not None and d.kind in self.kinds:
+            try:
+                cands = self._candidates(d, view, list(base.picks))
+            except Exception:
+                if self.strict:
+                    raise
+                self.errors += 1
+        self._plan = Plan(d.id, base, cands, t0)
+        return self.worlds(d) if len(cands) >= 2 else []
+
+    def worlds(self, d: Decision) -> list[tuple[int, dict[int, str]]]:
+        """The worlds a search of ``d`` plays on: (seed, the hidden roles drawn from my belief)."""
+        assert self.mem.belief is not None
+        out = []
+        for i in range(self.samples):
+            seed = (self.seed * 7919 + d.id * 31 + i) & SEEDS
+            out.append((seed, sample_roles(self.mem.belief, seed)))
+        return out
+
+    def provide(self, states: list[Game]) -> None:
+        """The worlds of the planned decision, dealt elsewhere (by the engine), in order."""
+        self._dealt = states
+
     def act(self, d: Decision, view: View | None = None) -> Answer:
         """The heuristic's answer, replaced by a better-scoring candidate on key decisions."""
-        t0 = time.thread_time()
-        base = super().act(d, view)
-        if self._game is None or view is None or not view.seats or self.mem.belief is None:
-            return base
-        if d.kind not in self.kinds:
+        plan = self._plan
+        self._plan = None
+        if plan is None or plan.decision != d.id:
+            self.plan(d, view)
+            plan, self._plan = self._plan, None
+            assert plan is not None
+        base, cands, t0 = plan.base, plan.cands, plan.t0
+        dealt, self._dealt = self._dealt, None
+        if len(cands) < 2 or view is None or (self._game is None and not dealt):
             return base
         try:
-            cands = self._candidates(d, view, list(base.picks))
-            if len(cands) < 2:
-                return base
-            best = self._search(d, view, cands, t0)
+            best = self._search(d, view, cands, t0, dealt)
         except Exception:
             if self.strict:
                 raise
@@ -134,24 +187,33 @@ class SearchPolicy(HeuristicPolicy):
             out.append([] if base else first)
         return [c for c in out if c or d.declinable]
 
-    def _search(self, d: Decision, view: View, cands: list[list[str]], t0: float) -> list[str]:
+    def _search(
+        self,
+        d: Decision,
+        view: View,
+        cands: list[list[str]],
+        t0: float,
+        dealt: list[Game] | None,
+    ) -> list[str]:
         self.searched += 1
-        belief = self.mem.belief
-        assert belief is not None and self._game is not None
-        game = self._game()
+        game = self._game() if dealt is None and self._game is not None else None
         diffs: list[list[float]] = [[] for _ in cands]  # paired: value(c) - value(base)
 
         def over() -> bool:
             return (time.thread_time() - t0) * 1000 > self.search_budget_ms * SLACK
 
-        for i in range(self.samples):
+        for i, (seed, roles) in enumerate(self.worlds(d)):
             if over():
                 self.cut += 1
                 break
-            seed = self.seed * 7919 + d.id * 31 + i
-            roles = sample_roles(belief, seed)
-            hint = {t: {r: 1.0} for t, r in roles.items()}
-            world = api.determinize(game, d.seat, hint, seed, view=view, number=d.id)
+            if dealt is not None:
+                if i >= len(dealt):
+                    break
+                world = dealt[i]
+            else:
+                assert game is not None
+                hint = {t: {r: 1.0} for t, r in roles.items()}
+                world = api.determinize(game, d.seat, hint, seed, view=view, number=d.id)
             sim = Sim(world, d.seat, self.mem, self.opponents, self.strict)
             of = classes(world)
             scores: list[float] = []

@@ -19,11 +19,12 @@ from typing import Any
 
 import msgspec
 
-from ..rules.api import Answer, Decision, View, new_view
+from ..rules.api import Answer, Decision, Game, View, new_view
 from ..rules.api import events as ev
 from ..rules.api import fold_view as apply
 from .levels import LEVELS, POLICIES, policy_of
 from .random_policy import RandomPolicy
+from .search import SearchPolicy
 from .selfplay import Policy, make_policy
 
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
@@ -99,6 +100,18 @@ class SeatMind:
         self.seq = seq
         apply(self.view, e)
         self.policy.observe(e)
+
+    def plan(self, d: Decision) -> list[tuple[int, dict[int, str]]]:
+        """The worlds the policy's look-ahead needs for ``d`` (``hard``: search.py), to be dealt
+        by the engine and handed to ``provide`` before ``act``; [] for every other policy."""
+        if isinstance(self.policy, SearchPolicy):
+            return self.policy.plan(d, self.view)
+        return []
+
+    def provide(self, states: list[Game]) -> None:
+        """The worlds ``plan`` asked for, in its order."""
+        if isinstance(self.policy, SearchPolicy):
+            self.policy.provide(states)
 
     def act(self, d: Decision) -> Answer:
         """The policy's answer; random is seeded per decision, so any worker answers alike."""

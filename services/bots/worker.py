@@ -66,14 +66,25 @@ class Metrics:
             registry=self.registry,
         )
         self._fallbacks_seen: dict[str, int] = {}
+        self.worlds = Counter(
+            "arena_bot_worlds_calls",
+            "look-ahead's GameService.Determinize calls (hard seats) by result: dealt, refused",
+            ["result"],
+            registry=self.registry,
+        )
+        self._worlds_seen: dict[str, int] = {}
 
-    def sync_fallbacks(self) -> None:
-        """Carry the policies' fallback counts (heuristic.FALLBACKS) into the metric."""
-        for reason, n in FALLBACKS.items():
-            seen = self._fallbacks_seen.get(reason, 0)
-            if n > seen:
-                self.fallbacks.labels(reason=reason).inc(n - seen)
-                self._fallbacks_seen[reason] = n
+    def sync_fallbacks(self, worlds: dict[str, int] | None = None) -> None:
+        """Carry the policies' fallback counts (heuristic.FALLBACKS) and the answerer's
+        Determinize calls into their metrics."""
+        for counts, seen, metric in (
+            (FALLBACKS, self._fallbacks_seen, self.fallbacks),
+            (worlds or {}, self._worlds_seen, self.worlds),
+        ):
+            for label, n in counts.items():
+                if n > seen.get(label, 0):
+                    metric.labels(label).inc(n - seen.get(label, 0))
+                    seen[label] = n
 
 
 def _decision(msg: Message) -> BotDecision:
@@ -139,7 +150,7 @@ class BotWorker:
             self._count("retry")
             raise
         self._count(outcome)
-        self.metrics.sync_fallbacks()
+        self.metrics.sync_fallbacks(self.answerer.worlds)
         self.metrics.latency.observe(time.perf_counter() - start)
 
     async def pushed(self, engine: int, data: bytes) -> None:

@@ -33,6 +33,7 @@ from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..rules import api
 from . import bot_sessions, views
 from .service import Games
+from .worlds import MAX_WORLDS, World
 
 log = logging.getLogger(__name__)
 MAX_MESSAGE = 1 << 20
@@ -258,6 +259,18 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             pass
         finally:
             session.end()
+
+    @grpc_unary
+    async def Determinize(
+        self, request: game_pb2.DeterminizeRequest, context: grpc.aio.ServicerContext
+    ) -> game_pb2.DeterminizeResponse:
+        """See game.proto and worlds.py: states for a bot's look-ahead, from what its seat knows."""
+        game_id = checked_game_id(request.game_id)
+        asked = [World(w.seed, dict(w.roles)) for w in request.worlds[: MAX_WORLDS + 1]]
+        states = await self.games.determinize(
+            game_id, request.seat_token, request.decision_id, asked
+        )
+        return game_pb2.DeterminizeResponse(states=states)
 
     @grpc_unary
     async def GetView(

@@ -43,7 +43,7 @@ class Metrics:
         r.register(_Counts(self.counts))
 
     def count(self, counter: str, label: str) -> None:
-        """Count one `actions` (by result) or `cache` lookup (by hit)."""
+        """Count one `actions` (by result), `cache` lookup (by hit) or `worlds` call."""
         key = (counter, label)
         self.counts[key] = self.counts.get(key, 0) + 1
 
@@ -51,6 +51,7 @@ class Metrics:
 _FAMILIES = {
     "actions": ("arena_engine_actions", "SubmitAction calls by result", "result"),
     "cache": ("arena_engine_cache_lookups", "hot-game cache lookups", "hit"),
+    "worlds": ("arena_engine_worlds_calls", "Determinize calls answered", "result"),
 }
 
 

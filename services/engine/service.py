@@ -50,6 +50,7 @@ from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
 from .views import Watch, envelope
+from .worlds import SeatViews, World, checked, deal
 
 log = logging.getLogger(__name__)
 MAX_SEATS = 16
@@ -86,6 +87,7 @@ class Hot:
     # ahead of an append in flight (a bot's message names the position after it)
     positions: Positions = field(default_factory=Positions)
     ids: DecisionIds = field(kw_only=True)  # opaque decision ids (contracts/decision_ids.py)
+    seat_views: SeatViews = field(default_factory=SeatViews)  # for Determinize (worlds.py)
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
@@ -438,6 +440,44 @@ class Games:
                     raise
                 return hot.log.version, control.hosted
         raise Refused("ABORTED", "the game kept changing; try again")
+
+    async def determinize(
+        self, game_id: str, token: str, decision: int, worlds: list[World]
+    ) -> list[bytes]:
+        """States the token's seat could be in at its pending decision (opaque id `decision`),
+        one per world (worlds.py). Only a bot's token for a seat a bot plays now
+        (PERMISSION_DENIED), only at that seat's pending decision (FAILED_PRECONDITION)."""
+        claims = self._claims_of(game_id, token)
+        if not claims.b:
+            raise Refused("PERMISSION_DENIED", "worlds are dealt for bots' look-ahead only")
+        seat = claims.s
+        hot = await self.get(game_id)
+        worlds = checked(worlds, len(hot.header.seats))
+        for fresh in (False, True):
+            if fresh:  # another worker may have moved the game on: read the log again
+                self.evict(game_id)
+                hot = await self.get(game_id)
+            if not self._bot_seat(hot, seat):
+                continue
+            async with hot.lock:  # the state is advanced in place under the lock
+                d = api.pending(hot.game)
+                if (
+                    self.cache.get(game_id) is not hot
+                    or d is None
+                    or hot.game.over
+                    or d.seat != seat
+                    or hot.ids.opaque(d.id) != decision
+                ):
+                    continue
+                version, after = hot.log.version, hot.seat_views.behind(seat)
+                records = await self.store.read(game_id, after, version) if after < version else []
+                view = hot.seat_views.fold(seat, records, version)
+                game = api.fork(hot.game)
+            self.metrics.count("worlds", "dealt")
+            return deal(game, seat, view, decision, worlds)
+        if not self._bot_seat(hot, seat):
+            raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
+        raise Refused("FAILED_PRECONDITION", f"decision {decision} is not the seat's pending one")
 
     def position(self, hot: Hot, viewer: int, version: int) -> int:
         """`viewer`'s position at log version `version` (what clients are shown for it)."""

@@ -10,7 +10,9 @@ are collected from both:
 
 * GameService: GetView, StreamView, and GetDecision after every answer (real gRPC);
 * ReplayService: GetEvents and StreamGame (real gRPC, seat token in the metadata);
-* HTTP: /api/games/g/events and the SSE stream /api/games/g/stream (raw sockets, exact bytes).
+* HTTP: /api/games/g/events and the SSE stream /api/games/g/stream (raw sockets, exact bytes);
+* with `bots=True` (every seat a bot's): GameService.Determinize at each of a compared seat's
+  decisions, with its bot token (the worlds a hard bot's look-ahead is dealt).
 
 Both games are moved up to (not including) the first answer whose events, in either game, reveal
 a role by the rules (a public role_assigned, a death, the end; or, to a seat compared, a role it
@@ -61,6 +63,8 @@ class Side:
     http_port: int = 0
     # viewer -> (log head, GetDecision bytes) after each answer
     decisions: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
+    # seat -> (log head, Determinize bytes) at each of its decisions (bot seats only)
+    worlds: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     closers: list[Any] = field(default_factory=list)
 
 
@@ -77,15 +81,21 @@ def _fixed_engine_randomness() -> Iterator[None]:
 
 
 async def _side(
-    ruleset: str, players: int, seed: int, options: dict[str, Any], secret: Secret | None
+    ruleset: str,
+    players: int,
+    seed: int,
+    options: dict[str, Any],
+    secret: Secret | None,
+    bots: bool = False,
 ) -> Side:
     games = Games(InMemoryEventStore(lambda: T0), MemorySide(), SECRET)
+    seats = [Seat("bot:hard", True) if bots else Seat(f"p{i}") for i in range(players)]
     with secret() if secret is not None else contextlib.nullcontext():
         await games.create_game(
             NewMatch(
                 match_id=GAME,
                 ruleset=ruleset,
-                seats=[Seat(f"p{i}") for i in range(players)],
+                seats=seats,
                 options=dict(options),
                 seed=seed,
             )
@@ -116,6 +126,31 @@ async def _decisions(side: Side, viewers: list[int]) -> None:
                 game_pb2.GetDecisionRequest(game_id=GAME, seat_token=_tok(v))
             )
             side.decisions.setdefault(v, []).append((head, r.SerializeToString()))
+
+
+WORLDS = [  # what a hard bot asks for: seeds, and role guesses for every other seat
+    game_pb2.World(seed=1),
+    game_pb2.World(seed=2**64 - 1, roles={0: "lord", 1: "rebel", 2: "loyalist", 3: "renegade"}),
+    game_pb2.World(seed=7, roles={1: "lord", 2: "rebel", 4: "loyalist", 0: "rebel"}),
+]
+
+
+async def _worlds(side: Side, viewers: list[int]) -> None:
+    """Determinize for a compared seat now deciding, with its bot token (bot seats only)."""
+    hot = await side.games.get(GAME)
+    d = api.pending(hot.game)
+    if d is None or d.seat not in viewers:
+        return
+    head = await side.games.store.head(GAME)
+    token = tokens.issue(SECRET, GAME, d.seat, bot=True)
+    worlds = [w for w in WORLDS if all(s < len(hot.game.players) for s in w.roles)]
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{side.grpc_port}") as ch:
+        r = await game_pb2_grpc.GameServiceStub(ch).Determinize(
+            game_pb2.DeterminizeRequest(
+                game_id=GAME, seat_token=token, decision_id=hot.ids.opaque(d.id), worlds=worlds
+            )
+        )
+    side.worlds.setdefault(d.seat, []).append((head, r.SerializeToString()))
 
 
 def _tok(viewer: int) -> str:
@@ -191,19 +226,24 @@ async def make_pair(
     secret: Secret,
     viewers: list[int],
     limit: int = 300,
+    bots: bool = False,
 ) -> Pair:
     """Games A and B (B set up under `secret`), moved alike up to (not including) the first
-    answer that reveals a role; their GetDecision recorded for `viewers` after every answer."""
+    answer that reveals a role; their GetDecision recorded for `viewers` after every answer
+    (and, with `bots`, Determinize at each decision of a seat in `viewers`)."""
     opts = dict(options or {})
     script = _script(ruleset, players, seed, opts, secret, limit, viewers)
     with _fixed_engine_randomness():
-        a = await _side(ruleset, players, seed, opts, None)
-        b = await _side(ruleset, players, seed, opts, secret)
+        a = await _side(ruleset, players, seed, opts, None, bots)
+        b = await _side(ruleset, players, seed, opts, secret, bots)
         await _serve(a)
         await _serve(b)
         for picks in script:
             await _decisions(a, viewers)
             await _decisions(b, viewers)
+            if bots:
+                await _worlds(a, viewers)
+                await _worlds(b, viewers)
             for side in (a, b):
                 d = api.pending((await side.games.get(GAME)).game)
                 assert d is not None
@@ -333,4 +373,8 @@ async def differences(pair: Pair, viewer: int) -> list[str]:
         da, db = pair.a.decisions.get(viewer, []), pair.b.decisions.get(viewer, [])
         i = next((k for k, (x, y) in enumerate(zip(da, db, strict=False)) if x != y), -1)
         out.append(f"GetDecision: viewer {viewer} tells the games apart after answer {i}")
+    if pair.a.worlds.get(viewer) != pair.b.worlds.get(viewer):
+        wa, wb = pair.a.worlds.get(viewer, []), pair.b.worlds.get(viewer, [])
+        i = next((k for k, (x, y) in enumerate(zip(wa, wb, strict=False)) if x != y), -1)
+        out.append(f"Determinize: seat {viewer} tells the games apart at its decision {i}")
     return out

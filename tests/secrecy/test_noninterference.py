@@ -149,3 +149,52 @@ def _role_at(ruleset: str, players: int, options: dict[str, Any], seed: int, sea
     from .play import play
 
     return play(ruleset, players, seed, options, limit=0).game.players[seat].role
+
+
+WORLD_CASES = [ROLE_CASES[0], ROLE_CASES[2], ROLE_CASES[4]]  # standard 5, 谋攻 6, extended 8
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "options", "a", "b", "seat"),
+    WORLD_CASES,
+    ids=[f"{c[0]}-{c[1]}{'-mougong' if c[2].get('mougong') else ''}" for c in WORLD_CASES],
+)
+async def test_worlds_dealt_to_a_bot_look_the_same(
+    ruleset: str, players: int, options: dict[str, Any], a: str, b: str, seat: int
+) -> None:
+    """GameService.Determinize (the worlds a hard bot's look-ahead is dealt, services/engine/
+    worlds.py): every seat a bot's, two games whose hidden roles are permuted give the seat
+    byte-identical states at each of its decisions, as every other channel does."""
+    seed = 5
+    if seat == -99:
+        seat = _viewer_seat(ruleset, players, options, a, b, seed)
+    perm = swap_perm(ruleset, players, options, a, b)
+    pair = await make_pair(
+        ruleset,
+        players,
+        seed,
+        options,
+        secret=lambda: role_table(ruleset, perm),
+        viewers=[seat],
+        limit=250,
+        bots=True,
+    )
+    try:
+        assert len(pair.a.worlds.get(seat, [])) >= 3, pair.a.worlds  # not vacuous
+        found = await differences(pair, seat)
+        assert not found, found
+    finally:
+        await pair.close()
+
+
+async def test_worlds_dealt_to_a_bot_hide_other_hands() -> None:
+    """The same with two other seats' starting hands swapped (standard 5, seat 1 deciding)."""
+    pair = await make_pair(
+        "standard", 5, 8, secret=lambda: hands_swapped("standard", 2, 3), viewers=[1], bots=True
+    )
+    try:
+        assert len(pair.a.worlds.get(1, [])) >= 1, pair.answers
+        found = await differences(pair, 1)
+        assert not found, found
+    finally:
+        await pair.close()

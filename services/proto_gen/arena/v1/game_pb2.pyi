@@ -7,6 +7,39 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class DeterminizeRequest(_message.Message):
+    __slots__ = ("game_id", "seat_token", "decision_id", "worlds")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    DECISION_ID_FIELD_NUMBER: _ClassVar[int]
+    WORLDS_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seat_token: str
+    decision_id: int
+    worlds: _containers.RepeatedCompositeFieldContainer[World]
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., decision_id: _Optional[int] = ..., worlds: _Optional[_Iterable[_Union[World, _Mapping]]] = ...) -> None: ...
+
+class World(_message.Message):
+    __slots__ = ("seed", "roles")
+    class RolesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: str
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[str] = ...) -> None: ...
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    ROLES_FIELD_NUMBER: _ClassVar[int]
+    seed: int
+    roles: _containers.ScalarMap[int, str]
+    def __init__(self, seed: _Optional[int] = ..., roles: _Optional[_Mapping[int, str]] = ...) -> None: ...
+
+class DeterminizeResponse(_message.Message):
+    __slots__ = ("states",)
+    STATES_FIELD_NUMBER: _ClassVar[int]
+    states: _containers.RepeatedScalarFieldContainer[bytes]
+    def __init__(self, states: _Optional[_Iterable[bytes]] = ...) -> None: ...
+
 class CreateGameRequest(_message.Message):
     __slots__ = ("match_id", "ruleset", "seats", "options_json", "time_limit_ms", "hosted_after", "issued_at_ms", "nonce", "signature")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]

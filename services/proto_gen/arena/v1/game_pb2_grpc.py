@@ -76,6 +76,11 @@ class GameServiceStub:
                 request_serializer=arena_dot_v1_dot_game__pb2.BotSessionRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_game__pb2.BotSessionResponse.FromString,
                 _registered_method=True)
+        self.Determinize = channel.unary_unary(
+                '/arena.v1.GameService/Determinize',
+                request_serializer=arena_dot_v1_dot_game__pb2.DeterminizeRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_game__pb2.DeterminizeResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -154,6 +159,20 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Determinize(self, request, context):
+        """Bot workers only, for look-ahead (the `hard` level): states the token's seat could be in at
+        its pending decision `decision_id`, one per requested world, each dealt by the rules'
+        determinizer (services/rules/determinize.py) from the world's seed and role guesses: what
+        the seat has seen and its own seat kept; the other hands, the pile, the hidden roles and
+        everything else it has not seen dealt again. A state depends only on what the seat may
+        know and on the request, so it tells nothing more than the seat's own view. Only a bot's
+        token (one the engine gave a bot worker) for a seat a bot plays now: a person's token is
+        PERMISSION_DENIED; a decision that is not the seat's pending one FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -196,6 +215,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.BotSession,
                     request_deserializer=arena_dot_v1_dot_game__pb2.BotSessionRequest.FromString,
                     response_serializer=arena_dot_v1_dot_game__pb2.BotSessionResponse.SerializeToString,
+            ),
+            'Determinize': grpc.unary_unary_rpc_method_handler(
+                    servicer.Determinize,
+                    request_deserializer=arena_dot_v1_dot_game__pb2.DeterminizeRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_game__pb2.DeterminizeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -414,6 +438,33 @@ class GameService:
             '/arena.v1.GameService/BotSession',
             arena_dot_v1_dot_game__pb2.BotSessionRequest.SerializeToString,
             arena_dot_v1_dot_game__pb2.BotSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Determinize(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.GameService/Determinize',
+            arena_dot_v1_dot_game__pb2.DeterminizeRequest.SerializeToString,
+            arena_dot_v1_dot_game__pb2.DeterminizeResponse.FromString,
             options,
             channel_credentials,
             insecure,
