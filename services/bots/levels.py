@@ -7,9 +7,10 @@
 | `hard` | `hard` | the heuristic with determinized look-ahead on key decisions (:mod:`.search`) |
 
 A table names its level (``bot_level``); the matchmaker seats its bots as ``bot:LEVEL`` and the
-bot worker plays that level's policy (:mod:`.seats`). ``hard`` is not offered yet: its look-ahead
-determinizes from the game state, which a bot worker (holding only the seat's view) does not
-have, so served it would play exactly as ``normal``. Self-play and tournaments run it in-process.
+bot worker plays that level's policy (:mod:`.seats`). ``hard`` looks ahead on worlds dealt from
+the game state, which a bot worker (holding only the seat's view) does not have: the engine
+deals them (GameService.Determinize, services/engine/worlds.py) from what the seat may know,
+and the worker searches on them (:mod:`.search`, :mod:`.answer`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class Level:
 LEVELS: dict[str, Level] = {  # the first offered level is the default
     "normal": Level("heuristic", True, "the heuristic"),
     "easy": Level("easy", True, "the heuristic, answering at random a third of the time"),
-    "hard": Level("hard", False, "look-ahead; needs the game state, self-play only for now"),
+    "hard": Level("hard", True, "the heuristic, checking key decisions by look-ahead"),
 }
 
 

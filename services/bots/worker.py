@@ -307,6 +307,7 @@ async def run(args: argparse.Namespace) -> None:
                 {
                     "consumer": args.consumer,
                     "outcomes": worker.outcomes,
+                    "worlds": answerer.worlds,  # look-ahead's Determinize calls (hard seats)
                     "batched": {
                         "answers": sum(b.items for b in engine.batchers),
                         "submit_calls": sum(b.batches for b in engine.batchers),

@@ -10,10 +10,12 @@ import pytest
 
 from services.bots.answer import Answerer, Poison
 from services.bots.engine_client import EngineError, Submitted
-from services.bots.seats import Minds, policy_name
+from services.bots.search import SearchPolicy
+from services.bots.seats import Minds, SeatMind, policy_name
 from services.contracts import tokens
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
+from services.engine.worlds import World
 from services.eventlog import InMemoryEventStore, Seat, verify
 from services.eventlog.entry import ANSWER, decode_entry
 
@@ -27,6 +29,7 @@ class LocalEngine:
         self.games = games
         self.submits = 0
         self.seen_by: set[int] = set()  # viewers entries were redacted for
+        self.worlds = 0  # Determinize calls
 
     async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
         self.submits += 1
@@ -35,6 +38,16 @@ class LocalEngine:
         except Refused as exc:
             raise EngineError(exc.code, exc.reason) from None
         return Submitted(r.duplicate, r.version, r.over)
+
+    async def determinize(
+        self, game: str, token: str, decision: int, worlds: list[tuple[int, dict[int, str]]]
+    ) -> list[bytes]:
+        self.worlds += 1
+        try:
+            asked = [World(seed, roles) for seed, roles in worlds]
+            return await self.games.determinize(game, token, decision, asked)
+        except Refused as exc:
+            raise EngineError(exc.code, exc.reason) from None
 
     async def entries(
         self, game: str, token: str, after: int, upto: int = 0
@@ -94,6 +107,54 @@ async def test_plays_a_game_to_the_end_and_it_verifies(policy: str, views: bool)
     # without them each heuristic seat reads entries redacted for that seat (random reads none)
     assert engine.seen_by == (set(range(4)) if policy == "heuristic" and not views else set())
     assert not answerer.minds.minds  # every seat forgotten once its game ended
+
+
+class KeptMinds(Minds):
+    """Minds that also keep every seat's mind after its game (to read its policy's counts)."""
+
+    def __init__(self) -> None:
+        super().__init__("random")
+        self.kept: dict[tuple[str, int], SeatMind] = {}
+
+    def get(self, game: str, seat: int, player: str) -> SeatMind:
+        mind = super().get(game, seat, player)
+        self.kept[(game, seat)] = mind
+        return mind
+
+
+class NoWorlds(LocalEngine):
+    """An engine that deals no worlds (an older engine, or one that refuses)."""
+
+    async def determinize(
+        self, game: str, token: str, decision: int, worlds: list[tuple[int, dict[int, str]]]
+    ) -> list[bytes]:
+        self.worlds += 1
+        raise EngineError("UNIMPLEMENTED", "no Determinize here")
+
+
+@pytest.mark.parametrize("dealt", [True, False], ids=["worlds", "no-worlds"])
+async def test_hard_seats_search_on_worlds_the_engine_deals(dealt: bool) -> None:
+    """Every seat `bot:hard`: the worker asks the engine for worlds at the key decisions and
+    searches on them; answers stay legal, the game ends and verifies. An engine that deals none
+    leaves the answers to the heuristic (counted as refused), and the game still ends."""
+    games, side = await _setup("hard", players=5, seed=4)
+    engine = LocalEngine(games) if dealt else NoWorlds(games)
+    minds = KeptMinds()
+    answerer = Answerer(engine, minds)
+    outcomes = await _play(games, side, [answerer])
+    hot = await games.get("g1")
+    assert hot.game.over and hot.finished
+    assert verify([d for _, d in await games.store.read("g1")]).ok
+    assert set(outcomes) == {"answered"}, outcomes  # no pick refused, no fallback
+    policies = [m.policy for m in minds.kept.values()]
+    assert len(policies) == 5 and all(isinstance(p, SearchPolicy) for p in policies)
+    searched = sum(p.searched for p in policies if isinstance(p, SearchPolicy))
+    assert engine.worlds > 0
+    if dealt:
+        assert answerer.worlds == {"dealt": engine.worlds}
+        assert searched > 0 and sum(p.errors for p in policies) == 0
+    else:
+        assert answerer.worlds == {"refused": engine.worlds} and searched == 0
 
 
 async def test_every_message_twice_and_by_two_workers_answers_once() -> None:

@@ -12,9 +12,10 @@ from services.rules import api
 
 
 def test_levels_are_offered_and_served() -> None:
-    """normal (the default) and easy are offered to tables with people, hard is not (it needs
-    the game state); a seat named bot:LEVEL plays that level's policy."""
-    assert offered() == ["normal", "easy"] == bot_levels()
+    """normal (the default), easy and hard are offered to tables with people (hard's worlds are
+    dealt by the engine: tests/bots/test_worker.py); a seat named bot:LEVEL plays that level's
+    policy."""
+    assert offered() == ["normal", "easy", "hard"] == bot_levels()
     assert set(LEVELS) == {"easy", "normal", "hard"} and "godlike" not in accepted()
     assert TableSettings(ruleset="standard", players=5).checked().bot_level == "normal"
     minds = Minds("heuristic")

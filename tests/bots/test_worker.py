@@ -276,3 +276,28 @@ async def test_a_worker_with_little_room_reads_its_sessions_on(
 async def _head_or_0(client: aioredis.Redis, ns: str, game: str) -> int:
     rows: Any = await client.xrevrange(game_key(ns, game, "log"), "+", "-", count=1)
     return int(rows[0][0].split(b"-")[0]) if rows else 0
+
+
+async def test_hard_bots_search_on_worlds_dealt_over_grpc(
+    redis_url: str, redis_namespace: str, tmp_path: Path
+) -> None:
+    """The hard level served: an `arena engine` and an `arena bots` process, two games whose
+    every seat is `bot:hard`. At its key decisions the worker asks the engine for worlds
+    (GameService.Determinize, real gRPC) and searches on them; every game ends and verifies,
+    and no call was refused."""
+    ns, archive = redis_namespace, tmp_path / "archive"
+    engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000)
+    ports = [port for _, port in engines]
+    bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0)
+    client = connect(redis_url)
+    try:
+        assert bot.stdout is not None and bot.stdout.readline()
+        await publish_matches(client, ns, 2, 5, ["hard"], seed=900)
+        files = await _wait_archived(archive, 2, time.monotonic() + 120)
+        _check(files, 2)
+    finally:
+        await client.aclose()
+        exits = stop([bot] + [p for p, _ in engines])
+    worker = next(e for e in exits if e.get("consumer") == "b0")
+    assert worker["worlds"].get("dealt", 0) > 0 and "refused" not in worker["worlds"], worker
+    assert set(worker["outcomes"]) <= {"answered", "duplicate", "known"}, worker

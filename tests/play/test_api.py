@@ -15,6 +15,8 @@ import pytest
 import redis.asyncio as aioredis
 from openapi_spec_validator import validate
 
+from services.eventlog.entry import decode_entry
+from services.eventlog.records import Header, decode_payload
 from services.eventlog.redis_store import RedisEventStore
 from services.play import routes
 
@@ -127,7 +129,7 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     client = await Client.fetch(play_platform.base)
     modes = await client.call("modes")
     assert {(t["ruleset"], t["players"]) for t in modes["tables"]} >= {("standard", 5)}
-    assert modes["bot_levels"] == ["normal", "easy"]  # hard is not offered (levels.py)
+    assert modes["bot_levels"] == ["normal", "easy", "hard"]  # levels.py
     game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "normal"})
     me = await client.call("me")
     assert me["seated"] == {"game": game, "seat": seat, "over": False} and me["waiting"] is None
@@ -138,6 +140,20 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     view = await client.call("seat_view", game=game, seat=seat)
     assert view["over"] and view["decision"] is None and view["view"]["over"]
     assert (await client.call("me"))["seated"]["over"]
+
+
+async def test_a_person_plays_against_hard_bots(play_platform: PlayPlatform) -> None:
+    """A standard 5-seat table at level hard: its four bots look ahead on worlds the engine
+    deals them (services/engine/worlds.py), and the person's game runs to its end."""
+    client = await Client.fetch(play_platform.base)
+    game, seat = await sit(client, {"ruleset": "standard", "players": 5, "bot_level": "hard"})
+    seen = await play_to_the_end(client, game, seat, random.Random(9))
+    assert seen["ended"] and seen["decisions"] > 0 and seen["hidden_ok"]
+    store = RedisEventStore(
+        aioredis.Redis.from_url(play_platform.redis_url), play_platform.namespace
+    )
+    header = decode_payload(decode_entry((await store.read(game, 0, 1))[0][1]).payload, Header)
+    assert [s.player for s in header.seats if s.bot] == ["bot:hard"] * 4
 
 
 async def answer_one(client: Client, game: str, seat: int) -> tuple[dict[str, Any], int]:
