@@ -158,15 +158,18 @@ async def _code(call: Any) -> grpc.StatusCode:
 @st.composite
 def game_calls(draw: st.DrawFn) -> tuple[str, Any]:
     game = draw(game_ids)
-    kind = draw(st.sampled_from(["good", "junk", "none", "other", "expired"]))
+    kind = draw(st.sampled_from(["good", "bot", "junk", "none", "other", "expired"]))
     token = {
         "good": tokens.issue(SECRET, game, draw(st.integers(-2, 7))),
+        "bot": tokens.issue(SECRET, game, draw(st.integers(-2, 7)), bot=True),
         "junk": draw(st.text(max_size=60)),
         "none": "",
         "other": tokens.issue(SECRET, "g1" if game != "g1" else "done", 0),
         "expired": tokens.issue(SECRET, game, 0, ttl_ms=-1),
     }[kind]
-    rpc = draw(st.sampled_from(["create", "submit", "submits", "view", "stream", "decision"]))
+    rpc = draw(
+        st.sampled_from(["create", "submit", "submits", "view", "stream", "decision", "worlds"])
+    )
     picks = draw(st.lists(st.text(max_size=70), max_size=70))
     if rpc == "create":
         signed = draw(st.booleans())
@@ -193,6 +196,17 @@ def game_calls(draw: st.DrawFn) -> tuple[str, Any]:
         if rpc == "submit":
             return rpc, one
         return rpc, game_pb2.SubmitActionsRequest(actions=[one] * draw(st.integers(0, 3)))
+    if rpc == "worlds":
+        worlds = [
+            game_pb2.World(
+                seed=draw(st.integers(0, 2**64 - 1)),
+                roles=draw(st.dictionaries(st.integers(-(2**31), 2**31 - 1), st.text(max_size=40))),
+            )
+            for _ in range(draw(st.integers(0, 18)))
+        ]
+        return rpc, game_pb2.DeterminizeRequest(
+            game_id=game, seat_token=token, decision_id=draw(ints), worlds=worlds
+        )
     if rpc == "view":
         return rpc, game_pb2.GetViewRequest(game_id=game, seat_token=token)
     if rpc == "stream":
@@ -220,6 +234,8 @@ async def _game_call(stub: game_pb2_grpc.GameServiceStub, rpc: str, req: Any) ->
         return await _code(stub.GetView(req))
     if rpc == "decision":
         return await _code(stub.GetDecision(req))
+    if rpc == "worlds":
+        return await _code(stub.Determinize(req))
     call = stub.StreamView(req)
     try:
         return await _code(asyncio.wait_for(call.read(), 0.5))
@@ -233,10 +249,12 @@ async def _fuzz_game_service(
     env: Any, caplog: pytest.LogCaptureFixture, rpc: str, req: Any
 ) -> None:
     games, stub = env
-    if rpc == "submit" and req.game_id in GAMES:
+    if rpc in ("submit", "worlds") and req.game_id in GAMES:
         hot = await games.get(req.game_id)
         d = hot.game.pending
-        if d is not None and hot.ids.opaque(d.id) == req.decision_id:
+        if rpc == "worlds" and d is not None and req.decision_id == 0:
+            req.decision_id = hot.ids.opaque(d.id)  # 0 stands for the pending one: dealt, or not
+        if rpc == "submit" and d is not None and hot.ids.opaque(d.id) == req.decision_id:
             return  # possibly a legal answer: the seat tests cover those
     before = await _heads(games.store)
     with caplog.at_level(logging.ERROR):
