@@ -20,7 +20,7 @@ def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
     game_options(p, players=5, games=200, options=False)
     p.add_argument(
         "--policy",
-        type=names("random", "heuristic"),
+        type=names("random", "heuristic", "hard"),
         default="random,heuristic",
         help="bot policies to measure, comma-separated",
     )

@@ -37,7 +37,7 @@ from .standings import Played, standings, table
 from .supervise import CrashLoop
 from .up import STATE_FILE, Platform, Running, UpConfig, find_running
 
-SERVABLE = ("heuristic", "random")
+SERVABLE = ("heuristic", "random", "easy", "hard")  # what a bot worker plays (bots/levels.py)
 STALL_S = 60.0  # no game finished this long: publish the games in flight again
 GIVE_UP_S = 600.0
 GAMES_PER_ENGINE = 100  # default games in flight per engine worker (their answers share batches)
