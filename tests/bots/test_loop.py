@@ -27,6 +27,7 @@ class Stub:
     def __init__(self) -> None:
         self.flaky_failures = 2
         self.calls: dict[str, int] = {}
+        self.worlds: dict[str, int] = {}  # an Answerer's Determinize counts (none here)
 
     async def handle(self, msg: BotDecision) -> str:
         kind = msg.player
