@@ -1,8 +1,9 @@
 """Fit the role belief's likelihoods from self-play: how often an act of a seat of one class lands
 on a seat of another, per opportunity, by round.
 
-Every act the belief reads (:class:`.memory.Memory` turns events into hostile and friendly acts)
-is counted over all-heuristic games with the true classes: for an act by a seat of class ``a`` on
+Every act the belief reads (:class:`.memory.Memory` turns events into hostile and friendly acts,
+one seat's acts on one target in one turn counted once, as the belief counts them) is counted over
+all-heuristic games with the true classes: for an act by a seat of class ``a`` on
 a seat of class ``b`` in bucket ``k`` (the round's, or the one for acts once no rebel lives), ``count[k][a, b] += strength``; and every seat alive
 then (but the actor) was a possible target, ``exposure[k][a, class] += strength``. The likelihood
 is the rate ``count / exposure`` — P(this particular seat of class ``b`` is the target | an act by

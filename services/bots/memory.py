@@ -34,6 +34,7 @@ class Memory:
         self.last_damage: tuple[int, int] = (-1, -1)  # source, target
         self.judge_as: dict[int, str] = {}  # judge-area card -> the delayed trick it is
         self.cancelled: set[str] = set()  # play options that came to nothing this phase
+        self.acted: dict[tuple[int, int, bool], float] = {}  # this turn's evidence (_evidence)
         self.last_play = ""
         self.turns = 0
         self.round = 0
@@ -53,23 +54,24 @@ class Memory:
             self.wuxie = 0
             self.last_damage = (e.source, e.target)
             if self.belief and e.card == "" and e.source >= 0:
-                self._act(e.source, e.target, True, 0.5)
+                self._evidence(e.source, e.target, True, 0.5)
         elif isinstance(e, ev.SkillInvoked):
             self.wuxie = 0
             if self.belief and e.skill in HEALS:
                 for t in e.targets:
-                    self._act(e.seat, t, False)
+                    self._evidence(e.seat, t, False)
             elif self.belief and e.skill in ("反间", "离间") and e.targets:
-                self._act(e.seat, e.targets[-1], True, 0.7)
+                self._evidence(e.seat, e.targets[-1], True, 0.7)
         elif isinstance(e, ev.TargetChanged):
             if self.belief:
-                self._act(e.old, e.new, True, 0.7)
+                self._evidence(e.old, e.new, True, 0.7)
         elif isinstance(e, ev.Died):
             self.dead_rebels += self.cls.get(e.role, "") == "rebel"
             if self.belief:
                 self.belief.reveal(e.seat, e.role)
         elif isinstance(e, ev.TurnStarted):
             self.turns += 1
+            self.acted.clear()
             self.round = e.round
             self.cancelled.clear()
         elif isinstance(e, ev.PhaseStarted):
@@ -147,7 +149,7 @@ class Memory:
             if self.belief and self.wuxie % 2 == 1 and e.targets:
                 user, name, _ = self.trick
                 if name in HARMFUL_TRICKS and user != e.targets[0]:
-                    self._act(e.user, e.targets[0], False, 0.6)
+                    self._evidence(e.user, e.targets[0], False, 0.6)
             return
         self.wuxie = 0
         if e.name in ("杀", "火杀", "雷杀"):
@@ -161,12 +163,24 @@ class Memory:
             return
         if e.name in HOSTILE_CARDS:
             for t in e.targets:
-                self._act(e.user, t, True)
+                self._evidence(e.user, t, True)
         elif e.name == "借刀杀人" and e.targets:
-            self._act(e.user, e.targets[0], True, 0.4)
+            self._evidence(e.user, e.targets[0], True, 0.4)
         elif e.name == "桃":
             for t in e.targets:
-                self._act(e.user, t, False, 1.5)
+                self._evidence(e.user, t, False, 1.5)
+
+    def _evidence(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
+        """An act of ``actor`` towards ``target``, counted once per turn: the acts of one seat on
+        one target in one turn (three 杀 through 诸葛连弩, a 杀 and the damage it deals) are one
+        choice of target, so they weigh as the strongest of them, not as independent evidence
+        (counted apart, a blind first turn's volley made its target certain the attacker was an
+        enemy, and two loyalists fought to the death from round 1)."""
+        key = (actor, target, hostile)
+        before = self.acted.get(key, 0.0)
+        if strength > before:
+            self.acted[key] = strength
+            self._act(actor, target, hostile, strength - before)
 
     def _act(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
         """Evidence from an act of ``actor`` towards ``target`` — never from my own acts: a blind
