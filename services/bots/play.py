@@ -21,7 +21,8 @@ def duel_value(r: Reading, t: int) -> float:
     mine = sum(1 for n in r.hand_names() if n in SLASHES)
     theirs = r.expected(t, "杀") * (1 + 0.3 * (r.seats[t].hand_count > 3))
     p_win = 0.85 if mine >= 2 else (0.6 - 0.4 * theirs if mine == 1 else 1.0 - theirs)
-    return r.harm_value(t) * p_win - (1 - p_win) * 0.6
+    lose = 0.6 if r.seats[r.me].hp > 1 else 2.5  # at 1 HP a lost 决斗 is my death
+    return r.harm_value(t) * p_win - (1 - p_win) * lose
 
 
 def strip_value(r: Reading, t: int, reach: int = 99) -> float:

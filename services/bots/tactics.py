@@ -166,7 +166,11 @@ def enhance(r: Reading, d: Decision) -> list[str]:
             if o in opts:
                 return [o]
     elif card in ("决斗", "火攻") or card in AOE:
-        if "damage" in opts:
+        # an area attack dealing 2 kills whoever it hits at 2 HP: never one I want alive
+        spares = card not in AOE or not any(
+            r.seats[t].hp <= 2 and r.wants_alive(t) for t in r.alive if t != r.me
+        )
+        if "damage" in opts and spares:
             v = (
                 sum(r.harm_value(t) for t in r.alive if t != r.me)
                 if card in AOE
