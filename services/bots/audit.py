@@ -5,7 +5,8 @@ the whole game (it judges the policies, it does not play), the policies still se
 Counted per game set (``Audit.counts``):
 
 - ``teammate_kills``: a seat killed by a true teammate (the lord's side, the rebels, a third camp;
-  a renegade has no teammate);
+  a renegade has no teammate); ``forced_duel_kills``: those of them by a 决斗 that a third seat's
+  离间 made between the two (neither chose it: the 离间 user's play, not a blunder of theirs);
 - ``lord_killed_by_own_side``: a loyalist or renegade killed the lord while a rebel lived;
 - ``jiedao_obeyed_vs_friend``: 借刀杀人 obeyed against a seat the obeying bot believed a friend
   (its own ``friend`` score > 0.2); ``jiedao_obeyed_vs_teammate``: against a true teammate;
@@ -26,7 +27,7 @@ from typing import Any
 from ..rules import api
 from ..rules.api import Answer, Decision, Game
 from ..rules.api import events as ev
-from .cardinfo import HOSTILE_CARDS, SLASHES
+from .cardinfo import HOSTILE_CARDS, SLASHES, std_skill
 from .heuristic import HeuristicPolicy
 from .selfplay import Table, camp_rotation, role_classes
 from .threat import Reading
@@ -35,6 +36,7 @@ AOE = ("南蛮入侵", "万箭齐发")
 KEYS = (
     "games",
     "teammate_kills",
+    "forced_duel_kills",
     "lord_killed_by_own_side",
     "jiedao_obeyed",
     "jiedao_obeyed_vs_friend",
@@ -54,6 +56,10 @@ class Audit:
     def __init__(self) -> None:
         self.counts: Counter[str] = Counter({k: 0 for k in KEYS})
         self.examples: dict[str, list[tuple[int, int]]] = {}  # kind -> (game seed, decision id)
+        self.forced = False  # the 决斗 being resolved was made by 离间
+        self.hit: dict[
+            int, tuple[int, bool]
+        ] = {}  # seat -> (source, by a forced 决斗) of its last damage
 
     def _hit(self, kind: str, g: Game, d: int) -> None:
         self.counts[kind] += 1
@@ -131,10 +137,16 @@ class Audit:
     def after(self, g: Game, events: list[api.Event], cls: dict[str, str], alive: set[int]) -> None:
         """Deaths among ``events`` (``alive``: who lived before them)."""
         for e in events:
+            if isinstance(e, ev.CardUsed) and e.name == "决斗":
+                self.forced = std_skill(e.skill) == "离间"
+            elif isinstance(e, ev.Damaged):
+                self.hit[e.target] = (e.source, e.card == "决斗" and self.forced)
             if not isinstance(e, ev.Died) or e.killer < 0 or e.killer == e.seat:
                 continue
             if self.camp(g, e.killer, cls) == self.camp(g, e.seat, cls):
                 self._hit("teammate_kills", g, 0)
+                if self.hit.get(e.seat) == (e.killer, True):
+                    self._hit("forced_duel_kills", g, 0)
             killer = cls.get(g.players[e.killer].role, "renegade")
             rebels = any(
                 s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))
