@@ -11,7 +11,9 @@ Counted per game set (``Audit.counts``):
 - ``jiedao_obeyed_vs_friend``: 借刀杀人 obeyed against a seat the obeying bot believed a friend
   (its own ``friend`` score > 0.2); ``jiedao_obeyed_vs_teammate``: against a true teammate;
 - ``hostile_on_teammate`` / ``hostile_targetings``: targets picked for a hostile card that are true
-  teammates, of all such picks;
+  teammates, of all such picks; ``hostile_sure_on_teammate`` / ``hostile_sure``: the same among
+  the picks the bot was sure of (it put the target's chance of being a teammate under 2%: how
+  often such certainty is wrong is the belief's calibration where it matters);
 - ``aoe_with_teammate_low``: 南蛮入侵/万箭齐发 used while a true teammate (or, for a loyalist or
   renegade with rebels alive, the lord) was alive at 1 HP;
 - ``spear_with_slash``: 丈八蛇矛 chosen while a real 杀 was in hand;
@@ -33,6 +35,7 @@ from .selfplay import Table, camp_rotation, role_classes
 from .threat import Reading
 
 AOE = ("南蛮入侵", "万箭齐发")
+SURE = 0.02  # a target the bot thought a teammate with less than this chance (hostile_sure)
 KEYS = (
     "games",
     "teammate_kills",
@@ -43,6 +46,8 @@ KEYS = (
     "jiedao_obeyed_vs_teammate",
     "hostile_targetings",
     "hostile_on_teammate",
+    "hostile_sure",
+    "hostile_sure_on_teammate",
     "aoe_with_teammate_low",
     "spear_with_slash",
     "dying_teammate_unsaved",
@@ -102,10 +107,25 @@ class Audit:
         if any(p == "skill:丈八蛇矛" for p in a.picks) and any(n in SLASHES for n in names):
             self._hit("spear_with_slash", g, d.id)
         if d.kind == "targets" and str(d.info.get("card", "")) in HOSTILE_CARDS:
+            pol = t.policies[d.seat]
+            reading = (
+                Reading(pol.mem, t.views[d.seat], d.seat)
+                if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None
+                else None
+            )
             for p in a.picks:
                 self.counts["hostile_targetings"] += 1
-                if p.startswith("seat:") and mate(int(p[5:])):
+                tgt = int(p[5:]) if p.startswith("seat:") else -1
+                if mate(tgt):
                     self._hit("hostile_on_teammate", g, d.id)
+                if (
+                    reading is not None
+                    and 0 <= tgt < len(reading.mate)
+                    and reading.mate[tgt] < SURE
+                ):
+                    self.counts["hostile_sure"] += 1
+                    if mate(tgt):
+                        self._hit("hostile_sure_on_teammate", g, d.id)
         if d.kind == "play" and a.picks[0].startswith("card:"):
             name = g.cards[int(a.picks[0][5:])].name
             if name == "闪电":
