@@ -47,7 +47,11 @@ def test_every_decision_is_labelled(
     )
     kinds: set[str] = set()
     abouts: set[str] = set()
-    for seed in range(games):
+    # `games` seeded games, and up to four more while a kind is still missing (the heuristic's
+    # play decides what a game asks: a better bot once asked no `cards` in standard 8's game)
+    for seed in range(games + 4):
+        if seed >= games and (EXPECTED - {"draft"} <= kinds or ruleset == "chengtian"):
+            break
         g = api.new_game(ruleset, players, seed, options)
         events = list(api.advance(g))
         pols = [make_policy("heuristic", seed * 7 + s, s) for s in range(players)]
