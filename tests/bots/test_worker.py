@@ -255,22 +255,41 @@ async def test_a_worker_with_little_room_reads_its_sessions_on(
     """More games than room (--max-inflight 2): decisions pushed beyond it wait in the worker,
     and the session is read on meanwhile (the results that free the room come on it), so
     every game finishes (a worker that stopped reading until it had room stalled for good)."""
-    ns, archive = redis_namespace, tmp_path / "archive"
+    worker = await _one_engine_one_bot(
+        redis_url, redis_namespace, tmp_path, 8, PLAYERS, "random", 700, ("--max-inflight", "2")
+    )
+    assert worker["batched"]["pushed"] > 0
+
+
+async def _one_engine_one_bot(
+    redis_url: str,
+    ns: str,
+    tmp_path: Path,
+    games: int,
+    players: int,
+    policy: str,
+    seed: int,
+    extra: tuple[str, ...] = (),
+    timeout_s: float = 60,
+) -> dict[str, Any]:
+    """An engine and a bot worker (`extra`: its further options) play `games` all-bot games of
+    `policy` (the worker's session open first) to their end; each is checked (`_check`). Returns
+    the bot worker's exit line."""
+    archive = tmp_path / "archive"
     engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000)
     ports = [port for _, port in engines]
-    bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0, ("--max-inflight", "2"))
+    bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0, extra)
     client = connect(redis_url)
     try:
         assert bot.stdout is not None and bot.stdout.readline()
         await asyncio.sleep(2.5)  # its session open
-        await publish_matches(client, ns, 8, PLAYERS, ["random"], seed=700)
-        files = await _wait_archived(archive, 8, time.monotonic() + 60)
-        _check(files, 8)
+        await publish_matches(client, ns, games, players, [policy], seed=seed)
+        files = await _wait_archived(archive, games, time.monotonic() + timeout_s)
+        _check(files, games)
     finally:
         await client.aclose()
         exits = stop([bot] + [p for p, _ in engines])
-    worker = next(e for e in exits if e.get("consumer") == "b0")
-    assert worker["batched"]["pushed"] > 0
+    return next(e for e in exits if e.get("consumer") == "b0")
 
 
 async def _head_or_0(client: aioredis.Redis, ns: str, game: str) -> int:
@@ -285,19 +304,8 @@ async def test_hard_bots_search_on_worlds_dealt_over_grpc(
     every seat is `bot:hard`. At its key decisions the worker asks the engine for worlds
     (GameService.Determinize, real gRPC) and searches on them; every game ends and verifies,
     and no call was refused."""
-    ns, archive = redis_namespace, tmp_path / "archive"
-    engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000)
-    ports = [port for _, port in engines]
-    bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0)
-    client = connect(redis_url)
-    try:
-        assert bot.stdout is not None and bot.stdout.readline()
-        await publish_matches(client, ns, 2, 5, ["hard"], seed=900)
-        files = await _wait_archived(archive, 2, time.monotonic() + 120)
-        _check(files, 2)
-    finally:
-        await client.aclose()
-        exits = stop([bot] + [p for p, _ in engines])
-    worker = next(e for e in exits if e.get("consumer") == "b0")
+    worker = await _one_engine_one_bot(
+        redis_url, redis_namespace, tmp_path, 2, 5, "hard", 900, timeout_s=120
+    )
     assert worker["worlds"].get("dealt", 0) > 0 and "refused" not in worker["worlds"], worker
     assert set(worker["outcomes"]) <= {"answered", "duplicate", "known"}, worker

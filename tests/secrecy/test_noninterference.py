@@ -11,7 +11,7 @@ import pytest
 
 from services.rules.api import SPECTATOR
 
-from .noninterference import differences, make_pair
+from .noninterference import Pair, differences, make_pair
 from .play import hands_swapped, role_table, swap_perm
 
 # ruleset, players, options, the two roles swapped, a seat that must not tell (it knows
@@ -44,6 +44,30 @@ def _viewer_seat(
     return next(p.seat for p in g.players if p.role in quiet and p.role not in (a, b))
 
 
+async def _permuted(
+    ruleset: str,
+    players: int,
+    options: dict[str, Any],
+    a: str,
+    b: str,
+    seed: int,
+    viewers: list[int],
+    bots: bool = False,
+) -> Pair:
+    """Games A and B whose roles `a` and `b` are swapped through the role table (make_pair)."""
+    perm = swap_perm(ruleset, players, options, a, b)
+    return await make_pair(
+        ruleset,
+        players,
+        seed,
+        options,
+        secret=lambda: role_table(ruleset, perm),
+        viewers=viewers,
+        limit=250,
+        bots=bots,
+    )
+
+
 @pytest.mark.parametrize(
     ("ruleset", "players", "options", "a", "b", "seat"),
     ROLE_CASES,
@@ -55,16 +79,7 @@ async def test_permuted_roles_look_the_same(
     seed = 5
     if seat == -99:
         seat = _viewer_seat(ruleset, players, options, a, b, seed)
-    perm = swap_perm(ruleset, players, options, a, b)
-    pair = await make_pair(
-        ruleset,
-        players,
-        seed,
-        options,
-        secret=lambda: role_table(ruleset, perm),
-        viewers=[SPECTATOR, seat],
-        limit=250,
-    )
+    pair = await _permuted(ruleset, players, options, a, b, seed, [SPECTATOR, seat])
     try:
         roles_a = [p.role for p in (await pair.a.games.get("g")).game.players]
         roles_b = [p.role for p in (await pair.b.games.get("g")).game.players]
@@ -128,16 +143,7 @@ async def test_permuted_roles_look_the_same_over_seeds(
     """The same over ten seeds per ruleset (-m slow)."""
     if seat == -99 or _role_at(ruleset, players, options, seed, seat) in (a, b):
         seat = _viewer_seat(ruleset, players, options, a, b, seed)
-    perm = swap_perm(ruleset, players, options, a, b)
-    pair = await make_pair(
-        ruleset,
-        players,
-        seed,
-        options,
-        secret=lambda: role_table(ruleset, perm),
-        viewers=[SPECTATOR, seat],
-        limit=250,
-    )
+    pair = await _permuted(ruleset, players, options, a, b, seed, [SPECTATOR, seat])
     try:
         found = await differences(pair, SPECTATOR) + await differences(pair, seat)
         assert not found, found
@@ -168,17 +174,7 @@ async def test_worlds_dealt_to_a_bot_look_the_same(
     seed = 5
     if seat == -99:
         seat = _viewer_seat(ruleset, players, options, a, b, seed)
-    perm = swap_perm(ruleset, players, options, a, b)
-    pair = await make_pair(
-        ruleset,
-        players,
-        seed,
-        options,
-        secret=lambda: role_table(ruleset, perm),
-        viewers=[seat],
-        limit=250,
-        bots=True,
-    )
+    pair = await _permuted(ruleset, players, options, a, b, seed, [seat], bots=True)
     try:
         assert len(pair.a.worlds.get(seat, [])) >= 3, pair.a.worlds  # not vacuous
         found = await differences(pair, seat)
