@@ -11,9 +11,26 @@ HEAL_SKILLS = ("青囊",)
 
 
 def slash_value(r: Reading, t: int, c: CardDef | None = None) -> float:
-    """What a 杀 on ``t`` is worth to me."""
+    """What a 杀 on ``t`` is worth to me (nothing if ``t`` could pass it on to kill a friend)."""
+    if passed_on_kills(r, t):
+        return -9.0
     nature = {"火杀": "fire", "雷杀": "thunder"}.get(c.name, "normal") if c else "normal"
     return r.harm_value(t) * (1.0 - r.dodge(t, c, nature))
+
+
+def passed_on_kills(r: Reading, t: int) -> bool:
+    """流离: ``t`` may discard a card to pass my 杀 to another seat in its attack range (not me).
+    Never give it the chance while that could kill a seat I want alive (the lord my side needs at
+    1 HP: a loyalist's 杀 at a rebel's 大乔 once killed the lord so)."""
+    if not any(std_skill(k) == "流离" for k in r.mem.skills.get(t, ())):
+        return False
+    if not r.seats[t].hand_count and not r.seats[t].equip:
+        return False
+    reach = r.attack_range(t)
+    return any(
+        u not in (t, r.me) and r.seats[u].hp <= 1 and r.wants_alive(u) and r.distance(t, u) <= reach
+        for u in r.alive
+    )
 
 
 def duel_value(r: Reading, t: int) -> float:
