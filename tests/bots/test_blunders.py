@@ -16,11 +16,13 @@ tests audit three times as many games (less noise: a count of 15 moves by ±4 fr
 and hold the teammate kills that the killer or the victim chose to a third of today's on every
 table: not the duels a third seat's 离间 made between two teammates (the 离间 user's good play,
 counted apart as ``forced_duel_kills``). With the belief's evidence counted once per turn and
-tempered (services/bots/roles.py TEMPER, memory.py `_evidence`), all teammate kills (of them
-forced duels), seeds 1..450 (honglou 1..300) / seeds 20001..20450 (20001..20300), against the
-heuristic before on the second set: standard 8 14 (0) / 11 (0), before 41; standard 5 4 (0) /
-7 (0), before 18; jinyu 谋攻 92 (36) / 81 (31), before 159; extended 8 44 (28) / 63 (43), before
-69; honglou 32 (12) / 22 (11), before 49.
+tempered (services/bots/roles.py TEMPER, memory.py `_evidence`) and no 杀 a 流离 could pass on
+to kill a friend, all teammate kills (of them forced duels), seeds 1..450 (honglou 1..300) /
+seeds 20001..20450 (20001..20300), against the heuristic before on the second set: standard 8
+14 (0) / 11 (0), before 41; standard 5 4 (0) / 7 (0), before 18; jinyu 谋攻 93 (39) / 75 (30),
+before 159; extended 8 34 (28) / 54 (43), before 69; honglou 26 (11) / 19 (11), before 49. The
+lord killed by its own side while a rebel lives: 0 on both sets but in jinyu 谋攻 (8 / 9), whose
+lord is hidden from its own side.
 """
 
 from __future__ import annotations
@@ -63,12 +65,15 @@ def test_never_self_defeating(ruleset: str, players: int, options: dict[str, obj
 def test_blunders_fall(ruleset: str, players: int, options: dict[str, object]) -> None:
     """450 games: teammate kills the killer or the victim chose (all but duels a third seat's 离间
     forced) at most a third of today's (the issue's goal), and all of them fewer than today's;
-    no 借刀 against a believed friend, no 丈八 with a 杀 in hand; 闪电 is played."""
+    the lord never killed by its own side while a rebel lives (where the lord is known); no 借刀
+    against a believed friend, no 丈八 with a 杀 in hand; 闪电 is played."""
     au = audit_games(ruleset, players, 450, 1, ["heuristic"], dict(options))
     c = au.counts
     today = TODAY_TEAMMATE_KILLS[(ruleset, players)]  # per 150 games
     chosen = c["teammate_kills"] - c["forced_duel_kills"]
     assert 0 <= chosen <= today, dict(c)  # a third of 3 x today's
     assert c["teammate_kills"] < 3 * today, dict(c)
+    if not options.get("mougong"):  # (谋攻 hides the lord from its own side too)
+        assert c["lord_killed_by_own_side"] == 0, au.examples.get("lord_killed_by_own_side")
     assert c["jiedao_obeyed_vs_friend"] == 0 and c["spear_with_slash"] == 0, dict(c)
     assert c["lightning_played"] > 0, dict(c)
