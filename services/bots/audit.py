@@ -7,7 +7,8 @@ Counted per game set (``Audit.counts``):
 - ``teammate_kills``: a seat killed by a true teammate (the lord's side, the rebels, a third camp;
   a renegade has no teammate); ``forced_duel_kills``: those of them by a 决斗 that a third seat's
   离间 made between the two (neither chose it: the 离间 user's play, not a blunder of theirs);
-- ``lord_killed_by_own_side``: a loyalist or renegade killed the lord while a rebel lived;
+- ``lord_killed_by_own_side``: a loyalist or renegade killed the lord while a rebel lived (not in
+  a 决斗 a third seat's 离间 forced on them: a rebel's play);
 - ``jiedao_obeyed_vs_friend``: 借刀杀人 obeyed against a seat the obeying bot believed a friend
   (its own ``friend`` score > 0.2); ``jiedao_obeyed_vs_teammate``: against a true teammate;
 - ``hostile_on_teammate`` / ``hostile_targetings``: targets picked for a hostile card that are true
@@ -163,15 +164,17 @@ class Audit:
                 self.hit[e.target] = (e.source, e.card == "决斗" and self.forced)
             if not isinstance(e, ev.Died) or e.killer < 0 or e.killer == e.seat:
                 continue
+            forced = self.hit.get(e.seat) == (e.killer, True)
             if self.camp(g, e.killer, cls) == self.camp(g, e.seat, cls):
                 self._hit("teammate_kills", g, 0)
-                if self.hit.get(e.seat) == (e.killer, True):
+                if forced:
                     self._hit("forced_duel_kills", g, 0)
             killer = cls.get(g.players[e.killer].role, "renegade")
             rebels = any(
                 s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))
             )
-            if g.players[e.seat].role == "lord" and killer in ("loyalist", "renegade") and rebels:
+            lord = g.players[e.seat].role == "lord"
+            if lord and killer in ("loyalist", "renegade") and rebels and not forced:
                 self._hit("lord_killed_by_own_side", g, 0)
 
 

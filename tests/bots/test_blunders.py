@@ -21,8 +21,8 @@ to kill a friend, all teammate kills (of them forced duels), seeds 1..450 (hongl
 seeds 20001..20450 (20001..20300), against the heuristic before on the second set: standard 8
 14 (0) / 11 (0), before 41; standard 5 4 (0) / 7 (0), before 18; jinyu 谋攻 93 (39) / 75 (30),
 before 159; extended 8 34 (28) / 54 (43), before 69; honglou 26 (11) / 19 (11), before 49. The
-lord killed by its own side while a rebel lives: 0 on both sets but in jinyu 谋攻 (8 / 9), whose
-lord is hidden from its own side.
+lord killed by its own side while a rebel lives (not in a duel a rebel's 离间 forced): 0 on both
+sets but in jinyu 谋攻 (1 / 2), whose lord is hidden from its own side.
 """
 
 from __future__ import annotations
