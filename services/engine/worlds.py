@@ -12,8 +12,8 @@ only its seat's view, so the engine, which holds the state, deals them:
 
 What a world holds depends only on what the seat may know and on the request
 (services/rules/determinize.py says how; tests/rules/test_determinize.py checks it over many
-states and tests/secrecy/test_worlds.py over real gRPC), so a world tells the bot worker nothing
-its seat's own view does not. Who may ask is checked by the caller (`Games.determinize`): a
+states, tests/secrecy/test_noninterference.py over real gRPC), so a world tells the bot worker
+nothing its seat's own view does not (tests/engine/test_worlds.py: who may ask, what comes back). Who may ask is checked by the caller (`Games.determinize`): a
 bot's token, for a seat a bot plays now, at that seat's pending decision.
 """
 
