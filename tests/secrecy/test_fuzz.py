@@ -777,8 +777,31 @@ async def _seated(p: PlayPlatform) -> tuple[str, str, int, dict[str, Any]]:
         settings = {"ruleset": "chengtian", "players": 2, "time_limit_ms": 600_000}
         game, seat = await sit(client, {**settings, "hosted_after": 0}, "fuzzed")
         d, _ = await answer_one(client, game, seat)
+        await _quiet_log(p, game)
         _SEATED.append((client.token, game, seat, d))
     return _SEATED[0]
+
+
+async def _quiet_log(p: PlayPlatform, game: str) -> None:
+    """Wait until the game's log stops growing: a decision may be shown while the entries before
+    it are still being appended (once the fuzz read the head between two of them, and the
+    second landed while an illegal answer was being refused)."""
+    import redis.asyncio as aioredis
+
+    from services.eventlog.redis_store import RedisEventStore
+
+    store = RedisEventStore(aioredis.Redis.from_url(p.redis_url), p.namespace)
+    try:
+        seen, still = -1, 0
+        for _ in range(100):
+            head = await store.head(game)
+            still = still + 1 if head == seen else 0
+            if still >= 3:
+                return
+            seen = head
+            await asyncio.sleep(0.05)
+    finally:
+        await store.client.aclose()
 
 
 @st.composite
