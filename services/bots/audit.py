@@ -63,9 +63,8 @@ class Audit:
         self.counts: Counter[str] = Counter({k: 0 for k in KEYS})
         self.examples: dict[str, list[tuple[int, int]]] = {}  # kind -> (game seed, decision id)
         self.forced = False  # the 决斗 being resolved was made by 离间
-        self.hit: dict[
-            int, tuple[int, bool]
-        ] = {}  # seat -> (source, by a forced 决斗) of its last damage
+        # seat -> (source, whether by a forced 决斗) of the last damage it took
+        self.hit: dict[int, tuple[int, bool]] = {}
 
     def _hit(self, kind: str, g: Game, d: int) -> None:
         self.counts[kind] += 1

@@ -50,11 +50,13 @@ SEEDS = (1 << 64) - 1  # worlds' seeds are u64 (they travel in GameService.Deter
 @dataclass
 class Plan:
     """A decision planned: the heuristic's answer, the candidates to search (the heuristic's
-    first) and when thinking began (thread CPU seconds, for the budget)."""
+    first), the worlds the search plays on (none if fewer than two candidates) and when thinking
+    began (thread CPU seconds, for the budget)."""
 
     decision: int
     base: Answer
     cands: list[list[str]]
+    worlds: list[tuple[int, dict[int, str]]]
     t0: float
 
 
@@ -118,8 +120,9 @@ class SearchPolicy(HeuristicPolicy):
                 if self.strict:
                     raise
                 self.errors += 1
-        self._plan = Plan(d.id, base, cands, t0)
-        return self.worlds(d) if len(cands) >= 2 else []
+        worlds = self.worlds(d) if len(cands) >= 2 else []
+        self._plan = Plan(d.id, base, cands, worlds, t0)
+        return worlds
 
     def worlds(self, d: Decision) -> list[tuple[int, dict[int, str]]]:
         """The worlds a search of ``d`` plays on: (seed, the hidden roles drawn from my belief)."""
@@ -142,12 +145,12 @@ class SearchPolicy(HeuristicPolicy):
             self.plan(d, view)
             plan, self._plan = self._plan, None
             assert plan is not None
-        base, cands, t0 = plan.base, plan.cands, plan.t0
+        base, cands = plan.base, plan.cands
         dealt, self._dealt = self._dealt, None
         if len(cands) < 2 or view is None or (self._game is None and not dealt):
             return base
         try:
-            best = self._search(d, view, cands, t0, dealt)
+            best = self._search(d, view, plan, dealt)
         except Exception:
             if self.strict:
                 raise
@@ -191,10 +194,10 @@ class SearchPolicy(HeuristicPolicy):
         self,
         d: Decision,
         view: View,
-        cands: list[list[str]],
-        t0: float,
+        plan: Plan,
         dealt: list[Game] | None,
     ) -> list[str]:
+        cands, t0 = plan.cands, plan.t0
         self.searched += 1
         game = self._game() if dealt is None and self._game is not None else None
         diffs: list[list[float]] = [[] for _ in cands]  # paired: value(c) - value(base)
@@ -202,7 +205,7 @@ class SearchPolicy(HeuristicPolicy):
         def over() -> bool:
             return (time.thread_time() - t0) * 1000 > self.search_budget_ms * SLACK
 
-        for i, (seed, roles) in enumerate(self.worlds(d)):
+        for i, (seed, roles) in enumerate(plan.worlds):
             if over():
                 self.cut += 1
                 break

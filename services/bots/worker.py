@@ -74,7 +74,7 @@ class Metrics:
         )
         self._worlds_seen: dict[str, int] = {}
 
-    def sync_fallbacks(self, worlds: dict[str, int] | None = None) -> None:
+    def sync_counts(self, worlds: dict[str, int] | None = None) -> None:
         """Carry the policies' fallback counts (heuristic.FALLBACKS) and the answerer's
         Determinize calls into their metrics."""
         for counts, seen, metric in (
@@ -150,7 +150,7 @@ class BotWorker:
             self._count("retry")
             raise
         self._count(outcome)
-        self.metrics.sync_fallbacks(self.answerer.worlds)
+        self.metrics.sync_counts(self.answerer.worlds)
         self.metrics.latency.observe(time.perf_counter() - start)
 
     async def pushed(self, engine: int, data: bytes) -> None:
