@@ -279,21 +279,22 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
         viewer = await self.games.viewer_of(game_id, request.seat_token)
-        hot = await self.games.get(game_id)
-        seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-        out = game_pb2.GetViewResponse(viewer=viewer, over=seen.over)
-        for _, entry in seen.entries:  # numbered by the viewer's positions: 1, 2, 3, …
-            e = views.envelope(len(out.events) + 1, entry, viewer, hot.ids)
-            if e is not None:
-                out.events.append(e)
-        out.version = len(out.events)
-        d = api.pending(hot.game)
-        if seen.live and d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            position = self.games.position(hot, viewer, hot.log.version)
-            out.pending.CopyFrom(
-                views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
-            )
-            out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
+        async with self.games.settled(game_id) as hot:  # the events before the decision, logged
+            seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
+            out = game_pb2.GetViewResponse(viewer=viewer, over=seen.over)
+            for _, entry in seen.entries:  # numbered by the viewer's positions: 1, 2, 3, …
+                e = views.envelope(len(out.events) + 1, entry, viewer, hot.ids)
+                if e is not None:
+                    out.events.append(e)
+            out.version = len(out.events)
+            d = api.pending(hot.game)
+            live = seen.live and d is not None and not hot.game.over
+            if live and d is not None and views.may_see(hot.game, d, viewer):
+                position = self.games.position(hot, viewer, hot.log.version)
+                out.pending.CopyFrom(
+                    views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
+                )
+                out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
     @grpc_stream
@@ -314,22 +315,23 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
         viewer = await self.games.viewer_of(game_id, request.seat_token)
-        hot = await self.games.get(game_id)
-        if await self.games.store.head(game_id) != hot.log.version:
+        async with self.games.settled(game_id) as hot:
+            moved = await self.games.store.head(game_id) != hot.log.version
+        if moved:
             self.games.evict(game_id)  # another worker moved on: a poll sees it
-            hot = await self.games.get(game_id)
-        if self.games.watch.delay_for(viewer) > 0:  # a delayed spectator: no live decision
-            seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-            version = self.games.position(hot, viewer, seen.upto)
-            return game_pb2.GetDecisionResponse(over=seen.over, version=version)
-        position = self.games.position(hot, viewer, hot.log.version)
-        out = game_pb2.GetDecisionResponse(over=hot.game.over, version=position)
-        d = api.pending(hot.game)
-        if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-            out.decision.CopyFrom(
-                views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
-            )
-            out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
+        async with self.games.settled(game_id) as hot:  # no decision before its events land
+            if self.games.watch.delay_for(viewer) > 0:  # a delayed spectator: no live decision
+                seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
+                version = self.games.position(hot, viewer, seen.upto)
+                return game_pb2.GetDecisionResponse(over=seen.over, version=version)
+            position = self.games.position(hot, viewer, hot.log.version)
+            out = game_pb2.GetDecisionResponse(over=hot.game.over, version=position)
+            d = api.pending(hot.game)
+            if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
+                out.decision.CopyFrom(
+                    views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
+                )
+                out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
         return out
 
     @grpc_unary

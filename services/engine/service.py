@@ -170,6 +170,22 @@ class Games:
         self._put(game_id, hot)
         return hot
 
+    @contextlib.asynccontextmanager
+    async def settled(self, game_id: str) -> AsyncIterator[Hot]:
+        """The game with no answer half-way: `_apply` advances the state in place before its
+        append lands, under the game's lock, so a reader that shows the pending decision reads
+        under that lock too (it waits for one append at most). Without it a client could be
+        shown a decision whose events are not in the log yet, at a position before them, and
+        if that append then failed, a decision that never existed."""
+        for _ in range(MAX_RETRIES):
+            hot = await self.get(game_id)
+            async with hot.lock:
+                if self.cache.get(game_id) is not hot:
+                    continue  # the append failed and the game was evicted: read it again
+                yield hot
+                return
+        raise Refused("ABORTED", "the game kept changing; try again")
+
     async def _load(self, game_id: str) -> Hot:
         loaded = await GameLog.load(self.store, game_id)
         if loaded.snapshot is not None and not api.snapshot_current(loaded.snapshot.state):

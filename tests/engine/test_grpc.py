@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -81,6 +83,48 @@ async def test_seat_isolation_status_codes(env: Env) -> None:
     # a spectator is not sent the answer, and its count does not include it
     watched = await stub.GetView(game_pb2.GetViewRequest(game_id="g1"))
     assert watched.version == len(watched.events) == ok.version - 1  # type: ignore[attr-defined]
+
+
+async def test_no_decision_shown_before_its_events_land(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine advances its state before the answer's append lands. A seat that polls
+    meanwhile must not be shown the next decision at a position before the events that led
+    to it (nor one that vanishes if the append fails): it is answered once the append lands."""
+    games, stub = env
+    d = (await stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1"))).decision
+    own = tokens.issue(SECRET, "g1", d.seat)
+    mine = await stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1", seat_token=own))
+    picks = [] if mine.decision.declinable else list(mine.decision.options[: mine.decision.min])
+    gate, reached = asyncio.Event(), asyncio.Event()
+    append = games.store.append
+
+    async def held(*args: Any, **kwargs: Any) -> int:
+        reached.set()
+        await gate.wait()
+        return await append(*args, **kwargs)
+
+    monkeypatch.setattr(games.store, "append", held)
+    submit = asyncio.ensure_future(
+        stub.SubmitAction(
+            game_pb2.SubmitActionRequest(
+                game_id="g1", seat_token=own, decision_id=d.id, picks=picks
+            )
+        )
+    )
+    await asyncio.wait_for(reached.wait(), 10)  # the state is advanced, the append held
+    polls = [
+        asyncio.ensure_future(stub.GetDecision(game_pb2.GetDecisionRequest(game_id="g1"))),
+        asyncio.ensure_future(stub.GetView(game_pb2.GetViewRequest(game_id="g1"))),
+    ]
+    done, _ = await asyncio.wait(polls, timeout=0.5)
+    assert not done, "a poll was answered while the answer's append was in flight"
+    gate.set()
+    ok = await submit
+    after, view = await polls[0], await polls[1]
+    assert after.decision.id != d.id and view.pending.id == after.decision.id
+    # the decision is shown at the position after the answer's events, which the view holds
+    assert after.version == view.version == len(view.events) == ok.version - 1
 
 
 picks_st = st.lists(

@@ -783,9 +783,11 @@ async def _seated(p: PlayPlatform) -> tuple[str, str, int, dict[str, Any]]:
 
 
 async def _quiet_log(p: PlayPlatform, game: str) -> None:
-    """Wait until the game's log stops growing: a decision may be shown while the entries before
-    it are still being appended (once the fuzz read the head between two of them, and the
-    second landed while an illegal answer was being refused)."""
+    """Wait until the game's log stops growing before the head is compared. Once the fuzz read
+    the head between two entries of the bot's move and the second landed while an illegal
+    answer was being refused: the engine showed a decision while the append before it was in
+    flight. It no longer does (`Games.settled`, tests/engine/test_grpc.py
+    test_no_decision_shown_before_its_events_land); the wait stays for any other late write."""
     import redis.asyncio as aioredis
 
     from services.eventlog.redis_store import RedisEventStore
