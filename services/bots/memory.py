@@ -123,8 +123,8 @@ class Memory:
         cards = RULESETS[self.ruleset].roles(self._n, self._options)
         self.rebel_cards = sum(self.cls.get(r, "") == "rebel" for r in cards)
         known = dict(self.seen_roles)
-        if self.true_roles is not None:
-            known = dict(enumerate(self.true_roles))
+        if self.true_roles is not None:  # the roles it is told ("" where it is told none)
+            known.update((s, r) for s, r in enumerate(self.true_roles) if r)
         self.belief = make_belief(
             cards, known, self.cls, table_key(self.ruleset, self._n, self._options)
         )

@@ -21,13 +21,13 @@ from ..rules.api import RULESETS, Answer, Decision, Event, Game, View, new_view,
 from ..rules.api import events as ev
 from ..rules.api import fold_view as apply
 from .heuristic import HeuristicPolicy
-from .oracle import OraclePolicy
+from .oracle import LordSightPolicy, OraclePolicy
 from .random_policy import EasyPolicy, RandomPolicy
 from .roles import classes_of
 from .search import SearchPolicy
 from .summary import GameRecord, summarise
 
-POLICIES = ("random", "heuristic", "oracle", "easy", "hard")
+POLICIES = ("random", "heuristic", "oracle", "lordsight", "easy", "hard")
 ACCURACY_ROUNDS = (1, 2, 3, 5, 8, 10)
 
 
@@ -44,13 +44,15 @@ class Policy(Protocol):
 def make_policy(
     name: str, seed: int, seat: int = -1, true_roles: list[str] | None = None, strict: bool = False
 ) -> Policy:
-    """A policy by name; only ``oracle`` is given ``true_roles``."""
+    """A policy by name; only ``oracle`` and ``lordsight`` are given ``true_roles``."""
     if name == "random":
         return RandomPolicy(seed)
     if name == "heuristic":
         return HeuristicPolicy(seed, seat, strict=strict)
     if name == "oracle":
         return OraclePolicy(seed, seat, list(true_roles or []), strict=strict)
+    if name == "lordsight":
+        return LordSightPolicy(seed, seat, list(true_roles or []), strict=strict)
     if name == "easy":
         return EasyPolicy(seed, seat, strict=strict)
     if name == "hard":

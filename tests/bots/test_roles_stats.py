@@ -66,3 +66,25 @@ def test_own_acts_are_not_evidence() -> None:
     assert mem.belief.marginals()[5] == before
     mem.observe(ev.CardUsed(user=3, name="杀", suit="spade", rank=7, cards=[2], targets=[5]))
     assert mem.belief.marginals()[5] != before
+
+
+def test_lordsight_is_told_the_hidden_lord_and_nothing_else() -> None:
+    """`lordsight` (for splitting the oracle gap of a hidden lord) knows the lord's seat from the
+    start; the other hidden roles stay a belief; the honest heuristic knows neither."""
+    from services.bots.selfplay import Table
+    from services.rules import api
+
+    g = api.new_game("jinyu", 8, 3, {"mougong": True})
+    roles = [p.role for p in g.players]
+    lord = roles.index("lord")
+    t = Table(g, ["lordsight"] * 4 + ["heuristic"] * 4, 3, False)
+    t.feed(api.advance(g))
+    for s, p in enumerate(t.policies):
+        b = p.mem.belief  # type: ignore[attr-defined]
+        others = [o for o in range(8) if o not in (s, lord)]
+        assert not any(b.certain(o) for o in others)
+        if s == lord:
+            continue
+        told = s < 4
+        assert b.certain(lord) is told
+        assert (b.prob(lord, "lord") == 1.0) is told
