@@ -82,11 +82,16 @@ class SearchPolicy(HeuristicPolicy):
         self.margin = 0.02  # mean advantage an alternative needs (P(win), two points)
         self.z = 1.5  # ... and this many standard errors of the paired differences
         # hostile targets searched lost to the heuristic's own choice at every margin tried
-        # (README), so they are not searched
+        # (README), and re-tried with the tempered belief (only the runner-up, when the belief
+        # held it about as hostile) measured level, so they are not searched
         self.kinds = frozenset(("play", "respond"))
         # ending the play phase, and giving a 桃 to a dying seat the heuristic would not save,
-        # measured as worse than the heuristic's answer when searched (README), so not searched
+        # measured as worse than the heuristic's answer when searched (README; the 桃 re-tried
+        # with the tempered belief measured level), so not searched
         self.try_end = False
+        # role classes that never search (an experiment's knob: skipping the lord or the
+        # renegade measured level, README), none by default
+        self.skip: frozenset[str] = frozenset()
         self.responses = ("无懈可击", "借刀杀人")  # responses searched (need or reason)
         self.fitted = True  # the fitted value model where there is one, else the hand-set score
         self.opponents = "belief"  # how the other seats read roles in play-outs (or "oracle")
@@ -113,7 +118,13 @@ class SearchPolicy(HeuristicPolicy):
         self._dealt = None
         base = super().act(d, view)
         cands: list[list[str]] = []
-        if view is not None and view.seats and self.mem.belief is not None and d.kind in self.kinds:
+        if (
+            view is not None
+            and view.seats
+            and self.mem.belief is not None
+            and d.kind in self.kinds
+            and self.mem.klass not in self.skip
+        ):
             try:
                 cands = self._candidates(d, view, list(base.picks))
             except Exception:

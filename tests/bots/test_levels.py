@@ -73,3 +73,24 @@ def test_the_budget_bounds_the_search() -> None:
         t.feed(api.submit(g, a))
     assert isinstance(t.policies[0], HeuristicPolicy)
     assert run(zero_budget=True) == plain
+
+
+def test_skipped_classes_never_search() -> None:
+    """A seat whose role class is in ``skip`` plans no search (the heuristic's answer stands);
+    the others still search."""
+    tables: list[Table] = []
+    g, _ = play_game("standard", 5, 3, ["hard"], strict=True, table_out=tables)
+    assert g.over
+    ran = [p for p in tables[0].policies if isinstance(p, SearchPolicy)]
+    assert sum(p.searched for p in ran) > 0
+    g = api.new_game("standard", 5, 3)
+    t = Table(g, ["hard"] * 5, 3)
+    for p in t.policies:
+        assert isinstance(p, SearchPolicy)
+        p.skip = frozenset(("lord", "loyalist", "rebel", "renegade"))
+    t.feed(api.advance(g))
+    while not g.over:
+        d = g.pending
+        assert d is not None
+        t.feed(api.submit(g, t.act(d)))
+    assert sum(p.searched for p in t.policies) == 0  # type: ignore[attr-defined]
