@@ -233,6 +233,22 @@ class LocalCluster:
                     synced += int(repl.get("connected_slaves", 0)) > 0
         return not replicas or synced >= self.masters
 
+    def converged(self) -> bool:
+        """Whether every live node's slot map (CLUSTER SLOTS) names only live nodes as the
+        slots' masters. Right after a failover some nodes still map the dead master's slots to
+        it for a moment (gossip): a client that reads its topology from one of them then
+        (redis-py reads it from a startup node) sends its first command to the dead node."""
+        live = set(self.live_ports())
+        for port in live:
+            try:
+                with self._client(port) as c:
+                    shards: Any = c.execute_command("CLUSTER", "SLOTS")
+            except (redis.RedisError, OSError):
+                return False
+            if any(int(s[2][1]) not in live for s in shards):
+                return False
+        return True
+
     def kill(self, port: int) -> None:
         """`kill -9` the node on `port`."""
         proc = self.processes[port]
