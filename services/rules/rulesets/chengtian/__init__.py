@@ -59,11 +59,12 @@ from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.cards import CardDef
 from ...core.damage import Death
 from ...core.engine import answer, ask, emit, end_game, pop, push, rand_below, shuffle
-from ...core.events import CardsMoved, DraftOffered, GameStarted
+from ...core.events import DraftOffered, GameStarted
 from ...core.flow import GameFrame
 from ...core.keys import general_key, general_of
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Frame, Game
+from ...core.zones import draw
 from ..honglou.data import characters
 from ..standard import RESHUFFLES, RULES_VERSION
 from ..standard.generals import standard_generals
@@ -279,20 +280,7 @@ class CampOrder(Frame, tag="chengtian_camp_order"):
             deploy(g, p.seat, face_down=False)
             emit(g, CampFormed(seat=p.seat, count=len(camp_of(p))))
         for p in g.players:
-            cards = [g.draw.pop() for _ in range(4)]
-            p.hand.extend(cards)
-            emit(
-                g,
-                CardsMoved(
-                    cards=cards,
-                    count=len(cards),
-                    src="draw",
-                    dst="hand",
-                    dst_seat=p.seat,
-                    reason="deal",
-                    seen_by=[p.seat],
-                ),
-            )
+            draw(g, p.seat, 4, reason="deal")
         pop(g)
 
     def redeal(self, g: Game, rd: Redeal) -> None:

@@ -22,11 +22,12 @@ from typing import Any
 from ... import skills as _skills  # noqa: F401  (registers the general skills)
 from ...core.cards import CardDef, standard_deck
 from ...core.engine import emit, push, shuffle
-from ...core.events import CardsMoved, GameStarted, GeneralChosen, RoleAssigned
+from ...core.events import GameStarted, GeneralChosen, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Game
+from ...core.zones import draw
 from ..draft import Draft, seen_in_draft
 from .generals import standard_generals
 
@@ -142,20 +143,7 @@ class Standard(Ruleset):
         """Shuffle the deck into the draw pile and deal ``per_seat`` cards to everyone."""
         g.draw = shuffle(g, list(range(len(g.cards))))
         for p in g.players:
-            cards = [g.draw.pop() for _ in range(per_seat)]
-            p.hand.extend(cards)
-            emit(
-                g,
-                CardsMoved(
-                    cards=cards,
-                    count=len(cards),
-                    src="draw",
-                    dst="hand",
-                    dst_seat=p.seat,
-                    reason="deal",
-                    seen_by=[p.seat],
-                ),
-            )
+            self.deal_to(g, p.seat, per_seat)
 
     # --- the draft (rulesets/draft.py) --------------------------------------------------------
     def deal_roles(self, g: Game) -> None:
@@ -239,17 +227,4 @@ class Standard(Ruleset):
 
     def deal_to(self, g: Game, seat: int, n: int) -> None:
         """Deal ``n`` cards from the draw pile to ``seat`` (seen by it only)."""
-        cards = [g.draw.pop() for _ in range(n)]
-        g.players[seat].hand.extend(cards)
-        emit(
-            g,
-            CardsMoved(
-                cards=cards,
-                count=len(cards),
-                src="draw",
-                dst="hand",
-                dst_seat=seat,
-                reason="deal",
-                seen_by=[seat],
-            ),
-        )
+        draw(g, seat, n, reason="deal")
