@@ -152,6 +152,17 @@ async def _code(call: Any) -> grpc.StatusCode:
     return grpc.StatusCode.OK
 
 
+async def _stream_code(call: Any) -> grpc.StatusCode:
+    """A server-streaming call's status at its first read; OK if nothing came within 0.5 s
+    (waiting for live entries: a valid request). The call is cancelled either way."""
+    try:
+        return await _code(asyncio.wait_for(call.read(), 0.5))
+    except TimeoutError:
+        return grpc.StatusCode.OK
+    finally:
+        call.cancel()
+
+
 # ---- GameService -----------------------------------------------------------------------------
 
 
@@ -236,13 +247,7 @@ async def _game_call(stub: game_pb2_grpc.GameServiceStub, rpc: str, req: Any) ->
         return await _code(stub.GetDecision(req))
     if rpc == "worlds":
         return await _code(stub.Determinize(req))
-    call = stub.StreamView(req)
-    try:
-        return await _code(asyncio.wait_for(call.read(), 0.5))
-    except TimeoutError:
-        return grpc.StatusCode.OK  # waiting for live entries: a valid request
-    finally:
-        call.cancel()
+    return await _stream_code(stub.StreamView(req))
 
 
 async def _fuzz_game_service(
@@ -349,13 +354,7 @@ async def _fuzz_replay_service(
         stub = replay_pb2_grpc.ReplayServiceStub(ch)
         with caplog.at_level(logging.ERROR):
             if rpc == "stream":
-                call = stub.StreamGame(req, metadata=meta)
-                try:
-                    code = await _code(asyncio.wait_for(call.read(), 0.5))
-                except TimeoutError:
-                    code = grpc.StatusCode.OK
-                finally:
-                    call.cancel()
+                code = await _stream_code(stub.StreamGame(req, metadata=meta))
             else:
                 method = {
                     "list": stub.ListGames,
@@ -618,13 +617,7 @@ def mm_calls(draw: st.DrawFn) -> tuple[str, Any]:
 async def _fuzz_matchmaker(stub: Any, caplog: pytest.LogCaptureFixture, rpc: str, req: Any) -> None:
     with caplog.at_level(logging.ERROR):
         if rpc == "watch":
-            call = stub.WatchTicket(req)
-            try:
-                code = await _code(asyncio.wait_for(call.read(), 0.5))
-            except TimeoutError:
-                code = grpc.StatusCode.OK
-            finally:
-                call.cancel()
+            code = await _stream_code(stub.WatchTicket(req))
         else:
             method = {
                 "enqueue": stub.Enqueue,
