@@ -100,7 +100,7 @@ class Link:
 
     def __init__(self, call: Any) -> None:
         self.call = call
-        self.waiting: dict[int, asyncio.Future[Submitted | EngineError]] = {}
+        self.waiting: dict[int, tuple[_Batch, int]] = {}  # tag -> its batch and place in it
         self.tags = itertools.count(1)
         self.batcher: TickBatcher[game_pb2.SubmitActionRequest, Submitted] = TickBatcher(
             self._send, MAX_BATCH, 8
@@ -112,12 +112,11 @@ class Link:
     async def _send(
         self, reqs: list[game_pb2.SubmitActionRequest]
     ) -> list[Submitted | BaseException]:
-        loop = asyncio.get_running_loop()
-        futures = []
+        batch = _Batch(len(reqs))
         answers = []
-        for req in reqs:
+        for i, req in enumerate(reqs):
             tag = next(self.tags)
-            futures.append(self.waiting.setdefault(tag, loop.create_future()))
+            self.waiting[tag] = (batch, i)
             answers.append(game_pb2.BotAnswer(tag=tag, action=req))
         try:
             async with self.writing:  # one write at a time on a call (gRPC refuses more)
@@ -125,21 +124,43 @@ class Link:
         except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError) as exc:
             self.fail(f"bot session broke: {exc!r}")
         self.messages += 1
-        return list(await asyncio.gather(*futures, return_exceptions=True))
+        return await batch.done
 
     def resolve(self, r: game_pb2.BotAnswerResult) -> None:
         """The result of one answer sent on this session."""
-        fut = self.waiting.pop(r.tag, None)
-        if fut is not None and not fut.done():
-            fut.set_result(_result(r.result))
+        waiting = self.waiting.pop(r.tag, None)
+        if waiting is not None:
+            waiting[0].settle(waiting[1], _result(r.result))
 
     def fail(self, reason: str) -> None:
         """The session ended: every answer still waiting gets UNAVAILABLE (tried again)."""
         self.up = False
-        for fut in self.waiting.values():
-            if not fut.done():
-                fut.set_result(EngineError("UNAVAILABLE", reason))
-        self.waiting.clear()
+        waiting, self.waiting = self.waiting, {}
+        for batch, i in waiting.values():
+            batch.settle(i, EngineError("UNAVAILABLE", reason))
+
+
+class _Batch:
+    """The results of one stream message's answers, filled in as they come back (in any order,
+    perhaps in several replies); ``done`` resolves once all are in. One future per message, not
+    one per answer: under load a message carries tens of answers."""
+
+    def __init__(self, n: int) -> None:
+        self.results: list[Submitted | BaseException | None] = [None] * n
+        self.left = n
+        self.done: asyncio.Future[list[Submitted | BaseException]] = (
+            asyncio.get_running_loop().create_future()
+        )
+        if not n:
+            self.done.set_result([])
+
+    def settle(self, i: int, result: Submitted | EngineError) -> None:
+        if self.results[i] is not None:
+            return
+        self.results[i] = result
+        self.left -= 1
+        if not self.left and not self.done.done():
+            self.done.set_result([r for r in self.results if r is not None])
 
 
 def _result(r: game_pb2.SubmitActionResult) -> Submitted | EngineError:

@@ -73,6 +73,14 @@ class Metrics:
             registry=self.registry,
         )
         self._worlds_seen: dict[str, int] = {}
+        self._outcomes: dict[str, Counter] = {}  # outcome -> its counter (labels() once)
+
+    def outcome(self, name: str) -> Counter:
+        """The counter of one outcome (the labelled child looked up once, not per message)."""
+        child = self._outcomes.get(name)
+        if child is None:
+            child = self._outcomes[name] = self.outcomes.labels(outcome=name)
+        return child
 
     def sync_counts(self, worlds: dict[str, int] | None = None) -> None:
         """Carry the policies' fallback counts (heuristic.FALLBACKS) and the answerer's
@@ -126,7 +134,7 @@ class BotWorker:
 
     def _count(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
-        self.metrics.outcomes.labels(outcome=outcome).inc()
+        self.metrics.outcome(outcome).inc()
 
     def _consumer_of(self, msg: Message) -> GroupConsumer:
         return next((c for c in self.consumers if c.stream == msg.stream), self.consumer)
@@ -166,8 +174,12 @@ class BotWorker:
         while self.backlog and len(self.inflight) < self.max_inflight:
             task = asyncio.create_task(self._pushed(self.backlog.popleft()))
             self.inflight.add(task)
-            task.add_done_callback(self.inflight.discard)
-            task.add_done_callback(self._start_pushed)
+            task.add_done_callback(self._landed)
+
+    def _landed(self, task: asyncio.Task[bool]) -> None:
+        """A message handled (or failed): its room goes to a pushed decision waiting for one."""
+        self.inflight.discard(task)
+        self._start_pushed()
 
     async def _pushed(self, data: bytes) -> bool:
         try:
@@ -239,8 +251,7 @@ class BotWorker:
         for m in msgs:
             task = asyncio.create_task(consumer.handle(m, self.on_message))
             self.inflight.add(task)
-            task.add_done_callback(self.inflight.discard)
-            task.add_done_callback(self._start_pushed)
+            task.add_done_callback(self._landed)
         return full
 
     async def settle(self, timeout: float | None = None) -> None:
