@@ -45,6 +45,10 @@ COMMANDS: dict[str, Command | Group] = {
                 "event-log append and rebuild against raw redis-py",
                 "services.eventlog.bench",
             ),
+            "service": Command(
+                "the engine worker's service layer in-process, beside the rules alone",
+                "services.engine.bench",
+            ),
             "e2e": Command(
                 "the same games in-process and through the platform",
                 "services.platform.bench_command",

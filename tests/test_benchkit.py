@@ -13,6 +13,7 @@ import pytest
 from services import benchkit
 from services.bots import engine_bench
 from services.cli import main
+from services.engine.bench import bench_service
 from services.eventlog.bench import bench_eventlog
 
 
@@ -84,3 +85,15 @@ def test_eventlog_bench_interleaves_and_reports_redis_cpu() -> None:
     assert append["ratio_adapter_vs_raw"]["wall"]["median"] > 0
     assert out["rebuild"]["ratio_rebuild_vs_raw"]["cpu"]["median"] > 0
     assert out["load_avg"]["after"]
+
+
+@pytest.mark.parametrize("store", ["memory", "redis"])
+def test_service_bench_plays_every_game_beside_the_rules(store: str) -> None:
+    out = bench_service("standard", 5, games=3, seed=2, repeat=2, store=store)
+    rules, service = out["rules"], out["service"]
+    assert out["bench"] == "service" and out["load_avg"]["after"]
+    # the same seeded games and answers: as many decisions through the service as in-process
+    assert rules["decisions_per_run"] == service["decisions_per_run"] > 0
+    assert service["repeats"] == 2 and service["cpu_us_per_decision"]["median"] > 0
+    assert out["service_vs_rules"]["cpu"]["median"] > 0
+    assert ("redis_cpu_us_per_decision" in out) == (store == "redis")

@@ -39,7 +39,8 @@ def test_the_tree_holds_every_command() -> None:
     }
     assert set(ALL) == expected
     assert {
-        ("bench", b) for b in ("engine", "eventlog", "e2e", "replay", "matchmaking", "bots")
+        ("bench", b)
+        for b in ("engine", "service", "eventlog", "e2e", "replay", "matchmaking", "bots")
     } <= (expected)
 
 
