@@ -10,6 +10,10 @@ as gRPC would, but nothing is sent). Its bot answers every pushed decision with 
 random policy, as a random bot worker does; the CPU it spends doing so (decoding the message,
 the policy, building the answer) is timed apart and taken off (`driver_cpu_us_per_decision`).
 
+Collector: `--gc worker` (the default) sets it as an engine worker does (worker.tune_gc),
+`--gc default` leaves CPython's thresholds; the CPU spent collecting is reported either way
+(`gc_cpu_us_per_decision`, from gc.callbacks, inside the service's figure).
+
 Store: `memory` (InMemoryEventStore and MemorySide: the service layer alone) or `redis` (a
 throw-away redis-server, or --redis-url: the engine's Redis client and append script too; the
 server's CPU from INFO is reported apart).
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import io
 import json
 import pstats
@@ -57,6 +62,7 @@ from ..rules import api
 from .grpc_server import GameServicer
 from .service import Games
 from .side import MemorySide, RedisSide
+from .worker import tune_gc
 
 SECRET = b"arena bench service"
 PLAYER = "bot:random"
@@ -201,14 +207,42 @@ def _rules_once(ruleset: str, players: int, games: int, seed: int) -> int:
     return decisions
 
 
+@contextlib.contextmanager
+def collector(mode: str) -> Iterator[list[float]]:
+    """The collector as an engine worker sets it (`worker`: worker.tune_gc) or CPython's
+    default (`default`) for a run; yields [CPU seconds spent collecting so far]."""
+    spent, start = [0.0], [0.0]
+
+    def timing(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            start[0] = time.process_time()
+        else:
+            spent[0] += time.process_time() - start[0]
+
+    old = gc.get_threshold()
+    if mode == "worker":
+        tune_gc()
+    gc.callbacks.append(timing)
+    try:
+        yield spent
+    finally:
+        gc.callbacks.remove(timing)
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+
 def _timed_service(
-    ruleset: str, players: int, games: int, seed: int, kind: str, url: str | None
-) -> tuple[Sample, Sample, float]:
-    """(the service with the bot taken off, the bot alone, Redis server CPU s)."""
-    c0, t0 = benchkit.cpu_seconds(), time.perf_counter()
-    decisions, bot_s, redis_s = asyncio.run(_service_once(ruleset, players, games, seed, kind, url))
-    wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
-    return Sample(decisions, wall, cpu - bot_s), Sample(decisions, wall, bot_s), redis_s
+    ruleset: str, players: int, games: int, seed: int, kind: str, url: str | None, gc_mode: str
+) -> tuple[Sample, Sample, float, float]:
+    """(the service with the bot taken off, the bot alone, Redis server CPU s, GC CPU s)."""
+    with collector(gc_mode) as collecting:
+        c0, t0 = benchkit.cpu_seconds(), time.perf_counter()
+        decisions, bot_s, redis_s = asyncio.run(
+            _service_once(ruleset, players, games, seed, kind, url)
+        )
+        wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
+    service, bot = Sample(decisions, wall, cpu - bot_s), Sample(decisions, wall, bot_s)
+    return service, bot, redis_s, collecting[0]
 
 
 @contextlib.contextmanager
@@ -229,6 +263,7 @@ def bench_service(
     store: str = "memory",
     redis_url: str | None = None,
     profile: str | None = None,
+    gc_mode: str = "worker",
 ) -> dict[str, Any]:
     """The whole benchmark as JSON-ready data (see the module docstring)."""
     env = benchkit.Envelope("service")
@@ -236,18 +271,21 @@ def bench_service(
     service: list[Sample] = []
     bots: list[Sample] = []
     redis: list[float] = []
+    collecting: list[float] = []
     with _redis(store, redis_url) as url:
         for _ in range(repeat):  # interleaved: rules, service, rules, service, ...
             rules.append(benchkit.timed(lambda: _rules_once(ruleset, players, games, seed)))
-            s, b, r = _timed_service(ruleset, players, games, seed, store, url)
+            s, b, r, c = _timed_service(ruleset, players, games, seed, store, url, gc_mode)
             service.append(s)
             bots.append(b)
             redis.append(r)
+            collecting.append(c)
         if profile:
             prof = cProfile.Profile(time.process_time)  # CPU, not wall: the machine is shared
-            prof.enable()
-            asyncio.run(_service_once(ruleset, players, games, seed, store, url))
-            prof.disable()
+            with collector(gc_mode):
+                prof.enable()
+                asyncio.run(_service_once(ruleset, players, games, seed, store, url))
+                prof.disable()
             prof.dump_stats(profile)
             text = io.StringIO()
             pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(40)
@@ -259,9 +297,13 @@ def bench_service(
         "games": games,
         "seed": seed,
         "store": store,
+        "gc": gc_mode,
         "rules": benchkit.summary(rules, "decisions"),
         "service": benchkit.summary(service, "decisions"),
         "driver_cpu_us_per_decision": benchkit.spread([b.cpu_us_per_unit for b in bots], 2),
+        "gc_cpu_us_per_decision": benchkit.spread(
+            [c * 1e6 / max(s.units, 1) for c, s in zip(collecting, service, strict=True)], 2
+        ),
         "service_minus_rules_cpu_us": benchkit.spread(
             [s - r.cpu_us_per_unit for s, r in zip(per, rules, strict=True)], 2
         ),
@@ -289,6 +331,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="memory: the service layer alone; redis: with the Redis client and script",
     )
     p.add_argument(
+        "--gc",
+        choices=("worker", "default"),
+        default="worker",
+        help="the collector's thresholds: as an engine worker sets them, or CPython's default",
+    )
+    p.add_argument(
         "--profile",
         default=None,
         metavar="FILE",
@@ -312,6 +360,7 @@ def main(args: argparse.Namespace) -> int:
             args.store,
             args.redis_url,
             args.profile,
+            args.gc,
         )
     except RuntimeError as exc:
         print(f"arena bench service: {exc}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import signal
 import sys
@@ -29,6 +30,22 @@ from .service import Games
 from .side import RedisSide
 
 GROUP = MATCHES.groups[0]
+
+# The collector's thresholds for a worker (CPython's default: 700, 10, 10). A worker's heap is
+# mostly long-lived game states, and what a decision allocates is nearly all freed by reference
+# counting; with the default, 200 games in flight cost a full collection every ~2,000 decisions,
+# ~32 us of GC per decision in all (`arena bench service --store redis --gc default`, measured
+# with gc.callbacks) against ~1 us with these. Cycles are still collected, 70x less often.
+GC_THRESHOLDS = (50_000, 10, 10)
+
+
+def tune_gc() -> None:
+    """Set the worker's collector thresholds, and move what exists now (modules, classes, the
+    worker's set-up) out of the collector's reach (gc.freeze): a full collection then scans
+    the games only."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> None:
@@ -79,6 +96,7 @@ async def run(args: argparse.Namespace) -> None:
         archive_dir=Path(args.archive_dir) if args.archive_dir else None,
     )
     server, port, checker = make_server(games, args.host, args.port)
+    tune_gc()
     await server.start()
     await set_serving(checker)
     if args.metrics_port is not None:
