@@ -36,6 +36,7 @@ from ..eventlog.partitions import group_consumers
 from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
+from ..gctune import tune_gc
 from ..observability import mean_ms, serve
 from .answer import Answerer, Poison
 from .engine_client import GrpcEngine
@@ -286,6 +287,7 @@ async def run(args: argparse.Namespace) -> None:
     )
     if args.metrics_port is not None:
         serve(args.metrics_port, worker.metrics.registry, args.host)
+    tune_gc()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

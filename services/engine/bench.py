@@ -10,7 +10,7 @@ as gRPC would, but nothing is sent). Its bot answers every pushed decision with 
 random policy, as a random bot worker does; the CPU it spends doing so (decoding the message,
 the policy, building the answer) is timed apart and taken off (`driver_cpu_us_per_decision`).
 
-Collector: `--gc worker` (the default) sets it as an engine worker does (worker.tune_gc),
+Collector: `--gc worker` (the default) sets it as an engine worker does (services/gctune.py),
 `--gc default` leaves CPython's thresholds; the CPU spent collecting is reported either way
 (`gc_cpu_us_per_decision`, from gc.callbacks, inside the service's figure).
 
@@ -57,12 +57,12 @@ from ..eventlog.memory import InMemoryEventStore
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.server import redis_or_throwaway
+from ..gctune import tune_gc
 from ..proto_gen.arena.v1 import game_pb2
 from ..rules import api
 from .grpc_server import GameServicer
 from .service import Games
 from .side import MemorySide, RedisSide
-from .worker import tune_gc
 
 SECRET = b"arena bench service"
 PLAYER = "bot:random"
@@ -209,7 +209,7 @@ def _rules_once(ruleset: str, players: int, games: int, seed: int) -> int:
 
 @contextlib.contextmanager
 def collector(mode: str) -> Iterator[list[float]]:
-    """The collector as an engine worker sets it (`worker`: worker.tune_gc) or CPython's
+    """The collector as an engine worker sets it (`worker`: gctune.tune_gc) or CPython's
     default (`default`) for a run; yields [CPU seconds spent collecting so far]."""
     spent, start = [0.0], [0.0]
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import signal
 import sys
@@ -22,6 +21,7 @@ from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.streams import GroupConsumer, Message
 from ..eventlog.trim import StreamKeeper
+from ..gctune import tune_gc
 from ..observability import mean_ms, serve
 from ..ports import check_free
 from ..replay.clock import ServerClock
@@ -30,22 +30,6 @@ from .service import Games
 from .side import RedisSide
 
 GROUP = MATCHES.groups[0]
-
-# The collector's thresholds for a worker (CPython's default: 700, 10, 10). A worker's heap is
-# mostly long-lived game states, and what a decision allocates is nearly all freed by reference
-# counting; with the default, 200 games in flight cost a full collection every ~2,000 decisions,
-# ~32 us of GC per decision in all (`arena bench service --store redis --gc default`, measured
-# with gc.callbacks) against ~1 us with these. Cycles are still collected, 70x less often.
-GC_THRESHOLDS = (50_000, 10, 10)
-
-
-def tune_gc() -> None:
-    """Set the worker's collector thresholds, and move what exists now (modules, classes, the
-    worker's set-up) out of the collector's reach (gc.freeze): a full collection then scans
-    the games only."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> None:
