@@ -94,6 +94,7 @@ class SearchPolicy(HeuristicPolicy):
         self.skip: frozenset[str] = frozenset()
         self.responses = ("无懈可击", "借刀杀人")  # responses searched (need or reason)
         self.fitted = True  # the fitted value model where there is one, else the hand-set score
+        self.hand_set_for: frozenset[str] = frozenset()  # phase keys scored by the hand-set score
         self.opponents = "belief"  # how the other seats read roles in play-outs (or "oracle")
         self._game: Callable[[], Game] | None = None
         self._plan: Plan | None = None  # planned by `plan`, answered by `act`
@@ -236,7 +237,7 @@ class SearchPolicy(HeuristicPolicy):
                 g, m = sim.fork(first)
                 if not play_out(sim, g, m, self.turns, self.cap, over, first):
                     break
-                scores.append(value(g, d.seat, of, self.fitted))
+                scores.append(value(g, d.seat, of, self.fitted, self.hand_set_for))
             self.steps += sim.steps
             self.errors += sim.errors
             if len(scores) < len(cands):

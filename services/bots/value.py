@@ -121,13 +121,30 @@ def hand_set(g: Game, me: int, of: list[str]) -> float:
     return v
 
 
-def value(g: Game, me: int, of: list[str], fitted: bool = True) -> float:
+def out_alone(g: Game, me: int, of: list[str]) -> bool:
+    """Whether ``me`` is a renegade who can no longer win: dead, and no seat of its class alive
+    to win for it (a renegade wins only as the last one standing; in extended's 内奸 camp a
+    叛徒 alive may still win for it)."""
+    if of[me] != "renegade" or g.players[me].alive:
+        return False
+    return not any(p.alive and of[p.seat] == "renegade" for p in g.players)
+
+
+def value(
+    g: Game, me: int, of: list[str], fitted: bool = True, hand_set_for: frozenset[str] = frozenset()
+) -> float:
     """P(``me``'s side wins) as estimated from ``g`` under the world's roles ``of`` (``fitted``
-    False: the hand-set score on every table)."""
+    False: the hand-set score on every table; ``hand_set_for``: the phase keys, as
+    :func:`phase_key` names them, scored by the hand-set score even where a model is fitted). A
+    renegade dead for good is 0: the fitted model, fitted on seats alive, only ever saw it alive
+    and scores its death as a small loss."""
     if g.over:
         return 1.0 if me in g.winners else 0.0
+    if out_alone(g, me, of):
+        return 0.0
     model = _model(g) if fitted else None
-    w = model.get(phase_key(g, me, of)) if model is not None else None
+    key = phase_key(g, me, of)
+    w = model.get(key) if model is not None and key not in hand_set_for else None
     if w is not None:
         z = sum(a * b for a, b in zip(w, features(g, me, of), strict=True))
     else:

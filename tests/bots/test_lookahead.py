@@ -105,6 +105,28 @@ def test_value_is_a_probability_and_a_decided_game_is_certain() -> None:
     assert [s for s in range(5) if value(done, s, of) == 1.0] == sorted(done.winners)
 
 
+def test_a_dead_renegade_has_lost_and_a_dead_loyalist_has_not() -> None:
+    """A renegade wins only as the last one standing, so once dead (the game going on) its value
+    is 0; the fitted model, fitted on seats alive, scored that death as a small loss. A dead
+    loyalist's side may still win."""
+    g, _ = _midgame()
+    of = classes(g)
+    rene, loyal = of.index("renegade"), of.index("loyalist")
+    assert value(g, rene, of) > 0.0
+    for seat in (rene, loyal):
+        dead = api.fork(g)
+        dead.players[seat].alive, dead.players[seat].hp = False, 0
+        assert not dead.over
+        if seat == rene:
+            assert value(dead, seat, of) == 0.0
+        else:
+            assert value(dead, seat, of) > 0.0
+    # a 叛徒 alive (extended's 内奸 camp) may still win for a dead renegade
+    dead = api.fork(g)
+    dead.players[rene].alive, dead.players[rene].hp = False, 0
+    assert value(dead, rene, [c if s != loyal else "renegade" for s, c in enumerate(of)]) > 0.0
+
+
 def test_the_value_fit_recovers_a_known_logistic_model() -> None:
     """Outcomes drawn from P(y) = sigmoid(-1 + 2 x): the fit finds the signs and rough sizes,
     in pure Python and (when installed) with numpy alike."""
