@@ -183,22 +183,26 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         done = await asyncio.gather(
             *(self._submit(a, with_next=False) for a in actions), return_exceptions=True
         )
-        out: list[game_pb2.SubmitActionResult] = []
-        for r in done:
-            if isinstance(r, Exception) and not isinstance(r, Refused):
-                r = unavailable(r) or r  # the store away: UNAVAILABLE, to be tried again
-            if isinstance(r, game_pb2.SubmitActionResponse):
-                out.append(game_pb2.SubmitActionResult(code=0, response=r))
-            elif isinstance(r, Refused):
-                code = grpc.StatusCode[r.code].value[0]
-                out.append(game_pb2.SubmitActionResult(code=code, reason=r.message))
-            elif isinstance(r, Exception):
-                log.error("unexpected error in SubmitActions", exc_info=r)
-                code = grpc.StatusCode.INTERNAL.value[0]
-                out.append(game_pb2.SubmitActionResult(code=code, reason="internal error"))
-            else:  # a BaseException (cancellation): not ours to swallow
-                raise r
-        return out
+        return [self._result(r) for r in done]
+
+    @staticmethod
+    def _result(
+        r: game_pb2.SubmitActionResponse | BaseException,
+    ) -> game_pb2.SubmitActionResult:
+        """One answer's result in a batch: its response, or its refusal's code and reason
+        (a cancellation is raised: not ours to swallow)."""
+        if isinstance(r, Exception) and not isinstance(r, Refused):
+            r = unavailable(r) or r  # the store away: UNAVAILABLE, to be tried again
+        if isinstance(r, game_pb2.SubmitActionResponse):
+            return game_pb2.SubmitActionResult(code=0, response=r)
+        if isinstance(r, Refused):
+            code = grpc.StatusCode[r.code].value[0]
+            return game_pb2.SubmitActionResult(code=code, reason=r.message)
+        if isinstance(r, Exception):
+            log.error("unexpected error in SubmitActions", exc_info=r)
+            code = grpc.StatusCode.INTERNAL.value[0]
+            return game_pb2.SubmitActionResult(code=code, reason="internal error")
+        raise r
 
     async def BotSession(
         self,
@@ -221,18 +225,23 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def _session_answers(
         self, requests: AsyncIterator[game_pb2.BotSessionRequest], session: bot_sessions.Session
     ) -> None:
-        """Answer each message's answers (a batch, as SubmitActions does) and queue their
-        results; a message with too many gets INVALID_ARGUMENT for each."""
+        """Answer each message's answers (a batch, as SubmitActions does) and queue each
+        result as it is in; a message with too many gets INVALID_ARGUMENT for each."""
         batches: set[asyncio.Task[None]] = set()
 
+        async def answer_one(a: game_pb2.BotAnswer) -> None:
+            # queued as soon as it is in, not once the whole batch is: the answer's append
+            # pushed the game's next decision a moment ago, so both go in the same stream
+            # message (queued after the batch, the results went in one of their own)
+            r: game_pb2.SubmitActionResponse | BaseException
+            try:
+                r = await self._submit(a.action, with_next=False)
+            except Exception as exc:  # noqa: BLE001 - this answer's refusal, in its result
+                r = exc
+            session.add_results([game_pb2.BotAnswerResult(tag=a.tag, result=self._result(r))])
+
         async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
-            results = await self._submit_all([a.action for a in batch])
-            session.add_results(
-                [
-                    game_pb2.BotAnswerResult(tag=a.tag, result=r)
-                    for a, r in zip(batch, results, strict=True)
-                ]
-            )
+            await asyncio.gather(*(answer_one(a) for a in batch))
 
         try:
             async for request in requests:
