@@ -4,6 +4,7 @@ report. Shapes and sense only: no benchmark asserts a speed."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable
@@ -15,6 +16,8 @@ from services.bots import engine_bench
 from services.cli import main
 from services.engine.bench import bench_service
 from services.eventlog.bench import bench_eventlog
+from services.eventlog.redis_client import connect
+from services.eventlog.server import redis_or_throwaway
 
 
 def test_interleave_runs_the_variants_in_rounds() -> None:
@@ -97,3 +100,25 @@ def test_service_bench_plays_every_game_beside_the_rules(store: str) -> None:
     assert service["repeats"] == 2 and service["cpu_us_per_decision"]["median"] > 0
     assert out["service_vs_rules"]["cpu"]["median"] > 0
     assert ("redis_cpu_us_per_decision" in out) == (store == "redis")
+
+
+def test_service_bench_keeps_to_its_own_keys() -> None:
+    """Given a Redis that holds other keys (a --redis-url), the bench writes under a namespace
+    of its own and drops it after."""
+    with redis_or_throwaway(None) as url:
+        asyncio.run(_set(url, "keep:me"))
+        bench_service("standard", 5, games=1, seed=2, repeat=1, store="redis", redis_url=url)
+        assert asyncio.run(_keys(url)) == [b"keep:me"]
+
+
+async def _set(url: str, key: str) -> None:
+    client = connect(url)
+    await client.set(key, b"1")
+    await client.aclose()
+
+
+async def _keys(url: str) -> list[bytes]:
+    client = connect(url)
+    keys = [k async for k in client.scan_iter()]
+    await client.aclose()
+    return keys

@@ -35,7 +35,9 @@ import contextlib
 import cProfile
 import gc
 import io
+import itertools
 import json
+import os
 import pstats
 import sys
 import tempfile
@@ -68,6 +70,7 @@ SECRET = b"arena bench service"
 PLAYER = "bot:random"
 _BOT_DECISION = msgspec.msgpack.Decoder(BotDecision)
 _DECISION = msgspec.json.Decoder(api.Decision)
+_RUNS = itertools.count()
 
 
 class _Context:
@@ -134,10 +137,14 @@ async def _stores(kind: str, url: str | None) -> AsyncIterator[tuple[Any, Any, A
         return
     assert url is not None
     client = connect(url)
+    # a namespace of its own (a --redis-url may hold real games), and its keys dropped after
+    namespace = f"bench-service-{os.getpid()}-{next(_RUNS)}"
     try:
-        await client.flushdb()
-        yield RedisEventStore(client, "bench"), RedisSide(client, "bench"), client
+        yield RedisEventStore(client, namespace), RedisSide(client, namespace), client
     finally:
+        keys = [k async for k in client.scan_iter(match=f"{namespace}:*")]
+        if keys:
+            await client.delete(*keys)
         await client.aclose()
 
 
