@@ -58,6 +58,15 @@ def _play(
     return decisions, events
 
 
+def random_games(
+    ruleset: str, players: int, games: int, seed: int, options: dict[str, Any] | None = None
+) -> int:
+    """Games ``seed`` .. ``seed + games - 1`` with the random policy on every seat, the rules
+    and the policy in one loop (the in-process peer of the service and platform benches too);
+    the decisions taken."""
+    return sum(_play(ruleset, players, seed + i, options)[0] for i in range(games))
+
+
 def _peak_rss_mb() -> float:
     """The process's peak resident set size in MiB (ru_maxrss is KiB on Linux, bytes on macOS)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -138,9 +147,7 @@ def bench_one(
     target = [0]
 
     def arena() -> int:
-        decisions = 0
-        for i in range(games):
-            decisions += _play(ruleset, players, seed + i, options)[0]
+        decisions = random_games(ruleset, players, games, seed, options)
         target[0] = target[0] or decisions
         return decisions
 

@@ -50,6 +50,7 @@ import msgspec
 
 from .. import benchkit
 from ..benchkit import Sample
+from ..bots.engine_bench import random_games
 from ..bots.random_policy import RandomPolicy
 from ..cliargs import bench_options, game_options
 from ..contracts import tokens
@@ -199,21 +200,6 @@ async def _service_once(
             return bot.answered, bot.cpu_s, redis
 
 
-def _rules_once(ruleset: str, players: int, games: int, seed: int) -> int:
-    """The same games with the rules engine and the policy in one loop; the decisions."""
-    decisions = 0
-    for i in range(games):
-        game = api.new_game(ruleset, players, seed + i)
-        bots = [RandomPolicy((seed + i) * 1000 + s) for s in range(players)]
-        api.advance(game)
-        while not game.over:
-            d = game.pending
-            assert d is not None
-            api.submit(game, bots[d.seat].act(d))
-            decisions += 1
-    return decisions
-
-
 @contextlib.contextmanager
 def collector(mode: str) -> Iterator[list[float]]:
     """The collector as an engine worker sets it (`worker`: gctune.tune_gc) or CPython's
@@ -281,7 +267,7 @@ def bench_service(
     collecting: list[float] = []
     with _redis(store, redis_url) as url:
         for _ in range(repeat):  # interleaved: rules, service, rules, service, ...
-            rules.append(benchkit.timed(lambda: _rules_once(ruleset, players, games, seed)))
+            rules.append(benchkit.timed(lambda: random_games(ruleset, players, games, seed)))
             s, b, r, c = _timed_service(ruleset, players, games, seed, store, url, gc_mode)
             service.append(s)
             bots.append(b)

@@ -32,12 +32,11 @@ from typing import Any
 from .. import benchkit
 from ..benchkit import Sample
 from ..bots.cluster import answers
-from ..bots.random_policy import RandomPolicy
+from ..bots.engine_bench import random_games
 from ..bots.selfplay import play_game
 from ..contracts.streams import NewMatch
 from ..eventlog.archive import SUFFIX
 from ..eventlog.redis_client import connect
-from ..rules import api
 from .matches import Games, bot_match
 from .procs import cpu_seconds
 from .up import Platform, Running, UpConfig
@@ -50,14 +49,7 @@ def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: 
     decisions = 0
     for i in range(games):
         if policy == "random":
-            g = api.new_game(ruleset, players, seed + i)
-            bots = [RandomPolicy((seed + i) * 1000 + s) for s in range(players)]
-            api.advance(g)
-            while not g.over:
-                d = g.pending
-                assert d is not None
-                api.submit(g, bots[d.seat].act(d))
-                decisions += 1
+            decisions += random_games(ruleset, players, 1, seed + i)
         else:
             _, counts = play_game(ruleset, players, seed + i, [policy])
             decisions += counts["decisions"]
