@@ -1,0 +1,87 @@
+"""`Link`, one bot session's answers and their results matched back by tag
+(services/bots/engine_client.py): a message's answers share one future, filled in as the
+results come back, in any order and over any number of replies."""
+
+from __future__ import annotations
+
+import asyncio
+
+from services.bots.engine_client import EngineError, Link, Submitted
+from services.proto_gen.arena.v1 import game_pb2
+
+
+class Call:
+    """A bot session's call: what was written, and a write that can be made to fail."""
+
+    def __init__(self, broken: bool = False) -> None:
+        self.written: list[game_pb2.BotSessionRequest] = []
+        self.broken = broken
+
+    async def write(self, msg: game_pb2.BotSessionRequest) -> None:
+        if self.broken:
+            raise RuntimeError("the call is closed")
+        self.written.append(msg)
+
+
+async def _until_written(call: Call, n: int = 1) -> None:
+    for _ in range(50):  # a few loop iterations: queued, flushed, written
+        if len(call.written) >= n:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{len(call.written)} messages written, expected {n}")
+
+
+def _req(game: str) -> game_pb2.SubmitActionRequest:
+    return game_pb2.SubmitActionRequest(game_id=game, seat_token="t", decision_id=1, picks=["x"])
+
+
+def _ok(tag: int, version: int) -> game_pb2.BotAnswerResult:
+    response = game_pb2.SubmitActionResponse(version=version)
+    return game_pb2.BotAnswerResult(tag=tag, result=game_pb2.SubmitActionResult(response=response))
+
+
+async def test_one_message_per_tick_and_results_matched_by_tag_in_any_order() -> None:
+    call = Call()
+    link = Link(call)
+    answers = [asyncio.ensure_future(link.batcher.submit(_req(g))) for g in ("a", "b", "c")]
+    await _until_written(call)
+    assert len(call.written) == 1  # the answers of one loop iteration: one stream message
+    sent = call.written[0].answers
+    assert [a.action.game_id for a in sent] == ["a", "b", "c"]
+    tags = [a.tag for a in sent]
+    link.resolve(_ok(tags[2], 30))  # out of order, and in two replies
+    await asyncio.sleep(0)
+    assert not any(f.done() for f in answers)  # the message's results come back together
+    link.resolve(_ok(tags[0], 10))
+    link.resolve(
+        game_pb2.BotAnswerResult(
+            tag=tags[1], result=game_pb2.SubmitActionResult(code=9, reason="moved on")
+        )
+    )
+    link.resolve(_ok(tags[0], 99))  # a repeat of a tag already settled changes nothing
+    a, b, c = await asyncio.wait_for(asyncio.gather(*answers, return_exceptions=True), 5)
+    assert a == Submitted(False, 10, False) and c == Submitted(False, 30, False)
+    assert isinstance(b, EngineError) and b.code == "FAILED_PRECONDITION"
+    assert not link.waiting
+
+
+async def test_a_session_that_ends_fails_what_it_still_waits_for_as_unavailable() -> None:
+    call = Call()
+    link = Link(call)
+    waiting = [asyncio.ensure_future(link.batcher.submit(_req(g))) for g in ("a", "b")]
+    await _until_written(call)
+    link.resolve(_ok(call.written[0].answers[0].tag, 5))
+    link.fail("bot session ended")
+    a, b = await asyncio.wait_for(asyncio.gather(*waiting, return_exceptions=True), 5)
+    assert a == Submitted(False, 5, False)
+    assert isinstance(b, EngineError) and b.code == "UNAVAILABLE" and b.transient
+    assert not link.up and not link.waiting
+
+
+async def test_a_write_that_fails_ends_the_link_and_its_answers_are_tried_again() -> None:
+    link = Link(Call(broken=True))
+    [r] = await asyncio.wait_for(
+        asyncio.gather(link.batcher.submit(_req("a")), return_exceptions=True), 5
+    )
+    assert isinstance(r, EngineError) and r.code == "UNAVAILABLE"
+    assert not link.up and not link.waiting
