@@ -143,8 +143,10 @@ def value(
     if out_alone(g, me, of):
         return 0.0
     model = _model(g) if fitted else None
-    key = phase_key(g, me, of)
-    w = model.get(key) if model is not None and key not in hand_set_for else None
+    w = None
+    if model is not None:  # the phase key only where there is a model to look it up in
+        key = phase_key(g, me, of)
+        w = None if key in hand_set_for else model.get(key)
     if w is not None:
         z = sum(a * b for a, b in zip(w, features(g, me, of), strict=True))
     else:
