@@ -184,10 +184,18 @@ def submit(g: Game, a: Answer) -> list[Event]:
     d = g.pending
     if d is None:
         raise IllegalAnswer("no decision is pending" if not g.over else "the game has ended")
-    try:
-        validate(d, a)
-    except IllegalAnswer as err:
-        raise IllegalAnswer(ruleset_of(g).printed(g, explain(g, d, a, err.reason))) from None
+    picks = a.picks
+    if not (  # the usual answer, one offered pick, checked here; anything else by validate
+        a.decision == d.id
+        and a.seat == d.seat
+        and len(picks) == 1
+        and d.min <= 1 <= d.max
+        and picks[0] in d.options
+    ):
+        try:
+            validate(d, a)
+        except IllegalAnswer as err:
+            raise IllegalAnswer(ruleset_of(g).printed(g, explain(g, d, a, err.reason))) from None
     g.pending = None
     g.answer = list(a.picks)
     return advance(g)
@@ -196,13 +204,18 @@ def submit(g: Game, a: Answer) -> list[Event]:
 def advance(g: Game) -> list[Event]:
     """Run until a decision is pending or the game is over; return the events produced."""
     stack = g.stack
-    try:
-        while g.pending is None and not g.over and stack:
-            top = stack[-1]
-            g.top = len(stack) - 1
-            getattr(top, top.step)(g)
-    except GameOver:
-        g.pending = None
+    # Only ``end_game`` sets ``over``, and it raises GameOver: a step never returns to the loop
+    # with the game over, so the loop asks only whether a decision is pending.
+    if g.pending is None and not g.over:
+        try:
+            while stack:
+                top = stack[-1]
+                g.top = len(stack) - 1
+                getattr(top, top.step)(g)
+                if g.pending is not None:
+                    break
+        except GameOver:
+            g.pending = None
     out = g.out
     g.out = []
     g.events_emitted += len(out)

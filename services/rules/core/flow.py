@@ -7,7 +7,10 @@ import msgspec
 from .delayed import JudgePhase
 from .engine import answer, ask_discard, emit, pop, push
 from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
-from .index import hears
+from .index import hears, seat_entry
+from .keys import (
+    _TABLES as _KEY_TABLES,
+)
 from .keys import (
     CardPick,
     RecastPick,
@@ -24,8 +27,8 @@ from .refusal import hand_refusal, skill_refusal
 from .skills import SKILLS
 from .state import PHASES, Decision, Frame, Game
 from .triggers import fire
-from .use import UseCard, ask_play, specs_of
-from .vcard import physical, probes
+from .use import _MERGED, UseCard, ask_play, specs_of
+from .vcard import _PROBES, physical, probes
 from .zones import discard_from, draw, move
 
 AROUND_PHASE = frozenset(("phase_start", "phase_end"))
@@ -89,8 +92,10 @@ class TurnFrame(Frame, tag="turn"):
         g.current = self.seat
         g.turn_marks = {}
         if self.begin:
-            emit(g, TurnStarted(seat=self.seat, round=g.round))
-            if fire(g, "turn_start", g.top, last=True):
+            g.out.append(TurnStarted(seat=self.seat, round=g.round))  # emit
+            idx = g.skill_index  # nobody listening at a turn's start (the usual): no call
+            quiet = idx is not None and idx.heard is not None and "turn_start" not in idx.heard
+            if not quiet and fire(g, "turn_start", g.top, last=True):
                 self.then(self.before_phase)
                 return
         self.before_phase(g)
@@ -99,7 +104,10 @@ class TurnFrame(Frame, tag="turn"):
         """Before the next phase: a skill may skip it. Phases that are over at once (skipped,
         or nothing happens in them) follow one another within this step."""
         while not self.aborted and g.players[self.seat].alive and self.pi < len(PHASES):
-            if fire(g, "before_phase", g.top, data={"phase": PHASES[self.pi]}, last=True):
+            idx = g.skill_index  # nobody listening before a phase (the usual): no call
+            if (idx is None or idx.heard is None or "before_phase" in idx.heard) and fire(
+                g, "before_phase", g.top, data={"phase": PHASES[self.pi]}, last=True
+            ):
                 self.then(self.phase)
                 return
             if not self.begin_phase(g):
@@ -122,16 +130,20 @@ class TurnFrame(Frame, tag="turn"):
         if phase in self.skip:
             emit(g, PhaseSkipped(seat=seat, phase=phase))
             return True
-        if g.players[seat].alive and hears(g, seat, AROUND_PHASE):
+        p = g.players[seat]
+        idx = g.skill_index  # the seat's entry (index.hears, without the call)
+        entry = (idx.seats[seat] if idx is not None else None) or seat_entry(g, seat)
+        if p.alive and not entry.points.isdisjoint(AROUND_PHASE):
             push(g, PhaseFrame(seat=seat, phase=phase))
             self.then(self.before_phase)
             return False
         g.phase = phase
-        emit(g, PhaseStarted(seat=seat, phase=phase))
-        if not has_body(g, seat, phase):
-            return True
-        if phase == "draw" and not (g.players[seat].alive and hears(g, seat, DRAW_COUNT)):
-            draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
+        g.out.append(PhaseStarted(seat=seat, phase=phase))
+        if phase == "draw":
+            if not p.alive or entry.points.isdisjoint(DRAW_COUNT):
+                draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
+                return True
+        elif not has_body(g, seat, phase):
             return True
         push(g, _BODY[phase](seat=seat))
         self.then(self.phase_over)
@@ -151,8 +163,10 @@ class TurnFrame(Frame, tag="turn"):
     def turn_end(self, g: Game) -> None:
         self.then(self.done)
         g.phase = ""
-        emit(g, TurnEnded(seat=self.seat))
-        if g.players[self.seat].alive and fire(g, "turn_end", g.top, last=True):
+        g.out.append(TurnEnded(seat=self.seat))  # emit
+        idx = g.skill_index  # nobody listening at a turn's end (the usual): no call
+        quiet = idx is not None and idx.heard is not None and "turn_end" not in idx.heard
+        if not quiet and g.players[self.seat].alive and fire(g, "turn_end", g.top, last=True):
             return
         self.done(g)
 
@@ -225,7 +239,7 @@ class PlayPhase(Frame, tag="play_phase"):
     seat: int
 
     def start(self, g: Game) -> None:
-        self.then(self.chosen)
+        self.step = "chosen"  # self.then(self.chosen), without the call
         ask_play(g, self.seat, play_options(g, self.seat))
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
@@ -244,14 +258,14 @@ class PlayPhase(Frame, tag="play_phase"):
         return ""
 
     def chosen(self, g: Game) -> None:
-        self.then(self.start)
+        self.step = "start"  # self.then(self.start), without the call
         picks = answer(g)
         if not picks or picks[0] == "end":
             pop(g)
             return
         match parse(picks[0]):
             case CardPick(cid):
-                push(g, UseCard(user=self.seat, vc=physical(g, cid)))
+                g.stack.append(UseCard(user=self.seat, vc=physical(g, cid)))  # push
             case RecastPick(cid):  # 重铸 (铁索连环): into the discard pile, then draw one
                 self.then(self.recast_discarded)
                 move(g, [cid], "hand", "discard", self.seat, reason="recast")
@@ -332,8 +346,11 @@ def end_turn_now(g: Game) -> None:
 def play_options(g: Game, seat: int) -> list[str]:
     """The cards ``seat`` may use and the skills it may activate now."""
     out = []
-    cards, asked, keys = g.cards, probes(g), card_key_table(len(g.cards))
-    specs = specs_of(g)
+    cards = g.cards
+    # the tables made once (vcard.probes, keys.card_key_table, use.specs_of), read without a call
+    asked = _PROBES.get(g.deck) or probes(g)
+    keys = _KEY_TABLES.get(len(cards)) or card_key_table(len(cards))
+    specs = _MERGED.get(g.ruleset) or specs_of(g)
     # by name, whether the card may be used and recast: same-named cards are alike
     known: dict[str, tuple[bool, bool]] = {}
     for cid in g.players[seat].hand:

@@ -166,7 +166,7 @@ class UseCard(Frame, tag="use_card"):
 
     def spec(self, g: Game) -> CardSpec:
         """The card's spec (looked up afresh: 朱雀羽扇 may turn a 杀 into a 火杀)."""
-        return specs_of(g)[self.vc.name]
+        return (_MERGED.get(g.ruleset) or specs_of(g))[self.vc.name]
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
         if not pick and d.kind == "targets":
@@ -227,8 +227,7 @@ class UseCard(Frame, tag="use_card"):
             zone = zone_of(g, self.user, cid)
             if zone:
                 move(g, [cid], zone, "processing", self.user, reason="use")
-        emit(
-            g,
+        g.out.append(  # emit
             CardUsed(
                 user=self.user,
                 name=self.vc.name,
@@ -237,15 +236,17 @@ class UseCard(Frame, tag="use_card"):
                 cards=self.vc.cards,
                 targets=list(self.targets or []),
                 skill=self.vc.skill,
-            ),
+            )
         )
         spec.on_declare(g, self)
         self.carry_on(g, self.declared)
 
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
-        self.then(self.becoming_targets)
-        if not fire(g, "card_using", g.top, last=True):
+        self.step = "becoming_targets"  # self.then(self.becoming_targets), without the call
+        idx = g.skill_index  # nobody listening at a use (the usual): no call
+        quiet = idx is not None and idx.heard is not None and "card_using" not in idx.heard
+        if quiet or not fire(g, "card_using", g.top, last=True):
             self.becoming_targets(g)
 
     def becoming_targets(self, g: Game) -> None:

@@ -80,10 +80,21 @@ def move(
     if not cards:
         return
     for cid in cards:
-        _remove(g, cid, src, src_seat)
-        _add(g, cid, dst, dst_seat, slot)
-    emit(
-        g,
+        # the usual moves (a hand card used or discarded, the processing area emptied) without
+        # a call; the rest through _remove/_add
+        if src == "hand":
+            g.players[src_seat].hand.remove(cid)
+        elif src == "processing":
+            g.processing.remove(cid)
+        else:
+            _remove(g, cid, src, src_seat)
+        if dst == "processing":
+            g.processing.append(cid)
+        elif dst == "discard":
+            g.discard.append(cid)
+        else:
+            _add(g, cid, dst, dst_seat, slot)
+    g.out.append(  # emit
         CardsMoved(
             cards=list(cards),
             count=len(cards),
@@ -93,7 +104,7 @@ def move(
             dst_seat=dst_seat,
             reason=reason,
             seen_by=seen_by,
-        ),
+        )
     )
     if src == "judge" or dst == "judge":  # a ruleset's 乐不思蜀 may seal while it lies there
         ruleset_of(g).judge_area_changed(g, src_seat if src == "judge" else dst_seat)
