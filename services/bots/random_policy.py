@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import struct
+
 from ..rules.api import Answer, Decision, rng
+
+# rng.block4 without the call: SHA-256 of (seed, block), four 64-bit numbers
+_SHA256 = hashlib.sha256
+_PACK = struct.Struct(">QQ").pack
+_UNPACK4 = struct.Struct(">QQQQ").unpack
+_MASK = (1 << 64) - 1
 
 
 class RandomPolicy:
@@ -15,7 +24,8 @@ class RandomPolicy:
         self.seed = seed
         self.counter = 0
         self._block = -1  # the digest (four numbers) cached in ``_cache``
-        self._cache: tuple[int, int, int, int] = (0, 0, 0, 0)
+        self._cache: tuple[int, ...] = (0, 0, 0, 0)
+        self._seed64 = seed & _MASK
 
     def _below(self, n: int) -> int:
         """The same numbers as ``rng.below(seed, counter, n)``, one digest per four (none for
@@ -24,9 +34,10 @@ class RandomPolicy:
         self.counter = c + 1
         if n == 1:
             return 0
-        if c >> 2 != self._block:
-            self._block = c >> 2
-            self._cache = rng.block4(self.seed, self._block)
+        block = c >> 2
+        if block != self._block:  # rng.block4(seed, block), inline
+            self._block = block
+            self._cache = _UNPACK4(_SHA256(_PACK(self._seed64, block)).digest())
         return self._cache[c & 3] % n
 
     def observe(self, e: object) -> None:
