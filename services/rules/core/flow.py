@@ -173,8 +173,9 @@ class TurnFrame(Frame, tag="turn"):
     def done(self, g: Game) -> None:
         """Per-turn marks (``t:``) expire."""
         for q in g.players:
-            if q.marks:
-                q.marks = {k: v for k, v in q.marks.items() if not k.startswith("t:")}
+            marks = q.marks  # made anew only if some mark expires (most marks last longer)
+            if marks and any(k.startswith("t:") for k in marks):
+                q.marks = {k: v for k, v in marks.items() if not k.startswith("t:")}
         g.turn_marks = {}
         pop(g)
 

@@ -12,7 +12,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import SkillInvoked
-from .index import heard, listening, seat_skills
+from .index import heard, listening, seat_entry, seat_skills
 from .query import turn_order
 from .skills import LISTENERS, SKILLS
 from .state import Frame, Game
@@ -75,7 +75,10 @@ class Trigger(Frame, tag="trigger"):
             for i, seat in enumerate(self.seats):
                 if seat in holders and (dead_too or players[seat].alive):
                     self.i = i  # as start has it when it asks
-                    for name in seat_skills(g, seat):
+                    # the seat's skills (index.seat_skills, without the call)
+                    idx = g.skill_index
+                    entry = idx.seats[seat] if idx is not None else None
+                    for name in (entry or seat_entry(g, seat)).names:
                         if name in names and SKILLS[name].can(g, seat, self):
                             return True
             return False
@@ -100,7 +103,10 @@ def listens(g: Game, point: str, seats: list[int] | None = None) -> bool:
     points = idx.heard if idx is not None else None
     if point not in (heard(g) if points is None else points):
         return False
-    holders = listening(g, point)
+    # the seats listening there, kept by the index (index.listening, without the call)
+    holders = idx.points.get(point) if idx is not None and points is not None else None
+    if holders is None:
+        holders = listening(g, point)
     if not holders:
         return False
     players = g.players

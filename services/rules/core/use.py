@@ -13,7 +13,7 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import CardUsed, Ineffective, Nullified
-from .index import held
+from .index import held, index_of, seat_entry
 from .keys import SeatPick, read, seat_key, seat_keys, seat_of, seats_of
 from .query import ids_named, order_from, prohibited, turn_order, with_hook
 from .refusal import target_refusal
@@ -404,19 +404,28 @@ def next_nullifier(g: Game, order: Sequence[int], i: int) -> int:
     无懈可击, from its hand or through a providing skill (``len(order)`` if none can)."""
     players = g.players
     nullifications = ids_named(g, "无懈可击")
-    # one demand to ask the providers with (they read what it needs); none held: only a hand
-    probe = AskCard(user=-1, need="无懈可击") if "provides" in held(g) else None
+    if "provides" not in held(g):  # no providing skill anywhere: only a hand answers
+        while i < len(order):
+            p = players[order[i]]
+            if p.alive and not nullifications.isdisjoint(p.hand):
+                return i
+            i += 1
+        return i
+    # one demand to ask the providers with (they read what it needs)
+    probe = AskCard(user=-1, need="无懈可击")
+    entries = index_of(g).seats  # each seat's providers (index.hooked, without a call a seat)
     while i < len(order):
         s = order[i]
         p = players[s]
         if p.alive:
             if not nullifications.isdisjoint(p.hand):
                 return i
-            providers = with_hook(g, s, "provides") if probe is not None else ()
-            if providers and probe is not None:
+            providers = (entries[s] or seat_entry(g, s)).hooks["provides"]
+            if providers:
                 probe.user = s
-                if any(k.provides(g, s, probe) for k in providers):
-                    return i
+                for k in providers:
+                    if k.provides(g, s, probe):
+                        return i
         i += 1
     return i
 
