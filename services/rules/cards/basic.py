@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.damage import damage
 from ..core.engine import emit, pop, push
 from ..core.events import Dodged
+from ..core.index import seat_entry
 from ..core.query import reached, reaches, reaches_any, with_hook
 from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
@@ -19,7 +20,9 @@ UNLIMITED = 1000
 
 def slash_limit(g: Game, seat: int) -> int:
     """How many 杀 ``seat`` may use in its play phase (§1.6)."""
-    hooks = with_hook(g, seat, "slash_limit")
+    idx = g.skill_index  # with_hook(g, seat, "slash_limit"), without the call
+    entry = idx.seats[seat] if idx is not None else None
+    hooks = (entry or seat_entry(g, seat)).hooks["slash_limit"]
     return 1 + sum(s.slash_limit(g, seat) for s in hooks) if hooks else 1
 
 

@@ -29,7 +29,8 @@ class DelayedSpec(CardSpec):
     kind = "delayed"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
-        return t != user and self.name not in judge_names(g, t)
+        # an empty judgement area (the usual) holds no trick of this name: no list made
+        return t != user and (not g.players[t].judge or self.name not in judge_names(g, t))
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> str:
         why = target_refusal(g, user, t, vc.name)

@@ -139,11 +139,18 @@ class TurnFrame(Frame, tag="turn"):
             return False
         g.phase = phase
         g.out.append(PhaseStarted(seat=seat, phase=phase))
+        # has_body, without the call
         if phase == "draw":
             if not p.alive or entry.points.isdisjoint(DRAW_COUNT):
                 draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
                 return True
-        elif not has_body(g, seat, phase):
+        elif phase == "judge":
+            if not p.judge:
+                return True
+        elif phase == "discard":
+            if len(p.hand) <= hand_limit(g, seat):
+                return True
+        elif phase != "play":
             return True
         push(g, _BODY[phase](seat=seat))
         self.then(self.phase_over)

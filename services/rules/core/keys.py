@@ -136,8 +136,12 @@ def card_of(key: str) -> int:
 
 
 def cards_of(keys: Iterable[str]) -> list[int]:
-    """The card ids of ``card:ID`` keys, in order."""
-    return [card_of(k) for k in keys]
+    """The card ids of ``card:ID`` keys, in order (card_of each, without a call a key)."""
+    out = []
+    for k in keys:
+        known = _PARSED.get(k)
+        out.append(known.id if isinstance(known, CardPick) else _number(_value(k, CARD)))
+    return out
 
 
 def seat_of(key: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import CardDef, color_of
-from .index import held, hooked, index_of, seat_skills, skills_changed
+from .index import held, hooked, index_of, seat_entry, seat_skills, skills_changed
 from .registry import RULESETS
 from .skills import SKILLS, Skill
 from .state import Game, Player
@@ -189,7 +189,8 @@ def in_reach(g: Game, a: int) -> tuple[int, ...]:
     seat's entry and this with it (``skills_changed``); with such a skill (extended's 弄权) the
     range is asked afresh and the seats kept serve while it is the same."""
     idx = g.skill_index or index_of(g)
-    hooked_range = bool(with_hook(g, a, "attack_range"))
+    # with_hook(g, a, "attack_range"), without the call
+    hooked_range = bool((idx.seats[a] or seat_entry(g, a)).hooks["attack_range"])
     kept_reach = idx.reach[a] if idx.dead == g.dead else None
     reach = attack_range(g, a) if hooked_range or kept_reach is None else kept_reach[0]
     if kept_reach is not None and kept_reach[0] == reach:
@@ -284,7 +285,9 @@ def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
 def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
     """Whether ``card_name`` used by ``user`` on ``t`` has no distance limit: a skill of the user
     (奇才) or of the target (仇叛) lifts it."""
-    hooks = held(g)
+    hooks = (
+        idx.held if (idx := g.skill_index) is not None and idx.held is not None else held(g)
+    )  # index.held
     if "ignores_distance" not in hooks and "no_distance_limit" not in hooks:
         return False  # no seat holds such a skill
     for s in with_hook(g, user, "ignores_distance"):
@@ -307,7 +310,9 @@ def reached(g: Game, user: int, card_name: str, limited: bool = True) -> list[in
     may target: within its attack range or with the limit lifted (``limited`` False: every
     seat), and protected by no skill (空城, 谦逊 …). What :func:`reaches` and
     :func:`prohibited` say of each seat, with the seats in range kept (:func:`in_reach`)."""
-    hooks = held(g)
+    hooks = (
+        idx.held if (idx := g.skill_index) is not None and idx.held is not None else held(g)
+    )  # index.held
     lifts = "ignores_distance" in hooks or "no_distance_limit" in hooks
     if not limited:
         seats: Sequence[int] = turn_order(g, user, include_start=False)
@@ -328,7 +333,9 @@ def reached(g: Game, user: int, card_name: str, limited: bool = True) -> list[in
 def reaches_any(g: Game, user: int, card_name: str) -> bool:
     """Whether :func:`reached` finds any seat: the seats in range are asked first, those the
     limit is lifted for only if none of them will do."""
-    hooks = held(g)
+    hooks = (
+        idx.held if (idx := g.skill_index) is not None and idx.held is not None else held(g)
+    )  # index.held
     protects = "prohibits" in hooks
     near = in_reach(g, user)
     for t in near:

@@ -11,13 +11,13 @@ import msgspec
 
 from .engine import answer, ask, emit, pop, push
 from .events import CardPlayed, CardUsed
-from .keys import CardPick, SkillPick, card_key, parse, read, skill_key
+from .keys import CardPick, SkillPick, card_key_table, parse, read, skill_key
 from .query import with_hook
 from .refusal import skill_refusal
 from .skills import SKILLS
 from .state import Decision, Frame, Game
 from .triggers import fire
-from .vcard import VCard, matches, physical
+from .vcard import SLASHES, VCard, matches, physical
 from .zones import move, zone_of
 
 
@@ -127,11 +127,13 @@ def hand_options(g: Game, f: AskCard) -> list[str]:
     cards = g.cards
     need = f.need
     self_wine = need == "桃" and f.target == f.user and f.mode == "use"
+    any_slash = need == "杀"  # vcard.matches, without a call a card: any 杀 answers 杀
+    keys = card_key_table(len(cards))
     out = []
     for cid in p.hand:
         name = cards[cid].name
-        if matches(need, name) or (self_wine and name == "酒"):
-            out.append(card_key(cid))
+        if name == need or (any_slash and name in SLASHES) or (self_wine and name == "酒"):
+            out.append(keys[cid])
     return out
 
 

@@ -49,7 +49,9 @@ class CardSpec:
 
     def legal_targets(self, g: Game, user: int, vc: VCard, data: dict[str, Any]) -> list[int]:
         """Alive seats that may be chosen, not prohibited by skills (谦逊, 空城 …)."""
-        protects = "prohibits" in held(g)  # else no seat is protected
+        protects = "prohibits" in (
+            idx.held if (idx := g.skill_index) is not None and idx.held is not None else held(g)
+        )  # index.held
         return [
             t
             for t in turn_order(g, user)
@@ -66,7 +68,9 @@ class CardSpec:
         fixed = self.fixed_targets(g, user, vc)
         if fixed is not None:
             return bool(fixed)
-        protects = "prohibits" in held(g)  # else no seat is protected
+        protects = "prohibits" in (
+            idx.held if (idx := g.skill_index) is not None and idx.held is not None else held(g)
+        )  # index.held
         data: dict[str, Any] = {}
         for t in turn_order(g, user):  # the first legal target is enough
             if self.target_ok(g, user, vc, t, data) and not (
@@ -284,14 +288,16 @@ class UseCard(Frame, tag="use_card"):
 
     def each_target(self, g: Game) -> None:
         """The effect on the next target still alive: ineffective, or (a trick) 无懈可击 first."""
-        spec = self.spec(g)
+        spec = (_MERGED.get(g.ruleset) or specs_of(g))[self.vc.name]  # self.spec(g)
         targets = self.targets or []
+        idx = g.skill_index  # whether any seat has a skill making a card ineffective (index.held)
+        hooks = idx.held if idx is not None and idx.held is not None else held(g)
         while self.i < len(targets):
             t = targets[self.i]
             if not g.players[t].alive:
                 self.i += 1
                 continue
-            why = ineffective(g, self, self.i)
+            why = ineffective(g, self, self.i) if "card_ineffective" in hooks else ""
             if why:
                 emit(g, Ineffective(target=t, name=self.vc.name, reason=why))
                 self.i += 1
@@ -319,7 +325,7 @@ class UseCard(Frame, tag="use_card"):
         self.carry_on(g, self.each_target)
 
     def finish(self, g: Game) -> None:
-        self.spec(g).finish(g, self)
+        (_MERGED.get(g.ruleset) or specs_of(g))[self.vc.name].finish(g, self)  # self.spec(g)
         pop(g, True)
 
 
