@@ -88,3 +88,34 @@ def test_timing_points_name_the_running_frame() -> None:
         if "len(g.stack) - 1" in line and "def " not in line
     ]
     assert not bad, f"ctx taken as len(g.stack) - 1 (use g.top): {bad}"
+
+
+def test_a_step_named_by_its_string_is_one_of_the_frame_steps() -> None:
+    """The hot frames name the step that carries on as ``self.step = "name"`` (no bound method
+    made, no call: ``then`` is the same without the type checker's help), so every such string
+    must name a step of the frame that writes it; ``then``/``goto``/``carry_on`` with a method
+    are checked by mypy."""
+    import ast
+    import textwrap
+
+    checked = 0
+    for cls in all_frame_types():
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+        except (OSError, TypeError):  # pragma: no cover - a frame made without source
+            continue
+        steps = steps_of(cls)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+                continue
+            target = node.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == "step"
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                assert isinstance(node.value, ast.Constant), (cls.__name__, ast.dump(node))
+                assert node.value.value in steps, (cls.__name__, node.value.value)
+                checked += 1
+    assert checked > 50, checked

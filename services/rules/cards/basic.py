@@ -108,7 +108,7 @@ class SlashEffect(Frame, tag="slash_effect"):
         if flags & NO_DODGE:
             self.goto(g, self.hit)
             return
-        self.then(self.dodge_answered)
+        self.step = "dodge_answered"
         self.ask_dodge(g, use, flags)
 
     def ask_dodge(self, g: Game, use: UseCard, flags: int) -> None:
@@ -132,7 +132,7 @@ class SlashEffect(Frame, tag="slash_effect"):
         if self.got < 2 * (2 if flags & TWO_DODGE else 1):
             self.ask_dodge(g, use, flags)
             return
-        self.then(self.dodged)
+        self.step = "dodged"
         emit(g, Dodged(target=self.target, name=use.vc.name))
         fire(g, "slash_dodged", g.top, seats=[use.user], last=True)
 

@@ -157,7 +157,7 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
 
     def start(self, g: Game) -> None:
         hand = g.players[self.target].hand
-        self.then(self.chosen)
+        self.step = "chosen"
         ask(
             g,
             self.target,
@@ -170,7 +170,7 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
     def chosen(self, g: Game) -> None:
         hand = g.players[self.target].hand
         if answer(g) == ["discard"] and hand:
-            self.then(self.discarded)
+            self.step = "discarded"
             ask_discard(g, self.target, hand, 1, reason="雌雄双股剑")
             return
         pop(g)
@@ -216,12 +216,12 @@ class IceSwordDiscard(Frame, tag="ice_sword"):
         if self.n >= 2 or card_count(g, self.target) == 0:
             pop(g)
             return
-        self.then(self.picked)
+        self.step = "picked"
         push(g, PickCard(chooser=self.user, owner=self.target, reason="寒冰剑"))
 
     def picked(self, g: Game) -> None:
         # discard in this step, go on in the next (枭姬/连营 may fire in between)
-        self.then(self.start)
+        self.step = "start"
         cid = g.ret
         self.n += 1
         if cid >= 0:
@@ -277,7 +277,7 @@ class KylinChoice(Frame, tag="kylin_bow"):
 
     def start(self, g: Game) -> None:
         eq = g.players[self.target].equip
-        self.then(self.chosen)
+        self.step = "chosen"
         horses = [eq[s] for s in ("plus", "minus") if s in eq]
         ask_choice(g, self.user, card_keys(horses), about="麒麟弓")
 
@@ -311,7 +311,7 @@ class AxeDiscard(Frame, tag="axe"):
 
     def start(self, g: Game) -> None:
         p = g.players[self.user]
-        self.then(self.chosen)
+        self.step = "chosen"
         axe = p.equip.get("weapon", -1)
         cards = list(p.hand) + [c for c in p.equip.values() if c != axe]
         ask(g, self.user, "cards", card_keys(cards), 2, 2, info={"skill": "贯石斧"})
@@ -354,7 +354,7 @@ class BladeFollow(Frame, tag="blade"):
         if not g.players[self.target].alive:
             pop(g)
             return
-        self.then(self.answered)
+        self.step = "answered"
         push(
             g,
             AskCard(
@@ -400,7 +400,7 @@ class SpearCards(Frame, tag="spear"):
     use: bool = False
 
     def start(self, g: Game) -> None:
-        self.then(self.chosen)
+        self.step = "chosen"
         ask(
             g,
             self.user,
@@ -486,7 +486,7 @@ class EightDiagramJudge(Frame, tag="eight_diagram"):
     seat: int
 
     def start(self, g: Game) -> None:
-        self.then(self.judged)
+        self.step = "judged"
         emit(g, SkillInvoked(seat=self.seat, skill="八卦阵"))
         push(g, Judge(seat=self.seat, reason="八卦阵"))
 

@@ -78,7 +78,7 @@ class TakeEffect(Frame, tag="take_effect"):
     reason: str = ""
 
     def start(self, g: Game) -> None:
-        self.then(self.picked)
+        self.step = "picked"
         push(
             g,
             PickCard(
@@ -155,7 +155,7 @@ class DuelEffect(Frame, tag="duel_effect"):
 
     def ask_turn(self, g: Game) -> None:
         """Ask the seat whose turn it is for a 杀, owed to the seat facing it."""
-        self.then(self.played)
+        self.step = "played"
         ask = AskCard(user=self.turn, need="杀", mode="play", source=self.other(), reason="决斗")
         if not demand(g, ask):
             self.played(g)
@@ -220,7 +220,7 @@ class CollateralEffect(Frame, tag="collateral_effect"):
     victim: int
 
     def start(self, g: Game) -> None:
-        self.then(self.answered)
+        self.step = "answered"
         if not g.players[self.victim].alive:
             g.ret = None
             return
@@ -238,7 +238,7 @@ class CollateralEffect(Frame, tag="collateral_effect"):
 
     def answered(self, g: Game) -> None:
         vc = g.ret
-        self.then(self.done)
+        self.step = "done"
         if vc is not None:
             use_card(g, self.wielder, vc, [self.victim], counted=False, data={"no_distance": True})
             return
@@ -285,7 +285,7 @@ class DemandEffect(Frame, tag="demand_effect"):
     card: str
 
     def start(self, g: Game) -> None:
-        self.then(self.answered)
+        self.step = "answered"
         ask = AskCard(
             user=self.target, need=self.need, mode="play", source=self.user, reason=self.card
         )
@@ -350,7 +350,7 @@ class GraceEffect(Frame, tag="grace_effect"):
     def start(self, g: Game) -> None:
         use: UseCard = g.stack[self.use]
         left = [c for c in use.data.get("revealed", []) if c in g.processing]
-        self.then(self.taken)
+        self.step = "taken"
         ask_choice(g, self.target, card_keys(left), about="五谷丰登")
 
     def taken(self, g: Game) -> None:
@@ -425,7 +425,7 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
         if not t.hand:
             pop(g)
             return
-        self.then(self.shown_card)
+        self.step = "shown_card"
         ask_choice(g, self.target, card_keys(t.hand), about="火攻_show")
 
     def shown_card(self, g: Game) -> None:
@@ -434,20 +434,20 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
         suit = g.cards[self.shown].suit
         u = g.players[self.user]
         payable = list(u.hand) + (list(u.equip.values()) if self.any_card else [])
-        self.then(self.paid)
+        self.step = "paid"
         of_suit = [c for c in payable if g.cards[c].suit == suit]
         ask_discard(g, self.user, of_suit, 1, reason="火攻", declinable=True, suit=suit)
 
     def paid(self, g: Game) -> None:
         picks = answer(g)
-        self.then(self.done)
+        self.step = "done"
         if picks:
-            self.then(self.burn)
+            self.step = "burn"
             discard_from(g, self.user, cards_of(picks), reason="火攻")
 
     def burn(self, g: Game) -> None:
         """The user paid, and what losing the card fired has run (连营, 枭姬): the fire damage."""
-        self.then(self.done)
+        self.step = "done"
         damage(g, self.user, self.target, 1, "fire", card="火攻")
 
     def done(self, g: Game) -> None:

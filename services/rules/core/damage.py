@@ -40,7 +40,7 @@ class Damage(Frame, tag="damage"):
 
     def start(self, g: Game) -> None:
         """Source-side modifiers (a dead source is no source)."""
-        self.then(self.target_side)
+        self.step = "target_side"
         if self.source >= 0 and not g.players[self.source].alive:
             self.source = -1
         if self.source < 0 or not fire(g, "damage_causing", g.top, seats=[self.source], last=True):
@@ -48,7 +48,7 @@ class Damage(Frame, tag="damage"):
 
     def target_side(self, g: Game) -> None:
         """Target-side modifiers."""
-        self.then(self.about_to_hit)
+        self.step = "about_to_hit"
         asks = not self.prevented and g.players[self.target].alive
         if not (asks and fire(g, "damage_taking", g.top, seats=[self.target], last=True)):
             self.about_to_hit(g)
@@ -59,7 +59,7 @@ class Damage(Frame, tag="damage"):
         if self.prevented or self.amount < 1 or not p.alive:
             pop(g, 0)
             return
-        self.then(self.hit)
+        self.step = "hit"
         if self.source >= 0 and fire(g, "damage_hit", g.top, seats=[self.source], last=True):
             return
         self.hit(g)
@@ -67,7 +67,7 @@ class Damage(Frame, tag="damage"):
     def hit(self, g: Game) -> None:
         """HP goes down (after shields absorb); a chained target passes elemental damage on."""
         p = g.players[self.target]
-        self.then(self.caused)
+        self.step = "caused"
         self.dealt = self.amount
         rest = absorb(g, self.target, self.amount)
         p.hp -= rest
@@ -96,14 +96,14 @@ class Damage(Frame, tag="damage"):
 
     def caused(self, g: Game) -> None:
         """After the damage, source side."""
-        self.then(self.suffered)
+        self.step = "suffered"
         asks = self.source >= 0 and g.players[self.source].alive
         if not (asks and fire(g, "damage_caused", g.top, seats=[self.source], last=True)):
             self.suffered(g)
 
     def suffered(self, g: Game) -> None:
         """After the damage, target side."""
-        self.then(self.chain_on)
+        self.step = "chain_on"
         asks = g.players[self.target].alive and not self.target_replaced
         if not (asks and fire(g, "damaged", g.top, seats=[self.target], last=True)):
             self.chain_on(g)
@@ -145,7 +145,7 @@ class DyingFrame(Frame, tag="dying"):
     i: int = 0
 
     def start(self, g: Game) -> None:
-        self.then(self.rescue)
+        self.step = "rescue"
         emit(g, Dying(seat=self.seat, hp=g.players[self.seat].hp))
         self.order = order_from(g, g.current)
         fire(g, "dying", g.top, seats=[self.seat], last=True)
@@ -161,14 +161,14 @@ class DyingFrame(Frame, tag="dying"):
             if g.players[s].alive and demand(
                 g, AskCard(user=s, need="桃", target=self.seat, reason="dying")
             ):
-                self.then(self.peach_answered)
+                self.step = "peach_answered"
                 return
             self.i += 1
         pop(g, False)
         ruleset_of(g).unsaved(g, self.seat, self.killer)  # standard: Death
 
     def peach_answered(self, g: Game) -> None:
-        self.then(self.rescue)
+        self.step = "rescue"
         vc = g.ret
         if vc is not None:
             # every seat may react (救援: the dying lord, or — literal reading — its holder)
@@ -193,7 +193,7 @@ class Death(Frame, tag="death"):
     def start(self, g: Game) -> None:
         """The role is revealed, the game may end; then on-death skills."""
         p = g.players[self.seat]
-        self.then(self.discard_all)
+        self.step = "discard_all"
         p.alive = False
         g.dead += 1
         p.role_revealed = True
@@ -204,11 +204,11 @@ class Death(Frame, tag="death"):
         fire(g, "death", g.top, last=True)
 
     def discard_all(self, g: Game) -> None:
-        self.then(self.rewards)
+        self.step = "rewards"
         discard_areas(g, self.seat, reason="death")
 
     def rewards(self, g: Game) -> None:
-        self.then(self.done)
+        self.step = "done"
         ruleset_of(g).death_penalty(g, self.seat, self.killer)
 
     def done(self, g: Game) -> None:

@@ -97,7 +97,7 @@ class DelayedResolve(Frame, tag="delayed"):
         return spec
 
     def start(self, g: Game) -> None:
-        self.then(self.nullify_answered)
+        self.step = "nullify_answered"
         move(g, [self.card], "judge", "processing", self.seat, reason="judge_phase")
         if g.stack[-1] is not self or may_nullify(g):  # (what the move fired runs after it)
             push(g, NullifyWindow(name=self.name, target=self.seat))
@@ -112,11 +112,11 @@ class DelayedResolve(Frame, tag="delayed"):
             spec.on_nullified(g, self)
             pop(g)
             return
-        self.then(self.judged)
+        self.step = "judged"
         push(g, Judge(seat=self.seat, reason=self.name))
 
     def judged(self, g: Game) -> None:
-        self.then(self.done)
+        self.step = "done"
         self.spec(g).on_judged(g, self, bool(g.ret))
 
     def done(self, g: Game) -> None:

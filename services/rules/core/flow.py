@@ -44,7 +44,7 @@ class GameFrame(Frame, tag="game"):
     extra: list[int] = msgspec.field(default_factory=list)  # seats owed an extra turn
 
     def start(self, g: Game) -> None:
-        self.then(self.next_turn)
+        self.step = "next_turn"
         g.round = max(g.round, 1)
         push(
             g,
@@ -96,7 +96,7 @@ class TurnFrame(Frame, tag="turn"):
             idx = g.skill_index  # nobody listening at a turn's start (the usual): no call
             quiet = idx is not None and idx.heard is not None and "turn_start" not in idx.heard
             if not quiet and fire(g, "turn_start", g.top, last=True):
-                self.then(self.before_phase)
+                self.step = "before_phase"
                 return
         self.before_phase(g)
 
@@ -108,7 +108,7 @@ class TurnFrame(Frame, tag="turn"):
             if (idx is None or idx.heard is None or "before_phase" in idx.heard) and fire(
                 g, "before_phase", g.top, data={"phase": PHASES[self.pi]}, last=True
             ):
-                self.then(self.phase)
+                self.step = "phase"
                 return
             if not self.begin_phase(g):
                 return  # its frame runs first
@@ -135,7 +135,7 @@ class TurnFrame(Frame, tag="turn"):
         entry = (idx.seats[seat] if idx is not None else None) or seat_entry(g, seat)
         if p.alive and not entry.points.isdisjoint(AROUND_PHASE):
             push(g, PhaseFrame(seat=seat, phase=phase))
-            self.then(self.before_phase)
+            self.step = "before_phase"
             return False
         g.phase = phase
         g.out.append(PhaseStarted(seat=seat, phase=phase))
@@ -153,7 +153,7 @@ class TurnFrame(Frame, tag="turn"):
         elif phase != "play":
             return True
         push(g, _BODY[phase](seat=seat))
-        self.then(self.phase_over)
+        self.step = "phase_over"
         return False
 
     def phase_over(self, g: Game) -> None:
@@ -163,12 +163,12 @@ class TurnFrame(Frame, tag="turn"):
         if not self.aborted and p.alive and hears(g, self.seat, PHASE_END):
             phase = PHASES[self.pi - 1]
             push(g, PhaseFrame(seat=self.seat, phase=phase, step="phase_end"))
-            self.then(self.before_phase)
+            self.step = "before_phase"
             return
         self.before_phase(g)
 
     def turn_end(self, g: Game) -> None:
-        self.then(self.done)
+        self.step = "done"
         g.phase = ""
         g.out.append(TurnEnded(seat=self.seat))  # emit
         idx = g.skill_index  # nobody listening at a turn's end (the usual): no call
@@ -199,7 +199,7 @@ class PhaseFrame(Frame, tag="phase"):
         g.phase = self.phase
         emit(g, PhaseStarted(seat=self.seat, phase=self.phase))
         if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat], last=True):
-            self.then(self.action)
+            self.step = "action"
             return
         self.action(g)
 
@@ -207,13 +207,13 @@ class PhaseFrame(Frame, tag="phase"):
         """The phase's default action (judge, draw, play, discard)."""
         if has_body(g, self.seat, self.phase):
             push(g, _BODY[self.phase](seat=self.seat))
-            self.then(self.phase_end)
+            self.step = "phase_end"
             return
         self.phase_end(g)
 
     def phase_end(self, g: Game) -> None:
         if fire(g, "phase_end", g.top, data={"phase": self.phase}, seats=[self.seat], last=True):
-            self.then(self.done)
+            self.step = "done"
             return
         self.done(g)
 
@@ -232,7 +232,7 @@ class DrawPhase(Frame, tag="draw_phase"):
     n: int = DRAWN
 
     def start(self, g: Game) -> None:
-        self.then(self.draw_cards)
+        self.step = "draw_cards"
         if not fire(g, "draw_count", g.top, seats=[self.seat], last=True):
             self.draw_cards(g)
 
@@ -247,7 +247,7 @@ class PlayPhase(Frame, tag="play_phase"):
     seat: int
 
     def start(self, g: Game) -> None:
-        self.step = "chosen"  # self.then(self.chosen), without the call
+        self.step = "chosen"  # self.step = "chosen", without the call
         ask_play(g, self.seat, play_options(g, self.seat))
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
@@ -266,7 +266,7 @@ class PlayPhase(Frame, tag="play_phase"):
         return ""
 
     def chosen(self, g: Game) -> None:
-        self.step = "start"  # self.then(self.start), without the call
+        self.step = "start"  # self.step = "start", without the call
         picks = answer(g)
         if not picks or picks[0] == "end":
             pop(g)
@@ -275,7 +275,7 @@ class PlayPhase(Frame, tag="play_phase"):
             case CardPick(cid):
                 g.stack.append(UseCard(user=self.seat, vc=physical(g, cid)))  # push
             case RecastPick(cid):  # 重铸 (铁索连环): into the discard pile, then draw one
-                self.then(self.recast_discarded)
+                self.step = "recast_discarded"
                 move(g, [cid], "hand", "discard", self.seat, reason="recast")
             case SkillPick(name):
                 SKILLS[name].activate(g, self.seat)
@@ -283,7 +283,7 @@ class PlayPhase(Frame, tag="play_phase"):
     def recast_discarded(self, g: Game) -> None:
         """The recast card is in the discard pile, and whatever losing it fired has run (连营
         for a last hand card): draw one. Not a use."""
-        self.then(self.start)
+        self.step = "start"
         draw(g, self.seat, 1, reason="recast")
 
 
@@ -298,7 +298,7 @@ class DiscardPhase(Frame, tag="discard_phase"):
         if n <= 0:
             pop(g)
             return
-        self.then(self.discarded)
+        self.step = "discarded"
         ask_discard(g, self.seat, p.hand, n, reason="discard_phase")
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:

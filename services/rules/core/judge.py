@@ -28,7 +28,7 @@ class Judge(Frame, tag="judge"):
 
     def start(self, g: Game) -> None:
         """Reveal the top card; it may be replaced (鬼才) before it takes effect."""
-        self.then(self.takes_effect)
+        self.step = "takes_effect"
         self.card = take_top(g, 1)[0]
         g.processing.append(self.card)
         emit(
@@ -47,13 +47,13 @@ class Judge(Frame, tag="judge"):
     def takes_effect(self, g: Game) -> None:
         """The result, which a rule may still turn over (谋攻's 强化 delayed trick) before it is
         announced, so the ``judged`` event carries the result that happens."""
-        self.then(self.announced)
+        self.step = "announced"
         self.result = JUDGE_RULES[self.reason](g.cards[self.card])
         fire(g, "judge_result", g.top, last=True)
 
     def announced(self, g: Game) -> None:
         """The result is announced; then the after-effect window (天妒, 洛神)."""
-        self.then(self.done)
+        self.step = "done"
         emit(g, Judged(seat=self.seat, card=self.card, reason=self.reason, result=self.result))
         fire(g, "judge_done", g.top, last=True)
 

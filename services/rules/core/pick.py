@@ -26,7 +26,7 @@ class PickCard(Frame, tag="pick_card"):
         if not opts:
             pop(g, -1)
             return
-        self.then(self.picked)
+        self.step = "picked"
         ask(
             g,
             self.chooser,

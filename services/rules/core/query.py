@@ -152,6 +152,9 @@ def measure_row(g: Game, a: int) -> list[int]:
         place, m = list(range(n)), n
     hooks = held(g)
     skills = "distance_from" in hooks or "distance_to" in hooks
+    if skills:  # a's own distance skills once; each seat's entry read without a call
+        from_a = with_hook(g, a, "distance_from")
+        entries = (g.skill_index or index_of(g)).seats
     here = place[a]
     base = -1 if "minus" in players[a].equip else 0
     row = [0] * n
@@ -168,9 +171,9 @@ def measure_row(g: Game, a: int) -> list[int]:
         if "plus" in p.equip:
             d += 1
         if skills:
-            for k in with_hook(g, a, "distance_from"):
+            for k in from_a:
                 d += k.distance_from(g, a, t)
-            for k in with_hook(g, t, "distance_to"):
+            for k in (entries[t] or seat_entry(g, t)).hooks["distance_to"]:
                 d += k.distance_to(g, t, a)
         row[t] = d if d > 1 else 1
     return row

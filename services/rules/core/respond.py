@@ -39,7 +39,7 @@ class AskCard(Frame, tag="ask_card"):
         if not g.players[self.user].alive:
             pop(g, None)
             return
-        self.then(self.answered)
+        self.step = "answered"
         info = {
             "need": self.need,
             "mode": self.mode,
@@ -82,7 +82,7 @@ class AskCard(Frame, tag="ask_card"):
                 _finish(g, self, physical(g, cid))
             case SkillPick(name):
                 self.trying = name
-                self.then(self.provided)
+                self.step = "provided"
                 SKILLS[name].provide(g, self.user, self)
 
     def provided(self, g: Game) -> None:
@@ -93,14 +93,14 @@ class AskCard(Frame, tag="ask_card"):
         vc = g.ret
         if vc is None:
             self.tried.append(self.trying)
-            self.then(self.start)
+            self.step = "start"
             return
         _finish(g, self, vc)
 
     def announced(self, g: Game) -> None:
         """ "When used / played" (集智 for a 无懈可击, 克己's bookkeeping), after whatever the
         card's move fired (连营, 枭姬)."""
-        self.then(self.given)
+        self.step = "given"
         point = "card_using" if self.mode == "use" else "card_playing"
         if not fire(g, point, g.top, last=True):
             self.given(g)

@@ -47,7 +47,7 @@ class Trigger(Frame, tag="trigger"):
                             sk.run(g, seat, self)
                         elif sk.is_optional(g, seat, self):
                             self.cand = name
-                            self.then(self.confirmed)
+                            self.step = "confirmed"
                             ask(
                                 g,
                                 seat,
@@ -87,7 +87,7 @@ class Trigger(Frame, tag="trigger"):
 
     def confirmed(self, g: Game) -> None:
         """The owner said whether to use the optional skill ``cand``."""
-        self.then(self.start)
+        self.step = "start"
         picked = answer(g)
         name = self.cand
         self.done.append(name)

@@ -190,7 +190,7 @@ class UseCard(Frame, tag="use_card"):
         if self.targets is None:
             fixed = spec.fixed_targets(g, self.user, self.vc)
             if fixed is None:
-                self.then(self.targets_chosen)
+                self.step = "targets_chosen"
                 choose_targets(g, self, spec)
                 return
             self.targets = fixed
@@ -208,7 +208,7 @@ class UseCard(Frame, tag="use_card"):
         if second is None:
             self.declare(g, spec)
             return
-        self.then(self.second_target_chosen)
+        self.step = "second_target_chosen"
         ask(
             g,
             self.user,
@@ -247,7 +247,7 @@ class UseCard(Frame, tag="use_card"):
 
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
-        self.step = "becoming_targets"  # self.then(self.becoming_targets), without the call
+        self.step = "becoming_targets"  # self.step = "becoming_targets", without the call
         idx = g.skill_index  # nobody listening at a use (the usual): no call
         quiet = idx is not None and idx.heard is not None and "card_using" not in idx.heard
         if quiet or not fire(g, "card_using", g.top, last=True):
@@ -304,7 +304,7 @@ class UseCard(Frame, tag="use_card"):
                 continue
             if spec.kind == "trick" and self.nullifiable:
                 if may_nullify(g):
-                    self.then(self.nullify_answered)
+                    self.step = "nullify_answered"
                     push(g, NullifyWindow(name=self.vc.name, target=t))
                     return
                 g.ret = False  # what a window nobody can answer hands back: not nullified
@@ -390,7 +390,7 @@ class NullifyWindow(Frame, tag="nullify"):
             self.order = order_from(g, g.current)
         self.i = next_nullifier(g, self.order, self.i)
         if self.i < len(self.order):
-            self.then(self.asked)
+            self.step = "asked"
             s = self.order[self.i]
             push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
             return
