@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.damage import damage
-from ..core.engine import emit, pop, push
+from ..core.engine import pop
 from ..core.events import Dodged
 from ..core.index import seat_entry
 from ..core.query import reached, reaches, reaches_any, with_hook
@@ -72,7 +72,7 @@ class Slash(CardSpec):
             use.extra += 1
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, SlashEffect(use=use_idx, target=t))
+        g.stack.append(SlashEffect(use=use_idx, target=t))
 
 
 @register_card
@@ -133,7 +133,7 @@ class SlashEffect(Frame, tag="slash_effect"):
             self.ask_dodge(g, use, flags)
             return
         self.step = "dodged"
-        emit(g, Dodged(target=self.target, name=use.vc.name))
+        g.out.append(Dodged(target=self.target, name=use.vc.name))
         fire(g, "slash_dodged", g.top, seats=[use.user], last=True)
 
     def dodged(self, g: Game) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..core.cards import color_of
 from ..core.damage import recover
-from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
+from ..core.engine import answer, ask, ask_choice, ask_discard, pop
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES, Judge
 from ..core.keys import card_key, card_keys, cards_of
@@ -146,7 +146,7 @@ class DoubleSwords(Skill):
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         use = ctx_frame(g, trig)
-        push(g, DoubleSwordsChoice(user=seat, target=(use.targets or [])[trig.data["i"]]))
+        g.stack.append(DoubleSwordsChoice(user=seat, target=(use.targets or [])[trig.data["i"]]))
 
 
 class DoubleSwordsChoice(Frame, tag="double_swords"):
@@ -202,7 +202,7 @@ class IceSword(Skill):
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         d = ctx_frame(g, trig)
         d.prevented = True
-        push(g, IceSwordDiscard(user=seat, target=d.target))
+        g.stack.append(IceSwordDiscard(user=seat, target=d.target))
 
 
 class IceSwordDiscard(Frame, tag="ice_sword"):
@@ -217,7 +217,7 @@ class IceSwordDiscard(Frame, tag="ice_sword"):
             pop(g)
             return
         self.step = "picked"
-        push(g, PickCard(chooser=self.user, owner=self.target, reason="寒冰剑"))
+        g.stack.append(PickCard(chooser=self.user, owner=self.target, reason="寒冰剑"))
 
     def picked(self, g: Game) -> None:
         # discard in this step, go on in the next (枭姬/连营 may fire in between)
@@ -266,7 +266,7 @@ class KylinBow(Skill):
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         d = ctx_frame(g, trig)
-        push(g, KylinChoice(user=seat, target=d.target))
+        g.stack.append(KylinChoice(user=seat, target=d.target))
 
 
 class KylinChoice(Frame, tag="kylin_bow"):
@@ -300,7 +300,7 @@ class Axe(Skill):
         return card_count(g, seat) - 1 >= 2
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
-        push(g, AxeDiscard(user=seat, effect=trig.ctx))
+        g.stack.append(AxeDiscard(user=seat, effect=trig.ctx))
 
 
 class AxeDiscard(Frame, tag="axe"):
@@ -325,7 +325,7 @@ class AxeDiscard(Frame, tag="axe"):
         picks = answer(g)
         pop(g)
         if picks:
-            emit(g, SkillInvoked(seat=self.user, skill="贯石斧"))
+            g.out.append(SkillInvoked(seat=self.user, skill="贯石斧"))
             discard_from(g, self.user, cards_of(picks), reason="贯石斧")
             g.stack[self.effect].forced = True
 
@@ -341,7 +341,7 @@ class Blade(Skill):
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         eff = ctx_frame(g, trig)
-        push(g, BladeFollow(user=seat, target=eff.target))
+        g.stack.append(BladeFollow(user=seat, target=eff.target))
 
 
 class BladeFollow(Frame, tag="blade"):
@@ -355,8 +355,7 @@ class BladeFollow(Frame, tag="blade"):
             pop(g)
             return
         self.step = "answered"
-        push(
-            g,
+        g.stack.append(
             AskCard(
                 user=self.user, need="杀", mode="select", target=self.target, reason="青龙偃月刀"
             ),
@@ -366,7 +365,7 @@ class BladeFollow(Frame, tag="blade"):
         vc = g.ret
         pop(g)
         if vc is not None:
-            emit(g, SkillInvoked(seat=self.user, skill="青龙偃月刀", targets=[self.target]))
+            g.out.append(SkillInvoked(seat=self.user, skill="青龙偃月刀", targets=[self.target]))
             use_card(g, self.user, vc, [self.target], counted=False, data={"no_distance": True})
 
 
@@ -380,7 +379,7 @@ class Spear(Skill):
         return ask.need == "杀" and len(g.players[seat].hand) >= 2
 
     def provide(self, g: Game, seat: int, ask: Any) -> None:
-        push(g, SpearCards(user=seat))
+        g.stack.append(SpearCards(user=seat))
 
     def can_activate(self, g: Game, seat: int) -> bool:
         if len(g.players[seat].hand) < 2:
@@ -390,7 +389,7 @@ class Spear(Skill):
         )
 
     def activate(self, g: Game, seat: int) -> None:
-        push(g, SpearCards(user=seat, use=True))
+        g.stack.append(SpearCards(user=seat, use=True))
 
 
 class SpearCards(Frame, tag="spear"):
@@ -477,7 +476,7 @@ class EightDiagram(Skill):
         return ask.need == "闪" and not ask.ignore_armor
 
     def provide(self, g: Game, seat: int, ask: Any) -> None:
-        push(g, EightDiagramJudge(seat=seat))
+        g.stack.append(EightDiagramJudge(seat=seat))
 
 
 class EightDiagramJudge(Frame, tag="eight_diagram"):
@@ -487,8 +486,8 @@ class EightDiagramJudge(Frame, tag="eight_diagram"):
 
     def start(self, g: Game) -> None:
         self.step = "judged"
-        emit(g, SkillInvoked(seat=self.seat, skill="八卦阵"))
-        push(g, Judge(seat=self.seat, reason="八卦阵"))
+        g.out.append(SkillInvoked(seat=self.seat, skill="八卦阵"))
+        g.stack.append(Judge(seat=self.seat, reason="八卦阵"))
 
     def judged(self, g: Game) -> None:
         pop(g, VCard(name="闪", skill="八卦阵") if g.ret else None)

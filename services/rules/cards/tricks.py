@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.damage import damage, recover
-from ..core.engine import answer, ask_choice, ask_discard, emit, pop, push
+from ..core.engine import answer, ask_choice, ask_discard, pop
 from ..core.events import CardShown, CardsMoved, ChainToggled
 from ..core.keys import card_keys, card_of, cards_of
 from ..core.pick import PickCard
@@ -45,7 +45,7 @@ class Dismantlement(TrickSpec):
         return super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=False))
+        g.stack.append(TakeEffect(user=g.stack[use_idx].user, target=t, keep=False))
 
 
 @register_card
@@ -64,7 +64,7 @@ class Snatch(TrickSpec):
         return why or super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))
+        g.stack.append(TakeEffect(user=g.stack[use_idx].user, target=t, keep=True))
 
 
 class TakeEffect(Frame, tag="take_effect"):
@@ -79,8 +79,7 @@ class TakeEffect(Frame, tag="take_effect"):
 
     def start(self, g: Game) -> None:
         self.step = "picked"
-        push(
-            g,
+        g.stack.append(
             PickCard(
                 chooser=self.user,
                 owner=self.target,
@@ -130,7 +129,7 @@ class Duel(TrickSpec):
     name = "决斗"
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, DuelEffect(user=g.stack[use_idx].user, target=t, turn=t))
+        g.stack.append(DuelEffect(user=g.stack[use_idx].user, target=t, turn=t))
 
 
 def slashes_needed(g: Game, opponent: int) -> int:
@@ -204,7 +203,7 @@ class Collateral(TrickSpec):
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         use: UseCard = g.stack[use_idx]
-        push(g, CollateralEffect(user=use.user, wielder=t, victim=int(use.data["victim"])))
+        g.stack.append(CollateralEffect(user=use.user, wielder=t, victim=int(use.data["victim"])))
 
 
 def victims(g: Game, wielder: int) -> list[int]:
@@ -224,8 +223,7 @@ class CollateralEffect(Frame, tag="collateral_effect"):
         if not g.players[self.victim].alive:
             g.ret = None
             return
-        push(
-            g,
+        g.stack.append(
             AskCard(
                 user=self.wielder,
                 need="杀",
@@ -265,7 +263,9 @@ class SavageAssault(AOESpec):
     need = "杀"
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, DemandEffect(user=g.stack[use_idx].user, target=t, need=self.need, card=self.name))
+        g.stack.append(
+            DemandEffect(user=g.stack[use_idx].user, target=t, need=self.need, card=self.name)
+        )
 
 
 @register_card
@@ -325,15 +325,14 @@ class AmazingGrace(TrickSpec):
         cards = take_top(g, len(use.targets or []))
         g.processing.extend(cards)
         use.data["revealed"] = cards
-        emit(
-            g,
+        g.out.append(
             CardsMoved(
                 cards=cards, count=len(cards), src="draw", dst="processing", reason="五谷丰登"
             ),
         )
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, GraceEffect(use=use_idx, target=t))
+        g.stack.append(GraceEffect(use=use_idx, target=t))
 
     def after_effects(self, g: Game, use: UseCard) -> None:
         left = [c for c in use.data.get("revealed", []) if c in g.processing]
@@ -388,7 +387,7 @@ class IronChain(TrickSpec):
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         p = g.players[t]
         p.chained = not p.chained
-        emit(g, ChainToggled(seat=t, chained=p.chained))
+        g.out.append(ChainToggled(seat=t, chained=p.chained))
 
 
 @register_card
@@ -408,7 +407,7 @@ class FireAttack(TrickSpec):
         return super().refuse_target(g, user, vc, t, data)
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
-        push(g, FireAttackEffect(user=g.stack[use_idx].user, target=t))
+        g.stack.append(FireAttackEffect(user=g.stack[use_idx].user, target=t))
 
 
 class FireAttackEffect(Frame, tag="fire_attack_effect"):
@@ -430,7 +429,7 @@ class FireAttackEffect(Frame, tag="fire_attack_effect"):
 
     def shown_card(self, g: Game) -> None:
         self.shown = card_of(answer(g)[0])
-        emit(g, CardShown(seat=self.target, card=self.shown))
+        g.out.append(CardShown(seat=self.target, card=self.shown))
         suit = g.cards[self.shown].suit
         u = g.players[self.user]
         payable = list(u.hand) + (list(u.equip.values()) if self.any_card else [])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .engine import emit, pop, push
+from .engine import pop
 from .events import ChainToggled, Damaged, Died, Dying, HpLost, Recovered
 from .flow import end_turn_now
 from .query import order_from
@@ -71,8 +71,7 @@ class Damage(Frame, tag="damage"):
         self.dealt = self.amount
         rest = absorb(g, self.target, self.amount)
         p.hp -= rest
-        emit(
-            g,
+        g.out.append(
             Damaged(
                 source=self.source,
                 target=self.target,
@@ -84,13 +83,13 @@ class Damage(Frame, tag="damage"):
         )
         if p.chained and self.nature != "normal":
             p.chained = False
-            emit(g, ChainToggled(seat=self.target, chained=False))
+            g.out.append(ChainToggled(seat=self.target, chained=False))
             if not self.propagated:
                 self.chain = [
                     s for s in order_from(g, g.current) if s != self.target and g.players[s].chained
                 ]
         if p.hp <= 0:
-            push(g, DyingFrame(seat=self.target, killer=self.source))
+            g.stack.append(DyingFrame(seat=self.target, killer=self.source))
         elif g.stack[-1] is self and g.pending is None:  # nothing to wait for: on at once
             self.caused(g)
 
@@ -119,8 +118,7 @@ class Damage(Frame, tag="damage"):
             s = self.chain[self.ci]
             self.ci += 1
             if g.players[s].alive and g.players[s].chained:
-                push(
-                    g,
+                g.stack.append(
                     Damage(
                         source=self.source,
                         target=s,
@@ -146,7 +144,7 @@ class DyingFrame(Frame, tag="dying"):
 
     def start(self, g: Game) -> None:
         self.step = "rescue"
-        emit(g, Dying(seat=self.seat, hp=g.players[self.seat].hp))
+        g.out.append(Dying(seat=self.seat, hp=g.players[self.seat].hp))
         self.order = order_from(g, g.current)
         fire(g, "dying", g.top, seats=[self.seat], last=True)
 
@@ -199,7 +197,7 @@ class Death(Frame, tag="death"):
         p.role_revealed = True
         if self.killer >= 0 and not g.players[self.killer].alive:
             self.killer = -1
-        emit(g, Died(seat=self.seat, killer=self.killer, role=p.role))
+        g.out.append(Died(seat=self.seat, killer=self.killer, role=p.role))
         ruleset_of(g).check_winner(g)
         fire(g, "death", g.top, last=True)
 
@@ -230,8 +228,7 @@ def damage(
     ignore_armor: bool = False,
 ) -> None:
     """Push a damage event."""
-    push(
-        g,
+    g.stack.append(
         Damage(
             source=source,
             target=target,
@@ -253,7 +250,7 @@ def recover(g: Game, seat: int, n: int = 1) -> int:
     if amt <= 0 or not p.alive:
         return 0
     p.hp += amt
-    emit(g, Recovered(seat=seat, amount=amt, hp=p.hp))
+    g.out.append(Recovered(seat=seat, amount=amt, hp=p.hp))
     return amt
 
 
@@ -263,9 +260,9 @@ def lose_hp(g: Game, seat: int, n: int = 1, source: int = -1) -> None:
     procedure runs)."""
     p = g.players[seat]
     p.hp -= n
-    emit(g, HpLost(seat=seat, amount=n, hp=p.hp))
+    g.out.append(HpLost(seat=seat, amount=n, hp=p.hp))
     if p.hp <= 0:
-        push(g, DyingFrame(seat=seat, killer=-1))
+        g.stack.append(DyingFrame(seat=seat, killer=-1))
     fire(g, "hp_lost", data={"seat": seat, "amount": n, "source": source})
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from .engine import emit, pop, push
+from .engine import pop
 from .events import Nullified
 from .judge import Judge
 from .refusal import target_refusal
@@ -78,8 +78,8 @@ class JudgePhase(Frame, tag="judge_phase"):
             return
         cid = todo[-1]
         self.done.append(cid)
-        push(
-            g, DelayedResolve(seat=self.seat, card=cid, name=g.as_name.get(cid, g.cards[cid].name))
+        g.stack.append(
+            DelayedResolve(seat=self.seat, card=cid, name=g.as_name.get(cid, g.cards[cid].name))
         )
 
 
@@ -100,7 +100,7 @@ class DelayedResolve(Frame, tag="delayed"):
         self.step = "nullify_answered"
         move(g, [self.card], "judge", "processing", self.seat, reason="judge_phase")
         if g.stack[-1] is not self or may_nullify(g):  # (what the move fired runs after it)
-            push(g, NullifyWindow(name=self.name, target=self.seat))
+            g.stack.append(NullifyWindow(name=self.name, target=self.seat))
             return
         g.ret = False  # a window nobody can answer: not nullified
         self.nullify_answered(g)
@@ -108,12 +108,12 @@ class DelayedResolve(Frame, tag="delayed"):
     def nullify_answered(self, g: Game) -> None:
         spec = self.spec(g)
         if g.ret:
-            emit(g, Nullified(target=self.seat, name=self.name))
+            g.out.append(Nullified(target=self.seat, name=self.name))
             spec.on_nullified(g, self)
             pop(g)
             return
         self.step = "judged"
-        push(g, Judge(seat=self.seat, reason=self.name))
+        g.stack.append(Judge(seat=self.seat, reason=self.name))
 
     def judged(self, g: Game) -> None:
         self.step = "done"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from .delayed import JudgePhase
-from .engine import answer, ask_discard, emit, pop, push
+from .engine import answer, ask_discard, pop
 from .events import PhaseSkipped, PhaseStarted, TurnEnded, TurnStarted
 from .index import hears, seat_entry
 from .keys import (
@@ -46,8 +46,7 @@ class GameFrame(Frame, tag="game"):
     def start(self, g: Game) -> None:
         self.step = "next_turn"
         g.round = max(g.round, 1)
-        push(
-            g,
+        g.stack.append(
             TurnFrame(
                 seat=self.seat,
                 pi=PHASES.index(self.first_phase),
@@ -63,13 +62,13 @@ class GameFrame(Frame, tag="game"):
             # loses it
             extra = self.extra.pop(0)
             if g.players[extra].alive:
-                push(g, TurnFrame(seat=extra))
+                g.stack.append(TurnFrame(seat=extra))
                 return
         nxt = next_alive(g, prev)
         if nxt <= prev:  # the order passed seat 0's position: a new round (§1.2)
             g.round += 1
         self.seat = nxt
-        push(g, TurnFrame(seat=nxt))
+        g.stack.append(TurnFrame(seat=nxt))
 
 
 class TurnFrame(Frame, tag="turn"):
@@ -128,13 +127,13 @@ class TurnFrame(Frame, tag="turn"):
         phase, seat = PHASES[self.pi], self.seat
         self.pi += 1
         if phase in self.skip:
-            emit(g, PhaseSkipped(seat=seat, phase=phase))
+            g.out.append(PhaseSkipped(seat=seat, phase=phase))
             return True
         p = g.players[seat]
         idx = g.skill_index  # the seat's entry (index.hears, without the call)
         entry = (idx.seats[seat] if idx is not None else None) or seat_entry(g, seat)
         if p.alive and not entry.points.isdisjoint(AROUND_PHASE):
-            push(g, PhaseFrame(seat=seat, phase=phase))
+            g.stack.append(PhaseFrame(seat=seat, phase=phase))
             self.step = "before_phase"
             return False
         g.phase = phase
@@ -152,7 +151,7 @@ class TurnFrame(Frame, tag="turn"):
                 return True
         elif phase != "play":
             return True
-        push(g, _BODY[phase](seat=seat))
+        g.stack.append(_BODY[phase](seat=seat))
         self.step = "phase_over"
         return False
 
@@ -162,7 +161,7 @@ class TurnFrame(Frame, tag="turn"):
         p = g.players[self.seat]
         if not self.aborted and p.alive and hears(g, self.seat, PHASE_END):
             phase = PHASES[self.pi - 1]
-            push(g, PhaseFrame(seat=self.seat, phase=phase, step="phase_end"))
+            g.stack.append(PhaseFrame(seat=self.seat, phase=phase, step="phase_end"))
             self.step = "before_phase"
             return
         self.before_phase(g)
@@ -197,7 +196,7 @@ class PhaseFrame(Frame, tag="phase"):
 
     def start(self, g: Game) -> None:
         g.phase = self.phase
-        emit(g, PhaseStarted(seat=self.seat, phase=self.phase))
+        g.out.append(PhaseStarted(seat=self.seat, phase=self.phase))
         if fire(g, "phase_start", g.top, data={"phase": self.phase}, seats=[self.seat], last=True):
             self.step = "action"
             return
@@ -206,7 +205,7 @@ class PhaseFrame(Frame, tag="phase"):
     def action(self, g: Game) -> None:
         """The phase's default action (judge, draw, play, discard)."""
         if has_body(g, self.seat, self.phase):
-            push(g, _BODY[self.phase](seat=self.seat))
+            g.stack.append(_BODY[self.phase](seat=self.seat))
             self.step = "phase_end"
             return
         self.phase_end(g)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .cards import CardDef
-from .engine import emit, pop
+from .engine import pop
 from .events import CardsMoved, Judged
 from .query import order_from
 from .state import Frame, Game
@@ -31,8 +31,7 @@ class Judge(Frame, tag="judge"):
         self.step = "takes_effect"
         self.card = take_top(g, 1)[0]
         g.processing.append(self.card)
-        emit(
-            g,
+        g.out.append(
             CardsMoved(
                 cards=[self.card],
                 count=1,
@@ -54,7 +53,7 @@ class Judge(Frame, tag="judge"):
     def announced(self, g: Game) -> None:
         """The result is announced; then the after-effect window (天妒, 洛神)."""
         self.step = "done"
-        emit(g, Judged(seat=self.seat, card=self.card, reason=self.reason, result=self.result))
+        g.out.append(Judged(seat=self.seat, card=self.card, reason=self.reason, result=self.result))
         fire(g, "judge_done", g.top, last=True)
 
     def done(self, g: Game) -> None:

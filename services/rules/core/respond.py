@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgspec
 
-from .engine import answer, ask, emit, pop, push
+from .engine import answer, ask, pop
 from .events import CardPlayed, CardUsed
 from .keys import CardPick, SkillPick, card_key_table, parse, read, skill_key
 from .query import with_hook
@@ -115,7 +115,7 @@ def demand(g: Game, ask: AskCard) -> bool:
     and ``g.ret`` is None, as the frame would have handed back; the caller goes on in the same
     step."""
     if g.players[ask.user].alive and options_for(g, ask):
-        push(g, ask)
+        g.stack.append(ask)
         return True
     g.ret = None
     return False
@@ -151,8 +151,7 @@ def options_for(g: Game, f: AskCard) -> list[str]:
 def announce(g: Game, f: AskCard, vc: VCard) -> None:
     """Emit the use/play of ``vc`` and put its physical cards into the discard pile."""
     if f.mode == "use":
-        emit(
-            g,
+        g.out.append(
             CardUsed(
                 user=f.user,
                 name=vc.name,
@@ -164,8 +163,7 @@ def announce(g: Game, f: AskCard, vc: VCard) -> None:
             ),
         )
     else:
-        emit(
-            g,
+        g.out.append(
             CardPlayed(
                 seat=f.user,
                 name=vc.name,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import CardDef
 from .damage import Death, recover
-from .engine import end_game, push
+from .engine import end_game
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
 from .use import specs_of
@@ -199,7 +199,7 @@ class Ruleset(ABC):
 
     def unsaved(self, g: Game, seat: int, killer: int) -> None:
         """Nobody saved a dying seat (§1.11): it dies. Seed 003 deploys its next general."""
-        push(g, Death(seat=seat, killer=killer))
+        g.stack.append(Death(seat=seat, killer=killer))
 
     def equip_protected(self, g: Game, owner: int, by: int, cid: int) -> bool:
         """Whether ``owner``'s equipped card ``cid`` is beyond the reach of ``by``'s cards and

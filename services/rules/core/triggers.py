@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from .engine import answer, ask, emit, pop, push
+from .engine import answer, ask, pop
 from .events import SkillInvoked
 from .index import heard, listening, seat_entry, seat_skills
 from .query import turn_order
@@ -57,7 +57,7 @@ class Trigger(Frame, tag="trigger"):
                             )
                         else:
                             self.done.append(name)
-                            emit(g, SkillInvoked(seat=seat, skill=name))
+                            g.out.append(SkillInvoked(seat=seat, skill=name))
                             sk.run(g, seat, self)
                         return
             self.i += 1
@@ -92,7 +92,7 @@ class Trigger(Frame, tag="trigger"):
         name = self.cand
         self.done.append(name)
         if picked:
-            emit(g, SkillInvoked(seat=self.seats[self.i], skill=name))
+            g.out.append(SkillInvoked(seat=self.seats[self.i], skill=name))
             SKILLS[name].run(g, self.seats[self.i], self)
 
 
@@ -140,7 +140,7 @@ def fire(
     trig = Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order))
     if last and not trig.offers(g):
         return False
-    push(g, trig)
+    g.stack.append(trig)
     return True
 
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from .engine import answer, ask, emit, pop, push
+from .engine import answer, ask, pop
 from .events import CardUsed, Ineffective, Nullified
 from .index import held, index_of, seat_entry
 from .keys import SeatPick, read, seat_key, seat_keys, seat_of, seats_of
@@ -299,13 +299,13 @@ class UseCard(Frame, tag="use_card"):
                 continue
             why = ineffective(g, self, self.i) if "card_ineffective" in hooks else ""
             if why:
-                emit(g, Ineffective(target=t, name=self.vc.name, reason=why))
+                g.out.append(Ineffective(target=t, name=self.vc.name, reason=why))
                 self.i += 1
                 continue
             if spec.kind == "trick" and self.nullifiable:
                 if may_nullify(g):
                     self.step = "nullify_answered"
-                    push(g, NullifyWindow(name=self.vc.name, target=t))
+                    g.stack.append(NullifyWindow(name=self.vc.name, target=t))
                     return
                 g.ret = False  # what a window nobody can answer hands back: not nullified
             self.i += 1
@@ -319,7 +319,7 @@ class UseCard(Frame, tag="use_card"):
         t = (self.targets or [])[self.i]
         self.i += 1
         if g.ret:
-            emit(g, Nullified(target=t, name=self.vc.name))
+            g.out.append(Nullified(target=t, name=self.vc.name))
         elif g.players[t].alive:
             self.spec(g).effect(g, g.top, t)
         self.carry_on(g, self.each_target)
@@ -339,8 +339,7 @@ def use_card(
     data: dict[str, Any] | None = None,
 ) -> None:
     """Push a use of ``vc`` by ``user`` (targets chosen in the pipeline if None)."""
-    push(
-        g,
+    g.stack.append(
         UseCard(
             user=user,
             vc=vc,
@@ -392,7 +391,7 @@ class NullifyWindow(Frame, tag="nullify"):
         if self.i < len(self.order):
             self.step = "asked"
             s = self.order[self.i]
-            push(g, AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
+            g.stack.append(AskCard(user=s, need="无懈可击", reason=self.name, target=self.target))
             return
         pop(g, self.count % 2 == 1)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .engine import emit, end_game, shuffle
+from .engine import end_game, shuffle
 from .events import CardsMoved, DeckReshuffled
 from .index import moves_distances, skills_changed
 from .registry import ruleset_of
@@ -129,7 +129,7 @@ def take_top(g: Game, n: int) -> list[int]:
             g.discard = []
             g.draw = pile + g.draw  # shuffled discards go under the remaining cards
             g.reshuffles += 1
-            emit(g, DeckReshuffled(count=len(pile)))
+            g.out.append(DeckReshuffled(count=len(pile)))
             cap = g.options.get("max_reshuffles", 0)
             if cap and g.reshuffles > cap:
                 end_game(g, [], draw=True)
@@ -145,8 +145,7 @@ def draw(g: Game, seat: int, n: int, reason: str = "draw") -> list[int]:
         return []
     cards = take_top(g, n)
     g.players[seat].hand.extend(cards)
-    emit(
-        g,
+    g.out.append(
         CardsMoved(
             cards=cards,
             count=n,
