@@ -281,8 +281,12 @@ def color(g: Game, cid: int) -> str:
 
 def prohibited(g: Game, target: int, user: int, card_name: str) -> bool:
     """Whether ``target`` cannot be chosen as a target of ``card_name`` by ``user``."""
-    hooks = with_hook(g, target, "prohibits")  # usually none: no generator made
-    return bool(hooks) and any(s.prohibits(g, target, user, card_name) for s in hooks)
+    idx = g.skill_index  # with_hook(g, target, "prohibits"), without the call: usually none
+    entry = idx.seats[target] if idx is not None else None
+    for s in (entry or seat_entry(g, target)).hooks["prohibits"]:
+        if s.prohibits(g, target, user, card_name):
+            return True
+    return False
 
 
 def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
@@ -293,10 +297,11 @@ def limit_lifted(g: Game, user: int, t: int, card_name: str) -> bool:
     )  # index.held
     if "ignores_distance" not in hooks and "no_distance_limit" not in hooks:
         return False  # no seat holds such a skill
-    for s in with_hook(g, user, "ignores_distance"):
+    seats = (g.skill_index or index_of(g)).seats  # each entry read without with_hook
+    for s in (seats[user] or seat_entry(g, user)).hooks["ignores_distance"]:
         if s.ignores_distance(g, user, card_name):
             return True
-    for s in with_hook(g, t, "no_distance_limit"):
+    for s in (seats[t] or seat_entry(g, t)).hooks["no_distance_limit"]:
         if s.no_distance_limit(g, t, user, card_name):
             return True
     return False
