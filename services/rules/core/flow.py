@@ -246,7 +246,7 @@ class PlayPhase(Frame, tag="play_phase"):
     seat: int
 
     def start(self, g: Game) -> None:
-        self.step = "chosen"  # self.step = "chosen", without the call
+        self.step = "chosen"
         ask_play(g, self.seat, play_options(g, self.seat))
 
     def refusal(self, g: Game, d: Decision, pick: str) -> str:
@@ -265,7 +265,7 @@ class PlayPhase(Frame, tag="play_phase"):
         return ""
 
     def chosen(self, g: Game) -> None:
-        self.step = "start"  # self.step = "start", without the call
+        self.step = "start"
         picks = answer(g)
         if not picks or picks[0] == "end":
             pop(g)

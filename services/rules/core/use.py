@@ -247,7 +247,7 @@ class UseCard(Frame, tag="use_card"):
 
     def declared(self, g: Game) -> None:
         """ "When used" (集智, 朱雀羽扇, 克己's bookkeeping, 谋攻 强化)."""
-        self.step = "becoming_targets"  # self.step = "becoming_targets", without the call
+        self.step = "becoming_targets"
         idx = g.skill_index  # nobody listening at a use (the usual): no call
         quiet = idx is not None and idx.heard is not None and "card_using" not in idx.heard
         if quiet or not fire(g, "card_using", g.top, last=True):
