@@ -92,6 +92,10 @@ class SearchPolicy(HeuristicPolicy):
         # role classes that never search (an experiment's knob: skipping the lord or the
         # renegade measured level, README), none by default
         self.skip: frozenset[str] = frozenset()
+        # phase keys (value.phase_key's names, read from my belief: CLASS while a rebel lives,
+        # else CLASS/late) in which I never search (an experiment's knob: the renegade quiet
+        # while a rebel lives measured level with searching, README stop 35), none by default
+        self.quiet: frozenset[str] = frozenset()
         self.responses = ("无懈可击", "借刀杀人")  # responses searched (need or reason)
         self.fitted = True  # the fitted value model where there is one, else the hand-set score
         self.hand_set_for: frozenset[str] = frozenset()  # phase keys scored by the hand-set score
@@ -125,6 +129,7 @@ class SearchPolicy(HeuristicPolicy):
             and self.mem.belief is not None
             and d.kind in self.kinds
             and self.mem.klass not in self.skip
+            and not (self.quiet and self.phase(view) in self.quiet)
         ):
             try:
                 cands = self._candidates(d, view, list(base.picks))
@@ -135,6 +140,14 @@ class SearchPolicy(HeuristicPolicy):
         worlds = self.worlds(d) if len(cands) >= 2 else []
         self._plan = Plan(d.id, base, cands, worlds, t0)
         return worlds
+
+    def phase(self, view: View) -> str:
+        """My phase as :func:`.value.phase_key` names it, read from my belief: my class while
+        a rebel is (by the belief's expected count, rounded) alive, else ``CLASS/late``."""
+        assert self.mem.belief is not None
+        marg = self.mem.belief.marginals()
+        rebels = sum(marg[s.seat].get("rebel", 0.0) for s in view.seats if s.alive)
+        return self.mem.klass if rebels >= 0.5 else f"{self.mem.klass}/late"
 
     def worlds(self, d: Decision) -> list[tuple[int, dict[int, str]]]:
         """The worlds a search of ``d`` plays on: (seed, the hidden roles drawn from my belief)."""

@@ -94,3 +94,36 @@ def test_skipped_classes_never_search() -> None:
         assert d is not None
         t.feed(api.submit(g, t.act(d)))
     assert sum(p.searched for p in t.policies) == 0  # type: ignore[attr-defined]
+
+
+def test_a_quiet_phase_never_searches() -> None:
+    """A seat whose phase (its class while a rebel lives, else CLASS/late, read from its belief)
+    is in ``quiet`` plans no search then: with ``quiet`` = {"renegade"} the renegade searches
+    only once every rebel is dead (by the true roles), and it does search then; without it the
+    same renegade also searches while rebels live."""
+
+    def run(quiet: frozenset[str]) -> tuple[int, int]:
+        g = api.new_game("standard", 5, 5)
+        t = Table(g, ["heuristic"] * 5, 5)
+        seat = next(p.seat for p in g.players if p.role == "renegade")
+        hard = SearchPolicy(5 * 1000 + seat, seat, strict=True)
+        hard.attach(lambda: g)
+        hard.quiet = quiet
+        t.policies[seat] = hard
+        early = late = 0
+        t.feed(api.advance(g))
+        while not g.over:
+            d = g.pending
+            assert d is not None
+            before = hard.searched
+            a = t.act(d)
+            if hard.searched > before:
+                rebels = any(p.alive and p.role == "rebel" for p in g.players)
+                assert hard.phase(t.views[seat]) == ("renegade" if rebels else "renegade/late")
+                early, late = early + rebels, late + (not rebels)
+            t.feed(api.submit(g, a))
+        return early, late
+
+    early, late = run(frozenset({"renegade"}))
+    assert early == 0 and late > 0
+    assert run(frozenset())[0] > 0
