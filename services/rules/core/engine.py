@@ -184,18 +184,10 @@ def submit(g: Game, a: Answer) -> list[Event]:
     d = g.pending
     if d is None:
         raise IllegalAnswer("no decision is pending" if not g.over else "the game has ended")
-    picks = a.picks
-    if not (  # the usual answer, one offered pick, checked here; anything else by validate
-        a.decision == d.id
-        and a.seat == d.seat
-        and len(picks) == 1
-        and d.min <= 1 <= d.max
-        and picks[0] in d.options
-    ):
-        try:
-            validate(d, a)
-        except IllegalAnswer as err:
-            raise IllegalAnswer(ruleset_of(g).printed(g, explain(g, d, a, err.reason))) from None
+    try:
+        validate(d, a)
+    except IllegalAnswer as err:
+        raise IllegalAnswer(ruleset_of(g).printed(g, explain(g, d, a, err.reason))) from None
     g.pending = None
     g.answer = list(a.picks)
     return advance(g)

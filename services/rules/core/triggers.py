@@ -132,23 +132,9 @@ def fire(
     some skill can trigger (what the Trigger's first step looks for): most listening skills
     cannot (their conditions fail), and a Trigger offering nothing changes nothing."""
     idx = g.skill_index
-    points = idx.heard if idx is not None else None
-    if points is not None:
-        if point not in points:
-            return False  # the usual case, answered here without a call
-        # listens(g, point, seats), without the call
-        holders = idx.points.get(point)
-        if holders is None:
-            holders = listening(g, point)
-        if not holders:
-            return False
-        players, dead_too = g.players, point == "death"
-        for s in holders if seats is None else seats:
-            if (dead_too or players[s].alive) and (seats is None or s in holders):
-                break
-        else:
-            return False
-    elif not listens(g, point, seats):
+    if idx is not None and idx.heard is not None and point not in idx.heard:
+        return False  # the usual case, answered here without a call
+    if not listens(g, point, seats):
         return False
     order = seats if seats is not None else turn_order(g, g.current)
     trig = Trigger(point=point, ctx=ctx, data=data or {}, seats=list(order))
