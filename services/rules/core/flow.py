@@ -138,18 +138,10 @@ class TurnFrame(Frame, tag="turn"):
             return False
         g.phase = phase
         g.out.append(PhaseStarted(seat=seat, phase=phase))
-        # has_body, without the call
-        if phase == "draw":
-            if not p.alive or entry.points.isdisjoint(DRAW_COUNT):
-                draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
-                return True
-        elif phase == "judge":
-            if not p.judge:
-                return True
-        elif phase == "discard":
-            if len(p.hand) <= hand_limit(g, seat):
-                return True
-        elif phase != "play":
+        if not has_body(g, seat, phase):
+            return True
+        if phase == "draw" and (not p.alive or entry.points.isdisjoint(DRAW_COUNT)):
+            draw(g, seat, DRAWN, reason="draw_phase")  # what DrawPhase would do
             return True
         g.stack.append(_BODY[phase](seat=seat))
         self.step = "phase_over"
