@@ -13,6 +13,7 @@ the engine's opaque ones: nothing the page receives counts what went to the othe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -185,7 +186,12 @@ class Seats:
                         log.warning("decision of %s for seat %d: %s", feed.game, s.seat, exc)
                         if batch:  # the entries still go out
                             yield batch, None
-                        await asyncio.sleep(1)  # the engine is away or behind: ask again soon
+                        # the engine is away or behind, or has dropped the game that ended
+                        # (its end is then in the log, or the archive: the feed reads it):
+                        # ask again at the next entry, or soon
+                        feed.tail(self.replay.store, self.replay.idle_ms, lambda: None)
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(feed.wait_beyond(after), 1)
                         continue
                     asked = after
                     key = (

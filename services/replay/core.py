@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from ..eventlog import archive
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.store import EventStore
+from ..eventlog.store import EventStore, TimedRecord
 from ..eventlog.verify import VerifyReport, verify, verify_records
 from .access import Grant, NotFound, SeatCheck, TablePolicy, authorize, no_seats
 from .clock import Clock, SystemClock
@@ -43,6 +44,8 @@ from .metrics import Metrics
 
 __all__ = ["Cursor", "EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -350,21 +353,38 @@ class Replay:
             opaque = functools.partial(
                 decision_ids.opaque, decision_ids.game_key(self.secret, game)
             )
-        feed = GameFeed(game, self.clock, self.decisions, opaque)
+        feed = GameFeed(game, self.clock, self.decisions, opaque, self._archived)
         records = await self.store.read_timed(game)
         if records:
             feed.add(records, self.clock.now_ms())
         else:
-            path = self._archive_path(game)
-            if path is None:
+            stored = await self._read_archive(game)
+            if stored is None:
                 raise NotFound(f"no game {game!r}")
-            unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
-            if unpacked.damage is not None or not unpacked.records:
-                raise NotFound(f"game {game!r}: archive damaged ({unpacked.damage})")
-            feed.add([(seq, data, 0) for seq, data in enumerate(unpacked.records, 1)], 0)
+            feed.add([(seq, data, 0) for seq, data in enumerate(stored, 1)], 0)
         self._evict()
         self._feeds[game] = feed
         return feed
+
+    async def _archived(self, game: str, after: int) -> list[TimedRecord]:
+        """The entries of ``game`` after ``after`` from its archive file ([] if it has none,
+        or a damaged one), for a feed whose live log was dropped before it read the end."""
+        try:
+            stored = await self._read_archive(game)
+        except NotFound as exc:
+            log.warning("%s", exc)
+            return []
+        return [(seq, data, None) for seq, data in enumerate(stored or [], 1) if seq > after]
+
+    async def _read_archive(self, game: str) -> list[bytes] | None:
+        """The records of ``game``'s archive file; None without one; NotFound if damaged."""
+        path = self._archive_path(game)
+        if path is None:
+            return None
+        unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
+        if unpacked.damage is not None or not unpacked.records:
+            raise NotFound(f"game {game!r}: archive damaged ({unpacked.damage})")
+        return unpacked.records
 
     def _evict(self) -> None:
         closed = [f for f in self._feeds.values() if f.closed and not f.watchers]

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 # (found when a game waited on a person for longer than the block)
 TAIL_BLOCK_MS = 2_000
 
+Archived = Callable[[str, int], Awaitable[list[TimedRecord]]]
+"""The entries of a game after a seq, read from its archive file ([] when it has none)."""
+
 
 class GameFeed:
     """Entries of one game, their release times, the pending decision, change notification."""
@@ -53,11 +56,13 @@ class GameFeed:
         clock: Clock,
         decisions: DecisionSource | None = None,
         opaque: OpaqueId | None = None,
+        archived: Archived | None = None,
     ) -> None:
         self.game = game
         self.clock = clock
         self.decisions = decisions
         self.opaque = opaque  # a seat's answers name their decisions by these ids (envelope.py)
+        self.archived = archived  # the entries after a seq from the game's archive, if any
         self.records: list[bytes] = []
         self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
         self.positions = Positions()  # each viewer's position of each entry (eventlog.positions)
@@ -200,12 +205,26 @@ class GameFeed:
                 backoff.reset()
                 if got:
                     self.add(got, self.clock.now_ms())
+                elif self.archived is not None and not await store.head(self.game):
+                    await self._from_archive(self.archived)
         finally:
             if asking is not None:
                 asking.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await asking
             on_stop()
+
+    async def _from_archive(self, archived: Archived) -> None:
+        """The live log is gone while this feed still waits for entries: the game ended and
+        its engine archived it and dropped the log before this feed had read the end (a
+        game's last entries and the archiving can fall between two of the tail's reads). The
+        rest comes from the archive, released as it is first seen (the archive keeps no
+        append times: never early). No archive yet: the tail waits and asks again."""
+        rest = await archived(self.game, len(self.records))
+        if rest:
+            self.add(rest, self.clock.now_ms())
+        else:
+            await asyncio.sleep(TAIL_BLOCK_MS / 1000)
 
     async def stop(self) -> None:
         """Cancel the tail task."""

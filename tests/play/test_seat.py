@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import redis.asyncio as aioredis
 
@@ -16,6 +17,7 @@ from services.engine.grpc_server import GameServicer
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
+from services.eventlog.catalog import archive_game
 from services.play import identity
 from services.play.ratelimit import RateLimit
 from services.play.seat import Seats
@@ -118,4 +120,66 @@ async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_onc
     mine = [m["decision"]["id"] for m in decisions if m["decision"]]
     assert mine and len(mine) == len(set(mine))  # each decision sent once
     assert decisions[-1]["decision"] is None and decisions[-1]["waits"] is None  # nothing left
+    await replay.close()
+
+
+async def test_the_stream_ends_when_the_game_ended_and_was_archived_unread(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> None:
+    """The race a browser game hit: the replay server held the game's feed (a page asked for
+    the seat's view), the game ran to its end, and its engine archived it, dropped the live
+    log and forgot the game ("no game") before the feed had read the last entries. The seat's
+    stream must still reach the end (from the archive) and close, not ask the engine again
+    every second forever while the page waits for a decision that never comes."""
+    store = InMemoryEventStore()
+    games = Games(store, MemorySide(), SECRET)
+    seats = [Seat(f"p{i}", False, f"P{i}") for i in range(2)]
+    await games.create_game(NewMatch(match_id="g2", ruleset="chengtian", seats=seats, seed=4))
+    sessions = identity.Sessions(redis_client, redis_namespace)
+    player, _ = await identity.Guests(sessions).create("Bo")
+    token = tokens.issue(SECRET, "g2", 0)
+    await sessions.set_ticket(player.player, "t2", "table")
+    assert await sessions.seat_from(player.player, "t2", identity.Seat("g2", 0, token))
+    replay = Replay(store, tmp_path, seat_check=lambda g, s, t: t == token)
+    feed, _ = await replay.grant("g2", 0, token)  # loaded now, while the game is young
+    await feed.stop()  # the tail between two reads: it has not read what follows
+    held = feed.version
+    policy = RandomPolicy(7)
+    while not (hot := await games.get("g2")).game.over:  # both seats play it out
+        d = api.pending(hot.game)
+        assert d is not None
+        tok = tokens.issue(SECRET, "g2", d.seat)
+        picks = list(policy.act(d).picks)
+        try:
+            await games.submit_action("g2", tok, hot.ids.opaque(d.id), picks)
+        except Refused:
+            picks = list(api.default_answer(d).picks)
+            await games.submit_action("g2", tok, hot.ids.opaque(d.id), picks)
+    head = await store.head("g2")
+    await archive_game(store, "g2", tmp_path)  # the engine's archiving drops the live log
+    assert await store.head("g2") == 0
+    assert feed.version == held < head and not feed.over  # the feed never read the rest
+
+    class Gone:
+        """The engine after it dropped the finished game."""
+
+        calls = 0
+
+        async def decision(self, game: str, token: str) -> game_pb2.GetDecisionResponse:
+            self.calls += 1
+            raise Refused("NOT_FOUND", f"no game {game!r}")
+
+    gone = Gone()
+    service = Seats(replay, sessions, gone, RateLimit(redis_client, redis_namespace, 100))  # type: ignore[arg-type]
+    stream = await service.stream(player, "g2", 0, 0)
+
+    async def read_all() -> list[tuple[list[tuple[int, bytes]], bytes | None]]:
+        return [item async for item in stream]
+
+    items = await asyncio.wait_for(read_all(), 15)  # the stream closes by itself
+    entries = [json.loads(e) for batch, _ in items for _, e in batch]
+    assert feed.version == head and feed.closed  # every entry, the seed reveal last
+    assert entries and entries[-1]["seq"] == feed.positions.position(0, head)
+    assert any(e.get("event", {}).get("type") == "game_ended" for e in entries)
+    assert gone.calls >= 1  # the engine was asked and had forgotten the game
     await replay.close()

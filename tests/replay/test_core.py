@@ -276,3 +276,35 @@ def test_every_role_of_every_ruleset_has_a_printed_name() -> None:
         plain = sorted(r for r in roles - {""} if names.get(r, r).isascii())
         assert not plain, (ruleset, plain)
     assert printed_names("honglou")["lord"] == "主人"  # a ruleset's own names come first
+
+
+async def test_a_spectator_gets_the_end_from_the_archive_when_the_live_log_went_first(
+    tmp_path: Path,
+) -> None:
+    """A game's last entries and its archiving (which drops the live log) can fall between two
+    reads of a feed's tail; the feed then reads the rest from the archive, and its spectators
+    get every entry and an end instead of waiting on a log that is gone."""
+    store = InMemoryEventStore()
+    await play_live(store, "gone", players=5, seed=8)
+    recs = await records(store, "gone")
+    await archive_game(store, "gone", tmp_path)  # the archive file holds the whole game
+    # the live log as the feed last read it, mid-game; then the engine drops it
+    live = InMemoryEventStore()
+    await live.append("gone", 0, recs[: len(recs) // 2])
+    r = replay_of(live, archive_dir=tmp_path)
+    feed = await r.feed("gone")
+    await feed.stop()  # between two reads of its tail
+    await live.delete("gone")  # the live log is gone before the tail read the rest
+    assert feed.version == len(recs) // 2 and not feed.over
+    got: list[bytes] = []
+
+    async def drain() -> None:
+        async for batch in await r.stream("gone", SPECTATOR):
+            got.extend(e for _, e in batch)
+
+    await asyncio.wait_for(drain(), 10)  # ends: the feed reached the seed reveal
+    assert feed.version == len(recs) and feed.closed
+    assert got == (await r.get_events("gone", SPECTATOR)).entries
+    truth = Truth(recs, n_cards(recs))
+    assert not [x for e in got for x in truth.leaks(seq_of(e), e, SPECTATOR)]
+    await r.close()
