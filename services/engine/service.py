@@ -134,7 +134,7 @@ class Games:
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
         self.clock = clock or SystemClock()
-        self.watch = Watch(store, self.clock, spectator_delay_ms)
+        self.watch = Watch(store, self.clock, spectator_delay_ms, archive_dir)
         self.cache: OrderedDict[str, Hot] = OrderedDict()
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every

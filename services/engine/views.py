@@ -23,10 +23,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgspec
 
 from ..contracts.decision_ids import DecisionIds
+from ..eventlog.archive import ArchiveDamaged
+from ..eventlog.catalog import read_archived
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry, decode_entry
 from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
@@ -126,9 +129,16 @@ class Watch:
     back until they are old enough. Entries carry their append time (the store's clock: Redis
     TIME on Redis), so `clock` must read the same clock (replay.clock.ServerClock)."""
 
-    def __init__(self, store: EventStore, clock: Clock, spectator_delay_ms: int = 0) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Clock,
+        spectator_delay_ms: int = 0,
+        archive_dir: Path | None = None,
+    ) -> None:
         self.store, self.clock = store, clock
         self.spectator_delay_ms = max(0, spectator_delay_ms)
+        self.archive_dir = archive_dir  # where a finished game's entries go once its log is gone
 
     def delay_for(self, viewer: int) -> int:
         """How far behind the live game `viewer` is held (spectators only; a seat sees its own
@@ -158,8 +168,9 @@ class Watch:
         self, game: str, viewer: int, after: int, upto: int = 0
     ) -> AsyncIterator[tuple[int, Entry]]:
         """Entries after `after`, live, each released once the viewer's delay has passed; ends
-        after the seed reveal (or when the log is gone: archived and dropped), or, with `upto`,
-        after entry min(upto, the head now)."""
+        after the seed reveal, or, with `upto`, after entry min(upto, the head now). A log
+        archived and dropped before the tail read its end is finished from the archive file
+        (its entries released as first seen: never early), and the tail ends if there is none."""
         delay = self.delay_for(viewer)
         if upto > 0:
             upto = min(upto, await self.store.head(game))
@@ -167,6 +178,10 @@ class Watch:
                 return
         while True:
             rows = await self.store.tail_timed(game, after, 1000)
+            gone = not rows and await self.store.head(game) == 0
+            if gone:  # archived and dropped: the rest, if any, is in the archive file
+                now = self.clock.now_ms()
+                rows = [(seq, data, now) for seq, data in await self._archived(game) if seq > after]
             for seq, data, at_ms in rows:
                 if upto > 0 and seq > upto:
                     return
@@ -177,5 +192,16 @@ class Watch:
                 after = seq
                 if entry.kind == SEED_REVEAL or after == upto:
                     return
-            if not rows and await self.store.head(game) == 0:
+            if gone:
                 return
+
+    async def _archived(self, game: str) -> list[tuple[int, bytes]]:
+        """The entries of `game`'s archive file (none without an archive folder or file, or a
+        damaged file: the tail then ends where the log did)."""
+        if self.archive_dir is None:
+            return []
+        try:
+            stored = await read_archived(self.archive_dir, game)
+        except ArchiveDamaged:
+            return []
+        return list(enumerate(stored or [], 1))

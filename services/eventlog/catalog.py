@@ -297,6 +297,20 @@ def _write_and_list(game: str, records: list[bytes], folder: Path) -> CatalogRec
     return record
 
 
+async def read_archived(folder: Path, game: str) -> list[bytes] | None:
+    """The records of ``game``'s archive file in ``folder``, read in a worker thread; None if
+    it has none. Raises ArchiveDamaged for a file that cannot be read to its end."""
+    path = folder / f"{check_game_id(game)}{archive.SUFFIX}"
+    if not path.is_file():
+        return None
+    unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
+    if unpacked.damage is not None:
+        raise unpacked.damage
+    if not unpacked.records:
+        raise archive.ArchiveDamaged(0, "archive holds no entries")
+    return unpacked.records
+
+
 async def archive_game(
     store: EventStore, game: str, folder: Path, *, delete: bool = True
 ) -> CatalogRecord:

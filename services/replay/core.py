@@ -21,6 +21,7 @@ from pathlib import Path
 from ..contracts import decision_ids
 from ..errors import checked_game_id
 from ..eventlog import archive
+from ..eventlog.catalog import read_archived
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
@@ -378,13 +379,12 @@ class Replay:
 
     async def _read_archive(self, game: str) -> list[bytes] | None:
         """The records of ``game``'s archive file; None without one; NotFound if damaged."""
-        path = self._archive_path(game)
-        if path is None:
+        if self.archive_dir is None:
             return None
-        unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
-        if unpacked.damage is not None or not unpacked.records:
-            raise NotFound(f"game {game!r}: archive damaged ({unpacked.damage})")
-        return unpacked.records
+        try:
+            return await read_archived(self.archive_dir, game)
+        except archive.ArchiveDamaged as exc:
+            raise NotFound(f"game {game!r}: archive damaged ({exc})") from None
 
     def _evict(self) -> None:
         closed = [f for f in self._feeds.values() if f.closed and not f.watchers]
