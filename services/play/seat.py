@@ -183,7 +183,10 @@ class Seats:
                     except Refused as exc:
                         if exc.code in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
                             raise
-                        log.warning("decision of %s for seat %d: %s", feed.game, s.seat, exc)
+                        # NOT_FOUND is every game's end (the engine drops a finished game
+                        # before this feed has read its last entries): not worth a warning
+                        level = logging.DEBUG if exc.code == "NOT_FOUND" else logging.WARNING
+                        log.log(level, "decision of %s for seat %d: %s", feed.game, s.seat, exc)
                         if batch:  # the entries still go out
                             yield batch, None
                         # the engine is away or behind, or has dropped the game that ended
