@@ -197,11 +197,11 @@ class Watch:
 
     async def _archived(self, game: str) -> list[tuple[int, bytes]]:
         """The entries of `game`'s archive file (none without an archive folder or file, or a
-        damaged file: the tail then ends where the log did)."""
+        damaged or unreadable file: the tail then ends where the log did)."""
         if self.archive_dir is None:
             return []
         try:
             stored = await read_archived(self.archive_dir, game)
-        except ArchiveDamaged:
+        except (ArchiveDamaged, OSError):
             return []
         return list(enumerate(stored or [], 1))

@@ -372,8 +372,8 @@ class Replay:
         or a damaged one), for a feed whose live log was dropped before it read the end."""
         try:
             stored = await self._read_archive(game)
-        except NotFound as exc:
-            log.warning("%s", exc)
+        except (NotFound, OSError) as exc:  # damaged, or unreadable: the feed asks again
+            log.warning("game %s: reading its archive: %s", game, exc)
             return []
         return [(seq, data, None) for seq, data in enumerate(stored or [], 1) if seq > after]
 

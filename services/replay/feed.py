@@ -197,6 +197,7 @@ class GameFeed:
                     break
                 try:
                     got = await store.tail_timed(self.game, len(self.records), TAIL_BLOCK_MS)
+                    gone = not got and self.archived is not None and not await store.head(self.game)
                 except Exception as exc:  # Redis restarting: keep the watchers, retry shortly
                     if not is_outage(exc):
                         log.exception("tailing game %s", self.game)
@@ -205,7 +206,7 @@ class GameFeed:
                 backoff.reset()
                 if got:
                     self.add(got, self.clock.now_ms())
-                elif self.archived is not None and not await store.head(self.game):
+                elif gone and self.archived is not None:
                     await self._from_archive(self.archived)
         finally:
             if asking is not None:
