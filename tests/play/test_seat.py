@@ -47,18 +47,29 @@ class Engine:
         return out
 
 
-async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_once(
-    redis_client: aioredis.Redis, redis_namespace: str
-) -> None:
+async def _seated(
+    redis_client: aioredis.Redis, namespace: str, game: str, seed: int, name: str
+) -> tuple[InMemoryEventStore, Games, identity.Sessions, identity.Player, str]:
+    """A two-seat chengtian game in memory, and a guest `name` seated at its seat 0: the store,
+    the engine's games, the sessions, the player and the seat's token."""
     store = InMemoryEventStore()
     games = Games(store, MemorySide(), SECRET)
     seats = [Seat(f"p{i}", False, f"P{i}") for i in range(2)]
-    await games.create_game(NewMatch(match_id="g1", ruleset="chengtian", seats=seats, seed=3))
-    sessions = identity.Sessions(redis_client, redis_namespace)
-    player, _ = await identity.Guests(sessions).create("Ann")
-    token = tokens.issue(SECRET, "g1", 0)
-    await sessions.set_ticket(player.player, "t1", "table")
-    assert await sessions.seat_from(player.player, "t1", identity.Seat("g1", 0, token))
+    await games.create_game(NewMatch(match_id=game, ruleset="chengtian", seats=seats, seed=seed))
+    sessions = identity.Sessions(redis_client, namespace)
+    player, _ = await identity.Guests(sessions).create(name)
+    token = tokens.issue(SECRET, game, 0)
+    await sessions.set_ticket(player.player, f"t-{game}", "table")
+    assert await sessions.seat_from(player.player, f"t-{game}", identity.Seat(game, 0, token))
+    return store, games, sessions, player, token
+
+
+async def test_the_stream_rides_out_an_absent_engine_and_sends_each_decision_once(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    store, games, sessions, player, token = await _seated(
+        redis_client, redis_namespace, "g1", 3, "Ann"
+    )
     engine = Engine(games, away=2)
     replay = Replay(store, seat_check=lambda g, s, t: t == token)
     service = Seats(replay, sessions, engine, RateLimit(redis_client, redis_namespace, 100))  # type: ignore[arg-type]
@@ -131,15 +142,9 @@ async def test_the_stream_ends_when_the_game_ended_and_was_archived_unread(
     log and forgot the game ("no game") before the feed had read the last entries. The seat's
     stream must still reach the end (from the archive) and close, not ask the engine again
     every second forever while the page waits for a decision that never comes."""
-    store = InMemoryEventStore()
-    games = Games(store, MemorySide(), SECRET)
-    seats = [Seat(f"p{i}", False, f"P{i}") for i in range(2)]
-    await games.create_game(NewMatch(match_id="g2", ruleset="chengtian", seats=seats, seed=4))
-    sessions = identity.Sessions(redis_client, redis_namespace)
-    player, _ = await identity.Guests(sessions).create("Bo")
-    token = tokens.issue(SECRET, "g2", 0)
-    await sessions.set_ticket(player.player, "t2", "table")
-    assert await sessions.seat_from(player.player, "t2", identity.Seat("g2", 0, token))
+    store, games, sessions, player, token = await _seated(
+        redis_client, redis_namespace, "g2", 4, "Bo"
+    )
     replay = Replay(store, tmp_path, seat_check=lambda g, s, t: t == token)
     feed, _ = await replay.grant("g2", 0, token)  # loaded now, while the game is young
     await feed.stop()  # the tail between two reads: it has not read what follows
