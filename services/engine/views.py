@@ -28,8 +28,7 @@ from pathlib import Path
 import msgspec
 
 from ..contracts.decision_ids import DecisionIds
-from ..eventlog.archive import ArchiveDamaged
-from ..eventlog.catalog import read_archived
+from ..eventlog.catalog import archived_after
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry, decode_entry
 from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
@@ -181,7 +180,8 @@ class Watch:
             gone = not rows and await self.store.head(game) == 0
             if gone:  # archived and dropped: the rest, if any, is in the archive file
                 now = self.clock.now_ms()
-                rows = [(seq, data, now) for seq, data in await self._archived(game) if seq > after]
+                rest = await archived_after(self.archive_dir, game, after)
+                rows = [(seq, data, now) for seq, data in rest]
             for seq, data, at_ms in rows:
                 if upto > 0 and seq > upto:
                     return
@@ -194,14 +194,3 @@ class Watch:
                     return
             if gone:
                 return
-
-    async def _archived(self, game: str) -> list[tuple[int, bytes]]:
-        """The entries of `game`'s archive file (none without an archive folder or file, or a
-        damaged or unreadable file: the tail then ends where the log did)."""
-        if self.archive_dir is None:
-            return []
-        try:
-            stored = await read_archived(self.archive_dir, game)
-        except (ArchiveDamaged, OSError):
-            return []
-        return list(enumerate(stored or [], 1))

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +52,8 @@ LEGACY_CATALOG = "catalog.json"
 """The catalog as written before the journal (a JSON array); read, never written."""
 _LOCK = ".catalog.lock"
 _TAIL_CHUNK = 4096
+
+log = logging.getLogger(__name__)
 
 
 class CatalogRecord(msgspec.Struct, frozen=True, kw_only=True):
@@ -290,25 +293,42 @@ def _finished(game: str, records: list[bytes]) -> tuple[Header, SeedReveal]:
 
 def _write_and_list(game: str, records: list[bytes], folder: Path) -> CatalogRecord:
     header, reveal = _finished(game, records)
-    name = f"{game}{archive.SUFFIX}"
-    archive.write_atomic(folder / name, archive.pack(game, records))
-    record = describe(header, reveal, name)
+    path = archive_file(folder, game)
+    archive.write_atomic(path, archive.pack(game, records))
+    record = describe(header, reveal, path.name)
     add_record(folder, record)
     return record
+
+
+def archive_file(folder: Path, game: str) -> Path:
+    """Where ``game``'s archive file is (or will be) in ``folder``."""
+    return folder / f"{game}{archive.SUFFIX}"
 
 
 async def read_archived(folder: Path, game: str) -> list[bytes] | None:
     """The records of ``game``'s archive file in ``folder``, read in a worker thread; None if
     it has none. Raises ArchiveDamaged for a file that cannot be read to its end."""
-    path = folder / f"{check_game_id(game)}{archive.SUFFIX}"
+    path = archive_file(folder, check_game_id(game))
     if not path.is_file():
         return None
     unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
     if unpacked.damage is not None:
         raise unpacked.damage
-    if not unpacked.records:
-        raise archive.ArchiveDamaged(0, "archive holds no entries")
     return unpacked.records
+
+
+async def archived_after(folder: Path | None, game: str, after: int) -> list[tuple[int, bytes]]:
+    """The entries of ``game``'s archive file after seq ``after``, for a tail whose live log
+    was archived and dropped before it read the end: none without a folder or a file, or
+    with a damaged or unreadable file (logged; the caller may ask again)."""
+    if folder is None:
+        return []
+    try:
+        stored = await read_archived(folder, game)
+    except (archive.ArchiveDamaged, OSError) as exc:
+        log.warning("game %s: reading its archive: %s", game, exc)
+        return []
+    return [(seq, data) for seq, data in enumerate(stored or [], 1) if seq > after]
 
 
 async def archive_game(

@@ -26,7 +26,7 @@ from ..contracts.streams import (
     decode,
     stream_keys,
 )
-from ..eventlog import archive
+from ..eventlog.catalog import read_archived
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_client import is_cluster
@@ -129,13 +129,10 @@ class Games:
         records = [data for _, data in await self.store.read(game)]
         if records:
             return records
-        path = self.archive_dir / f"{game}{archive.SUFFIX}" if self.archive_dir else None
-        if path is None or not path.exists():
+        stored = await read_archived(self.archive_dir, game) if self.archive_dir else None
+        if stored is None:
             raise NotFinished(f"game {game}: neither a live log nor an archive file")
-        unpacked = archive.unpack(path.read_bytes())
-        if unpacked.damage is not None:
-            raise unpacked.damage
-        return list(unpacked.records)
+        return stored
 
 
 def _rows(reply: Any) -> list[tuple[str, Any]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 from ..contracts import decision_ids
 from ..errors import checked_game_id
 from ..eventlog import archive
-from ..eventlog.catalog import read_archived
+from ..eventlog.catalog import archive_file, archived_after, read_archived
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
@@ -45,8 +44,6 @@ from .metrics import Metrics
 
 __all__ = ["Cursor", "EventsPage", "GameFilter", "GameSummary", "Replay", "Update"]
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -330,7 +327,7 @@ class Replay:
     def _archive_path(self, game: str) -> Path | None:
         if self.archive_dir is None:
             return None
-        path = self.archive_dir / f"{game}{archive.SUFFIX}"
+        path = archive_file(self.archive_dir, game)
         return path if path.is_file() else None
 
     async def feed(self, game: str) -> GameFeed:
@@ -359,32 +356,25 @@ class Replay:
         if records:
             feed.add(records, self.clock.now_ms())
         else:
-            stored = await self._read_archive(game)
+            try:
+                stored = await read_archived(self.archive_dir, game) if self.archive_dir else None
+            except archive.ArchiveDamaged as exc:
+                raise NotFound(f"game {game!r}: archive damaged ({exc})") from None
             if stored is None:
                 raise NotFound(f"no game {game!r}")
+            if not stored:
+                raise NotFound(f"game {game!r}: archive damaged (no entries)")
             feed.add([(seq, data, 0) for seq, data in enumerate(stored, 1)], 0)
         self._evict()
         self._feeds[game] = feed
         return feed
 
     async def _archived(self, game: str, after: int) -> list[TimedRecord]:
-        """The entries of ``game`` after ``after`` from its archive file ([] if it has none,
-        or a damaged one), for a feed whose live log was dropped before it read the end."""
-        try:
-            stored = await self._read_archive(game)
-        except (NotFound, OSError) as exc:  # damaged, or unreadable: the feed asks again
-            log.warning("game %s: reading its archive: %s", game, exc)
-            return []
-        return [(seq, data, None) for seq, data in enumerate(stored or [], 1) if seq > after]
-
-    async def _read_archive(self, game: str) -> list[bytes] | None:
-        """The records of ``game``'s archive file; None without one; NotFound if damaged."""
-        if self.archive_dir is None:
-            return None
-        try:
-            return await read_archived(self.archive_dir, game)
-        except archive.ArchiveDamaged as exc:
-            raise NotFound(f"game {game!r}: archive damaged ({exc})") from None
+        """The entries of ``game`` after ``after`` from its archive file, for a feed whose live
+        log was dropped before it read the end (catalog.archived_after)."""
+        return [
+            (seq, data, None) for seq, data in await archived_after(self.archive_dir, game, after)
+        ]
 
     def _evict(self) -> None:
         closed = [f for f in self._feeds.values() if f.closed and not f.watchers]

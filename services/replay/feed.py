@@ -206,8 +206,8 @@ class GameFeed:
                 backoff.reset()
                 if got:
                     self.add(got, self.clock.now_ms())
-                elif gone and self.archived is not None:
-                    await self._from_archive(self.archived)
+                elif gone:
+                    await self._from_archive()
         finally:
             if asking is not None:
                 asking.cancel()
@@ -215,13 +215,13 @@ class GameFeed:
                     await asking
             on_stop()
 
-    async def _from_archive(self, archived: Archived) -> None:
+    async def _from_archive(self) -> None:
         """The live log is gone while this feed still waits for entries: the game ended and
         its engine archived it and dropped the log before this feed had read the end (a
         game's last entries and the archiving can fall between two of the tail's reads). The
         rest comes from the archive, released as it is first seen (the archive keeps no
         append times: never early). No archive yet: the tail waits and asks again."""
-        rest = await archived(self.game, len(self.records))
+        rest = await self.archived(self.game, len(self.records)) if self.archived else []
         if rest:
             self.add(rest, self.clock.now_ms())
         else:
