@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..eventlog import archive
+from ..eventlog import archive, catalog
 from ..eventlog.entry import EVENT, HEADER, SEED_REVEAL, decode_entry, upgrade
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
@@ -65,9 +65,9 @@ async def load_result(store: EventStore, game: str, archive_dir: Path | None) ->
     if records:
         return result_of(records)
     if archive_dir is not None:
-        path = archive_dir / f"{game}{archive.SUFFIX}"
-        if path.exists():
-            return archived_result(path)
+        stored = await catalog.read_archived(archive_dir, game)  # in a thread, off the loop
+        if stored is not None:
+            return result_of(stored)
     raise NotFinished(f"game {game}: neither a live log nor an archive file")
 
 
