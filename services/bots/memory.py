@@ -38,6 +38,10 @@ class Memory:
         self.last_play = ""
         self.turns = 0
         self.round = 0
+        # 谋攻's hidden lord flips (明君) when it enters dying and when its turn starts in round
+        # 3: a seat that passed either point and did not flip is no lord (_mingjun)
+        self.lord_hidden = False
+        self.unflipped: set[int] = set()
         self.skills: dict[int, tuple[str, ...]] = {}
         self._n = 0
         self._options: dict[str, object] = {}
@@ -65,6 +69,9 @@ class Memory:
         elif isinstance(e, ev.TargetChanged):
             if self.belief:
                 self._evidence(e.old, e.new, True, 0.7)
+        elif isinstance(e, ev.Dying):
+            if self.lord_hidden:
+                self.unflipped.add(e.seat)
         elif isinstance(e, ev.Died):
             self.dead_rebels += self.cls.get(e.role, "") == "rebel"
             if self.belief:
@@ -74,8 +81,12 @@ class Memory:
             self.acted.clear()
             self.round = e.round
             self.cancelled.clear()
+            if self.lord_hidden and e.round >= 3:
+                self.unflipped.add(e.seat)
         elif isinstance(e, ev.PhaseStarted):
             self.cancelled.clear()
+            if self.unflipped:
+                self._mingjun()
         elif isinstance(e, ev.RoleAssigned):
             self._role(e)
         elif isinstance(e, ev.RoleLearned):
@@ -106,6 +117,16 @@ class Memory:
                 0 if isinstance(e, ev.Nullified | ev.Dodged | ev.CardPlayed) else self.wuxie
             )
 
+    def _mingjun(self) -> None:
+        """明君 is a 觉醒技 that fires at once (REFERENCE §5.4.2): by the next phase's start, a
+        seat that entered dying, or began a turn in round 3 or later, while the lord was
+        hidden and no lord was revealed since, is not the lord."""
+        if self.lord_hidden and self.belief is not None:
+            others = {c for c in self.cls.values() if c != "lord"}
+            for seat in self.unflipped:
+                self.belief.restrict(seat, others)
+        self.unflipped.clear()
+
     def _role(self, e: ev.RoleAssigned) -> None:
         if e.seat == self.seat and e.role:
             self.role = e.role
@@ -113,6 +134,9 @@ class Memory:
         if self.belief is not None:  # a reveal in play (or a role gained: 叛徒)
             if e.role:
                 self.belief.reveal(e.seat, e.role)
+                if self.cls.get(e.role) == "lord":
+                    self.lord_hidden = False
+                    self.unflipped.clear()
             return
         if e.role:
             self.seen_roles[e.seat] = e.role
@@ -128,6 +152,9 @@ class Memory:
         self.belief = make_belief(
             cards, known, self.cls, table_key(self.ruleset, self._n, self._options)
         )
+        self.lord_hidden = bool(self._options.get("mougong")) and not any(
+            self.cls.get(r) == "lord" for r in known.values()
+        )  # 谋攻 with the lord's card face down (A-002-18): 明君 will name it (_mingjun)
 
     def _insight(self, e: ev.InsightRevealed) -> None:
         """洞察: an exact role (a renegade's), or friend/enemy as seen from my camp."""

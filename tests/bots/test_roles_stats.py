@@ -88,3 +88,40 @@ def test_lordsight_is_told_the_hidden_lord_and_nothing_else() -> None:
         told = s < 4
         assert b.certain(lord) is told
         assert (b.prob(lord, "lord") == 1.0) is told
+
+
+def test_a_seat_that_did_not_flip_by_mingjun_is_not_the_hidden_lord() -> None:
+    """谋攻's hidden lord flips (明君, a 觉醒技) when it enters dying and when its turn starts in
+    round 3. By the next phase every honest seat has struck a seat that passed either point
+    unflipped off the lord (public evidence: the absence of a reveal), and never the true lord."""
+    from services.bots.selfplay import Table
+    from services.rules import api
+    from services.rules.api import events as ev
+
+    passed = 0
+    for seed in (1, 2, 3, 4):
+        g = api.new_game("jinyu", 8, seed, {"mougong": True})
+        lord = [p.role for p in g.players].index("lord")
+        t = Table(g, ["heuristic"] * 8, seed, False)
+        t.feed(api.advance(g))
+        unflipped: set[int] = set()
+        revealed = False
+        while not g.over and not revealed:
+            assert g.pending is not None
+            new = api.submit(g, t.act(g.pending))
+            t.feed(new)
+            for e in new:
+                if isinstance(e, ev.RoleAssigned) and e.role == "lord":
+                    revealed = True
+                elif isinstance(e, ev.Dying) or isinstance(e, ev.TurnStarted) and e.round >= 3:
+                    unflipped.add(e.seat)
+            for s, p in enumerate(t.policies):
+                if s == lord:
+                    continue
+                b = p.mem.belief  # type: ignore[attr-defined]
+                assert b.prob(lord, "lord") > 0.0  # the evidence never rules out the true lord
+                if not revealed and any(isinstance(e, ev.PhaseStarted) for e in new):
+                    for x in unflipped - {s}:
+                        passed += 1
+                        assert b.prob(x, "lord") == 0.0, (seed, s, x)
+    assert passed > 0  # the rule was exercised
