@@ -254,6 +254,16 @@ def metrics_option(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None
     )
 
 
+def consumer_name(text: str) -> str:
+    """A consumer name: it also names the process's Redis connections (CLIENT SETNAME), which
+    take printable characters without spaces."""
+    if not text or len(text) > 200 or any(not ("!" <= c <= "~") for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a consumer name is 1-200 printable ASCII characters without spaces"
+        )
+    return text
+
+
 def consumer_options(
     p: argparse.ArgumentParser, stream: str, claim_idle_ms: int, claim_help: str
 ) -> None:
@@ -261,6 +271,7 @@ def consumer_options(
     g = p.add_argument_group("consumer group")
     g.add_argument(
         "--consumer",
+        type=consumer_name,
         default=f"{socket.gethostname()}-{os.getpid()}",
         help=f"this process's consumer name in the {stream} group (host-pid)",
     )

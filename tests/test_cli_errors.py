@@ -42,6 +42,8 @@ def _one_line(args: list[str], env: dict[str, str] | None = None) -> tuple[int, 
         (["tournament", "--redis-url", "x"], "want redis://HOST:PORT/DB"),
         (["engine", "--redis-url", "x"], "want redis://HOST:PORT/DB"),
         (["verify", "g1.arena"], "no such file: g1.arena"),
+        (["bots", "--consumer", "bots 0"], "a consumer name is 1-200 printable ASCII"),
+        (["engine", "--consumer", "e\u00e9"], "a consumer name is 1-200 printable ASCII"),
     ],
 )
 def test_tool_errors_are_one_line(args: list[str], says: str, tmp_path: Path) -> None:

@@ -263,7 +263,8 @@ class BotWorker:
 
 async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
-    client = connect(args.redis_url)
+    # named in CLIENT LIST: an operator (and the chaos test) sees which worker polls
+    client = connect(args.redis_url, client_name=f"arena-bots:{args.consumer}")
     engine = GrpcEngine([t for t in args.engine.split(",") if t], args.timeout_ms / 1000)
     answerer = Answerer(
         engine,

@@ -51,7 +51,8 @@ async def run(args: argparse.Namespace) -> None:
     """Run one worker until SIGTERM/SIGINT."""
     secret = tokens.require_secret("arena engine")  # no secret, no start
     check_free(args.host, args.port, "--port")  # a busy port: one line, before waiting on Redis
-    client = connect(args.redis_url)
+    # named in CLIENT LIST: an operator (and the chaos test) sees which worker polls
+    client = connect(args.redis_url, client_name=f"arena-engine:{args.consumer}")
     side = RedisSide(client, args.namespace)
     clock = ServerClock(client.time)  # entries carry Redis TIME: the delay is measured on it
     stop = asyncio.Event()

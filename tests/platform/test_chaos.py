@@ -22,11 +22,12 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 
-from services.contracts.streams import DECISIONS, FINISHED, MATCHES, stream_keys
+from services.contracts.streams import FINISHED, MATCHES, stream_keys
 from services.eventlog import archive
 from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import RedisEventStore
@@ -105,6 +106,22 @@ async def test_chaos_tournament(tmp_path: Path) -> None:
 async def test_chaos_long_tournament(tmp_path: Path) -> None:
     """The long version: 200 games, three rounds of kills spread over the run."""
     await _run(tmp_path, 200, rounds=3, gap_s=20.0)
+
+
+async def _polling(client: Any, names: list[str], within_s: float = 10.0) -> None:
+    """Each of ``names`` (Redis client names) has a connection whose last command, at most 2 s
+    ago, was an XREADGROUP: that process's consumer loop is alive and reading."""
+    deadline = time.monotonic() + within_s
+    while True:
+        seen = {
+            c.get("name")
+            for c in await client.client_list()
+            if c.get("cmd") == "xreadgroup" and int(c.get("idle", "99")) <= 2
+        }
+        if set(names) <= seen:
+            return
+        assert time.monotonic() < deadline, f"not polling: {sorted(set(names) - seen)}"
+        await asyncio.sleep(0.2)
 
 
 async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
@@ -201,17 +218,17 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
                 assert time.monotonic() < deadline, f"game {gid} did not finish"
                 await asyncio.sleep(0.1)
         await asyncio.sleep(1.0)  # the ratings consumer reads the last announcement
-        for stream, group, names in (
-            (MATCHES, MATCHES.groups[0], ["engine-0", "engine-1"]),
-            (DECISIONS, DECISIONS.groups[0], ["bots-0", "bots-1"]),
-        ):
-            idle: dict[str, int] = {}  # per consumer, over every partition of the stream
-            for key in stream_keys(ns, stream.name):
-                for c in await client.xinfo_consumers(key, group):
-                    name = c["name"].decode() if isinstance(c["name"], bytes) else c["name"]
-                    idle[name] = min(idle.get(name, c["idle"]), c["idle"])
-            for name in names:  # each read a message since the chaos ended
-                assert idle[name] < (time.monotonic() - chaos_end) * 1000, (stream.name, idle)
+        idle: dict[str, int] = {}  # per engine, over every partition of the matches stream
+        for key in stream_keys(ns, MATCHES.name):
+            for c in await client.xinfo_consumers(key, MATCHES.groups[0]):
+                name = c["name"].decode() if isinstance(c["name"], bytes) else c["name"]
+                idle[name] = min(idle.get(name, c["idle"]), c["idle"])
+        for name in ("engine-0", "engine-1"):  # each read a match since the chaos ended
+            assert idle[name] < (time.monotonic() - chaos_end) * 1000, (MATCHES.name, idle)
+        # the bot workers get their decisions on bot sessions, so after the chaos the
+        # decisions stream may carry none, and Redis 7.0's consumer idle counts only reads
+        # that got messages: instead, each bot worker is seen polling the stream now
+        await _polling(client, ["arena-bots:bots-0", "arena-bots:bots-1"])
         for key in stream_keys(ns, FINISHED.name):
             pending = await client.xpending(key, FINISHED.groups[0])
             assert pending["pending"] == 0, (key, pending)
