@@ -121,10 +121,10 @@ class Memory:
         """明君 is a 觉醒技 that fires at once (REFERENCE §5.4.2): by the next phase's start, a
         seat that entered dying, or began a turn in round 3 or later, while the lord was
         hidden and no lord was revealed since, is not the lord."""
-        if self.lord_hidden and self.belief is not None:
-            others = {c for c in self.cls.values() if c != "lord"}
-            for seat in self.unflipped:
-                self.belief.restrict(seat, others)
+        assert self.belief is not None  # seats are noted only while lord_hidden, set with it
+        others = {c for c in self.cls.values() if c != "lord"}
+        for seat in self.unflipped:
+            self.belief.restrict(seat, others)
         self.unflipped.clear()
 
     def _role(self, e: ev.RoleAssigned) -> None:

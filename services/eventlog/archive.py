@@ -139,6 +139,14 @@ def unpack(data: bytes) -> Unpacked:
     return out
 
 
+def records(data: bytes) -> list[bytes]:
+    """Every entry of a whole archive; raises its ArchiveDamaged if any block is damaged."""
+    unpacked = unpack(data)
+    if unpacked.damage is not None:
+        raise unpacked.damage
+    return unpacked.records
+
+
 def ends(data: bytes) -> tuple[str, bytes, bytes]:
     """(game id, first entry, last entry) reading only the first and last blocks."""
     index, offset = read_index(data)

@@ -311,10 +311,7 @@ async def read_archived(folder: Path, game: str) -> list[bytes] | None:
     path = archive_file(folder, check_game_id(game))
     if not path.is_file():
         return None
-    unpacked = await asyncio.to_thread(lambda: archive.unpack(path.read_bytes()))
-    if unpacked.damage is not None:
-        raise unpacked.damage
-    return unpacked.records
+    return await asyncio.to_thread(lambda: archive.records(path.read_bytes()))
 
 
 async def archived_after(folder: Path | None, game: str, after: int) -> list[tuple[int, bytes]]:

@@ -52,10 +52,7 @@ def result_of(records: list[bytes]) -> GameResult:
 
 def archived_result(path: Path) -> GameResult:
     """The result in one archive file; raises ArchiveDamaged or NotFinished."""
-    unpacked = archive.unpack(path.read_bytes())
-    if unpacked.damage is not None:
-        raise unpacked.damage
-    return result_of(unpacked.records)
+    return result_of(archive.records(path.read_bytes()))
 
 
 async def load_result(store: EventStore, game: str, archive_dir: Path | None) -> GameResult:
