@@ -103,6 +103,7 @@ class Answerer:
         self.retries, self.backoff_s = retries, backoff_s
         self.think_ms = think_ms  # a pause before each answer: a pace people can follow
         self.worlds: dict[str, int] = {}  # look-ahead's Determinize calls: dealt, refused
+        self.unreadable = 0  # log entries a seat's fold could not read (SeatMind.fold)
 
     async def handle(self, msg: BotDecision) -> str:
         """Answer one message; returns the outcome (see the module docstring)."""
@@ -192,12 +193,16 @@ class Answerer:
         The engine withholds other seats' answers, so the last entries before `upto` may never
         arrive: the stream is asked to end at `upto`, and its end means the seat has them all."""
         rows = self.engine.entries(mind.game, token, mind.seq, upto)
-        async with contextlib.aclosing(rows):
-            async for seq, kind, payload in rows:
-                mind.fold(seq, kind, payload)
-                if seq >= upto or mind.over:
-                    return
-        mind.seq = max(mind.seq, upto)
+        before = mind.unreadable
+        try:
+            async with contextlib.aclosing(rows):
+                async for seq, kind, payload in rows:
+                    mind.fold(seq, kind, payload)
+                    if seq >= upto or mind.over:
+                        return
+            mind.seq = max(mind.seq, upto)
+        finally:
+            self.unreadable += mind.unreadable - before
 
     async def _retry(self, call: Callable[[], Awaitable[T]]) -> T:
         """`call` again after transient engine errors (a reconnect, another worker)."""

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 
+from ..eventlog.entry import SEED_REVEAL
 from ..rules.api import Answer, Decision, Game, View, new_view
 from ..rules.api import events as ev
 from ..rules.api import fold_view as apply
@@ -30,7 +33,7 @@ from .selfplay import Policy, make_policy
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
 VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
 BOT_PREFIX = "bot:"
-NOT_EVENTS = frozenset({"header", "answer", "seed_reveal"})
+log = logging.getLogger(__name__)
 
 _decoder: msgspec.json.Decoder[Any] | None = None
 
@@ -44,6 +47,12 @@ def decode_event(payload: bytes | str) -> ev.Event:
         _decoder = msgspec.json.Decoder(Union[tuple(ev.event_types().values())])  # noqa: UP007
     out: ev.Event = _decoder.decode(payload)
     return out
+
+
+@lru_cache(maxsize=1)
+def event_kinds() -> frozenset[str]:
+    """The type of every event the rules can log (an entry of any other kind is no event)."""
+    return frozenset(ev.event_types())
 
 
 def policy_name(player: str, default: str) -> str:
@@ -75,6 +84,7 @@ class SeatMind:
     answered: int = -1  # the highest version (seat position) of a decision seen accepted
     over: bool = False
     seed: int = 0  # seat_seed(game, seat)
+    unreadable: int = 0  # event entries that did not decode (skipped, logged once)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -83,15 +93,33 @@ class SeatMind:
         return self.policy_name not in VIEWLESS
 
     def fold(self, seq: int, kind: str, payload: bytes | str) -> None:
-        """Fold one log entry the seat may see (already redacted by the engine)."""
+        """Fold one log entry the seat may see (already redacted by the engine): `kind` is an
+        event's type, or the kind of any other entry (header, answer, control, seed_reveal, or
+        one this code does not know), which holds nothing for the view and is stepped over. An
+        event that does not decode is stepped over too, counted and logged once: the seat plays
+        on with what it could read rather than asking for the same entries forever."""
         if seq <= self.seq:
             return  # a repeat after a reconnect
-        if kind == "seed_reveal":
-            self.over = True
-        if kind in NOT_EVENTS:
+        if kind not in event_kinds():
+            self.over = self.over or kind == SEED_REVEAL
             self.seq = seq
             return
-        self.fold_event(seq, decode_event(payload))
+        try:
+            event = decode_event(payload)
+        except (msgspec.MsgspecError, ValueError, TypeError) as exc:
+            if not self.unreadable:
+                log.error(
+                    "%s seat %d: entry %d (%s) unreadable, skipped: %s",
+                    self.game,
+                    self.seat,
+                    seq,
+                    kind,
+                    exc,
+                )
+            self.unreadable += 1
+            self.seq = seq
+            return
+        self.fold_event(seq, event)
 
     def fold_event(self, seq: int, e: ev.Event) -> None:
         """Fold one already decoded (and redacted) event logged at `seq`."""

@@ -74,6 +74,12 @@ class Metrics:
             registry=self.registry,
         )
         self._worlds_seen: dict[str, int] = {}
+        self.unreadable = Counter(
+            "arena_bot_unreadable_entries",
+            "log entries a seat's fold could not read and stepped over (logged once a seat)",
+            registry=self.registry,
+        )
+        self._unreadable_seen = 0
         self._outcomes: dict[str, Counter] = {}  # outcome -> its counter (labels() once)
 
     def outcome(self, name: str) -> Counter:
@@ -83,9 +89,12 @@ class Metrics:
             child = self._outcomes[name] = self.outcomes.labels(outcome=name)
         return child
 
-    def sync_counts(self, worlds: dict[str, int] | None = None) -> None:
-        """Carry the policies' fallback counts (heuristic.FALLBACKS) and the answerer's
-        Determinize calls into their metrics."""
+    def sync_counts(self, worlds: dict[str, int] | None = None, unreadable: int = 0) -> None:
+        """Carry the policies' fallback counts (heuristic.FALLBACKS), the answerer's
+        Determinize calls and its unreadable entries into their metrics."""
+        if unreadable > self._unreadable_seen:
+            self.unreadable.inc(unreadable - self._unreadable_seen)
+            self._unreadable_seen = unreadable
         for counts, seen, metric in (
             (FALLBACKS, self._fallbacks_seen, self.fallbacks),
             (worlds or {}, self._worlds_seen, self.worlds),
@@ -159,7 +168,7 @@ class BotWorker:
             self._count("retry")
             raise
         self._count(outcome)
-        self.metrics.sync_counts(self.answerer.worlds)
+        self.metrics.sync_counts(self.answerer.worlds, self.answerer.unreadable)
         self.metrics.latency.observe(time.perf_counter() - start)
 
     async def pushed(self, engine: int, data: bytes) -> None:

@@ -213,3 +213,18 @@ def test_policy_per_seat() -> None:
     assert policy_name("bot:heuristic", "random") == "heuristic"
     assert policy_name("bot:oracle", "random") == "random"  # needs the true roles: not served
     assert policy_name("alice", "heuristic") == "heuristic"
+
+
+def test_a_seats_fold_steps_over_every_entry_kind_that_is_no_event() -> None:
+    """Control entries (托管), entries of kinds this code does not know and an event that does not
+    decode are stepped over (the last counted), never raised: a raise left the seat's decision
+    pending forever, since the same entries came back at every retry (the 托管 freeze)."""
+    mind = Minds("heuristic").get("g1", 0, "bot:heuristic")
+    mind.fold(1, "header", '{"game_id":"g1"}')
+    mind.fold(2, "control", '{"seat":0,"hosted":true,"reason":"asked"}')
+    mind.fold(3, "a_kind_from_a_newer_schema", "null")
+    assert (mind.seq, mind.unreadable, mind.over) == (3, 0, False)
+    mind.fold(4, "cards_moved", '{"type":"cards_moved","not":"an event"}')
+    assert (mind.seq, mind.unreadable) == (4, 1)
+    mind.fold(5, "seed_reveal", '{"seed":1}')
+    assert mind.over and mind.seq == 5
