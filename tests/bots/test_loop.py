@@ -28,6 +28,7 @@ class Stub:
         self.flaky_failures = 2
         self.calls: dict[str, int] = {}
         self.worlds: dict[str, int] = {}  # an Answerer's Determinize counts (none here)
+        self.unreadable = 0  # and its unreadable entries
 
     async def handle(self, msg: BotDecision) -> str:
         kind = msg.player

@@ -363,7 +363,8 @@ async def test_timeouts_host_the_seat_another_device_takes_it_back(
     back = await other.call("hosting", {"hosted": False}, game=game, seat=seat)
     assert back["hosted"] is False
     again = await other.call("hosting", {"hosted": False}, game=game, seat=seat)
-    assert again == back  # a repeat changes nothing
+    # a repeat changes nothing (the bots' seats play on meanwhile: the version may move)
+    assert again["hosted"] is False and again["version"] >= back["version"]
     d, _ = await answer_one(other, game, seat)
     assert d["deadline_ms"] > 0  # the person's own decision again, with a clock
     done = await other.call("resign", game=game, seat=seat)
