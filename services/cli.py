@@ -39,37 +39,37 @@ COMMANDS: dict[str, Command | Group] = {
         {
             "engine": Command(
                 "the rules engine in-process: random games, forks, memory",
-                "services.bots.engine_bench",
+                "services.bench.engine",
             ),
             "eventlog": Command(
                 "event-log append and rebuild against raw redis-py",
-                "services.eventlog.bench",
+                "services.bench.eventlog",
             ),
             "service": Command(
                 "the engine worker's service layer in-process, beside the rules alone",
-                "services.engine.bench",
+                "services.bench.service",
             ),
             "e2e": Command(
                 "the same games in-process and through the platform",
-                "services.platform.bench_command",
+                "services.bench.e2e_command",
                 "bench_e2e_arguments",
                 "bench_e2e_command",
             ),
             "replay": Command(
                 "SSE fan-out latency to N spectators beside raw XREAD",
-                "services.replay.bench",
+                "services.bench.replay",
             ),
             "matchmaking": Command(
                 "tickets matched per second; notify latency over gRPC",
-                "services.matchmaking.bench",
+                "services.bench.matchmaking",
             ),
             "bots": Command(
                 "all-bot games per second through engine and bot worker processes",
-                "services.bots.bench",
+                "services.bench.bots",
             ),
             "play": Command(
                 "simulated people over the HTTP API while bot games run: answer latency",
-                "services.play.bench",
+                "services.bench.play",
             ),
         },
     ),

@@ -41,7 +41,7 @@ def test_calibration_by_round() -> None:
     """`arena bench bots` scores the role guesses: at round 1 (before any act) the belief is the
     uniform prior, so its Brier score and log-loss equal the prior's; every figure is a mean over
     hidden seats and in range."""
-    from services.bots.bench import calibration
+    from services.bench.bots import calibration
 
     cal = calibration("standard", 5, 3, 1)
     first = cal["by_round"]["round_1"]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from services.bench.e2e import bench_e2e, bottleneck
 from services.cli import COMMANDS, main
-from services.platform.bench import bench_e2e, bottleneck
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

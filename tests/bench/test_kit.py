@@ -1,4 +1,4 @@
-"""The benchmarks' shared measuring (services/benchkit.py) and the reports built on it: runs
+"""The benchmarks' shared measuring (services/bench/kit.py) and the reports built on it: runs
 interleaved A, B, A, B; CPU beside wall; ratios per round; the load and the machine in every
 report. Shapes and sense only: no benchmark asserts a speed."""
 
@@ -11,11 +11,11 @@ from collections.abc import Callable
 
 import pytest
 
-from services import benchkit
-from services.bots import engine_bench
+from services.bench import engine as engine_bench
+from services.bench import kit
+from services.bench.eventlog import bench_eventlog
+from services.bench.service import bench_service
 from services.cli import main
-from services.engine.bench import bench_service
-from services.eventlog.bench import bench_eventlog
 from services.eventlog.redis_client import connect
 from services.eventlog.server import redis_or_throwaway
 
@@ -30,26 +30,26 @@ def test_interleave_runs_the_variants_in_rounds() -> None:
 
         return name, run
 
-    out = benchkit.interleave([variant("a", 10), variant("b", 20)], repeats=3)
+    out = kit.interleave([variant("a", 10), variant("b", 20)], repeats=3)
     assert calls == ["a", "b", "a", "b", "a", "b"]
     assert [s.units for s in out["a"]] == [10, 10, 10] and len(out["b"]) == 3
 
 
 def test_cpu_is_measured_beside_wall() -> None:
-    busy = benchkit.timed(lambda: sum(range(300_000)) and 1)
-    idle = benchkit.timed(lambda: time.sleep(0.05) or 1)
+    busy = kit.timed(lambda: sum(range(300_000)) and 1)
+    idle = kit.timed(lambda: time.sleep(0.05) or 1)
     assert busy.cpu_s > 0 and idle.wall_s >= 0.05
     assert idle.cpu_s < idle.wall_s / 2  # sleeping costs wall time, not CPU
 
 
 def test_ratio_is_taken_round_by_round() -> None:
-    a = [benchkit.Sample(100, 1.0, 0.5), benchkit.Sample(100, 2.0, 0.5)]
-    b = [benchkit.Sample(100, 2.0, 1.0), benchkit.Sample(100, 2.0, 2.0)]
-    r = benchkit.ratio(a, b)
+    a = [kit.Sample(100, 1.0, 0.5), kit.Sample(100, 2.0, 0.5)]
+    b = [kit.Sample(100, 2.0, 1.0), kit.Sample(100, 2.0, 2.0)]
+    r = kit.ratio(a, b)
     # round 1: A twice as fast; round 2: as fast by wall, 4x by CPU
     assert r["wall"] == {"median": 1.5, "min": 1.0, "max": 2.0}
     assert r["cpu"] == {"median": 3.0, "min": 2.0, "max": 4.0}
-    s = benchkit.summary(a, "decisions")
+    s = kit.summary(a, "decisions")
     assert s["decisions_per_s"] == {"median": 75.0, "min": 50.0, "max": 100.0}
     assert s["cpu_us_per_decision"]["median"] == 5000.0
 

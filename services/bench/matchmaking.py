@@ -6,7 +6,7 @@
   ticker (`tick_ms`), clients arriving every 2 ms on `standard-4`; p50 / p99.
 
 Both in ``--repeat`` interleaved rounds, with CPU per ticket (the matchmaker's process and the
-Redis server's, from INFO cpu), the spreads and the load average (services/benchkit.py).
+Redis server's, from INFO cpu), the spreads and the load average (services/kit.py).
 """
 
 from __future__ import annotations
@@ -24,17 +24,17 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 
-from .. import benchkit
 from ..cliargs import bench_options
 from ..eventlog.redis_client import connect
 from ..eventlog.server import redis_or_throwaway
+from ..matchmaking.clock import ManualClock, SystemClock
+from ..matchmaking.core import Matchmaker
+from ..matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
+from ..matchmaking.modes import Policy, build_modes
+from ..matchmaking.rating_store import RatingStore
 from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
 from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
-from .clock import ManualClock, SystemClock
-from .core import Matchmaker
-from .grpc_server import MatchmakerServicer, Notifier, make_server
-from .modes import Policy, build_modes
-from .rating_store import RatingStore
+from . import kit
 
 MODES = ("standard-4", "standard-5", "standard-6", "standard-8", "honglou-10")
 
@@ -56,7 +56,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
         t = await mm.enqueue(f"p{i}", MODES[i % len(MODES)])
         await client.zadd(mm._q(t.mode), {t.ticket: rng.gauss(25, 4)})
     clock.advance(10_000)  # ratings windows of 8 mu
-    redis0, cpu0 = await benchkit.redis_cpu_seconds(client), time.process_time()
+    redis0, cpu0 = await kit.redis_cpu_seconds(client), time.process_time()
     start, matched, ticks = time.perf_counter(), 0, 0
     while True:
         formed = await mm.tick()
@@ -65,7 +65,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
             break
         matched += sum(len(f.tickets) for f in formed)
     elapsed = time.perf_counter() - start
-    cpu, redis_cpu = time.process_time() - cpu0, await benchkit.redis_cpu_seconds(client) - redis0
+    cpu, redis_cpu = time.process_time() - cpu0, await kit.redis_cpu_seconds(client) - redis0
     await _drop(client, ns)
     return {
         "queued": tickets,
@@ -163,9 +163,9 @@ async def _bench(url: str, repeat: int) -> dict[str, Any]:
     return {
         "repeats": repeat,
         "throughput": {
-            "matched_per_s": benchkit.spread([r["matched_per_s"] for r in tp], 1),
+            "matched_per_s": kit.spread([r["matched_per_s"] for r in tp], 1),
             "cpu_us_per_ticket": {
-                k: benchkit.spread([r["cpu_us_per_ticket"][k] for r in tp], 1)
+                k: kit.spread([r["cpu_us_per_ticket"][k] for r in tp], 1)
                 for k in ("matchmaker", "redis")
             },
             "runs": tp,
@@ -173,8 +173,8 @@ async def _bench(url: str, repeat: int) -> dict[str, Any]:
         "notify": [
             {
                 "arrival_gap_ms": rs[0]["arrival_gap_ms"],
-                "p50_ms": benchkit.spread([r["p50_ms"] for r in rs], 1),
-                "p99_ms": benchkit.spread([r["p99_ms"] for r in rs], 1),
+                "p50_ms": kit.spread([r["p50_ms"] for r in rs], 1),
+                "p99_ms": kit.spread([r["p99_ms"] for r in rs], 1),
                 "runs": rs,
             }
             for rs in (fast, slow)
@@ -193,7 +193,7 @@ def main(args: argparse.Namespace) -> int:
     if args.repeat < 1:
         print("arena bench matchmaking: --repeat must be at least 1", file=sys.stderr)
         return 2
-    env = benchkit.Envelope("matchmaking")
+    env = kit.Envelope("matchmaking")
     try:
         with redis_or_throwaway(args.redis_url) as url:
             out = env.wrap(asyncio.run(_bench(url, args.repeat)))

@@ -1,7 +1,7 @@
 """Engine benchmark and profile: random play on every seat, in-process, one core, beside a peer.
 
 The peer is RLCard's pure-Python Uno with random agents, run in the same process, interleaved
-round by round with our games (see services/benchkit.py); the ratios are per round.
+round by round with our games (see services/kit.py); the ratios are per round.
 
 ``bench_engine`` is what ``arena bench engine`` prints; ``profile_engine`` runs the same games
 under cProfile and returns the top functions as text (profile before optimising). It lives
@@ -21,11 +21,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import benchkit
+from ..bots.random_policy import RandomPolicy
 from ..cliargs import bench_options, game_options
 from ..rules import api
 from ..rules.api import Game, UnknownOption
-from .random_policy import RandomPolicy
+from . import kit
 
 FORK_SAMPLES_PER_GAME = 3
 
@@ -81,7 +81,7 @@ def fork_us(states: list[Game], repeat: int = 5) -> dict[str, float]:
             t0 = time.perf_counter()
             api.fork(g)
             times.append((time.perf_counter() - t0) * 1e6)
-    return benchkit.spread(times, 1)
+    return kit.spread(times, 1)
 
 
 def mid_game_states(
@@ -154,16 +154,16 @@ def bench_one(
     variants: list[tuple[str, Callable[[], int]]] = [("arena", arena)]
     if peer is not None:
         variants.append(("peer", lambda: peer(target[0], seed)))
-    runs = benchkit.interleave(variants, repeat)
+    runs = kit.interleave(variants, repeat)
     out: dict[str, Any] = {
         "ruleset": ruleset,
         "players": players,
         "games": games,
-        "arena": benchkit.summary(runs["arena"], "decisions"),
+        "arena": kit.summary(runs["arena"], "decisions"),
     }
     if peer is not None:
-        out["peer"] = benchkit.summary(runs["peer"], "decisions")
-        out["ratio_vs_peer"] = benchkit.ratio(runs["arena"], runs["peer"])
+        out["peer"] = kit.summary(runs["peer"], "decisions")
+        out["ratio_vs_peer"] = kit.ratio(runs["arena"], runs["peer"])
     return out
 
 
@@ -178,7 +178,7 @@ def bench_engine(
     with_peer: bool = True,
 ) -> dict[str, Any]:
     """Random games' decisions/s beside the peer's (interleaved), fork time, snapshot size."""
-    env = benchkit.Envelope("engine")
+    env = kit.Envelope("engine")
     peer = rlcard_uno() if with_peer else None
     tables = ALL_RULESETS if all_rulesets else [(ruleset, players)]
     runs = [
@@ -192,7 +192,7 @@ def bench_engine(
             "peer": PEER if peer else ("not measured" if not with_peer else PEER_MISSING),
             "runs": runs,
             "fork": {"ruleset": tables[0][0], "players": tables[0][1], "states": len(mid)}
-            | {"us": fork_us(mid), "snapshot_bytes": benchkit.spread(sizes, 0)},
+            | {"us": fork_us(mid), "snapshot_bytes": kit.spread(sizes, 0)},
             "peak_rss_mb": round(_peak_rss_mb(), 1),
         }
     )

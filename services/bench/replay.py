@@ -24,16 +24,16 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
-from .. import benchkit
 from ..cliargs import bench_options, int_list
 from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..eventlog.server import redis_or_throwaway
+from ..replay.core import Replay
+from ..replay.demo import play_live
+from ..replay.http import HttpServer
 from ..rules.api import SPECTATOR
-from .core import Replay
-from .demo import play_live
-from .http import HttpServer
+from . import kit
 
 
 class TimedStore(RedisEventStore):
@@ -232,7 +232,7 @@ def bench_replay(
 ) -> dict[str, Any]:
     """``repeat`` rounds of a run for each spectator count (interleaved: 100, 1000, 100, ...);
     starts a throw-away redis-server if ``url`` is None."""
-    env = benchkit.Envelope("replay")
+    env = kit.Envelope("replay")
     _raise_fd_limit()
     runs: dict[int, list[dict[str, Any]]] = {n: [] for n in spectators}
     with redis_or_throwaway(url) as server:
@@ -248,10 +248,9 @@ def bench_replay(
                     "spectators": n,
                     "repeats": len(rs),
                     "sse_vs_xread": {
-                        q: benchkit.spread([r["sse_vs_xread"][q] for r in rs], 2)
-                        for q in ("p50", "p99")
+                        q: kit.spread([r["sse_vs_xread"][q] for r in rs], 2) for q in ("p50", "p99")
                     },
-                    "server_cpu_us_per_delivery": benchkit.spread(
+                    "server_cpu_us_per_delivery": kit.spread(
                         [r["cpu_us_per_delivery"]["server"] for r in rs], 2
                     ),
                 }

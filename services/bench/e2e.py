@@ -5,7 +5,7 @@ and bot workers as processes, a real redis-server, real gRPC, every game logged,
 archived to a file; the bench process only publishes the matches (all at once, as a tournament
 does) and waits on `{ns}:finished`. Each platform run gets a fresh Redis and fresh workers.
 The runs are interleaved: `repeat` rounds of (in-process, platform with each engine count), and
-each platform run's ratio is to the in-process run of its own round (services/benchkit.py).
+each platform run's ratio is to the in-process run of its own round (services/kit.py).
 
 CPU per decision (`cpu_us_per_decision`): each platform process's CPU seconds over the timed
 window (from /proc; Redis from INFO cpu when the bench did not start it) divided by the answers
@@ -29,17 +29,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import benchkit
-from ..benchkit import Sample
 from ..bots.cluster import answers
-from ..bots.engine_bench import random_games
 from ..bots.selfplay import play_game
 from ..contracts.streams import NewMatch
 from ..eventlog.archive import SUFFIX
 from ..eventlog.redis_client import connect
-from .matches import Games, bot_match
-from .procs import cpu_seconds
-from .up import Platform, Running, UpConfig
+from ..platform.matches import Games, bot_match
+from ..platform.procs import cpu_seconds
+from ..platform.up import Platform, Running, UpConfig
+from . import kit
+from .engine import random_games
+from .kit import Sample
 
 WARMUP = 2
 
@@ -59,7 +59,7 @@ def _in_process_once(ruleset: str, players: int, games: int, seed: int, policy: 
 def in_process(ruleset: str, players: int, games: int, seed: int, policy: str) -> Sample:
     """One in-process run of the seeded games (random: engine + policy; heuristic: with every
     seat's view folded, as the bot service does), timed in wall and CPU seconds."""
-    return benchkit.timed(lambda: _in_process_once(ruleset, players, games, seed, policy))
+    return kit.timed(lambda: _in_process_once(ruleset, players, games, seed, policy))
 
 
 async def _drive(run: Running, ids: list[str], matches: list[NewMatch], timeout: float) -> None:
@@ -132,11 +132,11 @@ def through_platform(
             cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
             if "redis" not in procs and not roles:
                 cpu0["redis"] = asyncio.run(_redis_cpu_at(run.redis_url))
-            me0 = benchkit.cpu_seconds()
+            me0 = kit.cpu_seconds()
             t0 = time.perf_counter()
             asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
             secs = time.perf_counter() - t0
-            me = benchkit.cpu_seconds() - me0
+            me = kit.cpu_seconds() - me0
             used = {n: cpu_seconds(p) - cpu0[n] for n, p in procs.items()}
             if "redis" not in procs and not roles:
                 used["redis"] = asyncio.run(_redis_cpu_at(run.redis_url)) - cpu0["redis"]
@@ -195,7 +195,7 @@ async def _redis_version(url: str) -> str:
 async def _redis_cpu_at(url: str) -> float:
     client = connect(url)
     try:
-        return await benchkit.redis_cpu_seconds(client)
+        return await kit.redis_cpu_seconds(client)
     finally:
         await client.aclose()
 
@@ -281,7 +281,7 @@ def bench_e2e(
     in-process run then one platform run per engine count (interleaved, so every ratio
     compares runs minutes apart at most); each platform ratio is to its own round's in-process
     run, reported per round and as median, min and max."""
-    env = benchkit.Envelope("e2e")
+    env = kit.Envelope("e2e")
     base: list[Sample] = []
     runs: dict[int, list[dict[str, Any]]] = {k: [] for k in engine_counts}
     for _ in range(repeat):
@@ -301,10 +301,10 @@ def bench_e2e(
                 "bots": bots,
                 "games": games,
                 "repeats": len(rs),
-                "games_per_s": benchkit.spread([r["games_per_s"] for r in rs]),
-                "ratio_to_in_process": benchkit.spread([r["ratio_to_in_process"] for r in rs]),
+                "games_per_s": kit.spread([r["games_per_s"] for r in rs]),
+                "ratio_to_in_process": kit.spread([r["ratio_to_in_process"] for r in rs]),
                 "cpu_us_per_decision": {
-                    n: benchkit.spread([r["cpu_us_per_decision"][n] for r in rs], 1) for n in names
+                    n: kit.spread([r["cpu_us_per_decision"][n] for r in rs], 1) for n in names
                 },
                 "runs": rs,
             }
@@ -317,15 +317,15 @@ def bench_e2e(
         "policy": policy,
         "in_process": {
             "games": games,
-            "games_per_s": benchkit.spread([games / s.wall_s for s in base]),
+            "games_per_s": kit.spread([games / s.wall_s for s in base]),
             "decisions_per_game": round(base[0].units / max(games, 1), 1),
         }
-        | benchkit.summary(base, "decisions"),
+        | kit.summary(base, "decisions"),
         "platform": platform,
     }
     by = {p["engines"]: p["runs"] for p in platform}
     if 1 in by and 2 in by:
-        out["two_vs_one_engines"] = benchkit.spread(
+        out["two_vs_one_engines"] = kit.spread(
             [b["games_per_s"] / a["games_per_s"] for a, b in zip(by[1], by[2], strict=True)]
         )
     return env.wrap(out)

@@ -8,7 +8,7 @@ import json
 import sys
 
 from ..cliargs import bench_options, game_options, int_list, names
-from .bench import bench_e2e
+from .e2e import bench_e2e
 
 
 def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ Append: the same sealed entry bytes are written (a) through RedisEventStore.appe
 
 Each comparison is interleaved round by round (adapter, raw, adapter, raw, ...) and reports
 wall rates and CPU per event (this process; for appends also the Redis server's, from INFO cpu)
-with their median, min and max, and the load average (services/benchkit.py).
+with their median, min and max, and the load average (services/kit.py).
 
 Appends of many games at once: GAMES_AT_ONCE games append 5 entries each concurrently, as an
 engine answering many games does, their appends sharing script calls (appends.py) against the
@@ -33,16 +33,16 @@ from typing import Any
 import msgspec
 import redis.asyncio as aioredis
 
-from .. import benchkit
-from ..benchkit import Sample
 from ..cliargs import bench_options
-from .entry import EVENT, decode_entry, encode_entry, seal
-from .gamelog import GameLog
-from .memory import InMemoryEventStore
-from .redis_client import connect
-from .redis_store import RedisEventStore
-from .server import find_server_binary, redis_or_throwaway
-from .verify import Engine, default_engine
+from ..eventlog.entry import EVENT, decode_entry, encode_entry, seal
+from ..eventlog.gamelog import GameLog
+from ..eventlog.memory import InMemoryEventStore
+from ..eventlog.redis_client import connect
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.server import find_server_binary, redis_or_throwaway
+from ..eventlog.verify import Engine, default_engine
+from . import kit
+from .kit import Sample
 
 
 async def _corpus(engine: Engine | None, size: int) -> list[bytes]:
@@ -53,7 +53,7 @@ async def _corpus(engine: Engine | None, size: int) -> list[bytes]:
             for i in range(size)
         ]
         return [encode_entry(e) for e in seal(bytes(32), 1, items)]
-    from .play import record_game
+    from ..eventlog.play import record_game
 
     store, seed = InMemoryEventStore(), 0
     out: list[bytes] = []
@@ -109,15 +109,13 @@ async def _timed(
 ) -> tuple[Sample, Sample]:
     """(this process, the Redis server): the same units and wall time, each one's CPU."""
     r0, c0, t0 = (
-        await benchkit.redis_cpu_seconds(client),
-        benchkit.cpu_seconds(),
+        await kit.redis_cpu_seconds(client),
+        kit.cpu_seconds(),
         time.perf_counter(),
     )
     units = await run()
-    wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
-    return Sample(units, wall, cpu), Sample(
-        units, wall, await benchkit.redis_cpu_seconds(client) - r0
-    )
+    wall, cpu = time.perf_counter() - t0, kit.cpu_seconds() - c0
+    return Sample(units, wall, cpu), Sample(units, wall, await kit.redis_cpu_seconds(client) - r0)
 
 
 def _folder(
@@ -166,11 +164,11 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
                     redis[name].append(there)
                 await client.delete(raw_key, store.log_key(game))
             out[f"append_batch{batch}"] = {
-                "adapter": benchkit.summary(me["adapter"], "events")
+                "adapter": kit.summary(me["adapter"], "events")
                 | {"redis_cpu_us_per_event": _cpu_us(redis["adapter"])},
-                "raw_xadd_pipeline": benchkit.summary(me["raw"], "events")
+                "raw_xadd_pipeline": kit.summary(me["raw"], "events")
                 | {"redis_cpu_us_per_event": _cpu_us(redis["raw"])},
-                "ratio_adapter_vs_raw": benchkit.ratio(me["adapter"], me["raw"]),
+                "ratio_adapter_vs_raw": kit.ratio(me["adapter"], me["raw"]),
             }
         alone = RedisEventStore(client, namespace="bench")
         alone.appender.per_call = 1  # every append a script call of its own (before #20)
@@ -186,11 +184,11 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
         out["append_games_at_once"] = {
             "games": GAMES_AT_ONCE,
             "entries_per_append": 5,
-            "shared_calls": benchkit.summary(calls["shared"], "appends")
+            "shared_calls": kit.summary(calls["shared"], "appends")
             | {"redis_cpu_us_per_append": _cpu_us(redis_calls["shared"])},
-            "one_call_each": benchkit.summary(calls["alone"], "appends")
+            "one_call_each": kit.summary(calls["alone"], "appends")
             | {"redis_cpu_us_per_append": _cpu_us(redis_calls["alone"])},
-            "redis_cpu_ratio_shared_vs_each": benchkit.spread(
+            "redis_cpu_ratio_shared_vs_each": kit.spread(
                 [
                     a.cpu_us_per_unit / max(b.cpu_us_per_unit, 1e-9)
                     for a, b in zip(redis_calls["shared"], redis_calls["alone"], strict=True)
@@ -222,9 +220,9 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
             rb["raw"].append((await _timed(client, raw_decode))[0])
         out["rebuild"] = {
             "fold": fold_name,
-            "rebuild": benchkit.summary(rb["rebuild"], "events"),
-            "raw_decode": benchkit.summary(rb["raw"], "events"),
-            "ratio_rebuild_vs_raw": benchkit.ratio(rb["rebuild"], rb["raw"]),
+            "rebuild": kit.summary(rb["rebuild"], "events"),
+            "raw_decode": kit.summary(rb["raw"], "events"),
+            "ratio_rebuild_vs_raw": kit.ratio(rb["rebuild"], rb["raw"]),
         }
         await store.delete("rebuild")
     finally:
@@ -233,14 +231,14 @@ async def _bench(url: str, size: int, rounds: int) -> dict[str, Any]:
 
 
 def _cpu_us(samples: list[Sample]) -> dict[str, float]:
-    return benchkit.spread([s.cpu_us_per_unit for s in samples], 2)
+    return kit.spread([s.cpu_us_per_unit for s in samples], 2)
 
 
 def bench_eventlog(
     redis_url: str | None = None, size: int = 4000, rounds: int = 3
 ) -> dict[str, Any]:
     """Run the event-log benchmark; starts a throw-away redis-server if `redis_url` is None."""
-    env = benchkit.Envelope("eventlog")
+    env = kit.Envelope("eventlog")
     with redis_or_throwaway(redis_url) as url:
         where = redis_url or f"throw-away {find_server_binary()}"
         return env.wrap(asyncio.run(_bench(url, size, rounds)) | {"redis": where})
@@ -257,7 +255,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--cluster",
         action="store_true",
         help="instead: the engine's append on one redis-server against a local Redis Cluster "
-        "(services/eventlog/cluster_bench.py): appends/s and Redis CPU per append per node",
+        "(services/bench/cluster.py): appends/s and Redis CPU per append per node",
     )
     p.add_argument("--masters", type=int, default=3, help="with --cluster: the cluster's masters")
     p.add_argument("--games", type=int, default=200, help="with --cluster: games at once")
@@ -267,7 +265,7 @@ def main(args: argparse.Namespace) -> int:
     """`arena bench eventlog`: print the JSON report."""
     try:
         if args.cluster:
-            from .cluster_bench import bench_cluster
+            from .cluster import bench_cluster
 
             print(json.dumps(bench_cluster(args.masters, args.games, rounds=args.rounds)))
             return 0

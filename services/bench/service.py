@@ -21,7 +21,7 @@ server's CPU from INFO is reported apart).
 Beside it, interleaved round by round, the rules peer: the same seeded games played by the
 rules engine and the policy in one loop, as `arena bench e2e` plays them in-process. The
 report gives CPU per decision of both and of the service layer over the rules
-(`service_minus_rules_cpu_us`), wall rates, and the load average (services/benchkit.py).
+(`service_minus_rules_cpu_us`), wall rates, and the load average (services/kit.py).
 
 `--profile FILE`: one more run of the service under cProfile (deterministic, so asyncio stacks
 are attributed right; timed in process CPU time, not wall), written to FILE (pstats) and its top functions printed to stderr.
@@ -48,13 +48,13 @@ from typing import Any
 
 import msgspec
 
-from .. import benchkit
-from ..benchkit import Sample
-from ..bots.engine_bench import random_games
 from ..bots.random_policy import RandomPolicy
 from ..cliargs import bench_options, game_options
 from ..contracts import tokens
 from ..contracts.streams import BotDecision, NewMatch, Seat
+from ..engine.grpc_server import GameServicer
+from ..engine.service import Games
+from ..engine.side import MemorySide, RedisSide
 from ..eventlog.archive import SUFFIX
 from ..eventlog.memory import InMemoryEventStore
 from ..eventlog.redis_client import connect
@@ -63,9 +63,9 @@ from ..eventlog.server import redis_or_throwaway
 from ..gctune import tune_gc
 from ..proto_gen.arena.v1 import game_pb2
 from ..rules import api
-from .grpc_server import GameServicer
-from .service import Games
-from .side import MemorySide, RedisSide
+from . import kit
+from .engine import random_games
+from .kit import Sample
 
 SECRET = b"arena bench service"
 PLAYER = "bot:random"
@@ -168,7 +168,7 @@ async def _service_once(
             assert isinstance(stream, AsyncGenerator)
             first = asyncio.ensure_future(anext(stream))
             await asyncio.sleep(0)  # the session is open before any game starts
-            redis0 = await benchkit.redis_cpu_seconds(client) if client is not None else 0.0
+            redis0 = await kit.redis_cpu_seconds(client) if client is not None else 0.0
             for i in range(games):
                 bot.seeds[f"s-{i}"] = seed + i
                 match = NewMatch(
@@ -191,7 +191,7 @@ async def _service_once(
                 out = await anext(stream)
             await requests.put(None)
             await stream.aclose()
-            redis = await benchkit.redis_cpu_seconds(client) - redis0 if client else 0.0
+            redis = await kit.redis_cpu_seconds(client) - redis0 if client else 0.0
             if bot.refused:
                 raise RuntimeError(f"{len(bot.refused)} answers refused: {bot.refused[0]}")
             finished = len(list(Path(tmp).glob(f"s-*{SUFFIX}")))
@@ -229,11 +229,11 @@ def _timed_service(
 ) -> tuple[Sample, Sample, float, float]:
     """(the service with the bot taken off, the bot alone, Redis server CPU s, GC CPU s)."""
     with collector(gc_mode) as collecting:
-        c0, t0 = benchkit.cpu_seconds(), time.perf_counter()
+        c0, t0 = kit.cpu_seconds(), time.perf_counter()
         decisions, bot_s, redis_s = asyncio.run(
             _service_once(ruleset, players, games, seed, kind, url)
         )
-        wall, cpu = time.perf_counter() - t0, benchkit.cpu_seconds() - c0
+        wall, cpu = time.perf_counter() - t0, kit.cpu_seconds() - c0
     service, bot = Sample(decisions, wall, cpu - bot_s), Sample(decisions, wall, bot_s)
     return service, bot, redis_s, collecting[0]
 
@@ -259,7 +259,7 @@ def bench_service(
     gc_mode: str = "worker",
 ) -> dict[str, Any]:
     """The whole benchmark as JSON-ready data (see the module docstring)."""
-    env = benchkit.Envelope("service")
+    env = kit.Envelope("service")
     rules: list[Sample] = []
     service: list[Sample] = []
     bots: list[Sample] = []
@@ -267,7 +267,7 @@ def bench_service(
     collecting: list[float] = []
     with _redis(store, redis_url) as url:
         for _ in range(repeat):  # interleaved: rules, service, rules, service, ...
-            rules.append(benchkit.timed(lambda: random_games(ruleset, players, games, seed)))
+            rules.append(kit.timed(lambda: random_games(ruleset, players, games, seed)))
             s, b, r, c = _timed_service(ruleset, players, games, seed, store, url, gc_mode)
             service.append(s)
             bots.append(b)
@@ -291,19 +291,19 @@ def bench_service(
         "seed": seed,
         "store": store,
         "gc": gc_mode,
-        "rules": benchkit.summary(rules, "decisions"),
-        "service": benchkit.summary(service, "decisions"),
-        "driver_cpu_us_per_decision": benchkit.spread([b.cpu_us_per_unit for b in bots], 2),
-        "gc_cpu_us_per_decision": benchkit.spread(
+        "rules": kit.summary(rules, "decisions"),
+        "service": kit.summary(service, "decisions"),
+        "driver_cpu_us_per_decision": kit.spread([b.cpu_us_per_unit for b in bots], 2),
+        "gc_cpu_us_per_decision": kit.spread(
             [c * 1e6 / max(s.units, 1) for c, s in zip(collecting, service, strict=True)], 2
         ),
-        "service_minus_rules_cpu_us": benchkit.spread(
+        "service_minus_rules_cpu_us": kit.spread(
             [s - r.cpu_us_per_unit for s, r in zip(per, rules, strict=True)], 2
         ),
-        "service_vs_rules": benchkit.ratio(service, rules),
+        "service_vs_rules": kit.ratio(service, rules),
     }
     if store == "redis":
-        out["redis_cpu_us_per_decision"] = benchkit.spread(
+        out["redis_cpu_us_per_decision"] = kit.spread(
             [r * 1e6 / max(s.units, 1) for r, s in zip(redis, service, strict=True)], 2
         )
     return env.wrap(out)

@@ -21,12 +21,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .. import benchkit
+from ..bots.cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 from ..cliargs import bench_options, game_options, int_list
 from ..eventlog.redis_client import connect
 from ..eventlog.server import redis_or_throwaway
 from ..platform.procs import cpu_seconds
-from .cluster import answers, archived, publish_matches, start_bots, start_engines, stop
+from . import kit
 
 
 async def run_once(
@@ -51,7 +51,7 @@ async def run_once(
         procs |= {f"bots-{i}": p.pid for i, p in enumerate(workers)}
         try:
             cpu0 = {n: cpu_seconds(pid) for n, pid in procs.items()}
-            cpu0["redis"] = await benchkit.redis_cpu_seconds(client)
+            cpu0["redis"] = await kit.redis_cpu_seconds(client)
             t0 = time.perf_counter()
             await publish_matches(client, ns, games, players, [policy], seed, ruleset)
             files: list[Path] = []
@@ -60,7 +60,7 @@ async def run_once(
                 files = archived(archive)
             secs = time.perf_counter() - t0
             used = {n: cpu_seconds(pid) - cpu0[n] for n, pid in procs.items()}
-            used["redis"] = await benchkit.redis_cpu_seconds(client) - cpu0["redis"]
+            used["redis"] = await kit.redis_cpu_seconds(client) - cpu0["redis"]
             decisions = sum(len(answers(f)) for f in files)
         finally:
             stop(workers + [p for p, _ in eng])
@@ -103,7 +103,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def calibration(ruleset: str, players: int, games: int, seed: int) -> dict[str, Any]:
     """The heuristic's role-guess calibration by round over ``games`` all-heuristic games."""
-    from .selfplay import selfplay
+    from ..bots.selfplay import selfplay
 
     out = selfplay(ruleset, players, games, seed, ["heuristic"])
     return {"games": games, "by_round": out["role_guess"]}
@@ -114,7 +114,7 @@ def main(a: argparse.Namespace) -> int:
     if a.repeat < 1 or a.games < 1:
         print("arena bench bots: --games and --repeat must be at least 1", file=sys.stderr)
         return 2
-    env = benchkit.Envelope("bots")
+    env = kit.Envelope("bots")
     runs = []
     try:
         with redis_or_throwaway(a.redis_url) as url:
@@ -140,10 +140,10 @@ def main(a: argparse.Namespace) -> int:
     by = [
         {
             "bot_workers": n,
-            "decisions_per_s": benchkit.spread(
+            "decisions_per_s": kit.spread(
                 [r["decisions_per_s"] for r in runs if r["bot_workers"] == n], 1
             ),
-            "cpu_us_per_decision_total": benchkit.spread(
+            "cpu_us_per_decision_total": kit.spread(
                 [r["cpu_us_per_decision"]["total"] for r in runs if r["bot_workers"] == n], 1
             ),
         }

@@ -24,13 +24,13 @@ from typing import Any
 
 import redis
 
-from .. import benchkit
 from ..contracts.streams import BotDecision
 from ..engine.side import Effects, RedisSide
-from .cluster_server import LocalCluster
-from .redis_client import connect
-from .redis_store import RedisEventStore
-from .server import LocalRedis, find_server_binary
+from ..eventlog.cluster_server import LocalCluster
+from ..eventlog.redis_client import connect
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.server import LocalRedis, find_server_binary
+from . import kit
 
 ENTRY = b"e" * 120  # about an event's size
 
@@ -131,7 +131,7 @@ def _run(url: str, ports: list[int], cluster: bool, games: int, appends: int) ->
     roles = {p: _role(p) for p in ports}
     before = {p: _cpu(p) for p in ports}
     sampler = _LagSampler([p for p in ports if roles[p] == "master"]) if cluster else None
-    sample = benchkit.timed(lambda: asyncio.run(_workload(url, cluster, games, appends)))
+    sample = kit.timed(lambda: asyncio.run(_workload(url, cluster, games, appends)))
     lag = sampler.finish(sample.units) if sampler is not None else None
     used = {p: _cpu(p) - before[p] for p in ports}
     n = sample.units
@@ -151,7 +151,7 @@ def bench_cluster(
     masters: int = 3, games: int = 200, appends: int = 40, rounds: int = 3
 ) -> dict[str, Any]:
     """Interleaved rounds on one throw-away redis-server and one throw-away cluster."""
-    env = benchkit.Envelope("eventlog-cluster")
+    env = kit.Envelope("eventlog-cluster")
     binary = find_server_binary()
     if binary is None:
         raise RuntimeError("no redis-server >= 6.2 on PATH and none bundled")
@@ -163,7 +163,7 @@ def bench_cluster(
             multi.append(_run(cl.url, cl.ports, True, games, appends))
 
     def spread(rows: list[dict[str, Any]], key: str, pick: Any = None) -> dict[str, float]:
-        return benchkit.spread([pick(r[key]) if pick else r[key] for r in rows], 2)
+        return kit.spread([pick(r[key]) if pick else r[key] for r in rows], 2)
 
     busiest_single = [r["master_cpu_us_per_append"][0] for r in single]
     busiest_multi = [r["master_cpu_us_per_append"][0] for r in multi]
@@ -183,7 +183,7 @@ def bench_cluster(
                     busiest_single and single, "master_cpu_us_per_append", lambda x: x[0]
                 ),
                 "client_cpu_us_per_append": spread(single, "client_cpu_us_per_append"),
-                "ceiling_appends_per_s": round(1e6 / benchkit.spread(busiest_single)["median"]),
+                "ceiling_appends_per_s": round(1e6 / kit.spread(busiest_single)["median"]),
             },
             "cluster": {
                 "masters": masters,
@@ -201,9 +201,9 @@ def bench_cluster(
                 # acknowledged appends a replica lacked at a sampled instant: what a failover
                 # then would lose (without --wait-replicas)
                 "replication_lag_by_round": [r["replication_lag"] for r in multi],
-                "ceiling_appends_per_s": round(1e6 / benchkit.spread(busiest_multi)["median"]),
+                "ceiling_appends_per_s": round(1e6 / kit.spread(busiest_multi)["median"]),
             },
-            "busiest_master_share_of_single": benchkit.spread(share),
+            "busiest_master_share_of_single": kit.spread(share),
             "redis": str(binary),
         }
     )

@@ -29,11 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .. import benchkit
 from ..cliargs import bench_options, int_list
 from ..platform.demo import keep_playing
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
+from . import kit
 
 P99_BUDGET_MS = 250.0
 
@@ -210,7 +210,7 @@ async def _step(
 
 def bench_play(args: argparse.Namespace) -> dict[str, Any]:
     """Run every step of `args.people`; the report."""
-    env = benchkit.Envelope("play")
+    env = kit.Envelope("play")
     with tempfile.TemporaryDirectory(prefix="arena-bench-play-") as tmp:
         cfg = UpConfig(
             engines=args.engines,
@@ -261,8 +261,8 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
                 {
                     "people": n,
                     "repeats": len(rs),
-                    "p99_ms": benchkit.spread([s["latency_ms"]["p99"] for s in rs], 2),
-                    "platform_cpu_us_per_answer": benchkit.spread(
+                    "p99_ms": kit.spread([s["latency_ms"]["p99"] for s in rs], 2),
+                    "platform_cpu_us_per_answer": kit.spread(
                         [s["platform_cpu_us_per_answer"] for s in rs], 1
                     ),
                 }
