@@ -21,7 +21,6 @@ import time
 import uuid
 from typing import Any
 
-import grpc
 import redis.asyncio as aioredis
 
 from ..cliargs import bench_options
@@ -34,6 +33,7 @@ from ..matchmaking.modes import Policy, build_modes
 from ..matchmaking.rating_store import RatingStore
 from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
 from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
+from ..rpc_guard import signed_channel
 from . import kit
 
 MODES = ("standard-4", "standard-5", "standard-6", "standard-8", "honglou-10")
@@ -46,7 +46,7 @@ async def throughput(client: aioredis.Redis, tickets: int = 1000) -> dict[str, A
     mm = Matchmaker(
         client,
         build_modes(default=Policy(bot_after_ms=0)),
-        b"bench",
+        b"bench-secret-" + b"x" * 20,
         clock,
         namespace=ns,
         ticket_ttl_ms=3_600_000,
@@ -108,7 +108,7 @@ async def latency(
     tasks = [asyncio.create_task(notifier.run(stop)), asyncio.create_task(ticker())]
     cpu0 = time.process_time()
     out: list[float] = []
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+    async with signed_channel(f"127.0.0.1:{port}", mm.secret) as ch:  # the matchmaker's auth
         stub = matchmaker_pb2_grpc.MatchmakerStub(ch)  # type: ignore[no-untyped-call]
         warm = await stub.Enqueue(pb.EnqueueRequest(player="warm", mode="standard-10"))
         await stub.Cancel(pb.CancelRequest(ticket_id=warm.ticket_id, player="warm"))

@@ -22,7 +22,7 @@ from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
 from services.eventlog.streams import publish_message
 
-SECRET = "bots-e2e-secret"  # for local test and benchmark clusters only
+SECRET = "bots-e2e-secret-for-local-clusters-only"  # for local test and benchmark clusters only
 
 
 def _env(secret: bool = True) -> dict[str, str]:

@@ -26,8 +26,20 @@ their seat tokens): the call's metadata ``arena-bot-key`` carries
 which the engines keep in Redis at ``{ns}:bot-session-key``. Bot workers read it there, so
 exactly who may read ``arena:decisions`` (which carries the same tokens) may open a session.
 
-There is no default secret: a service that needs one and finds none refuses to start
-(``require_secret``). ``arena up`` generates a fresh one per run for its children.
+Service calls — who may call a service that takes no seat's credential (the Matchmaker): each
+call carries the metadata ``arena-service-auth`` = ``ISSUED_MS.NONCE.MAC`` with
+
+    call_key = HMAC-SHA256(secret, b"arena-service-call-key-v1")
+    MAC      = hex HMAC-SHA256(call_key, b"arena-call-v1." + method + "." + ISSUED_MS + "." + NONCE
+                                + "." + SHA-256(the request's bytes))
+
+so a call proves its caller holds the secret, names the method and is bound to that request's
+bytes; one seen more than ``CREATE_SKEW_MS`` from the server's clock is refused
+(services/rpc_guard.py signs on the client side and checks on the server's).
+
+There is no default secret: a service that needs one and finds none, or one shorter than
+``MIN_SECRET`` bytes, refuses to start (``require_secret``). ``arena up`` generates a fresh one
+per run for its children.
 """
 
 from __future__ import annotations
@@ -51,6 +63,10 @@ CREATE_SKEW_MS = 5 * 60 * 1000
 NONCE_BYTES = 16
 MAX_TOKEN = 1024
 ENV = "ARENA_SECRET"
+MIN_SECRET = 32  # bytes: an HMAC key shorter than this is guessable offline from one token
+CALL_KEY_DOMAIN = b"arena-service-call-key-v1"
+CALL_DOMAIN = b"arena-call-v1."
+CALL_HEADER = "arena-service-auth"
 
 
 BOT_KEY_DOMAIN = b"arena-bot-session-v1."
@@ -77,7 +93,7 @@ def bot_key_ok(expected: str, metadata: Iterable[tuple[str, str | bytes]]) -> bo
 
 
 class MissingSecret(RuntimeError):
-    """ARENA_SECRET is unset or empty: nothing can be signed or verified."""
+    """ARENA_SECRET is unset, empty or too short: nothing can be signed or verified."""
 
 
 class SeatClaims(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -104,7 +120,18 @@ def secret_from_env() -> bytes:
             f"{ENV} is not set: every engine, matchmaker and replay server of a deployment "
             "must share one secret (arena up makes one per run)"
         )
-    return value.encode()
+    return checked_secret(value.encode())
+
+
+def checked_secret(secret: bytes) -> bytes:
+    """`secret` if it is at least MIN_SECRET bytes long, else MissingSecret (a short secret
+    is one a stranger can find by trying keys against a single token)."""
+    if len(secret) < MIN_SECRET:
+        raise MissingSecret(
+            f"{ENV} is {len(secret)} bytes: at least {MIN_SECRET} are needed (make one with "
+            "python3 -c 'import secrets; print(secrets.token_hex(32))')"
+        )
+    return secret
 
 
 def require_secret(prog: str) -> bytes:
@@ -267,3 +294,49 @@ def check_create(
         raise BadCreate("create request issued too long ago (or in the future)")
     if len(fields.nonce) != 2 * NONCE_BYTES:
         raise BadCreate("create request nonce must be 16 random bytes")
+
+
+# ---- service calls ---------------------------------------------------------------------------
+
+
+class BadCall(Exception):
+    """A service call without a valid signature (the caller is not authenticated)."""
+
+
+def call_key(secret: bytes) -> bytes:
+    """The key service calls are signed with (a domain of its own)."""
+    return hmac.new(secret, CALL_KEY_DOMAIN, hashlib.sha256).digest()
+
+
+def _call_mac(key: bytes, method: str, issued: str, nonce: str, body: bytes) -> str:
+    data = b".".join(
+        [
+            CALL_DOMAIN + method.encode(),
+            issued.encode(),
+            nonce.encode(),
+            hashlib.sha256(body).digest(),
+        ]
+    )
+    return hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def sign_call(key: bytes, method: str, body: bytes, now_ms: int | None = None) -> str:
+    """The ``arena-service-auth`` value of a call of `method` (``/pkg.Service/Method``) with
+    request bytes `body`, under `call_key(secret)`."""
+    now = str(int(time.time() * 1000) if now_ms is None else now_ms)
+    nonce = secrets.token_hex(8)
+    return f"{now}.{nonce}.{_call_mac(key, method, now, nonce, body)}"
+
+
+def check_call(key: bytes, method: str, value: str, body: bytes, now_ms: int | None = None) -> None:
+    """Raise BadCall unless `value` signs a call of `method` with `body`, issued within
+    CREATE_SKEW_MS of now."""
+    parts = value.split(".") if value and len(value) <= 200 else []
+    if len(parts) != 3 or not parts[0].isdigit():
+        raise BadCall("this service takes only calls signed with the deployment's secret")
+    issued, nonce, mac = parts
+    if not hmac.compare_digest(mac.encode(), _call_mac(key, method, issued, nonce, body).encode()):
+        raise BadCall("service call signature does not match")
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    if abs(now - int(issued)) > CREATE_SKEW_MS:
+        raise BadCall("service call signed too long ago (or in the future)")

@@ -30,6 +30,7 @@ from ..errors import (
 )
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
+from ..rpc_guard import interceptors
 from ..rules import api
 from . import bot_sessions, views
 from .service import Games
@@ -367,7 +368,8 @@ def make_server(
     from grpc_health.v1 import health, health_pb2_grpc
 
     server = grpc.aio.server(
-        options=[*GRPC_OPTIONS, ("grpc.max_receive_message_length", MAX_MESSAGE)]
+        options=[*GRPC_OPTIONS, ("grpc.max_receive_message_length", MAX_MESSAGE)],
+        interceptors=interceptors(),  # malformed bytes: INVALID_ARGUMENT (rpc_guard.py)
     )
     game_pb2_grpc.add_GameServiceServicer_to_server(  # type: ignore[no-untyped-call]
         GameServicer(games), server

@@ -1,6 +1,8 @@
 """The Matchmaker gRPC service: each method decodes, calls the core, encodes.
 
 A `Refused` maps to its status; anything unexpected is INTERNAL, so a client never sees UNKNOWN.
+Every call must be signed with the deployment's secret (services/rpc_guard.py: the web server's
+play API, the benches and the tests sign theirs); malformed bytes are INVALID_ARGUMENT.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..errors import abort
 from ..eventlog.reconnect import Outage
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+from ..rpc_guard import interceptors
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore
 from .tables import TABLE_ID, OpenTable, bot_levels, settings_of, settings_pb
@@ -265,7 +268,9 @@ def make_server(
     loop); returns (server, bound port, health servicer)."""
     from grpc_health.v1 import health, health_pb2_grpc
 
-    server = grpc.aio.server(options=GRPC_OPTIONS)
+    server = grpc.aio.server(  # only callers holding the deployment's secret
+        options=GRPC_OPTIONS, interceptors=interceptors(servicer.mm.secret, ["arena.v1.Matchmaker"])
+    )
     matchmaker_pb2_grpc.add_MatchmakerServicer_to_server(servicer, server)  # type: ignore[no-untyped-call]
     checker = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(checker, server)

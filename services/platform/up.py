@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..contracts.tokens import new_secret
+from ..contracts.tokens import checked_secret, new_secret
 from ..eventlog.cluster_server import LocalCluster
 from ..eventlog.redis_client import CLUSTER_ENV
 from ..ports import PortBusy, check_free
@@ -86,7 +86,8 @@ def run_secret() -> str:
     """ARENA_SECRET if set (several machines sharing one deployment), else a fresh random one
     for this run: no secret is kept on disk or known in advance, and seat tokens last as long
     as the run does."""
-    return os.environ.get("ARENA_SECRET") or new_secret()
+    given = os.environ.get("ARENA_SECRET")
+    return checked_secret(given.encode()).decode() if given else new_secret()
 
 
 class Platform:

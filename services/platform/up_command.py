@@ -66,7 +66,11 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
             file=sys.stderr,
         )
         return 1
-    platform = Platform(cfg)
+    try:
+        platform = Platform(cfg)
+    except RuntimeError as exc:  # a short ARENA_SECRET: one line
+        print(f"arena up: {exc}", file=sys.stderr)
+        return 2
     try:
         platform.check_ports()  # one line, before anything starts
     except RuntimeError as exc:

@@ -13,6 +13,7 @@ import grpc
 
 from ..matchmaking.tables import TableSettings, settings_of, settings_pb
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
+from ..rpc_guard import signed_channel
 from . import schema
 from .errors import from_grpc
 
@@ -31,10 +32,11 @@ def table_of(t: matchmaker_pb2.Table) -> schema.OpenTable:
 
 
 class Matchmaker:
-    """The matchmaker's gRPC service."""
+    """The matchmaker's gRPC service; every call signed with the deployment's secret (it
+    refuses any other: services/rpc_guard.py)."""
 
-    def __init__(self, address: str) -> None:
-        self.channel = grpc.aio.insecure_channel(address)
+    def __init__(self, address: str, secret: bytes) -> None:
+        self.channel = signed_channel(address, secret)
         self.stub = matchmaker_pb2_grpc.MatchmakerStub(self.channel)  # type: ignore[no-untyped-call]
 
     async def _call(self, method: str, request: Any) -> Any:

@@ -288,10 +288,13 @@ def mount(
 ) -> tuple[Play, Router]:
     """The play API over `replay` (same process, same Redis), as a router for its HTTP server;
     `args` has namespace, matchmaker, answers_per_s and secure_cookie (replay-server flags)."""
+    if replay.secret is None:
+        raise ValueError("the play API needs the deployment's secret (the replay's)")
+    secret = replay.secret
     play = Play(
         replay,
         identity.Sessions(client, args.namespace),
-        Matchmaker(args.matchmaker),
+        Matchmaker(args.matchmaker, secret),
         Engine(engines),
         answers_per_s=args.answers_per_s,
     )

@@ -20,6 +20,7 @@ from ..errors import BadRequest, checked_game_id, grpc_stream, grpc_unary
 from ..eventlog.entry import decode_entry
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, replay_pb2
+from ..rpc_guard import interceptors
 from ..rules.api import keys
 from .core import Replay
 from .feed import GameFeed
@@ -170,7 +171,7 @@ class ReplayServicer:
 async def start_grpc(replay: Replay, address: str) -> tuple[Any, int]:
     """Start a grpc.aio server with the ReplayService; returns (server, bound port)."""
     stubs = importlib.import_module("services.proto_gen.arena.v1.replay_pb2_grpc")
-    server = grpc.aio.server(options=GRPC_OPTIONS)
+    server = grpc.aio.server(options=GRPC_OPTIONS, interceptors=interceptors())  # rpc_guard.py
     stubs.add_ReplayServiceServicer_to_server(ReplayServicer(replay), server)
     host, _, port_text = address.rpartition(":")
     port = bind_grpc(server, host, int(port_text), "--port")

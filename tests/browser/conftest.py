@@ -104,7 +104,9 @@ def start_replay_server(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=dict(os.environ, ARENA_SECRET=os.environ.get("ARENA_SECRET") or "browser-tests"),
+        env=dict(
+            os.environ, ARENA_SECRET=os.environ.get("ARENA_SECRET") or "browser-tests-" + "x" * 32
+        ),
     )
     deadline = time.monotonic() + 20
     while True:

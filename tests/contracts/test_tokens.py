@@ -49,8 +49,15 @@ def test_no_secret_no_default(
 ) -> None:
     """Secrets fail closed: unset or empty ARENA_SECRET is an error, never a known default;
     a service's start prints one line and exits 2."""
-    monkeypatch.setenv("ARENA_SECRET", "abc")
-    assert tokens.secret_from_env() == b"abc"
+    monkeypatch.setenv("ARENA_SECRET", "a" * 32)
+    assert tokens.secret_from_env() == b"a" * 32
+    for short in ("a", "x" * 31):  # issue 40: a one-character secret was accepted
+        monkeypatch.setenv("ARENA_SECRET", short)
+        with pytest.raises(tokens.MissingSecret, match="at least 32"):
+            tokens.secret_from_env()
+        with pytest.raises(SystemExit):
+            tokens.require_secret("arena engine")
+        assert capsys.readouterr().err.count("\n") == 1
     for unset in (None, ""):
         if unset is None:
             monkeypatch.delenv("ARENA_SECRET")

@@ -23,8 +23,9 @@ from services.matchmaking.modes import Policy, build_modes
 from services.matchmaking.rating_store import RatingStore
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+from services.rpc_guard import signed_channel
 
-SECRET = b"mm-grpc"
+SECRET = b"mm-grpc-" + b"x" * 32
 Env = tuple[Matchmaker, ManualClock, matchmaker_pb2_grpc.MatchmakerStub, aioredis.Redis]
 
 
@@ -48,7 +49,7 @@ async def env(redis_client: aioredis.Redis, redis_namespace: str) -> AsyncIterat
     server, port, checker = make_server(MatchmakerServicer(mm, notifier, ratings, 0.2))
     await server.start()
     await set_serving(checker)
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+    async with signed_channel(f"127.0.0.1:{port}", SECRET) as ch:
         yield mm, clock, matchmaker_pb2_grpc.MatchmakerStub(ch), redis_client
     stop.set()
     await listener

@@ -11,7 +11,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import grpc
 import redis.asyncio as aioredis
 from process_helpers import arena, clean_env
 from prometheus_client import CollectorRegistry
@@ -30,7 +29,10 @@ from services.matchmaking.rating_store import RatingStore
 from services.observability import serve, stop_serving
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+from services.rpc_guard import signed_channel
 from services.rules import api
+
+SECRET = "mm-metrics-" + "x" * 32
 
 NAMES = {
     "arena_matchmaker_tickets_enqueued",
@@ -148,7 +150,7 @@ def _matchmaker(redis_url: str, ns: str, *args: str) -> subprocess.Popen[str]:
     return arena(
         "matchmaker",
         *("--redis-url", redis_url, "--namespace", ns, "--port", "0", *args),
-        env={**clean_env(), "ARENA_SECRET": "mm-metrics"},
+        env={**clean_env(), "ARENA_SECRET": SECRET},
         stdout=subprocess.PIPE,
     )
 
@@ -162,7 +164,7 @@ async def test_arena_matchmaker_serves_metrics(redis_url: str, redis_namespace: 
         ready = json.loads(proc.stdout.readline())
         port, grpc_port = ready["metrics_port"], ready["port"]
         assert port > 0 and port != grpc_port
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{grpc_port}") as ch:
+        async with signed_channel(f"127.0.0.1:{grpc_port}", SECRET.encode()) as ch:
             stub = matchmaker_pb2_grpc.MatchmakerStub(ch)
             for i in range(4):
                 await stub.Enqueue(pb.EnqueueRequest(player=f"w{i}", mode="standard-4"))

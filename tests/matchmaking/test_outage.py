@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -16,6 +17,16 @@ from process_helpers import arena, clean_env, until
 from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+from services.rpc_guard import call_metadata
+
+SECRET = "outage-test-" + "x" * 32
+
+
+def _enqueue(stub: Any, player: str, timeout: float) -> Any:
+    """Enqueue signed with the deployment's secret (the matchmaker takes no other call)."""
+    req = pb.EnqueueRequest(player=player, mode="standard-5")
+    meta = call_metadata(SECRET.encode(), "/arena.v1.Matchmaker/Enqueue", req)
+    return stub.Enqueue(req, timeout=timeout, metadata=meta)
 
 
 def _status(ch: grpc.Channel) -> int:
@@ -30,7 +41,7 @@ def test_matchmaker_rides_out_a_redis_kill(tmp_path: Path) -> None:
     proc = arena(
         "matchmaker",
         *("--redis-url", redis.url, "--port", "0", "--ticket-ttl-ms", "600000"),
-        env={**clean_env(), "ARENA_SECRET": "outage-test"},
+        env={**clean_env(), "ARENA_SECRET": SECRET},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -40,18 +51,18 @@ def test_matchmaker_rides_out_a_redis_kill(tmp_path: Path) -> None:
         port = json.loads(proc.stdout.readline())["port"]
         with grpc.insecure_channel(f"127.0.0.1:{port}") as ch:
             stub = matchmaker_pb2_grpc.MatchmakerStub(ch)
-            stub.Enqueue(pb.EnqueueRequest(player="p1", mode="standard-5"), timeout=10)
+            _enqueue(stub, "p1", 10)
             redis.process.kill()
             redis.process.wait()
             until(lambda: _status(ch) != serving, what="NOT_SERVING")
             with pytest.raises(grpc.RpcError) as err:
-                stub.Enqueue(pb.EnqueueRequest(player="p2", mode="standard-5"), timeout=30)
+                _enqueue(stub, "p2", 30)
             assert err.value.code() == grpc.StatusCode.UNAVAILABLE
             details = err.value.details() or ""
             assert "Redis" in details and "Error" not in details and "\n" not in details
             redis = PersistentRedis(tmp_path / "redis", redis.port)
             until(lambda: _status(ch) == serving, what="SERVING again")
-            t = stub.Enqueue(pb.EnqueueRequest(player="p3", mode="standard-5"), timeout=10)
+            t = _enqueue(stub, "p3", 10)
             assert t.ticket_id
         assert proc.poll() is None
     finally:

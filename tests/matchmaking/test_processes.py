@@ -9,7 +9,6 @@ import subprocess
 import time
 from collections.abc import Iterator
 
-import grpc
 import pytest
 import redis.asyncio as aioredis
 from process_helpers import arena, clean_env
@@ -17,6 +16,9 @@ from process_helpers import arena, clean_env
 from services.contracts.streams import NewMatch, decode
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+from services.rpc_guard import signed_channel
+
+SECRET = "two-procs-" + "x" * 32
 
 SIZES = {"standard-4": 33, "standard-5": 52, "standard-8": 41, "honglou-10": 43, "standard-6": 31}
 
@@ -30,7 +32,7 @@ def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
             *("--tick-ms", "20", "--bot-after-ms", "0", "--consumer", f"mm{i}"),
             # no ticket expires during the test, however slow the machine
             *("--ticket-ttl-ms", "600000"),
-            env={**clean_env(), "ARENA_SECRET": "two-procs"},
+            env={**clean_env(), "ARENA_SECRET": SECRET},
             stdout=subprocess.PIPE,
         )
         for i in range(2)
@@ -48,7 +50,7 @@ def matchmakers(redis_url: str, redis_namespace: str) -> Iterator[list[int]]:
 async def test_two_processes_200_tickets(
     matchmakers: list[int], redis_url: str, redis_namespace: str, redis_client: aioredis.Redis
 ) -> None:
-    channels = [grpc.aio.insecure_channel(f"127.0.0.1:{p}") for p in matchmakers]
+    channels = [signed_channel(f"127.0.0.1:{p}", SECRET.encode()) for p in matchmakers]
     stubs = [matchmaker_pb2_grpc.MatchmakerStub(c) for c in channels]
     plan = [(mode, i) for mode, n in SIZES.items() for i in range(n)]
     tickets: dict[str, pb.Ticket] = {}

@@ -235,7 +235,7 @@ def test_arena_replay_server_serves_metrics(
         *("--redis-url", redis_url, "--namespace", redis_namespace, "--http-port", "0"),
         *("--metrics-port", "0", "--archive", str(tmp_path)),
         stdout=subprocess.PIPE,
-        env=dict(clean_env(), ARENA_SECRET="replay-metrics"),
+        env=dict(clean_env(), ARENA_SECRET="replay-metrics-" + "x" * 32),
     )
     try:
         assert proc.stdout is not None

@@ -585,7 +585,9 @@ async def matchmaker(redis_client: Any, redis_namespace: str) -> AsyncIterator[A
     server, port, checker = mm_server(MatchmakerServicer(mm, notifier, ratings, 0.05))
     await server.start()
     await mm_serving(checker)
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+    from services.rpc_guard import signed_channel
+
+    async with signed_channel(f"127.0.0.1:{port}", SECRET) as ch:
         yield matchmaker_pb2_grpc.MatchmakerStub(ch)
     await server.stop(None)
 

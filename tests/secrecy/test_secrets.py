@@ -56,9 +56,44 @@ def test_arena_up_makes_a_secret_per_run_for_the_signing_services_only(
     assert one.secret["ARENA_SECRET"] != two.secret["ARENA_SECRET"]
     assert "ARENA_SECRET" not in one.sup.env  # what every child (bot workers too) inherits
     assert not list(tmp_path.rglob("*"))  # type: ignore[attr-defined]  # nothing kept on disk
-    monkeypatch.setenv("ARENA_SECRET", "shared-by-several-hosts")
-    assert Platform(cfg).secret["ARENA_SECRET"] == "shared-by-several-hosts"
+    shared = "shared-by-several-hosts-" + "x" * 16
+    monkeypatch.setenv("ARENA_SECRET", shared)
+    assert Platform(cfg).secret["ARENA_SECRET"] == shared
     assert "ARENA_SECRET" not in Platform(cfg).sup.env
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["engine", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+        ["matchmaker", "--port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+        ["replay-server", "--http-port", "0", "--redis-url", "redis://127.0.0.1:1/0"],
+    ],
+    ids=lambda a: a[0],
+)
+def test_services_refuse_a_short_secret(argv: list[str]) -> None:
+    """Issue 40: a one-character ARENA_SECRET was accepted (and one token is enough to search
+    a short key offline). Under 32 bytes: one line, exit 2, nothing served."""
+    env = {**os.environ, "ARENA_SECRET": "x" * 31}
+    p = subprocess.run(
+        [sys.executable, "-m", "services.cli", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2, (p.returncode, p.stderr[-500:])
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "at least 32" in lines[0], p.stderr[-500:]
+    assert p.stdout == ""
+
+
+def test_arena_up_refuses_a_short_shared_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.contracts.tokens import MissingSecret
+
+    monkeypatch.setenv("ARENA_SECRET", "a")
+    with pytest.raises(MissingSecret, match="at least 32"):
+        run_secret()
 
 
 def _other_address() -> str | None:
