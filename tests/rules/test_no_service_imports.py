@@ -1,7 +1,6 @@
-"""The rules engine imports no service: every other package depends on it, never the reverse.
-
-Every import statement of every module under services/rules is read (function-local ones too),
-relative imports resolved against the module's package.
+"""Import readers the rules tests share. That the rules engine imports no service (every other
+package depends on it, never the reverse) is one rule of services/layers.py, checked with every
+other part's by tests/test_layers.py.
 """
 
 from __future__ import annotations
@@ -41,27 +40,3 @@ def service_of(module: str) -> str | None:
 def module_name(path: Path) -> str:
     """``services/rules/core/state.py`` -> ``services.rules.core.state``."""
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
-
-
-def test_the_checker_sees_every_kind_of_import() -> None:
-    """Relative imports out of rules, absolute ones and function-local ones are all found."""
-    source = (
-        "from ...bots.random_policy import RandomPolicy\n"
-        "from ... import eventlog\n"
-        "import services.engine.worker\n"
-        "from .. import api\n"
-        "def f():\n    from services.replay import core\n"
-    )
-    found = imported_modules(source, "services.rules.core.x")
-    assert {service_of(m) for m in found} == {"bots", "eventlog", "engine", "replay", None}
-    assert "services.rules.api" in found
-
-
-def test_rules_imports_no_service() -> None:
-    offenders = [
-        f"{path.relative_to(ROOT)} imports {module}"
-        for path in sorted(RULES.rglob("*.py"))
-        for module in imported_modules(path.read_text(), module_name(path))
-        if service_of(module)
-    ]
-    assert not offenders, "\n".join(offenders)

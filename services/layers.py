@@ -1,0 +1,160 @@
+"""The parts of Arena and what each may import: written down once, here, and nowhere else.
+
+Every module under ``services/`` belongs to one part: the one whose module names it, itself or
+as a prefix (the longest wins; the root package ``services`` names only itself). A part
+may import its own modules and those of the parts in its ``uses``; every other import is a
+broken rule: "engine never imports replay". ``tests/test_layers.py`` reads this table and checks
+every import of every module against it (module-level, function-local and TYPE_CHECKING imports,
+relative ones resolved, and module names given to a call such as
+``importlib.import_module("services.rules.api")`` or the CLI's ``Command(..., "services.x")``),
+and lists each broken rule it finds; the known ones are listed there as debts to pay off.
+
+Read bottom to top: the rules know nothing of the rest, the store knows no rules, the read side
+is what every viewer receives, the services talk to each other over gRPC and Redis streams
+(never by importing each other), the platform starts them as processes, the benchmarks measure
+them from outside and the ``arena`` command sits on top of everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ROOT = "services"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part: its modules (dotted prefixes), what it is, and the parts it may import."""
+
+    name: str
+    modules: tuple[str, ...]
+    what: str
+    uses: tuple[str, ...] = ()
+    facade: tuple[str, ...] = ()  # if any: the only modules other parts may import
+
+
+PARTS: tuple[Part, ...] = (
+    Part(
+        "rules",
+        ("services.rules",),
+        "the pure rules engine: no I/O, no clock, no global random state",
+        facade=("services.rules.api", "services.rules.scenario"),
+    ),
+    Part(
+        "contracts",
+        ("services.contracts", "services.proto_gen"),
+        "what processes agree on: gRPC stubs, stream keys and messages, tokens, decision ids",
+        uses=("rules",),  # the event schema is generated from the rules' event types
+    ),
+    Part(
+        "common",
+        (
+            ROOT,  # the package's __init__ (process-wide switches), not what is under it
+            "services.cliargs",
+            "services.errors",
+            "services.gctune",
+            "services.layers",
+            "services.observability",
+            "services.ports",
+            "services.rpc_guard",
+        ),
+        "small helpers every process shares: options, refusals, ports, metrics, GC settings",
+        uses=("contracts",),
+    ),
+    Part(
+        "eventlog",
+        ("services.eventlog",),
+        "the store: per-game hash-chained logs on Redis streams, shared streams, archive files",
+        uses=("contracts", "common"),
+    ),
+    Part(
+        "readside",
+        ("services.readside",),
+        "what every viewer receives: entry policy, positions, delay, envelope, a seat's fold",
+        uses=("rules", "contracts", "common", "eventlog"),
+    ),
+    Part(
+        "engine",
+        ("services.engine",),
+        "the engine worker: GameService, matches consumer, deadlines, archiving",
+        uses=("rules", "contracts", "common", "eventlog", "readside"),
+    ),
+    Part(
+        "bots",
+        ("services.bots",),
+        "bot policies, in-process self-play, the bot worker",
+        uses=("rules", "contracts", "common", "eventlog", "readside"),
+    ),
+    Part(
+        "matchmaking",
+        ("services.matchmaking",),
+        "tickets, tables, bot backfill, ratings",
+        uses=("rules", "contracts", "common", "eventlog"),
+    ),
+    Part(
+        "replay",
+        ("services.replay",),
+        "the web server: lobby, live spectating and replays over HTTP/SSE and gRPC",
+        uses=("rules", "contracts", "common", "eventlog", "readside"),
+    ),
+    Part(
+        "play",
+        ("services.play",),
+        "people at tables: the HTTP API mounted on the replay server, a client of the others",
+        uses=("rules", "contracts", "common", "eventlog", "readside", "replay", "matchmaking"),
+    ),
+    Part(
+        "platform",
+        ("services.platform",),
+        "arena up and arena tournament: the services as supervised processes",
+        uses=("rules", "contracts", "common", "eventlog", "readside", "bots", "matchmaking"),
+    ),
+    Part(
+        "bench",
+        ("services.bench",),
+        "the benchmarks (arena bench ...): any part, measured from outside",
+        uses=(
+            "rules",
+            "contracts",
+            "common",
+            "eventlog",
+            "readside",
+            "engine",
+            "bots",
+            "matchmaking",
+            "replay",
+            "play",
+            "platform",
+        ),
+    ),
+    Part(
+        "cli",
+        ("services.cli",),
+        "the arena command: one entry per sub-command, each naming the module that runs it",
+        uses=(
+            "rules",
+            "contracts",
+            "common",
+            "eventlog",
+            "readside",
+            "engine",
+            "bots",
+            "matchmaking",
+            "replay",
+            "play",
+            "platform",
+            "bench",
+        ),
+    ),
+)
+
+
+def part_of(module: str) -> Part | None:
+    """The part a dotted module name belongs to: the one with the longest matching prefix."""
+    best: tuple[int, Part] | None = None
+    for part in PARTS:
+        for prefix in part.modules:
+            inside = module.startswith(prefix + ".") and prefix != ROOT
+            if (module == prefix or inside) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), part)
+    return best[1] if best else None
