@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from ..eventlog.positions import Positions
+from ..readside.positions import Positions
 from ..rules import api
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -30,7 +30,6 @@ from ..errors import Refused as Refused  # re-exported: the engine's callers cat
 from ..eventlog.catalog import archive_game
 from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, Write, snapshot_due
-from ..eventlog.positions import Positions
 from ..eventlog.records import (
     AnswerRecord,
     Header,
@@ -42,7 +41,8 @@ from ..eventlog.records import (
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..proto_gen.arena.v1 import common_pb2
-from ..replay.clock import Clock, SystemClock
+from ..readside.clock import Clock, SystemClock
+from ..readside.positions import Positions
 from ..rules import api
 from .bot_sessions import BotSessions, Session
 from .feed import SeatFeed

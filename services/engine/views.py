@@ -33,7 +33,7 @@ from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, Entry,
 from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
 from ..eventlog.store import EventStore
 from ..proto_gen.arena.v1 import common_pb2
-from ..replay.clock import Clock
+from ..readside.clock import Clock
 from ..rules import api
 from ..rules.api import decision_visible
 
@@ -126,7 +126,7 @@ def _is_end(entry: Entry) -> bool:
 class Watch:
     """The spectator delay on a store: what a viewer may read, and a tail that holds entries
     back until they are old enough. Entries carry their append time (the store's clock: Redis
-    TIME on Redis), so `clock` must read the same clock (replay.clock.ServerClock)."""
+    TIME on Redis), so `clock` must read the same clock (readside.clock.ServerClock)."""
 
     def __init__(
         self,

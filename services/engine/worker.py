@@ -24,7 +24,7 @@ from ..eventlog.trim import StreamKeeper
 from ..gctune import tune_gc
 from ..observability import mean_ms, serve
 from ..ports import check_free
-from ..replay.clock import ServerClock
+from ..readside.clock import ServerClock
 from .grpc_server import make_server, set_serving
 from .service import Games
 from .side import RedisSide

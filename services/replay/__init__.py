@@ -2,8 +2,8 @@
 viewer (``web/``). See README.md beside this file.
 """
 
+from ..readside.clock import Clock, ManualClock, SystemClock
 from .access import Forbidden, Grant, NotFound, TablePolicy, hmac_seat_check, parse_viewer
-from .clock import Clock, ManualClock, SystemClock
 from .core import GameFilter, Replay
 
 __all__ = [

@@ -26,8 +26,8 @@ from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore, TimedRecord
 from ..eventlog.verify import VerifyReport, verify, verify_records
+from ..readside.clock import Clock, SystemClock
 from .access import Grant, NotFound, SeatCheck, TablePolicy, authorize, no_seats
-from .clock import Clock, SystemClock
 from .decisions import DecisionSource
 from .envelope import card_table
 from .feed import GameFeed

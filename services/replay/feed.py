@@ -29,11 +29,11 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from ..eventlog.entry import EVENT, decode_entry
-from ..eventlog.positions import Positions, answer_seat
 from ..eventlog.reconnect import Backoff, is_outage
 from ..eventlog.store import EventStore, TimedRecord
+from ..readside.clock import Clock
+from ..readside.positions import Positions, answer_seat
 from ..rules import api
-from .clock import Clock
 from .decisions import DecisionSource, Pending, decision_json, is_public
 from .envelope import OpaqueId, envelope, is_terminal
 

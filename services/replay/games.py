@@ -12,10 +12,10 @@ import msgspec
 
 from ..eventlog.catalog import CatalogRecord, load_catalog
 from ..eventlog.entry import HEADER, SEED_REVEAL, decode_entry, upgrade
-from ..eventlog.positions import Positions, answer_seat
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore
+from ..readside.positions import Positions, answer_seat
 from ..rules.api import SPECTATOR
 
 LiveIds = Callable[[], Awaitable[list[str]]]

@@ -18,7 +18,7 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import RedisEventStore, Seat
 from services.eventlog.entry import decode_entry
-from services.eventlog.positions import positions_of
+from services.readside.positions import positions_of
 from services.replay.decisions import Pending, is_public
 from services.rules import api
 from tests.replay.leaks import Truth, n_cards

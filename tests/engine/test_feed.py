@@ -19,7 +19,7 @@ from services.engine.service import NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
-from services.eventlog.positions import Positions, positions_of
+from services.readside.positions import Positions, positions_of
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view

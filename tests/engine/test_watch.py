@@ -9,7 +9,7 @@ from pathlib import Path
 from services.engine.views import Watch
 from services.eventlog import InMemoryEventStore, archive_game
 from services.eventlog.entry import SEED_REVEAL
-from services.replay.clock import SystemClock
+from services.readside.clock import SystemClock
 from services.replay.demo import play_live
 from services.rules.api import SPECTATOR
 

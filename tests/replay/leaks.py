@@ -12,7 +12,7 @@ from __future__ import annotations
 import msgspec
 
 from services.eventlog.entry import EVENT, decode_entry
-from services.eventlog.positions import positions_of
+from services.readside.positions import positions_of
 from services.rules import api
 from services.rules.api import events as ev
 from tests.rules.invariants import CardTracker

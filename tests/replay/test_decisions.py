@@ -18,7 +18,7 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
-from services.eventlog.positions import positions_of
+from services.readside.positions import positions_of
 from services.replay import Replay, TablePolicy
 from services.replay.decisions import EngineDecisions, Pending, is_public, public_json
 from services.replay.http import HttpServer

@@ -21,11 +21,11 @@ from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
 from services.eventlog import InMemoryEventStore, RedisEventStore
-from services.eventlog.positions import positions_of
 from services.eventlog.store import EventStore
 from services.observability import serve, stop_serving
 from services.platform.procs import replay_ready
 from services.proto_gen.arena.v1 import replay_pb2, replay_pb2_grpc
+from services.readside.positions import positions_of
 from services.replay import Replay
 from services.replay.decisions import Pending
 from services.replay.demo import play_live

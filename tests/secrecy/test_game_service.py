@@ -23,9 +23,9 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import decode_entry
-from services.eventlog.positions import positions_of
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
-from services.replay.clock import ManualClock
+from services.readside.clock import ManualClock
+from services.readside.positions import positions_of
 from services.rules import api
 
 SECRET = b"secrecy-game-service"

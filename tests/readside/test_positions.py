@@ -1,11 +1,11 @@
-"""Per-viewer positions (services/eventlog/positions.py) against a plain count over the log."""
+"""Per-viewer positions (services/readside/positions.py) against a plain count over the log."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.eventlog.positions import GOD, Positions
+from services.readside.positions import GOD, Positions
 from services.rules import api
 
 

@@ -21,10 +21,9 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 
-from .entry import ANSWER, Entry, decode_entry
-from .records import AnswerRecord, decode_payload
-
-GOD = -2  # services.rules.api.GOD (the eventlog does not import the rules)
+from ..eventlog.entry import ANSWER, Entry, decode_entry
+from ..eventlog.records import AnswerRecord, decode_payload
+from ..rules.api import GOD
 
 
 def answer_seat(entry: Entry) -> int | None:
