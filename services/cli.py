@@ -85,6 +85,12 @@ COMMANDS: dict[str, Command | Group] = {
         "verify_arguments",
         "verify_command",
     ),
+    "platform-key": Command(
+        "print the public key the platform signs its archives with (arena verify --key)",
+        "services.eventlog.commands",
+        "platform_key_arguments",
+        "platform_key_command",
+    ),
     "archive": Command(
         "move a finished game from Redis into the archive folder",
         "services.eventlog.commands",

@@ -8,6 +8,10 @@ The index names the game and lists the blocks; each block is zlib(msgpack list o
 BLOCK_SIZE stored entries, byte for byte as in the live log). The entries carry their own hash
 chain, header and seed reveal, so the file verifies with nothing else (see verify.py).
 
+The index also carries the platform's signature (`key`: the signing key's id, `sig`: Ed25519
+over signing.statement(game id, entry count, the last entry's chain hash)); a file written
+without a key has neither and is *unsigned* (signing.py says what that means).
+
 Why blocks rather than one zlib stream: a damaged byte then spoils one block, and the report
 can name where the damage starts instead of only "the file does not decompress"; it also lets
 the catalog read a game's header and result from the first and last block alone. 64 entries
@@ -22,8 +26,12 @@ import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:
+    from .signing import Signer
 
 MAGIC = b"ARENALOG"
 FORMAT = 1
@@ -49,6 +57,8 @@ class Index(msgspec.Struct, frozen=True):
     game_id: str
     entries: int
     blocks: list[Block]
+    key: str = ""  # the id of the platform key that signed it ("": unsigned)
+    sig: bytes = b""  # Ed25519 over signing.statement(game_id, entries, last chain hash)
 
 
 class ArchiveDamaged(Exception):
@@ -60,8 +70,18 @@ class ArchiveDamaged(Exception):
         self.reason = reason
 
 
-def pack(game_id: str, records: list[bytes]) -> bytes:
-    """Archive bytes for `records` (the stored entries, seq 1..n, in order)."""
+def head(records: list[bytes]) -> bytes:
+    """The chain hash the last entry carries (32 zero bytes for none): what a signature binds."""
+    if not records:
+        return bytes(32)
+    from .entry import decode_entry
+
+    return decode_entry(records[-1]).hash
+
+
+def pack(game_id: str, records: list[bytes], signer: Signer | None = None) -> bytes:
+    """Archive bytes for `records` (the stored entries, seq 1..n, in order), signed by
+    `signer` when given."""
     blocks: list[Block] = []
     bodies: list[bytes] = []
     for start in range(0, len(records), BLOCK_SIZE):
@@ -70,7 +90,13 @@ def pack(game_id: str, records: list[bytes]) -> bytes:
         body = zlib.compress(msgspec.msgpack.encode(chunk), 1)
         blocks.append(Block(start + 1, len(chunk), len(body)))
         bodies.append(body)
-    index = msgspec.msgpack.encode(Index(FORMAT, game_id, len(records), blocks))
+    key, sig = "", b""
+    if signer is not None:
+        from .signing import statement
+
+        key = signer.public.key_id
+        sig = signer.sign(statement(game_id, len(records), head(records)))
+    index = msgspec.msgpack.encode(Index(FORMAT, game_id, len(records), blocks, key, sig))
     return MAGIC + _PREFIX.pack(len(index), zlib.crc32(index)) + index + b"".join(bodies)
 
 
@@ -109,11 +135,14 @@ def _block(data: bytes, offset: int, block: Block) -> list[bytes]:
 
 @dataclass
 class Unpacked:
-    """What could be read: the game id, the entries before any damage, and the damage."""
+    """What could be read: the game id, the entries before any damage, and the damage; the
+    signature and its key's id as the index gives them (empty: unsigned)."""
 
     game_id: str
     records: list[bytes]
     damage: ArchiveDamaged | None = None
+    key: str = ""
+    sig: bytes = b""
 
 
 def unpack(data: bytes) -> Unpacked:
@@ -122,7 +151,7 @@ def unpack(data: bytes) -> Unpacked:
         index, offset = read_index(data)
     except ArchiveDamaged as exc:
         return Unpacked("", [], exc)
-    out = Unpacked(index.game_id, [])
+    out = Unpacked(index.game_id, [], key=index.key, sig=index.sig)
     expected_first = 1
     for block in index.blocks:
         try:

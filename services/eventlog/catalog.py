@@ -43,8 +43,9 @@ import msgspec
 from . import archive
 from .entry import HEADER, SEED_REVEAL, decode_entry, upgrade
 from .records import Header, SeedReveal, decode_payload, reveal_matches
+from .signing import PublicKey, Signer, platform_key, signer_from_env
 from .store import EventStore, check_game_id
-from .verify import VerifyReport, check_chain
+from .verify import VerifyReport, check_chain, check_origin
 
 CATALOG = "catalog.jsonl"
 """The catalog: an append-only journal, one JSON `CatalogRecord` per line."""
@@ -98,9 +99,27 @@ def describe(header: Header, reveal: SeedReveal, file: str) -> CatalogRecord:
     )
 
 
-def record_of(path: Path) -> CatalogRecord:
-    """Catalog record of an archive file, reading only its first and last blocks."""
-    _, first, last = archive.ends(path.read_bytes())
+class NotSigned(ValueError):
+    """An archive file the platform key does not vouch for (unsigned, forged or edited)."""
+
+
+def record_of(path: Path, key: PublicKey | None = None) -> CatalogRecord:
+    """Catalog record of an archive file, reading only its first and last blocks; with the
+    platform `key`, only for a whole file whose chain holds and that the key signed
+    (NotSigned otherwise: a forged file is never listed)."""
+    data = path.read_bytes()
+    if key is not None:
+        unpacked = archive.unpack(data)
+        if unpacked.damage is not None:
+            raise unpacked.damage
+        report = VerifyReport(ok=False, game_id=unpacked.game_id, entries=len(unpacked.records))
+        if check_chain(unpacked.records, report) is None:
+            raise archive.ArchiveDamaged(1, f"{path.name}: {report.divergence}")
+        check_origin(report, unpacked, key)
+        if report.signature != "valid":
+            why = report.divergence.reason if report.divergence else report.signature
+            raise NotSigned(f"{path.name}: {why}")
+    _, first, last = archive.ends(data)
     head, tail = upgrade(decode_entry(first)), upgrade(decode_entry(last))
     if head.kind != HEADER or tail.kind != SEED_REVEAL:
         raise archive.ArchiveDamaged(1, f"{path.name} does not hold a finished game")
@@ -196,11 +215,16 @@ def load_catalog(folder: Path) -> list[CatalogRecord]:
     return records if records is not None else rebuild_catalog(folder)[0]
 
 
-def rebuild_catalog(folder: Path) -> tuple[list[CatalogRecord], dict[str, str]]:
+def rebuild_catalog(
+    folder: Path, key: PublicKey | None | str = "env"
+) -> tuple[list[CatalogRecord], dict[str, str]]:
     """Rewrite the catalog from the archive files alone (this also compacts it and retires an
-    old `catalog.json`); returns (records sorted by (start, id), {file: why skipped})."""
+    old `catalog.json`); returns (records sorted by (start, id), {file: why skipped}). With a
+    platform key (`key`; by default the environment's, signing.platform_key) a file it did not
+    sign is skipped: unsigned, forged and edited files never reach the lobby."""
+    found = platform_key() if key == "env" else key
     with _locked(folder):
-        records, skipped = _scan(folder)
+        records, skipped = _scan(folder, found if isinstance(found, PublicKey) else None)
         _replace(folder, records)
     return records, skipped
 
@@ -213,14 +237,14 @@ def _replace(folder: Path, records: list[CatalogRecord]) -> None:
     (folder / LEGACY_CATALOG).unlink(missing_ok=True)
 
 
-def _scan(folder: Path) -> tuple[list[CatalogRecord], dict[str, str]]:
+def _scan(folder: Path, key: PublicKey | None) -> tuple[list[CatalogRecord], dict[str, str]]:
     records: list[CatalogRecord] = []
     skipped: dict[str, str] = {}
     for path in sorted(folder.glob(f"*{archive.SUFFIX}")):
         if path.name.startswith(archive.TEMP_PREFIX):
             continue  # another writer's file in progress; listed by that writer once in place
         try:
-            records.append(record_of(path))
+            records.append(record_of(path, key))
         except FileNotFoundError:
             continue  # removed since the listing
         except (archive.ArchiveDamaged, msgspec.MsgspecError, ValueError) as exc:
@@ -252,7 +276,10 @@ def add_record(folder: Path, record: CatalogRecord) -> None:
     with _locked(folder):
         if not path.exists() and not (folder / LEGACY_CATALOG).exists():
             # Lost (or never written): list every file, this one included, in one go.
-            _replace(folder, [r for r in _scan(folder)[0] if r.id != record.id] + [record])
+            _replace(
+                folder,
+                [r for r in _scan(folder, platform_key())[0] if r.id != record.id] + [record],
+            )
             return
         fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -291,10 +318,12 @@ def _finished(game: str, records: list[bytes]) -> tuple[Header, SeedReveal]:
     return header, reveal
 
 
-def _write_and_list(game: str, records: list[bytes], folder: Path) -> CatalogRecord:
+def _write_and_list(
+    game: str, records: list[bytes], folder: Path, signer: Signer | None
+) -> CatalogRecord:
     header, reveal = _finished(game, records)
     path = archive_file(folder, game)
-    archive.write_atomic(path, archive.pack(game, records))
+    archive.write_atomic(path, archive.pack(game, records, signer))
     record = describe(header, reveal, path.name)
     add_record(folder, record)
     return record
@@ -329,9 +358,16 @@ async def archived_after(folder: Path | None, game: str, after: int) -> list[tup
 
 
 async def archive_game(
-    store: EventStore, game: str, folder: Path, *, delete: bool = True
+    store: EventStore,
+    game: str,
+    folder: Path,
+    *,
+    delete: bool = True,
+    signer: Signer | None | str = "env",
 ) -> CatalogRecord:
-    """Write a finished game's archive file, list it in the catalog, then drop the live log.
+    """Write a finished game's archive file, signed with the platform key (`signer`; by default
+    the one ARENA_ARCHIVE_KEY names: signing.py; unsigned without one), list it in the catalog,
+    then drop the live log.
 
     Checks the chain and the seed reveal first (not the replay: that is `verify`'s job and needs
     the engine). The checks, compression, file writes and fsyncs run in a worker thread, so the
@@ -340,7 +376,10 @@ async def archive_game(
     runs, the thread still finishes but the keys stay (archiving again is harmless).
     """
     records = [data for _, data in await store.read(check_game_id(game))]
-    record = await asyncio.to_thread(_write_and_list, game, records, folder)
+    key = signer_from_env() if signer == "env" else signer
+    record = await asyncio.to_thread(
+        _write_and_list, game, records, folder, key if isinstance(key, Signer) else None
+    )
     if delete:
         await store.delete(game)
     return record

@@ -14,7 +14,11 @@ the roles of those winners; its `ended_at_ms` may not precede the header's
 `started_at_ms`, and when the entries' append times are known (a log read from Redis) both must
 be within `TIME_SKEW_MS` of the times their entries were appended; the header's `seats` must
 seat exactly the players the re-run deals. What a re-run cannot know (which player id sat in a
-seat) is not claimed: only the catalog or the journal that recorded the game can vouch for it.
+seat), and that this platform played the game at all, is what the archive's signature proves
+(signing.py). `verify` of an archive checks the signature against the platform key (`key`; by
+default the one the environment gives, `signing.platform_key`): `signature` in the report is
+``valid``, ``unsigned``, ``invalid`` (a forged or edited file, or another platform's) or
+``unchecked`` (no key known, or a live log, which has no signature).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 import msgspec
 
@@ -32,6 +36,7 @@ from . import archive
 from .entry import ANSWER, EVENT, GENESIS, HEADER, SEED_REVEAL, Entry, chain_hash, decode_entry
 from .entry import upgrade as upgrade_entry
 from .records import AnswerRecord, Header, SeedReveal, decode_payload, reveal_matches
+from .signing import PublicKey, platform_key, statement
 
 
 class Engine(Protocol):
@@ -79,12 +84,18 @@ class VerifyReport:
     replay_ok: bool = False
     divergence: Divergence | None = None
     notes: list[str] = field(default_factory=list)
+    signature: str = "unchecked"  # valid | unsigned | invalid | unchecked (module docstring)
+    signed_by: str = ""  # the id of the key the file names
 
     def summary(self) -> str:
         """A few human-readable lines."""
         head = f"game {self.game_id or '?'}: {self.entries} entries"
         if self.ok:
-            return f"{head}: OK (chain, seed commitment, replay)"
+            origin = {
+                "valid": f", signed by the platform key {self.signed_by}",
+                "unchecked": "; origin NOT checked (no platform key)",
+            }.get(self.signature, f"; signature {self.signature}")
+            return f"{head}: OK (chain, seed commitment, replay{origin})"
         d = self.divergence
         lines = [f"{head}: FAILED"]
         if d:
@@ -99,16 +110,24 @@ class VerifyReport:
 
 Source = str | Path | bytes | Sequence[bytes]
 TIME_SKEW_MS = 10 * 60 * 1000  # the engine's clock against Redis TIME, and a slow append
+FROM_ENV: Literal["env"] = "env"
 
 
-def verify(source: Source, engine: Engine | None = None) -> VerifyReport:
-    """Verify an archive file (path), archive bytes, or the stored entries of a game in order."""
+def verify(
+    source: Source,
+    engine: Engine | None = None,
+    key: PublicKey | None | Literal["env"] = FROM_ENV,
+) -> VerifyReport:
+    """Verify an archive file (path), archive bytes, or the stored entries of a game in order;
+    an archive's signature against `key` (default: the environment's platform key; None:
+    consistency only)."""
     if isinstance(source, str | Path):
         source = Path(source).read_bytes()
     if isinstance(source, bytes):
         unpacked = archive.unpack(source)
         if unpacked.damage is None:
-            return verify_records(unpacked.records, engine, game_id=unpacked.game_id)
+            report = verify_records(unpacked.records, engine, game_id=unpacked.game_id)
+            return check_origin(report, unpacked, platform_key() if key == FROM_ENV else key)
         # Damage ends the readable part; a chain break before it is still the first fault.
         report = VerifyReport(ok=False, game_id=unpacked.game_id, entries=len(unpacked.records))
         if check_chain(unpacked.records, report) is not None:
@@ -116,6 +135,39 @@ def verify(source: Source, engine: Engine | None = None) -> VerifyReport:
             report.divergence = Divergence(unpacked.damage.entry, "?", unpacked.damage.reason)
         return report
     return verify_records(list(source), engine)
+
+
+def check_origin(
+    report: VerifyReport, unpacked: archive.Unpacked, key: PublicKey | None | str
+) -> VerifyReport:
+    """The archive's signature against the platform `key` (see the module docstring): a file
+    that is not signed by it is not ok, whatever else holds."""
+    report.signed_by = unpacked.key
+    if not isinstance(key, PublicKey):
+        return report
+    if not unpacked.sig:
+        report.signature = "unsigned"
+        reason = "unsigned: no platform signature (archived before signatures, or not here)"
+    elif unpacked.key != key.key_id:
+        report.signature = "invalid"
+        reason = f"signed by another key ({unpacked.key or '?'}, not {key.key_id})"
+    else:
+        try:
+            last = archive.head(unpacked.records)
+        except (msgspec.MsgspecError, ValueError):
+            last = b""
+        message = statement(unpacked.game_id, len(unpacked.records), last)
+        if last and key.verifies(unpacked.sig, message):
+            report.signature = "valid"
+            return report
+        report.signature = "invalid"
+        reason = "signature does not verify: the file was edited or forged"
+    report.ok = False
+    if report.divergence is None:
+        report.divergence = Divergence(len(unpacked.records), "signature", reason)
+    else:
+        report.notes.append(reason)
+    return report
 
 
 def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] | None:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..contracts.tokens import checked_secret, new_secret
+from ..eventlog import signing
 from ..eventlog.cluster_server import LocalCluster
 from ..eventlog.redis_client import CLUSTER_ENV
 from ..ports import PortBusy, check_free
@@ -171,6 +172,11 @@ class Platform:
 
     def _start(self, cfg: UpConfig) -> Running:
         self.check_ports()
+        # the archive key: kept in VAR/keys across runs (eventlog/signing.py); engines sign
+        # with it, the web server and the matchmaker check archives against its public half
+        key_path, public = signing.keep_in(cfg.var_dir)
+        signer_env = {**self.secret, signing.KEY_ENV: str(key_path.resolve())}
+        checker_env = {**self.secret, signing.PUBKEY_ENV: public.hex}
         url, started = self._redis_url()
         archive = str((cfg.var_dir / "archive").resolve())
         common = ["--redis-url", url, "--namespace", cfg.namespace]
@@ -198,7 +204,7 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
-            engines.append(self.sup.start(f"engine-{i}", argv, env=self.secret))
+            engines.append(self.sup.start(f"engine-{i}", argv, env=signer_env))
         for c in engines:
             port = self.sup.wait_ready(c)["port"]
             c.pin("--port", port)  # a restart listens where the others were told it does
@@ -219,7 +225,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
-            mm = self.sup.start("matchmaker", argv, env=self.secret)
+            mm = self.sup.start("matchmaker", argv, env=checker_env)
             info = self.sup.wait_ready(mm)  # the web server's play API needs its address
             mm_address = run.matchmaker = f"{cfg.host}:{info['port']}"
             mm.pin("--port", info["port"])
@@ -247,7 +253,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.replay_metrics_port)]
-            rp = self.sup.start("replay-server", argv, replay_ready, env=self.secret)
+            rp = self.sup.start("replay-server", argv, replay_ready, env=checker_env)
         bots = []
         for j in range(cfg.bots):
             argv = [

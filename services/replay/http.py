@@ -8,6 +8,7 @@
     GET /api/games/ID/stream?viewer=&from=&delay=     SSE; ``id:`` is the entry's position;
                                             ``event: decision`` the public pending decision
     GET /api/games/ID/verify
+    GET /api/platform-key                   the key archives are signed with (eventlog/signing.py)
 
 ``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs its seat
 token as ``Authorization: Bearer TOKEN`` (a ``token`` in the query is refused: URLs end up in
@@ -295,6 +296,8 @@ class HttpServer:
             return "viewer", lambda r, w: self._static("index.html", w)
         if len(p) == 2 and p[0] == "static":
             return "static", lambda r, w: self._static(p[1], w)
+        if req.path == "/api/platform-key":
+            return "platform_key", lambda r, w: self._platform_key(w)
         if p[:2] == ["api", "games"]:
             if len(p) == 2:
                 return "games", self._games
@@ -453,6 +456,15 @@ class HttpServer:
                 pending.cancel()
             with contextlib.suppress(Exception):
                 await batches.aclose()
+
+    async def _platform_key(self, w: asyncio.StreamWriter) -> None:
+        from ..eventlog.signing import platform_key
+
+        key = platform_key()
+        if key is None:
+            raise NotFound("this server has no platform key (ARENA_ARCHIVE_PUBKEY is not set)")
+        body = {"algorithm": "Ed25519", "public_key": key.hex, "key_id": key.key_id}
+        await self._send(w, 200, body)
 
     async def _verify(self, game: str, w: asyncio.StreamWriter) -> None:
         report = await self.replay.verify(game)

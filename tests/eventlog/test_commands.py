@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 from services.cli import main as arena
 from services.eventlog import RedisEventStore
 from services.eventlog.play import record_game
+from services.eventlog.signing import keep_in
 from services.rules import api
 
 
@@ -27,14 +28,16 @@ async def test_export_verify_archive_round_trip(
     common = ["--redis-url", redis_url, "--namespace", redis_namespace]
     out = tmp_path / "cli1.arena"
     run = asyncio.to_thread  # the CLI functions run their own event loop
-    assert await run(arena, ["export", "cli1", "-o", str(out), *common]) == 0
-    assert await run(arena, ["verify", str(out)]) == 0
+    var = tmp_path / "var"
+    keep_in(var)  # the platform key `arena up` keeps: export signs with it, verify checks it
+    assert await run(arena, ["export", "cli1", "-o", str(out), *common, "--var", str(var)]) == 0
+    assert await run(arena, ["verify", str(out), "--var", str(var)]) == 0
     assert await run(arena, ["verify", "cli1", "--json", *common]) == 0
     capsys.readouterr()
     data = bytearray(out.read_bytes())
     data[len(data) // 2] ^= 0x10
     out.write_bytes(bytes(data))
-    assert await run(arena, ["verify", str(out), "--json"]) == 1
+    assert await run(arena, ["verify", str(out), "--json", "--var", str(var)]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["divergence"]["entry"] >= 1
     capsys.readouterr()
