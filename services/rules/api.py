@@ -21,6 +21,7 @@ from .core import keys, rng, views
 from .core.cards import CardDef, color_of
 from .core.engine import DECISION_KINDS, IllegalAnswer, advance, submit
 from .core.events import Event, event_types
+from .core.options import RULES_VERSION
 from .core.query import RANGE_OF_WEAPON
 from .core.ruleset import RULESETS, General, Ruleset, UnknownOption, allows, describe_choices
 from .core.skills import SKILLS, Skill
@@ -35,7 +36,6 @@ from .core.state import (
 )
 from .core.views import GOD, SPECTATOR, SeatView, View, decision_visible, fold, new_view, redact
 from .core.views import apply as fold_view
-from .rulesets.standard import RULES_VERSION
 
 __all__ = [
     "Answer",

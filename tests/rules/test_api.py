@@ -267,6 +267,7 @@ def test_the_readme_lists_every_option_with_its_default_and_allowed_values() -> 
     option of every ruleset, its default and what it allows, as the code has them."""
     from pathlib import Path
 
+    from services.rules.core.options import COMMON_DEFAULTS
     from services.rules.core.ruleset import RULESETS, describe_choices
 
     readme = Path(__file__).resolve().parents[2] / "services" / "rules" / "README.md"
@@ -281,5 +282,15 @@ def test_the_readme_lists_every_option_with_its_default_and_allowed_values() -> 
         (name, k, show(v), describe_choices(rs.option_choices(k)))
         for name, rs in RULESETS.items()
         for k, v in rs.option_defaults().items()
+        if k not in COMMON_DEFAULTS
     }
     assert want == rows, (sorted(want - rows), sorted(rows - want))
+    common = set(
+        re.findall(r"^\| `(\w+)` \| ([^|`][^|]*) \| ([^|]+) \| [^|]+ \|$", readme.read_text(), re.M)
+    )
+    for name, rs in RULESETS.items():  # every ruleset offers them, with the one default
+        assert {
+            (k, show(v), describe_choices(rs.option_choices(k)))
+            for k, v in rs.option_defaults().items()
+            if k in COMMON_DEFAULTS
+        } == common, name

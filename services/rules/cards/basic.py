@@ -6,7 +6,8 @@ from ..core.damage import damage
 from ..core.engine import pop
 from ..core.events import Dodged
 from ..core.index import seat_entry
-from ..core.query import reached, reaches, reaches_any, with_hook
+from ..core.options import EQUIP_SLASH_KEEPS_RANGE
+from ..core.query import in_range, limit_lifted, reached, reaches, reaches_any, with_hook
 from ..core.refusal import out_of_range, target_refusal
 from ..core.registry import ruleset_of
 from ..core.respond import AskCard, demand
@@ -26,31 +27,51 @@ def slash_limit(g: Game, seat: int) -> int:
     return 1 + sum(s.slash_limit(g, seat) for s in hooks) if hooks else 1
 
 
+def own_equipment_used(g: Game, user: int, vc: VCard) -> int:
+    """The card of ``user``'s own equipment area that ``vc`` is made of (武圣 with a red weapon
+    or horse), or -1: A-STD-04 measures the 杀's range without it, unless the table's
+    ``equip_slash_keeps_range`` counts it (only a one-card conversion takes equipment)."""
+    eq = g.players[user].equip
+    if not eq or not vc.cards or g.options.get(EQUIP_SLASH_KEEPS_RANGE, False):
+        return -1
+    worn = eq.values()
+    return next((c for c in vc.cards if c in worn), -1)
+
+
 @register_card
 class Slash(CardSpec):
-    """杀: one other character in attack range uses 闪 or takes 1 damage from you."""
+    """杀: one other character in attack range uses 闪 or takes 1 damage from you (a card of the
+    user's own equipment used as the 杀 does not count for that range: A-STD-04)."""
 
     name = "杀"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
-        return t != user and (bool(data.get("no_distance")) or reaches(g, user, t, vc.name))
+        if t == user:
+            return False
+        if data.get("no_distance"):
+            return True
+        without = own_equipment_used(g, user, vc)
+        if without >= 0:
+            return in_range(g, user, t, without) or limit_lifted(g, user, t, vc.name)
+        return reaches(g, user, t, vc.name)
 
     def legal_targets(self, g: Game, user: int, vc: VCard, data: dict[str, object]) -> list[int]:
-        if type(self).target_ok is not Slash.target_ok:
+        if type(self).target_ok is not Slash.target_ok or own_equipment_used(g, user, vc) >= 0:
             return super().legal_targets(g, user, vc, data)
         return reached(g, user, vc.name, limited=not data.get("no_distance"))
 
     def can_use(self, g: Game, user: int, vc: VCard) -> bool:
         if g.players[user].marks.get("t:slash", 0) >= slash_limit(g, user):
             return False
-        if type(self).target_ok is not Slash.target_ok:
+        if type(self).target_ok is not Slash.target_ok or own_equipment_used(g, user, vc) >= 0:
             return super().can_use(g, user, vc)
         return reaches_any(g, user, vc.name)  # the range once (play options)
 
     def refuse_target(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> str:
+        without = -1 if data.get("no_distance") else own_equipment_used(g, user, vc)
         return (
             target_refusal(g, user, t, vc.name)
-            or out_of_range(g, user, t, vc.name)
+            or out_of_range(g, user, t, vc.name, without)
             or super().refuse_target(g, user, vc, t, data)
         )
 

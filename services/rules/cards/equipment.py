@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cards import color_of
-from ..core.damage import recover
+from ..core.damage import Damage, recover
 from ..core.engine import answer, ask, ask_choice, ask_discard, pop
 from ..core.events import SkillInvoked
 from ..core.judge import JUDGE_RULES, Judge
@@ -182,9 +182,12 @@ class DoubleSwordsChoice(Frame, tag="double_swords"):
         discard_from(g, self.target, cards_of(picks), reason="雌雄双股剑")
 
 
-def _slash_damage(g: Game, seat: int, trig: Trigger) -> Any:
+def _slash_damage(g: Game, seat: int, trig: Trigger) -> Damage | None:
+    """The damage of ``seat``'s own 杀 hit, if that is what triggers (A-STD-03: not a damage
+    propagated through a chain, ``Damage.own_hit``)."""
     fr = ctx_frame(g, trig)
-    return fr if getattr(fr, "slash", False) and fr.source == seat else None
+    ok = isinstance(fr, Damage) and fr.slash and fr.source == seat and fr.own_hit(g)
+    return fr if ok else None
 
 
 @register

@@ -7,6 +7,7 @@ import msgspec
 from .engine import pop
 from .events import ChainToggled, Damaged, Died, Dying, HpLost, Recovered
 from .flow import end_turn_now
+from .options import CHAIN_HIT_EFFECTS
 from .query import order_from
 from .registry import ruleset_of
 from .respond import AskCard, demand
@@ -26,7 +27,7 @@ class Damage(Frame, tag="damage"):
     nature: str = "normal"
     card: str = ""
     cards: list[int] = msgspec.field(default_factory=list)
-    slash: bool = False  # caused by a 杀 (for 寒冰剑, 古锭刀, 麒麟弓, 裸衣)
+    slash: bool = False  # caused by a 杀 (for 寒冰剑, 古锭刀, 麒麟弓, 裸衣: see own_hit)
     duel: bool = False  # caused by a 决斗 (裸衣)
     propagated: bool = False
     ignore_armor: bool = False
@@ -106,6 +107,13 @@ class Damage(Frame, tag="damage"):
         asks = g.players[self.target].alive and not self.target_replaced
         if not (asks and fire(g, "damaged", g.top, seats=[self.target], last=True)):
             self.chain_on(g)
+
+    def own_hit(self, g: Game) -> bool:
+        """Whether the user's own hit effects apply to this damage ("when your 杀 deals damage":
+        古锭刀, 寒冰剑, 麒麟弓, 裸衣, 谋攻's 强化): not to damage propagated through a chain
+        (A-STD-03, the peers' ``by_user && !chain``), unless the table's ``chain_hit_effects``
+        keeps them there."""
+        return not self.propagated or bool(g.options.get(CHAIN_HIT_EFFECTS, False))
 
     def after_hit(self) -> bool:
         """Whether HP has gone down and the "after damage" triggers are still to come."""

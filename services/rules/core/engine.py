@@ -227,8 +227,9 @@ def shuffle(g: Game, items: list[int]) -> list[int]:
     return [items[i] for i in perm]
 
 
-def end_game(g: Game, winners: list[int], draw: bool = False) -> None:
-    """Mark the game over; the loop stops after the current step."""
+def end_game(g: Game, winners: list[int], draw: bool = False, reason: str = "") -> None:
+    """Mark the game over; the loop stops after the current step. A draw names its ``reason``
+    (``core/options.py``: the reshuffle limit, an exhausted deck, a ruleset's own)."""
     g.over = True
     g.draw_game = draw
     g.winners = sorted(winners)
@@ -240,6 +241,7 @@ def end_game(g: Game, winners: list[int], draw: bool = False) -> None:
             winner_seats=g.winners,
             draw=draw,
             roles=roles,
+            reason=reason,
         ),
     )
     raise GameOver

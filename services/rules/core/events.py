@@ -210,6 +210,9 @@ class GameEnded(Event, frozen=True, tag="game_ended"):
     winner_seats: list[int]
     draw: bool
     roles: list[str]
+    # why a game ended without a winner (core/options.py: reshuffle_limit, deck_exhausted,
+    # no_winner); empty for a win
+    reason: str = ""
 
 
 def event_types() -> dict[str, type[Event]]:

@@ -9,8 +9,9 @@ words shared by every frame; a card spec or a skill adds its own (``CardSpec.ref
 
 from __future__ import annotations
 
+from .cards import notation
 from .keys import CardPick, read
-from .query import attack_range, distance, in_range, limit_lifted, with_hook
+from .query import attack_range, distance, distance_without, in_range, limit_lifted, with_hook
 from .skills import HOOK_SETS, SKILLS
 from .state import Game
 
@@ -39,12 +40,16 @@ def target_refusal(g: Game, user: int, t: int, card_name: str) -> str:
     return ""
 
 
-def out_of_range(g: Game, user: int, t: int, card_name: str) -> str:
-    """ "out of range …" if ``t`` is beyond ``user``'s attack range for ``card_name``, else ""."""
-    if not _both_alive(g, user, t) or in_range(g, user, t) or limit_lifted(g, user, t, card_name):
+def out_of_range(g: Game, user: int, t: int, card_name: str, without: int = -1) -> str:
+    """ "out of range …" if ``t`` is beyond ``user``'s attack range for ``card_name``, else "";
+    ``without``: a card of the user's equipment the range is measured without (A-STD-04)."""
+    if not _both_alive(g, user, t) or limit_lifted(g, user, t, card_name):
         return ""
-    d, r = distance(g, user, t), attack_range(g, user)
-    return f"out of range: seat {t} is at distance {d}, beyond attack range {r}"
+    if in_range(g, user, t, without):
+        return ""
+    d, r = distance_without(g, user, t, without), attack_range(g, user, without)
+    why = f" (measured without {notation(g.cards[without])}, used as the card)" * (without >= 0)
+    return f"out of range: seat {t} is at distance {d}, beyond attack range {r}{why}"
 
 
 def too_far(g: Game, user: int, t: int, card_name: str, limit: int = 1) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .cards import CardDef
 from .damage import Death, recover
 from .engine import end_game
+from .options import COMMON_CHOICES, COMMON_DEFAULTS
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
 from .use import specs_of
@@ -86,14 +87,18 @@ class Ruleset(ABC):
         return [(n, {}) for n in range(self.min_players, self.max_players + 1)]
 
     def option_defaults(self) -> dict[str, Any]:
-        """Every named option with its default."""
-        return dict(self.defaults)
+        """Every named option with its default: the ruleset's own, then those every ruleset
+        shares (``core/options.py``: ``max_reshuffles``, A-STD-03, A-STD-04)."""
+        return {**self.defaults, **COMMON_DEFAULTS}
 
     def option_choices(self, name: str) -> tuple[Any, ...] | range:
         """The allowed values of the option ``name`` (empty if it is undeclared)."""
         if name in self.choices:
             return self.choices[name]
-        return (False, True) if isinstance(self.defaults.get(name), bool) else ()
+        if name in COMMON_CHOICES:
+            return COMMON_CHOICES[name]
+        default = self.defaults.get(name, COMMON_DEFAULTS.get(name))
+        return (False, True) if isinstance(default, bool) else ()
 
     @abstractmethod
     def deck(self, options: dict[str, Any]) -> list[CardDef]:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from .engine import end_game, shuffle
 from .events import CardsMoved, DeckReshuffled
 from .index import moves_distances, skills_changed
+from .options import DECK_EXHAUSTED, MAX_RESHUFFLES, RESHUFFLE_LIMIT
 from .registry import ruleset_of
 from .state import Game
 from .triggers import fire
@@ -122,19 +123,21 @@ def move(
 
 def take_top(g: Game, n: int) -> list[int]:
     """Remove the top ``n`` cards of the draw pile, reshuffling the discard pile when it runs
-    short (§1.14); if even that is not enough the game ends in a draw."""
+    short (§1.14); if even that is not enough the game ends in a draw. A reshuffle past the
+    table's ``max_reshuffles`` (A-STD-05, ``core/options.py``) does not happen: the game ends in
+    a draw instead."""
     if len(g.draw) < n:
         if g.discard:
+            cap = g.options.get(MAX_RESHUFFLES, 0)
+            if cap and g.reshuffles >= cap:
+                end_game(g, [], draw=True, reason=RESHUFFLE_LIMIT)
             pile = shuffle(g, g.discard)
             g.discard = []
             g.draw = pile + g.draw  # shuffled discards go under the remaining cards
             g.reshuffles += 1
             g.out.append(DeckReshuffled(count=len(pile)))
-            cap = g.options.get("max_reshuffles", 0)
-            if cap and g.reshuffles > cap:
-                end_game(g, [], draw=True)
         if len(g.draw) < n:
-            end_game(g, [], draw=True)
+            end_game(g, [], draw=True, reason=DECK_EXHAUSTED)
     out = [g.draw.pop() for _ in range(n)]
     return out
 

@@ -222,8 +222,14 @@ class Conversion(Skill):
     def refusal(self, g: Game, seat: int) -> str:
         if not self.usable_now(g, seat):
             return f"{self.name} works only {self.when}" if self.when else ""
-        if not self.eligible(g, seat, self.converts):
+        cands = self.eligible(g, seat, self.converts)
+        if not cands:
             return f"{self.name} turns {self.takes}: seat {seat} has none" if self.takes else ""
+        if self.in_play and g.pending is not None and g.pending.kind == "play":
+            spec = specs_of(g)[self.converts]  # turned, but of no use now (no target in range …)
+            vc = converted(g, self.converts, cands[:1], self.name)
+            if not spec.can_use(g, seat, vc):
+                return f"{self.name}: {spec.refuse_use(g, seat, vc)}"
         return ""
 
     def card_ok(self, g: Game, seat: int, cid: int, as_name: str) -> bool:
@@ -292,6 +298,13 @@ class ConvertPick(Frame, tag="convert_pick"):
         if not isinstance(choice, CardPick):
             return ""
         sk = SKILLS[self.skill]
+        if (
+            self.use
+            and isinstance(sk, Conversion)
+            and choice.id in sk.eligible(g, self.seat, self.as_name)
+        ):
+            vc = converted(g, self.as_name, [choice.id], self.skill)  # turned, but of no use now
+            return f"{self.skill}: {specs_of(g)[self.as_name].refuse_use(g, self.seat, vc)}"
         takes = getattr(sk, "takes", "")
         card = notation(g.cards[choice.id])
         rule = f" (it turns {takes})" if takes else ""

@@ -268,7 +268,7 @@ class LuoYi(Skill):
             return isinstance(fr, DrawPhase) and fr.seat == seat and fr.n >= 1
         if not g.players[seat].marks.get("t:裸衣") or not isinstance(fr, Damage):
             return False
-        if fr.source != seat or not (fr.slash or fr.duel):
+        if fr.source != seat or not (fr.slash or fr.duel) or not fr.own_hit(g):
             return False
         return not opt(g, "luoyi_play_phase_only", False, seat) or (
             g.current == seat and g.phase == "play"

@@ -34,7 +34,8 @@ Our assumptions where the seed is silent (§4.3, each a named option; default fi
 * ``generals`` ("all"): U-003-01, the 20 红楼梦 characters and the 27 standard generals; "honglou",
   "standard" or "vanilla" (4-HP generals without skills).
 * ``fan_play_phase_only`` (True), ``fire_attack_any_card`` (True, U-003-18), ``mount_hand_limit``
-  (1), ``max_reshuffles`` (0 = unlimited).
+  (1); and the options of every ruleset (``core/options.py``: ``max_reshuffles`` …; A-STD-04
+  changes nothing here, where every range is 1).
 
 Setup: the first player is drawn; each player is dealt ``1 + camp_size`` generals in secret and
 orders them (``draft`` decisions, ``info.about = "camp"``): the first pick takes the battlefield,
@@ -62,11 +63,11 @@ from ...core.engine import answer, ask, emit, end_game, pop, push, rand_below, s
 from ...core.events import DraftOffered, GameStarted
 from ...core.flow import GameFrame
 from ...core.keys import general_key, general_of
+from ...core.options import RULES_VERSION
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Frame, Game
 from ...core.zones import draw
 from ..honglou.data import characters
-from ..standard import RESHUFFLES, RULES_VERSION
 from ..standard.generals import standard_generals
 from . import cards as _cards  # noqa: F401  (registers the seed 003 card texts)
 from .camp import (
@@ -128,7 +129,6 @@ class ChengTian(Ruleset):
         "fan_play_phase_only": True,
         "fire_attack_any_card": True,
         "mount_hand_limit": 1,
-        "max_reshuffles": 0,
         "zouma_self_clears_seal": True,
     }
     choices = {
@@ -139,7 +139,6 @@ class ChengTian(Ruleset):
         "first_player": ("random", 0, 1),
         "generals": ("all", "honglou", "standard", "vanilla"),
         "mount_hand_limit": range(0, 11),
-        "max_reshuffles": RESHUFFLES,
     }
 
     def deck(self, options: dict[str, Any]) -> list[CardDef]:

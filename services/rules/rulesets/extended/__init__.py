@@ -30,7 +30,8 @@ Options (REFERENCE Appendix A; default first):
 * ``junwei_stacks`` (False): A-004-03; True adds 君威's +1 to the standard lord +1.
 * ``all_cards_include_judge`` (False): A-004-06, "弃置所有牌" is hand and equipment.
 * ``generals`` ("draft") or "vanilla"; ``draft_lord_random`` (2), ``draft_max_offer`` (3).
-* ``maneuvering`` (True), ``max_reshuffles`` (0 = unlimited): as in ``standard``.
+* ``maneuvering`` (True): as in ``standard``; and the options of every ruleset
+  (``core/options.py``: ``max_reshuffles`` …).
 """
 
 from __future__ import annotations
@@ -44,11 +45,12 @@ from ...core.engine import emit, end_game, pop, push
 from ...core.events import GameStarted, RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
+from ...core.options import NO_WINNER, RULES_VERSION
 from ...core.ruleset import VANILLA, General, UnknownOption, register_ruleset
 from ...core.state import Frame, Game
 from ...core.views import View, secret
 from ..honglou.data import characters
-from ..standard import RESHUFFLES, RULES_VERSION, Standard
+from ..standard import Standard
 from ..standard.generals import standard_generals
 from . import identity as _identity  # noqa: F401  (registers the identity skills)
 from .base import IdentityState, state
@@ -128,7 +130,6 @@ class Extended(Standard):
         "draft_lord_random": 2,
         "draft_max_offer": 3,
         "maneuvering": True,
-        "max_reshuffles": 0,
     }
     choices = {
         "variant": ("beginner", "advanced"),
@@ -136,7 +137,6 @@ class Extended(Standard):
         "generals": ("draft", "vanilla"),
         "draft_lord_random": range(0, 48),
         "draft_max_offer": range(1, 48),
-        "max_reshuffles": RESHUFFLES,
     }
 
     def roles(self, players: int, options: dict[str, Any]) -> list[str]:
@@ -226,7 +226,7 @@ class Extended(Standard):
         """§6.2.3 / §6.3.3 after every death (A-004-05: before any death-triggered skill)."""
         result = (advanced_result if advanced(g) else beginner_result)(g, g.options)
         if result == DRAW:
-            end_game(g, [], draw=True)
+            end_game(g, [], draw=True, reason=NO_WINNER)
         elif result is not None:
             end_game(g, winners_of(g, result))
 

@@ -32,7 +32,8 @@ Options (REFERENCE Appendix A; default first):
 * ``luoyi_play_phase_only`` (True): D-000-04, 裸衣's +1 lasts for that turn's play phase only.
 * ``draft_lord_random`` (2), ``draft_max_offer`` (3): A-000-10's numbers.
 * ``lord_bonus_min_players`` (0): A-STD-01; 5 = no +1 max HP in a 4-player game.
-* ``double_renegade`` (False), ``max_reshuffles`` (0 = unlimited): as in ``standard``.
+* ``double_renegade`` (False): as in ``standard``; and the options of every ruleset
+  (``core/options.py``: ``max_reshuffles`` …).
 * ``maneuvering`` (False): A-000-01; True adds the 军争 cards (not seed 000).
 
 The characters keep the seed's texts wherever they are drafted (jinyu, extended, chengtian): a
@@ -49,7 +50,7 @@ from typing import Any
 from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.ruleset import VANILLA, General, register_ruleset
 from ...core.state import Game
-from ..standard import RESHUFFLES, Standard
+from ..standard import Standard
 from .data import LORD_CANDIDATES, NAMES, PRINTED, SEED_TEXTS, characters
 
 
@@ -65,7 +66,6 @@ class HongLou(Standard):
         "draft_max_offer": 3,
         "lord_bonus_min_players": 0,
         "double_renegade": False,
-        "max_reshuffles": 0,
         "maneuvering": False,
     }
     choices = {
@@ -73,7 +73,6 @@ class HongLou(Standard):
         "draft_lord_random": range(0, 19),
         "draft_max_offer": range(1, 21),
         "lord_bonus_min_players": range(0, 11),
-        "max_reshuffles": RESHUFFLES,
     }
     aliases = dict(NAMES)
 

@@ -73,7 +73,6 @@ DEFAULTS: dict[str, object] = {
     "overheal_to_jade": "enhanced_peach_only",  # A-002-08: never | enhanced_peach_only | always
     "loyalist_penalty_scope": "any",  # A-002-06: any | allies_only
     "lightning_passes_on_death": True,  # A-002-05
-    "max_reshuffles": 0,
     # 谋攻 (mougong.py)
     "rage_cap": 0,  # U-002-04; 0 = none
     "rage_per_point": False,  # A-002-10: +1 per event (True: per point of damage / HP loss)
@@ -98,7 +97,6 @@ CHOICES: dict[str, tuple[object, ...] | range] = {
     "jade_cap": range(0, 1000),
     "overheal_to_jade": ("never", "enhanced_peach_only", "always"),
     "loyalist_penalty_scope": ("any", "allies_only"),
-    "max_reshuffles": range(0, 10_001),
     "rage_cap": range(0, 1000),
     "enhanced_wine_scope": ("turn", "play_phase"),
     "enhanced_peach_full_hp": ("max_hp_then_jade", "jade_only"),

@@ -252,7 +252,7 @@ class Rage(Skill):
             g.phase == "play" and g.current == seat
         ):
             bonus += p.marks.get("t:强化酒", 0)
-        use = _enclosing_use(g, d.card) if d.card and not d.propagated else None
+        use = _enclosing_use(g, d.card) if d.card and d.own_hit(g) else None
         if use is not None and use.user == seat and "damage" in use.vc.tags:
             bonus += 1
         return bonus

@@ -11,7 +11,9 @@ Options (REFERENCE Appendix A):
 * ``double_renegade`` (False): the alternative 6- and 8-player role lines with two renegades.
 * ``maneuvering`` (True): add the 52 军争 cards to the 108 standard + EX cards.
 * ``lord_bonus_min_players`` (0): A-STD-01; 5 gives FreeKill's "no +1 HP in a 4-player game".
-* ``max_reshuffles`` (0 = unlimited): QSanguosha's optional cap; past it the game is a draw.
+
+Every ruleset also takes the options of ``core/options.py`` (``max_reshuffles``, A-STD-03's
+``chain_hit_effects``, A-STD-04's ``equip_slash_keeps_range``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ...core.engine import emit, push, shuffle
 from ...core.events import GameStarted, GeneralChosen, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
+from ...core.options import RULES_VERSION
 from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
 from ...core.state import Game
 from ...core.zones import draw
@@ -41,8 +44,6 @@ ROLE_TABLE: dict[int, tuple[int, int, int]] = {  # players -> loyalists, rebels,
     10: (3, 4, 2),
 }
 ALT_TABLE = {6: (1, 2, 2), 8: (2, 3, 2)}
-RESHUFFLES = range(0, 10_001)  # max_reshuffles: 0 = unlimited
-RULES_VERSION = "4"  # bump when a rule change alters the events a given input produces
 
 
 def role_cards(players: int, double_renegade: bool) -> list[str]:
@@ -62,14 +63,12 @@ class Standard(Ruleset):
         "double_renegade": False,
         "maneuvering": True,
         "lord_bonus_min_players": 0,
-        "max_reshuffles": 0,
         "generals": "vanilla",
         "draft_lord_random": 2,
         "draft_max_offer": 3,
     }
     choices = {
         "lord_bonus_min_players": range(0, 11),
-        "max_reshuffles": RESHUFFLES,
         "generals": ("vanilla", "standard", "draft"),  # "draft" = "standard" (extended's word)
         "draft_lord_random": range(0, 28),
         "draft_max_offer": range(1, 28),
