@@ -64,13 +64,24 @@ class ModeTable(msgspec.Struct, kw_only=True):
     options: dict[str, Any]
 
 
+class ModeOption(msgspec.Struct, kw_only=True):
+    """An option a table may set (services/rules/README.md "Ruleset options"): its default and
+    the values it allows, in words (`false, true`, `an integer in 0..10000`)."""
+
+    default: Any
+    allowed: str
+
+
 class Modes(msgspec.Struct, kw_only=True):
-    """What a table may be: every ruleset's table sizes, and the bots' levels; and the names
-    each ruleset prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人)."""
+    """What a table may be: every ruleset's table sizes, and the bots' levels; the names each
+    ruleset prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人); and the options a
+    table of each ruleset may set, with their defaults (`max_reshuffles`: 19, every game ends in
+    a draw when its draw pile would be reshuffled for the 20th time; 0 = unlimited)."""
 
     tables: list[ModeTable]
     bot_levels: list[str]
     names: dict[str, dict[str, str]] = {}
+    options: dict[str, dict[str, ModeOption]] = {}
 
 
 class Waiting(msgspec.Struct, kw_only=True):

@@ -12,6 +12,7 @@ from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..replay.access import NotFound
 from ..replay.core import Replay
 from ..replay.envelope import printed_names
+from ..rules.api import option_table
 from . import identity, schema
 from .clients import Engine, Matchmaker
 from .ratelimit import RateLimit
@@ -87,9 +88,14 @@ class Play:
     # ---- tables ---------------------------------------------------------------------------------
 
     async def modes(self) -> schema.Modes:
-        """What a table may be, and each ruleset's printed names."""
+        """What a table may be, each ruleset's printed names and the options its tables set."""
         out = await self.mm.modes()
-        out.names = {r: printed_names(r) for r in sorted({t.ruleset for t in out.tables})}
+        rulesets = sorted({t.ruleset for t in out.tables})
+        out.names = {r: printed_names(r) for r in rulesets}
+        out.options = {
+            r: {k: schema.ModeOption(default=d, allowed=a) for k, (d, a) in option_table(r).items()}
+            for r in rulesets
+        }
         return out
 
     async def tables(self) -> schema.Tables:

@@ -78,6 +78,7 @@ __all__ = [
     "keys",
     "new_game",
     "new_view",
+    "option_table",
     "pending",
     "redact",
     "restore",
@@ -138,6 +139,13 @@ def resolve_options(ruleset: str, options: dict[str, Any] | None) -> dict[str, A
             )
         out[k] = v
     return out
+
+
+def option_table(ruleset: str) -> dict[str, tuple[Any, str]]:
+    """Every option a table of ``ruleset`` may set: name -> (its default, the values it allows
+    in words), the ruleset's own and those every ruleset shares (``core/options.py``)."""
+    rs = RULESETS[ruleset]
+    return {k: (v, describe_choices(rs.option_choices(k))) for k, v in rs.option_defaults().items()}
 
 
 def table_options(ruleset: str, players: int, options: dict[str, Any] | None) -> dict[str, Any]:

@@ -131,6 +131,11 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     modes = await client.call("modes")
     assert {(t["ruleset"], t["players"]) for t in modes["tables"]} >= {("standard", 5)}
     assert modes["bot_levels"] == ["normal", "easy", "hard"]  # levels.py
+    # the options a table may set, with their defaults: every game ends (A-STD-05)
+    for ruleset in {t["ruleset"] for t in modes["tables"]}:
+        limit = modes["options"][ruleset]["max_reshuffles"]
+        assert limit == {"default": 19, "allowed": "an integer in 0..10000"}, ruleset
+    assert modes["options"]["jinyu"]["mougong"] == {"default": False, "allowed": "false, true"}
     game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "normal"})
     me = await client.call("me")
     assert me["seated"] == {"game": game, "seat": seat, "over": False} and me["waiting"] is None
