@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 
 from services.contracts import tokens
-from services.replay.access import (
+from services.readside.access import (
     BadRequest,
     Forbidden,
     Grant,
     TablePolicy,
     authorize,
+    delay_for,
     hmac_seat_check,
     parse_viewer,
+    released,
 )
 from services.rules.api import GOD, SPECTATOR
 
@@ -87,3 +89,20 @@ def test_hmac_seat_tokens() -> None:
     assert not check("g1", 2, tokens.issue(b"other", "g1", 2))
     assert not check("g1", 2, tokens.issue(secret, "g1", 2, ttl_ms=-1))
     assert not check("g1", 2, "junk")
+
+
+def test_released_counts_the_entries_old_enough() -> None:
+    at = [100, 100, 250, 400]
+    assert released(at, 0, 0) == 4  # live: everything held
+    assert [released(at, 100, now) for now in (150, 200, 349, 350, 499, 500)] == [0, 2, 2, 3, 3, 4]
+
+
+def test_every_channel_holds_the_same_delays() -> None:
+    """`delay_for` is what GameService applies to a viewer whose token it has checked."""
+    policy = TablePolicy(60_000, 300_000)
+    assert delay_for(policy, SPECTATOR, False) == 60_000
+    assert delay_for(policy, SPECTATOR, True) == 0
+    assert delay_for(policy, 3, False) == 0
+    assert delay_for(policy, GOD, False) == 300_000
+    with pytest.raises(Forbidden):
+        delay_for(TablePolicy(60_000), GOD, False)

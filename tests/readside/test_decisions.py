@@ -1,0 +1,38 @@
+"""The pending decision as each viewer may see it (services/readside/decisions.py)."""
+
+from __future__ import annotations
+
+from services.readside.decisions import Pending, cleared_json, public_json, shown
+from services.rules import api
+
+
+def _decision(kind: str, seat: int) -> api.Decision:
+    return api.Decision(
+        id=7, seat=seat, kind=kind, options=["a", "b"], min=1, max=2, info={"card": 3}
+    )
+
+
+def test_the_deciding_seat_alone_gets_options_and_info() -> None:
+    d = _decision("play", 1)
+    mine = shown(d, 1, 1, id=99, version=12, deadline_ms=5)
+    assert mine is not None and mine.mine and mine.options == ["a", "b"] and mine.info
+    for viewer in (0, 2, api.SPECTATOR):
+        other = shown(d, viewer, 1, id=99, version=12, deadline_ms=5)
+        assert other is not None and not other.mine
+        assert (other.options, other.min, other.max, other.info) == ([], 0, 0, {})
+        assert other.public == Pending(12, 1, "play")
+
+
+def test_being_asked_is_withheld_where_it_tells_a_hand() -> None:
+    for kind, active in (("respond", 1), ("confirm", 1), ("play", 0), ("cards", 1)):
+        d = _decision(kind, 1)
+        assert shown(d, 1, active, id=1, version=1) is not None  # the seat itself
+        assert shown(d, api.GOD, active, id=1, version=1) is not None
+        for viewer in (0, 2, api.SPECTATOR):
+            assert shown(d, viewer, active, id=1, version=1) is None
+    assert shown(_decision("draft", 3), api.SPECTATOR, 0, id=1, version=1) is not None
+
+
+def test_the_public_messages() -> None:
+    assert public_json(Pending(4, 2, "discard"), 9) == b'{"version":9,"seat":2,"kind":"discard"}'
+    assert cleared_json(9) == b'{"version":9}'
