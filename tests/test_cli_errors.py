@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
+import signal
 import subprocess
 from pathlib import Path
 
 import pytest
-from process_helpers import FREE_PORTS, arena, clean_env
+from process_helpers import FREE_PORTS, arena, clean_env, until
 
 from services.cli import main
 from services.eventlog.play import record_game
@@ -113,3 +115,57 @@ def test_a_game_redis_lacks_is_one_line(
     assert code == 2 and out == "", out
     assert len(err.splitlines()) == 1 and err.startswith(f"arena {args[0]}: "), err
     assert "nosuch" in err and "FAILED" not in err, err
+
+
+@pytest.mark.parametrize("down", ["--to", "--redis-url"])
+def test_migrate_names_the_redis_that_is_down(
+    down: str, redis_url: str, redis_namespace: str, redis_client: object
+) -> None:
+    """`arena migrate --to URL` with one side down names that side's URL and flag (it named
+    the source it had just reached, whichever was down), and copies nothing."""
+    import redis
+
+    live = redis.Redis.from_url(redis_url)
+    live.set(f"{redis_namespace}:partitions", 16)  # a partitioned source, so the copy would run
+    dead = "redis://127.0.0.1:1/0"
+    urls = {"--redis-url": redis_url, "--to": redis_url}
+    urls[down] = dead
+    args = ["migrate", "--namespace", redis_namespace, "--redis-url", urls["--redis-url"]]
+    code, line = _one_line([*args, "--to", urls["--to"]])
+    assert code == 1 and line == f"arena migrate: cannot reach {dead} ({down}: ConnectionError)"
+    assert live.keys(f"{redis_namespace}:*") == [f"{redis_namespace}:partitions".encode()]
+    live.close()
+
+
+def _up(var: Path) -> subprocess.Popen[str]:
+    return arena(
+        "up",
+        "--var",
+        str(var),
+        "--bots",
+        "0",
+        *FREE_PORTS,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def test_arena_up_says_why_it_stopped_during_start_up(tmp_path: Path) -> None:
+    """SIGTERM while the services start (a caller that gave up on a loaded machine): the last
+    line says so and how long it had been starting, not a bare 'arena up: stopped'."""
+    proc = _up(tmp_path)
+    until(lambda: (tmp_path / "logs").exists() or proc.poll() is not None, 30, "start-up")
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    last = err.strip().splitlines()[-1]
+    assert re.fullmatch(r"arena up: stopped \(SIGTERM during start-up, \d+ s in\)", last), err
+
+
+def test_arena_up_says_why_it_stopped_once_up(tmp_path: Path) -> None:
+    proc = _up(tmp_path)
+    until(lambda: (tmp_path / "up.json").exists() or proc.poll() is not None, 60, "arena up")
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "arena up: stopped (Ctrl-C)", err

@@ -50,6 +50,7 @@ from ..contracts.streams import (
     game_stream_key,
     partitions,
 )
+from .reconnect import is_outage
 from .redis_client import connect, is_cluster
 
 KINDS = ("log", "snap", "secret")
@@ -231,6 +232,21 @@ async def copy_namespace(source: aioredis.Redis, target: aioredis.Redis, namespa
     return out
 
 
+class Unreachable(RuntimeError):
+    """A Redis the command names does not answer: the message names it and its flag."""
+
+
+async def _reach(sides: list[tuple[aioredis.Redis, str, str]]) -> None:
+    """Unreachable naming the first of ``sides`` (client, URL, flag) that does not answer."""
+    for client, url, flag in sides:
+        try:
+            await client.ping()
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
+            raise Unreachable(f"cannot reach {url} ({flag}: {type(exc).__name__})") from None
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena migrate` options."""
     from ..cliargs import redis_options, redis_url
@@ -256,19 +272,28 @@ def main(args: argparse.Namespace) -> int:
 
     async def run() -> object:
         client = connect(args.redis_url)
+        sides = [(client, args.redis_url, "--redis-url")]
         try:
-            if args.to is None:
-                return await migrate(client, args.namespace)
-            target = connect(args.to)
+            if args.to is not None:
+                sides.append((connect(args.to), args.to, "--to"))
+            await _reach(sides)  # before anything moves: which Redis is down, by its flag
             try:
-                return await copy_namespace(client, target, args.namespace)
-            finally:
-                await target.aclose()
+                if args.to is None:
+                    return await migrate(client, args.namespace)
+                return await copy_namespace(client, sides[1][0], args.namespace)
+            except Exception as exc:
+                if is_outage(exc):  # one went away mid-way: name it, not always the source
+                    await _reach(sides)
+                raise
         finally:
-            await client.aclose()
+            for side, _, _ in sides:
+                await side.aclose()
 
     try:
         moved = asyncio.run(run())
+    except Unreachable as exc:
+        print(f"arena migrate: {exc}", file=sys.stderr)
+        return 1
     except (OldLayout, OSError) as exc:
         print(f"arena migrate: {exc}", file=sys.stderr)
         return 2

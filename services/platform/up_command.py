@@ -10,6 +10,7 @@ import contextlib
 import os
 import signal
 import sys
+import time
 from types import FrameType
 
 from .supervise import CrashLoop
@@ -78,16 +79,26 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         return 2
     previous = signal.signal(signal.SIGTERM, _raise_stop)
     state = cfg.var_dir / STATE_FILE
+    began = time.monotonic()
+    why = "start-up failed"  # what the last line says, whatever ends the run
     try:
         run = platform.start()
         state.write_text(run.to_json())
         print(run.to_json() if as_json else describe(run, cfg), flush=True)
-        return asyncio.run(_serve(platform, run, cfg))
-    except (_Stop, KeyboardInterrupt):
+        status, why = asyncio.run(_serve(platform, run, cfg))
+        return status
+    except _Stop:
+        why = f"SIGTERM during start-up, {time.monotonic() - began:.0f} s in"
+        return 0
+    except KeyboardInterrupt:
+        why = f"Ctrl-C during start-up, {time.monotonic() - began:.0f} s in"
         return 0
     except RuntimeError as exc:
         print(f"arena up: {exc}", file=sys.stderr)
         return 2
+    except BaseException as exc:  # a bug: its traceback follows; the last line names it too
+        why = f"{type(exc).__name__}: {exc}"
+        raise
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         with contextlib.suppress(OSError):
@@ -96,14 +107,22 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         platform.stop()
         signal.signal(signal.SIGTERM, previous)
         if started:  # (a refusal before anything started is its one line alone)
-            print("arena up: stopped", file=sys.stderr, flush=True)
+            print(f"arena up: stopped ({why})", file=sys.stderr, flush=True)
 
 
-async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
+async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> tuple[int, str]:
+    """Keep the platform alive until a signal or a crash loop: (exit status, why it stopped)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    why = ""
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+
+        def on(sig: signal.Signals = sig) -> None:
+            nonlocal why
+            why = why or ("Ctrl-C" if sig == signal.SIGINT else sig.name)
+            stop.set()
+
+        loop.add_signal_handler(sig, on)
     tasks: list[asyncio.Task[None]] = []
     if cfg.demo:
         from .demo import keep_playing
@@ -121,11 +140,11 @@ async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> int:
                 file=sys.stderr,
                 flush=True,
             )
-            status = 1
+            status, why = 1, str(exc).split(":", 1)[0]  # "bots-0 crash-looped"
             break
         for line in said:
             print(f"arena up: {line}", file=sys.stderr, flush=True)
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return status
+    return status, why or "stop asked"
