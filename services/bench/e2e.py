@@ -5,7 +5,7 @@ and bot workers as processes, a real redis-server, real gRPC, every game logged,
 archived to a file; the bench process only publishes the matches (all at once, as a tournament
 does) and waits on `{ns}:finished`. Each platform run gets a fresh Redis and fresh workers.
 The runs are interleaved: `repeat` rounds of (in-process, platform with each engine count), and
-each platform run's ratio is to the in-process run of its own round (services/kit.py).
+each platform run's ratio is to the in-process run of its own round (services/bench/kit.py).
 
 CPU per decision (`cpu_us_per_decision`): each platform process's CPU seconds over the timed
 window (from /proc; Redis from INFO cpu when the bench did not start it) divided by the answers

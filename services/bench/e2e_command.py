@@ -15,20 +15,24 @@ def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
     """`arena bench e2e` options."""
     p.description = (
         "The same seeded games in-process and through the platform (engine and bot workers "
-        "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out."
+        "as processes, real Redis, real gRPC) with 1 and 2 engine workers; JSON out. The "
+        "defaults finish in about a minute; the figures of docs/benchmarks.md took "
+        "--policy random,heuristic --games 200 --repeat 2 (or 3): 10 minutes or more."
     )
-    game_options(p, players=5, games=200, options=False)
+    game_options(p, players=5, games=100, options=False)
     p.add_argument(
         "--policy",
         type=names("random", "heuristic", "hard"),
-        default="random,heuristic",
+        default="random",
         help="bot policies to measure, comma-separated",
     )
     p.add_argument(
         "--engines", type=int_list, default="1,2", help="engine worker counts to measure"
     )
     p.add_argument("--bots", type=int, default=1, help="bot workers")
-    p.add_argument("--repeat", type=int, default=3, help="in-process runs (median taken)")
+    p.add_argument(
+        "--repeat", type=int, default=1, help="rounds (in-process, then each engine count)"
+    )
     p.add_argument(
         "--redis-cluster",
         type=int,

@@ -1,7 +1,7 @@
 """Engine benchmark and profile: random play on every seat, in-process, one core, beside a peer.
 
 The peer is RLCard's pure-Python Uno with random agents, run in the same process, interleaved
-round by round with our games (see services/kit.py); the ratios are per round.
+round by round with our games (see services/bench/kit.py); the ratios are per round.
 
 ``bench_engine`` is what ``arena bench engine`` prints; ``profile_engine`` runs the same games
 under cProfile and returns the top functions as text (profile before optimising). It lives

@@ -6,7 +6,7 @@ Append: the same sealed entry bytes are written (a) through RedisEventStore.appe
 
 Each comparison is interleaved round by round (adapter, raw, adapter, raw, ...) and reports
 wall rates and CPU per event (this process; for appends also the Redis server's, from INFO cpu)
-with their median, min and max, and the load average (services/kit.py).
+with their median, min and max, and the load average (services/bench/kit.py).
 
 Appends of many games at once: GAMES_AT_ONCE games append 5 entries each concurrently, as an
 engine answering many games does, their appends sharing script calls (appends.py) against the

@@ -6,7 +6,7 @@
   ticker (`tick_ms`), clients arriving every 2 ms on `standard-4`; p50 / p99.
 
 Both in ``--repeat`` interleaved rounds, with CPU per ticket (the matchmaker's process and the
-Redis server's, from INFO cpu), the spreads and the load average (services/kit.py).
+Redis server's, from INFO cpu), the spreads and the load average (services/bench/kit.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ server's CPU from INFO is reported apart).
 Beside it, interleaved round by round, the rules peer: the same seeded games played by the
 rules engine and the policy in one loop, as `arena bench e2e` plays them in-process. The
 report gives CPU per decision of both and of the service layer over the rules
-(`service_minus_rules_cpu_us`), wall rates, and the load average (services/kit.py).
+(`service_minus_rules_cpu_us`), wall rates, and the load average (services/bench/kit.py).
 
 `--profile FILE`: one more run of the service under cProfile (deterministic, so asyncio stacks
 are attributed right; timed in process CPU time, not wall), written to FILE (pstats) and its top functions printed to stderr.
