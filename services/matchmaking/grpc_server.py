@@ -168,7 +168,11 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
             except ValueError as exc:
                 raise Refused("INVALID_ARGUMENT", str(exc)) from None
             info = await self.mm.create_table(request.player, request.name, settings)
-            listed = [t for t in await self.mm.tables.listing(MAX_TABLES) if t.table == info.mode]
+            listed = [
+                t
+                for t in await self.mm.tables.listing(MAX_TABLES, newest=True)
+                if t.table == info.mode
+            ]
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
@@ -180,11 +184,11 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
         return out
 
     async def ListTables(self, request: Any, context: Any) -> matchmaker_pb2.ListTablesResponse:
-        """See matchmaker.proto (limit 1-200, default 100)."""
+        """See matchmaker.proto (limit 1-200, default 100; newest first)."""
         try:
             if not 0 <= request.limit <= MAX_TABLES:
                 raise Refused("INVALID_ARGUMENT", f"0 <= limit <= {MAX_TABLES}")
-            tables = await self.mm.tables.listing(request.limit or 100)
+            tables = await self.mm.tables.listing(request.limit or 100, newest=True)
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise

@@ -22,7 +22,7 @@ import re
 import unicodedata
 import uuid
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
@@ -37,9 +37,12 @@ if TYPE_CHECKING:
 TABLE_ID = re.compile(r"^t-[0-9a-f]{32}$")
 MAX_NAME = 32
 MAX_BOT_WAIT_MS = 10 * 60_000
-MAX_TIME_LIMIT_MS = 10 * 60_000
+MAX_TIME_LIMIT_MS = 2 * 60_000  # a person's decision never holds a table longer (issue 40)
 MIN_TIME_LIMIT_MS = 2_000
 MAX_HOSTED_AFTER = 20
+MAX_UNHOSTED_LIMIT_MS = 60_000  # with hosted_after 0 (never 托管): each silent decision's wait
+DEFAULT_TIME_LIMIT_MS = 60_000  # what 0 means (the engine's default, `arena engine`)
+MAX_PLAYERS = 64  # a bound for the decoder; each ruleset says its own sizes
 EMPTY_GRACE_MS = 10_000  # an open table with nobody waiting is closed after this long
 OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, max_window=1e9)
 
@@ -67,12 +70,18 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     API's body for a table)."""
 
     ruleset: str
-    players: int
+    # the bounds are checked when a body is decoded (a 400 naming the field, never a 500 for
+    # a number past what protobuf carries) and again by `checked`
+    players: Annotated[int, msgspec.Meta(ge=1, le=MAX_PLAYERS)]
     options: dict[str, OptionValue] = {}  # ruleset options (GET /api/modes lists each table's)
-    bot_after_ms: int = 20_000  # bots take the empty seats after this wait; 0: only when full
+    # bots take the empty seats after this wait; 0: only when the table is full
+    bot_after_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_WAIT_MS)] = 20_000
     bot_level: str = ""  # one of the bot levels ("" = the first)
-    time_limit_ms: int = 0  # per decision of a person; 0 = the engine's default
-    hosted_after: int = 2  # time-outs in a row before the seat goes on 托管 (0 = never)
+    # per decision of a person: 0 = the engine's default (60 s), else 2 s – 2 min
+    time_limit_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_TIME_LIMIT_MS)] = 0
+    # time-outs in a row before the seat goes on 托管; 0 = never (then each decision waits
+    # at most 60 s: MAX_UNHOSTED_LIMIT_MS)
+    hosted_after: Annotated[int, msgspec.Meta(ge=0, le=MAX_HOSTED_AFTER)] = 2
 
     def checked(self) -> TableSettings:
         """These settings if the engine can start such a game; ValueError (the reason) if not.
@@ -89,6 +98,13 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
             )
         if not 0 <= self.hosted_after <= MAX_HOSTED_AFTER:
             raise ValueError(f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
+        limit = self.time_limit_ms or DEFAULT_TIME_LIMIT_MS
+        if self.hosted_after == 0 and limit > MAX_UNHOSTED_LIMIT_MS:
+            raise ValueError(
+                f"hosted_after 0 (never 托管) needs time_limit_ms of at most "
+                f"{MAX_UNHOSTED_LIMIT_MS}: a silent seat would hold the table that long at "
+                "every decision"
+            )
         from ..bots.levels import accepted
 
         levels = bot_levels()
@@ -235,9 +251,12 @@ class Tables:
         await self.mm.client.hset(self._key(table), "state", "closed")
         await self.mm.client.zrem(self.index, table)
 
-    async def listing(self, limit: int = 100) -> list[OpenTable]:
-        """The open tables, oldest first, with the names of who waits at each."""
-        rows: Any = await self.mm.client.zrange(self.index, 0, max(0, limit - 1))
+    async def listing(self, limit: int = 100, *, newest: bool = False) -> list[OpenTable]:
+        """The open tables, oldest first (`newest`: newest first: the lobby's order, where a
+        new table is never hidden behind old ones), with the names of who waits at each."""
+        rows: Any = await (self.mm.client.zrevrange if newest else self.mm.client.zrange)(
+            self.index, 0, max(0, limit - 1)
+        )
         ids = [t.decode() for t in rows]
         out = []
         for table in ids:

@@ -59,8 +59,8 @@ class Matchmaker:
         )
 
     async def tables(self) -> list[schema.OpenTable]:
-        """The open tables, oldest first."""
-        r = await self._call("ListTables", matchmaker_pb2.ListTablesRequest())
+        """The open tables, newest first (the newest 200)."""
+        r = await self._call("ListTables", matchmaker_pb2.ListTablesRequest(limit=200))
         return [table_of(t) for t in r.tables]
 
     async def create_table(

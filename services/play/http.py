@@ -8,6 +8,15 @@ Credentials never travel in a query string (it ends up in logs). A POST with a b
 `application/json`: with the SameSite=Strict cookie, that keeps other sites' pages from posting
 for a signed-in person (a form cannot send that type without a CORS preflight, which this server
 never grants).
+
+Cross-site requests (CSRF): SameSite counts every port of a host as the same site, so a page on
+another port of the same machine could still post a plain form with the person's cookie (it
+made a person resign: `/resign` has no body). So every route that changes state (every method
+but GET and HEAD), body or not, is refused with 403 when the browser says it comes from
+elsewhere: an `Origin` header that is not this server's own (scheme aside: a TLS proxy in front
+changes it; host and port must match the `Host` the request came to), `Origin: null`, or a
+`Sec-Fetch-Site` other than `same-origin` or `none`. A client that is no browser sends neither
+header and is not affected.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 import redis.asyncio as aioredis
@@ -31,6 +41,7 @@ from .clients import Engine, Matchmaker
 from .service import Play
 
 _json = msgspec.json.Encoder()
+LIMITED = ("create_table", "join", "quickplay")  # each asks the matchmaker for a ticket
 
 
 class PlayHttp:
@@ -74,10 +85,18 @@ class PlayHttp:
             args["seat"] = int(params["seat"])
         if "table" in params:
             args["table"] = params["table"]
+        if route.method not in ("GET", "HEAD"):
+            same_origin(
+                req
+            )  # before anything is read or done: a cross-site request changes nothing
         if route.auth:
             args["p"] = await self.play.who(self._credential(req))
         if route.body is not None:
             args["body"] = self._decode(req, route.body)
+        if route.name == "new_guest":  # creation limits (ratelimit.py): 429 with Retry-After
+            await self.play.limits.new_guest(req.peer)
+        elif route.name in LIMITED:
+            await self.play.limits.seat(req.peer, args["p"].player)
         handler = getattr(self, route.name)
         out = await handler(req, w, **args)
         if out is not None:
@@ -188,7 +207,7 @@ class PlayHttp:
 
     async def tables(self, req: Request, w: asyncio.StreamWriter) -> schema.Tables:
         """See routes.ROUTES."""
-        return await self.play.tables()
+        return await self.play.tables(req.int_arg("offset"), req.int_arg("limit", 50))
 
     async def create_table(
         self,
@@ -293,12 +312,32 @@ def mount(
     secret = replay.secret
     play = Play(
         replay,
-        identity.Sessions(client, args.namespace),
+        identity.Sessions(client, args.namespace, secret),
         Matchmaker(args.matchmaker, secret),
         Engine(engines),
         answers_per_s=args.answers_per_s,
     )
     return play, PlayHttp(play, secure_cookie=args.secure_cookie)
+
+
+def same_origin(req: Request) -> None:
+    """HttpError 403 unless a state-changing request comes from this server's own pages (or
+    from a client that is no browser: no Origin, no Sec-Fetch-Site). See the module docstring."""
+    site = req.headers.get("sec-fetch-site", "").lower()
+    if site and site not in ("same-origin", "none"):
+        raise HttpError(403, f"cross-site request refused (Sec-Fetch-Site: {site[:20]})")
+    origin = req.headers.get("origin")
+    if origin is None:
+        return
+    host = req.headers.get("host", "").lower()
+    try:
+        netloc = urlsplit(origin).netloc.lower() if origin != "null" else ""
+    except ValueError:
+        netloc = ""
+    if not netloc or netloc != host:
+        raise HttpError(
+            403, "cross-origin request refused: this API takes no request from another site's pages"
+        )
 
 
 def cookie_header(name: str, value: str, *, secure: bool) -> str:

@@ -7,14 +7,20 @@ identity (`Guests.create`: a name, a fresh player id); a real login would be ano
 reach `Sessions.open` for an existing player id, and everything after it stays the same.
 
 Per player (`{ns}:play:p:PLAYER`, a hash; nothing of it lives only in a server's memory):
-`name`; while waiting, `ticket` and `table`; once seated, `game`, `seat` and `token` — the seat
-token the matchmaker issued, which never leaves the server: the person's credential stands for
-it, and the server presents it to the engine.
+`name`; while waiting, `ticket` and `table`; once seated, `game`, `seat`, and the seat token
+the matchmaker issued, which never leaves the server: the person's credential stands for it,
+and the server presents it to the engine. The token is not kept as such (a copy of the database
+would hand out seats for 24 hours): Redis keeps its expiry (`exp`) and SHA-256 (`tokh`), and the
+server, which holds the deployment's secret, mints the same token again from (game, seat, exp)
+when it needs it (`Sessions.seat`; a token the secret no longer makes is no seat). A record
+written before this (`token` in plain text) is still read; without a secret (in-process tests)
+the token is kept as it was.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 import time
 from dataclasses import dataclass
@@ -22,16 +28,19 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
+from ..contracts import tokens
+
 SESSION_TTL_S = 30 * 24 * 3600
 PLAYER_TTL_S = 30 * 24 * 3600
 MAX_TOKEN = 128
 SEAT_FROM = """
--- KEYS: player record; ARGV: ticket, game, seat, seat token
+-- KEYS: player record; ARGV: ticket, game, seat, then field/value pairs of the seat token
 if redis.call('HGET', KEYS[1], 'ticket') ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'ticket', 'table')
-redis.call('HSET', KEYS[1], 'game', ARGV[2], 'seat', ARGV[3], 'token', ARGV[4])
+redis.call('HDEL', KEYS[1], 'ticket', 'table', 'token', 'tokh', 'exp')
+redis.call('HSET', KEYS[1], 'game', ARGV[2], 'seat', ARGV[3], unpack(ARGV, 4))
 return 1
 """
+SEAT_FIELDS = ("game", "seat", "token", "tokh", "exp")
 
 
 @dataclass(frozen=True)
@@ -70,9 +79,12 @@ def _s(v: Any) -> str:
 class Sessions:
     """Session tokens → player ids, and each player's record (name, ticket, seat)."""
 
-    def __init__(self, client: aioredis.Redis, namespace: str = "arena") -> None:
+    def __init__(
+        self, client: aioredis.Redis, namespace: str = "arena", secret: bytes | None = None
+    ) -> None:
         self.client = client
         self.prefix = f"{namespace}:play"
+        self.secret = secret  # re-mints seat tokens kept as a hash (module docstring)
 
     def _session(self, token: str) -> str:
         return f"{self.prefix}:s:{_digest(token)}"
@@ -108,15 +120,25 @@ class Sessions:
         return Ticket(r["ticket"], r.get("table", "")) if r.get("ticket") else None
 
     async def seat(self, player: str) -> Seat | None:
-        """Where the player sits, if anywhere."""
+        """Where the player sits, if anywhere (with the seat token, minted again)."""
         r = await self.record(player)
-        return Seat(r["game"], int(r["seat"]), r["token"]) if r.get("game") else None
+        if not r.get("game"):
+            return None
+        if "token" in r:  # kept in plain text (no secret, or a record from before hashing)
+            return Seat(r["game"], int(r["seat"]), r["token"])
+        if self.secret is None or not r.get("exp"):
+            return None
+        game, seat = r["game"], int(r["seat"])
+        token = tokens.issue(self.secret, game, seat, ttl_ms=int(r["exp"]), now_ms=0)
+        if not hmac.compare_digest(_digest(token), r.get("tokh", "")):
+            return None  # the secret changed since: the matchmaker's token is void too
+        return Seat(game, seat, token)
 
     async def set_ticket(self, player: str, ticket: str, table: str) -> None:
         """The player now waits with `ticket` at `table` (and sits nowhere)."""
         key = self._player(player)
         async with self.client.pipeline(transaction=True) as pipe:
-            pipe.hdel(key, "game", "seat", "token")
+            pipe.hdel(key, *SEAT_FIELDS)
             pipe.hset(key, mapping={"ticket": ticket, "table": table})
             pipe.expire(key, PLAYER_TTL_S)
             await pipe.execute()
@@ -124,8 +146,15 @@ class Sessions:
     async def seat_from(self, player: str, ticket: str, seat: Seat) -> bool:
         """The player's `ticket` was matched: they sit at `seat` now. A no-op (False) if the
         player has moved on to another ticket meanwhile."""
+        kept: list[str | int] = ["token", seat.token]
+        if self.secret is not None:
+            try:
+                claims = tokens.verify(self.secret, seat.token)
+            except tokens.BadToken:
+                return False  # not a token of this deployment: no seat
+            kept = ["tokh", _digest(seat.token), "exp", claims.exp]
         done = await self.client.eval(
-            SEAT_FROM, 1, self._player(player), ticket, seat.game, seat.seat, seat.token
+            SEAT_FROM, 1, self._player(player), ticket, seat.game, seat.seat, *kept
         )
         return bool(done)
 

@@ -79,7 +79,8 @@ ROUTES = [
         "tables",
         "GET",
         "/api/tables",
-        "The open tables, oldest first",
+        "A page of the open tables: newest first, joinable (a free seat) before full ones; "
+        "`offset` and `limit` (1-100, default 50) page through the newest 200",
         response=schema.Tables,
         auth=False,
         errors=(503,),
@@ -228,6 +229,20 @@ def openapi() -> dict[str, Any]:
             for n in _PARAMS
             if "{" + n + "}" in r.path
         ]
+        if r.name == "tables":
+            params += [
+                {
+                    "name": n,
+                    "in": "query",
+                    "required": False,
+                    "description": d,
+                    "schema": {"type": "integer", "minimum": lo, "maximum": hi},
+                }
+                for n, d, lo, hi in (
+                    ("offset", "how many tables to skip", 0, 200),
+                    ("limit", "how many to list (default 50)", 1, 100),
+                )
+            ]
         if r.name == "seat_stream":
             params.append(
                 {
@@ -257,12 +272,18 @@ def openapi() -> dict[str, Any]:
             }
         else:
             ok = {"description": "OK", "content": {"application/json": {"schema": {}}}}
+        codes = set(r.errors)
+        if r.method != "GET":
+            codes.add(403)  # a request from another site's page (CSRF: http.same_origin)
+        if r.name in LIMITED:
+            codes.add(429)
         op["responses"] = {str(r.status): ok} | {
             str(code): {
                 "description": ERRORS[code],
                 "content": {"application/json": {"schema": _ref(schema.Error)}},
             }
-            for code in sorted(set(r.errors))
+            | (RETRY_AFTER if code == 429 else {})
+            for code in sorted(codes)
         }
         if r.auth:
             op["security"] = [{"cookie": []}, {"bearer": []}]
@@ -290,15 +311,29 @@ def _ref(t: type) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{t.__name__}"}
 
 
+LIMITED = ("new_guest", "create_table", "join", "quickplay", "answer")
+"""Routes with a rate limit (services/play/ratelimit.py): 429 with Retry-After past it."""
+RETRY_AFTER = {
+    "headers": {
+        "Retry-After": {
+            "description": "seconds until the limit's window ends (creation limits)",
+            "schema": {"type": "integer", "minimum": 1},
+        }
+    }
+}
+
 ERRORS = {
     400: "Malformed or illegal (an answer that is not legal now: the reason says why)",
     401: "No valid credential",
-    403: "Not the person's seat",
+    403: "Not the person's seat; or a state-changing request from another site's page (its "
+    "Origin or Sec-Fetch-Site says so: CSRF)",
     404: "No such game, table or seat",
     409: "Not now (already seated or waiting, the decision is not pending, the game is over)",
     411: "A body without a Content-Length",
     413: "A body over 64 KiB",
     415: "The body must be application/json",
-    429: "Too many answers for this seat: slow down",
+    429: "Too many requests: answers for this seat (over --answers-per-s), or guests, tables "
+    "and tickets created from this address or by this guest (Retry-After says when to try "
+    "again)",
     503: "The engine or the matchmaker cannot be reached",
 }

@@ -51,7 +51,7 @@ class OpenTable(msgspec.Struct, kw_only=True):
 
 
 class Tables(msgspec.Struct):
-    """The open tables, oldest first."""
+    """A page of the open tables: newest first, those with a free seat before full ones."""
 
     tables: list[OpenTable]
 

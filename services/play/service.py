@@ -15,8 +15,11 @@ from ..replay.envelope import printed_names
 from ..rules.api import option_table
 from . import identity, schema
 from .clients import Engine, Matchmaker
-from .ratelimit import RateLimit
+from .ratelimit import Limits, RateLimit
 from .seat import Seats
+
+MAX_TABLES = 200  # what the matchmaker lists (the newest)
+MAX_PAGE = 100
 
 
 class Play:
@@ -30,6 +33,7 @@ class Play:
         engine: Engine,
         *,
         answers_per_s: int = 20,
+        limits: Limits | None = None,
     ) -> None:
         self.replay = replay
         self.sessions = sessions
@@ -37,6 +41,7 @@ class Play:
         self.mm = matchmaker
         self.engine = engine
         limit = RateLimit(sessions.client, f"{sessions.prefix}:rl", answers_per_s)
+        self.limits = limits or Limits(sessions.client, f"{sessions.prefix}:lim")
         self.seats = Seats(replay, sessions, engine, limit)
 
     async def close(self) -> None:
@@ -98,9 +103,16 @@ class Play:
         }
         return out
 
-    async def tables(self) -> schema.Tables:
-        """The open tables."""
-        return schema.Tables(tables=await self.mm.tables())
+    async def tables(self, offset: int = 0, limit: int = 50) -> schema.Tables:
+        """A page of the open tables, newest first: joinable ones (a free seat) before full
+        ones, so a new person's table is never hidden behind old, kept-alive ones."""
+        if not 0 <= offset <= MAX_TABLES or not 1 <= limit <= MAX_PAGE:
+            raise Refused(
+                "INVALID_ARGUMENT", f"0 <= offset <= {MAX_TABLES}, 1 <= limit <= {MAX_PAGE}"
+            )
+        tables = await self.mm.tables()  # newest first
+        tables.sort(key=lambda t: len(t.waiting) >= t.settings.players)  # stable: joinable first
+        return schema.Tables(tables=tables[offset : offset + limit])
 
     async def _free(self, p: identity.Player) -> None:
         """Refuse while the player is seated at a live game or waits at a table."""
@@ -138,7 +150,7 @@ class Play:
         seat; else open one with these settings."""
         await self._free(p)
         want = body.settings
-        for t in await self.mm.tables():
+        for t in reversed(await self.mm.tables()):  # the oldest first: it waited longest
             s = t.settings
             same = (s.ruleset, s.players, s.options) == (want.ruleset, want.players, want.options)
             if same and len(t.waiting) < s.players:

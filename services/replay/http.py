@@ -50,6 +50,8 @@ MAX_HEAD = 16 * 1024
 MAX_BODY = 64 * 1024
 MAX_DRAIN = 1024 * 1024  # a body too large is still read (and dropped) up to this size
 KEEPALIVE_S = 15.0
+HEAD_TIMEOUT_S = 10.0  # a request's head and body must arrive within this (no idle keep-alive:
+# every response closes its connection), so a half-sent request holds a connection 10 s, not 60
 WEB = resources.files(__package__).joinpath("web")
 Route = Callable[["Request", asyncio.StreamWriter], Awaitable[None]]
 Router = Callable[["Request"], "tuple[str, Route] | None"]
@@ -62,6 +64,7 @@ _STATUS = {
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
+    408: "Request Timeout",
     409: "Conflict",
     411: "Length Required",
     413: "Content Too Large",
@@ -92,12 +95,14 @@ class _Watched:
 
 
 class HttpError(Exception):
-    """A request refused with an HTTP status and a reason (sent as ``{"error": reason}``)."""
+    """A request refused with an HTTP status and a reason (sent as ``{"error": reason}``);
+    `extra`: more header lines (``Retry-After: N\r\n`` with a 429)."""
 
-    def __init__(self, status: int, reason: str) -> None:
+    def __init__(self, status: int, reason: str, extra: str = "") -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.extra = extra
 
 
 @dataclass
@@ -109,6 +114,7 @@ class Request:
     query: dict[str, str]
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    peer: str = ""  # the client's address (what per-address limits count)
 
     def cookie(self, name: str) -> str | None:
         """The value of cookie ``name``, if sent."""
@@ -237,11 +243,17 @@ class HttpServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._writers.add(writer)
         try:
-            req = await _read_request(reader)
+            try:
+                req = await asyncio.wait_for(_read_request(reader), HEAD_TIMEOUT_S)
+            except TimeoutError:
+                req = 408
             if isinstance(req, int):
                 self.replay.metrics.request("other", req)
-                await self._send(writer, req, {"error": "malformed request"})
+                why = "request not sent in time" if req == 408 else "malformed request"
+                await self._send(writer, req, {"error": why})
             elif req is not None:
+                peer = writer.get_extra_info("peername")
+                req.peer = str(peer[0]) if isinstance(peer, tuple) and peer else ""
                 await self._dispatch(req, writer)
         except (ConnectionError, asyncio.CancelledError):
             pass
@@ -281,11 +293,12 @@ class HttpServer:
         except Exception as exc:  # noqa: BLE001 - every error gets a status (services/errors.py)
             if out.wrote:  # the response has begun: it cannot be turned into an error now
                 raise
+            extra = ""
             if isinstance(exc, HttpError):
-                status, body = exc.status, {"error": exc.reason}
+                status, body, extra = exc.status, {"error": exc.reason}, exc.extra
             else:
                 status, body = http_error(exc)
-            await self._send(w, status, body)
+            await send(w, status, body, extra=extra)
         finally:
             self.replay.metrics.request(name, status)
 

@@ -769,8 +769,9 @@ async def _seated(p: PlayPlatform) -> tuple[str, str, int, dict[str, Any]]:
         from tests.play.test_api import answer_one, sit
 
         client = await Client.fetch(p.base)
-        settings = {"ruleset": "chengtian", "players": 2, "time_limit_ms": 600_000}
-        game, seat = await sit(client, {**settings, "hosted_after": 0}, "fuzzed")
+        # the longest a person's decision may wait (tables.MAX_TIME_LIMIT_MS), one time-out to 托管
+        settings = {"ruleset": "chengtian", "players": 2, "time_limit_ms": 120_000}
+        game, seat = await sit(client, {**settings, "hosted_after": 1}, "fuzzed")
         d, _ = await answer_one(client, game, seat)
         await _quiet_log(p, game)
         _SEATED.append((client.token, game, seat, d))
