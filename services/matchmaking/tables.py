@@ -42,6 +42,7 @@ MIN_TIME_LIMIT_MS = 2_000
 MAX_HOSTED_AFTER = 20
 MAX_UNHOSTED_LIMIT_MS = 60_000  # with hosted_after 0 (never 托管): each silent decision's wait
 DEFAULT_TIME_LIMIT_MS = 60_000  # what 0 means (the engine's default, `arena engine`)
+MAX_OPTIONS_JSON = 64 * 1024
 MAX_PLAYERS = 64  # a bound for the decoder; each ruleset says its own sizes
 EMPTY_GRACE_MS = 10_000  # an open table with nobody waiting is closed after this long
 OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, max_window=1e9)
@@ -142,10 +143,14 @@ def settings_pb(s: TableSettings) -> matchmaker_pb2.TableSettings:
 
 def settings_of(m: matchmaker_pb2.TableSettings) -> TableSettings:
     """The settings of a proto message; ValueError if its options are not a JSON object."""
+    if len(m.options_json) > MAX_OPTIONS_JSON:
+        raise ValueError(f"options_json is longer than {MAX_OPTIONS_JSON} bytes")
     try:
         options = json.loads(m.options_json or "{}")
     except json.JSONDecodeError as exc:
         raise ValueError(f"options_json: {exc}") from None
+    except RecursionError:  # nested past the decoder's depth (was INTERNAL)
+        raise ValueError("options_json is nested too deeply") from None
     if not isinstance(options, dict):
         raise ValueError("options_json must be a JSON object")
     return TableSettings(

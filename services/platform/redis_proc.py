@@ -10,6 +10,7 @@ persistence setting risks).
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import time
@@ -41,11 +42,25 @@ def ping(url: str, timeout: float = 1.0) -> bool:
         client.close()
 
 
+def redacted(url: str) -> str:
+    """`url` with its password replaced by ***, for what is printed or logged."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in auth:
+        return url
+    return f"{scheme}://{auth.split(':', 1)[0]}:***@{host}"
+
+
 class PersistentRedis:
     """A redis-server child on 127.0.0.1 with AOF under ``data_dir``; stop() shuts it down."""
 
     def __init__(
-        self, data_dir: Path, port: int = 0, fsync: str = "everysec", persist: bool = True
+        self,
+        data_dir: Path,
+        port: int = 0,
+        fsync: str = "everysec",
+        persist: bool = True,
+        password: str | None = None,
     ) -> None:
         binary = find_server_binary()
         if binary is None:
@@ -57,10 +72,20 @@ class PersistentRedis:
         self.binary = binary
         self.data_dir = data_dir
         self.port = port or free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.password = password
+        auth = f":{password}@" if password else ""
+        self.url = f"redis://{auth}127.0.0.1:{self.port}/0"
+        conf: list[str] = []
+        if password:  # in a file of its own (0600), not on the command line (ps shows that)
+            path = data_dir / "arena-auth.conf"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(f"requirepass {password}\n")
+            conf = [str(path.resolve())]
         aof = ["--appendonly", "yes", "--appendfsync", fsync] if persist else ["--appendonly", "no"]
         args = [
             str(binary),
+            *conf,
             "--port",
             str(self.port),
             "--bind",
@@ -123,6 +148,10 @@ class PersistentRedis:
                 contextlib.suppress(OSError),
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s,
             ):
+                if self.password:
+                    s.sendall(f"AUTH {self.password}\r\n".encode())
+                    if not s.recv(64).startswith(b"+OK"):
+                        raise RuntimeError("redis-server refused its own password")
                 s.sendall(b"PING\r\n")
                 if s.recv(16).startswith(b"+PONG"):
                     return

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -118,7 +119,10 @@ class Platform:
         else:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-redis-")
             data = Path(self._tmp.name)
-        self.redis = PersistentRedis(data, self.cfg.redis_port, persist=self.cfg.persist)
+        # a password by default (issue 40): every client URL this platform hands out carries it
+        self.redis = PersistentRedis(
+            data, self.cfg.redis_port, persist=self.cfg.persist, password=secrets.token_hex(24)
+        )
         return self.redis.url, True
 
     def _start_cluster(self, masters: int) -> str:

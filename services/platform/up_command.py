@@ -13,6 +13,7 @@ import sys
 import time
 from types import FrameType
 
+from .redis_proc import redacted
 from .supervise import CrashLoop
 from .up import STATE_FILE, Platform, Running, UpConfig, find_running
 
@@ -30,7 +31,7 @@ def describe(run: Running, cfg: UpConfig) -> str:
         where = f"a Redis Cluster of {cfg.redis_cluster} masters, 1 replica each; " + where.replace(
             str(cfg.var_dir / "redis"), str(cfg.var_dir / "redis-cluster")
         )
-    lines = [f"arena up: Redis {run.redis_url} ({where})"]
+    lines = [f"arena up: Redis {redacted(run.redis_url)} ({where}; password in {STATE_FILE})"]
     if run.viewer_url:
         lines.append(f"  play and watch    {run.viewer_url}  (web page and play API)")
     lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
@@ -84,6 +85,7 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
     try:
         run = platform.start()
         state.write_text(run.to_json())
+        state.chmod(0o600)  # it holds the Redis password
         print(run.to_json() if as_json else describe(run, cfg), flush=True)
         status, why = asyncio.run(_serve(platform, run, cfg))
         return status

@@ -86,9 +86,8 @@ class PlayHttp:
         if "table" in params:
             args["table"] = params["table"]
         if route.method not in ("GET", "HEAD"):
-            same_origin(
-                req
-            )  # before anything is read or done: a cross-site request changes nothing
+            # before anything is read or done: a cross-site request changes nothing
+            same_origin(req)
         if route.auth:
             args["p"] = await self.play.who(self._credential(req))
         if route.body is not None:

@@ -244,3 +244,22 @@ def test_every_service_is_covered() -> None:
     assert len(_methods(game_pb2, "GameService")) >= 9
     assert len(_methods(replay_pb2, "ReplayService")) >= 5
     assert len(_methods(matchmaker_pb2, "Matchmaker")) >= 8
+
+
+async def test_deeply_nested_options_are_invalid_argument(mm_port: tuple[Matchmaker, int]) -> None:
+    """Issue 40: Matchmaker.CreateTable with options_json nested 100,000 deep was INTERNAL
+    (RecursionError)."""
+    from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+
+    _, port = mm_port
+    async with signed_channel(f"127.0.0.1:{port}", SECRET) as ch:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(ch)
+        for deep in ('{"a":' * 30_000 + "1" + "}" * 30_000, "[" * 30_000 + "]" * 30_000):
+            settings = matchmaker_pb2.TableSettings(
+                ruleset="standard", players=5, options_json=deep
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await stub.CreateTable(
+                    matchmaker_pb2.CreateTableRequest(player="p", settings=settings)
+                )
+            assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value.details()

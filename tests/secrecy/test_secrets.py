@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from prometheus_client import CollectorRegistry
@@ -238,3 +239,24 @@ async def test_a_bot_token_for_a_person_s_seat_ends_with_its_hosting() -> None:
     assert await games.store.head("g") == head  # nothing changed
     r = await games.submit_action("g", ann, hot.ids.opaque(d.id), api.default_answer(d).picks)
     assert r.answer.seat == 0
+
+
+def test_arena_ups_redis_has_a_password(tmp_path: Path) -> None:
+    """Issue 40: Redis had no password. The server `arena up` starts requires one (kept off the
+    command line), and the URL it hands out carries it."""
+    import redis
+
+    from services.platform.redis_proc import PersistentRedis, ping, redacted
+
+    server = PersistentRedis(tmp_path / "redis", persist=False, password="p" * 48)
+    try:
+        assert ping(server.url) and ":" + "p" * 48 + "@" in server.url
+        bare = redis.Redis(host="127.0.0.1", port=server.port)
+        with pytest.raises(redis.AuthenticationError):
+            bare.ping()
+        bare.close()
+        cmdline = Path(f"/proc/{server.pid}/cmdline").read_bytes()
+        assert b"p" * 48 not in cmdline
+        assert "p" * 48 not in redacted(server.url)
+    finally:
+        server.stop()
