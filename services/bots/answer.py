@@ -196,9 +196,9 @@ class Answerer:
         before = mind.unreadable
         try:
             async with contextlib.aclosing(rows):
-                async for seq, kind, payload in rows:
-                    mind.fold(seq, kind, payload)
-                    if seq >= upto or mind.over:
+                async for position, envelope in rows:
+                    mind.fold(position, envelope)
+                    if position >= upto or mind.over:
                         return
             mind.seq = max(mind.seq, upto)
         finally:

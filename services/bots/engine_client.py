@@ -74,10 +74,11 @@ class Engine(Protocol):
 
     def entries(
         self, game: str, token: str, after: int, upto: int = 0
-    ) -> AsyncGenerator[tuple[int, str, str], None]:
-        """(seq, type, payload JSON) of the log entries after `after` that the token's seat may
-        see, redacted for it (other seats' answers are withheld); with `upto` the stream ends
-        once entries up to `upto` were sent, else it runs live until the caller stops."""
+    ) -> AsyncGenerator[tuple[int, str], None]:
+        """(position, envelope JSON: services/readside/entries.py) of the log entries after
+        position `after` that the token's seat may see, redacted for it (other seats' answers
+        are withheld); with `upto` the stream ends once entries up to `upto` were sent, else it
+        runs live until the caller stops."""
         ...
 
     async def determinize(
@@ -304,7 +305,7 @@ class GrpcEngine:
 
     async def entries(
         self, game: str, token: str, after: int, upto: int = 0
-    ) -> AsyncGenerator[tuple[int, str, str], None]:
+    ) -> AsyncGenerator[tuple[int, str], None]:
         """See Engine.entries (GameService.StreamView, cancelled when the caller stops)."""
         i = self._pick(game)
         call = self.stubs[i].StreamView(
@@ -315,7 +316,7 @@ class GrpcEngine:
         )
         try:
             async for env in call:
-                yield int(env.seq), str(env.type), str(env.payload_json)
+                yield int(env.seq), str(env.json)
         except grpc.aio.AioRpcError as err:
             if err.code() != grpc.StatusCode.CANCELLED:
                 raise self._failed(i, err) from None

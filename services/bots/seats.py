@@ -13,18 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any
 
-import msgspec
-
-from ..eventlog.entry import SEED_REVEAL
-from ..rules.api import Answer, Decision, Game, View, new_view
+from ..readside.fold import SeatFold
+from ..rules.api import Answer, Decision, Game, View
 from ..rules.api import events as ev
-from ..rules.api import fold_view as apply
 from .levels import LEVELS, POLICIES, policy_of
 from .random_policy import RandomPolicy
 from .search import SearchPolicy
@@ -33,26 +27,6 @@ from .selfplay import Policy, make_policy
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
 VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
 BOT_PREFIX = "bot:"
-log = logging.getLogger(__name__)
-
-_decoder: msgspec.json.Decoder[Any] | None = None
-
-
-def decode_event(payload: bytes | str) -> ev.Event:
-    """A redacted event from its JSON (the payload of an EventEnvelope)."""
-    global _decoder
-    if _decoder is None:
-        from typing import Union
-
-        _decoder = msgspec.json.Decoder(Union[tuple(ev.event_types().values())])  # noqa: UP007
-    out: ev.Event = _decoder.decode(payload)
-    return out
-
-
-@lru_cache(maxsize=1)
-def event_kinds() -> frozenset[str]:
-    """The type of every event the rules can log (an entry of any other kind is no event)."""
-    return frozenset(ev.event_types())
 
 
 def policy_name(player: str, default: str) -> str:
@@ -72,62 +46,60 @@ def seat_seed(game: str, seat: int) -> int:
 
 @dataclass
 class SeatMind:
-    """One bot seat: its policy, its view folded up to log sequence `seq`, and a lock so two
-    deliveries of its decisions are never handled at once."""
+    """One bot seat: its policy, its view (the read side's fold of the seat's entries, numbered
+    by the seat's positions), and a lock so two deliveries of its decisions are never handled
+    at once."""
 
     game: str
     seat: int
     policy_name: str
     policy: Policy
-    view: View
-    seq: int = 0
+    folded: SeatFold
     answered: int = -1  # the highest version (seat position) of a decision seen accepted
-    over: bool = False
     seed: int = 0  # seat_seed(game, seat)
-    unreadable: int = 0  # event entries that did not decode (skipped, logged once)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def view(self) -> View:
+        """The seat's view so far."""
+        return self.folded.view
+
+    @property
+    def seq(self) -> int:
+        """The seat's position the view is folded up to."""
+        return self.folded.at
+
+    @seq.setter
+    def seq(self, position: int) -> None:
+        self.folded.at = max(self.folded.at, position)
+
+    @property
+    def over(self) -> bool:
+        """The seed reveal was folded: the game is finished."""
+        return self.folded.closed
+
+    @property
+    def unreadable(self) -> int:
+        """Entries the fold stepped over because it could not read them (logged once)."""
+        return self.folded.unreadable
 
     @property
     def needs_view(self) -> bool:
         """Whether the policy reads the view (random does not)."""
         return self.policy_name not in VIEWLESS
 
-    def fold(self, seq: int, kind: str, payload: bytes | str) -> None:
-        """Fold one log entry the seat may see (already redacted by the engine): `kind` is an
-        event's type, or the kind of any other entry (header, answer, control, seed_reveal, or
-        one this code does not know), which holds nothing for the view and is stepped over. An
-        event that does not decode is stepped over too, counted and logged once: the seat plays
-        on with what it could read rather than asking for the same entries forever."""
-        if seq <= self.seq:
-            return  # a repeat after a reconnect
-        if kind not in event_kinds():
-            self.over = self.over or kind == SEED_REVEAL
-            self.seq = seq
-            return
-        try:
-            event = decode_event(payload)
-        except (msgspec.MsgspecError, ValueError, TypeError) as exc:
-            if not self.unreadable:
-                log.error(
-                    "%s seat %d: entry %d (%s) unreadable, skipped: %s",
-                    self.game,
-                    self.seat,
-                    seq,
-                    kind,
-                    exc,
-                )
-            self.unreadable += 1
-            self.seq = seq
-            return
-        self.fold_event(seq, event)
+    def fold(self, position: int, envelope: bytes | str) -> None:
+        """Fold one entry the seat receives, as its envelope (services/readside: any kind; one
+        that cannot be read is stepped over, counted and logged once), and let the policy
+        observe the event it carried."""
+        e = self.folded.envelope(position, envelope)
+        if e is not None:
+            self.policy.observe(e)
 
-    def fold_event(self, seq: int, e: ev.Event) -> None:
-        """Fold one already decoded (and redacted) event logged at `seq`."""
-        if seq <= self.seq:
-            return
-        self.seq = seq
-        apply(self.view, e)
-        self.policy.observe(e)
+    def fold_event(self, position: int, e: ev.Event) -> None:
+        """Fold one already decoded (and redacted) event, the seat's ``position``-th entry."""
+        if self.folded.event(position, e) is not None:
+            self.policy.observe(e)
 
     def plan(self, d: Decision) -> list[tuple[int, dict[int, str]]]:
         """The worlds the policy's look-ahead needs for ``d`` (``hard``: search.py), to be dealt
@@ -165,7 +137,8 @@ class Minds:
         if mind is None:
             name, seed = policy_name(player, self.default), seat_seed(game, seat)
             policy = make_policy(policy_of(name), seed, seat)
-            mind = SeatMind(game, seat, name, policy, new_view(seat), seed=seed)
+            fold = SeatFold(seat, f"{game} seat {seat}")
+            mind = SeatMind(game, seat, name, policy, fold, seed=seed)
             self.minds[key] = mind
             while len(self.minds) > self.capacity:
                 self.minds.popitem(last=False)

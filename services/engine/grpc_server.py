@@ -2,9 +2,9 @@
 
 Every refusal maps to its status (services/errors.py: `grpc_unary`, `grpc_stream`), with a
 one-line message and nothing logged; anything unexpected is INTERNAL (logged once as a bug), so
-a client never sees UNKNOWN. What each viewer receives is views.py's business; here every
-number a client sees or sends is translated: its own positions for log versions
-(eventlog/positions.py), opaque ids for decision numbers (contracts/decision_ids.py).
+a client never sees UNKNOWN. What each viewer receives is the read side's business
+(services/readside: the envelope, the delay, the decision as each viewer may see it, every
+number a client sees or sends a position of its own or an opaque id); here it is only encoded.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from ..errors import (
 )
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
+from ..readside.decisions import Shown
 from ..rpc_guard import interceptors
-from ..rules import api
-from . import bot_sessions, views
+from . import bot_sessions
 from .service import Games
 from .worlds import MAX_WORLDS, World
 
@@ -51,6 +51,30 @@ def _options(text: str) -> dict[str, OptionValue]:
         return msgspec.json.decode(text or "{}", type=dict[str, OptionValue])
     except msgspec.MsgspecError as exc:
         raise BadRequest(f"options_json must be a JSON object of plain values: {exc}") from None
+
+
+def envelope_pb(position: int, envelope: bytes) -> common_pb2.EventEnvelope:
+    """One entry as GameService sends it: the viewer's position and the one envelope's JSON
+    (services/readside/entries.py); never a hash."""
+    return common_pb2.EventEnvelope(seq=position, json=envelope.decode())
+
+
+def decision_pb(game_id: str, d: Shown) -> common_pb2.Decision:
+    """A decision as the read side shows it to one viewer (its options and info are empty for
+    any viewer but the deciding seat: readside/decisions.py)."""
+    return common_pb2.Decision(
+        game_id=game_id,
+        id=d.id,
+        seat=d.seat,
+        kind=d.kind,
+        options=d.options,
+        min=d.min,
+        max=d.max,
+        declinable=d.declinable,
+        info_json=msgspec.json.encode(d.info).decode() if d.mine else "",
+        version=d.version,
+        deadline_ms=d.deadline_ms,
+    )
 
 
 def signed_create_request(
@@ -143,20 +167,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 auto=r.answer.auto,
             ),
         )
-        if with_next and r.next is not None and not r.over:
-            # only if the answering seat may know it is pending (being asked can tell a hand)
-            hot = await self.games.get(request.game_id)
-            seat = r.answer.seat
-            if views.may_see(hot.game, r.next, seat) and api.pending(hot.game) == r.next:
-                out.next.CopyFrom(
-                    views.decision(
-                        request.game_id,
-                        r.next,
-                        seat,
-                        id=hot.ids.opaque(r.next.id),
-                        version=r.position,
-                    )
-                )
+        if with_next and (after := await self.games.next_for(request.game_id, r)) is not None:
+            out.next.CopyFrom(decision_pb(request.game_id, after))
         return out
 
     @grpc_unary
@@ -289,22 +301,15 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
         viewer = await self.games.viewer_of(game_id, request.seat_token)
-        async with self.games.settled(game_id) as hot:  # the events before the decision, logged
-            seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-            out = game_pb2.GetViewResponse(viewer=viewer, over=seen.over)
-            for _, entry in seen.entries:  # numbered by the viewer's positions: 1, 2, 3, …
-                e = views.envelope(len(out.events) + 1, entry, viewer, hot.ids)
-                if e is not None:
-                    out.events.append(e)
-            out.version = len(out.events)
-            d = api.pending(hot.game)
-            live = seen.live and d is not None and not hot.game.over
-            if live and d is not None and views.may_see(hot.game, d, viewer):
-                position = self.games.position(hot, viewer, hot.log.version)
-                out.pending.CopyFrom(
-                    views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
-                )
-                out.pending.deadline_ms = await self.games.deadline_ms(hot, d)
+        seen, pending = await self.games.view(game_id, viewer)
+        out = game_pb2.GetViewResponse(
+            viewer=viewer,
+            over=seen.over,
+            version=seen.version,
+            events=[envelope_pb(p, e) for p, e in seen.entries],
+        )
+        if pending is not None:
+            out.pending.CopyFrom(decision_pb(game_id, pending))
         return out
 
     @grpc_stream
@@ -315,8 +320,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         the seed reveal (or position upto_seq)."""
         game_id = checked_game_id(request.game_id)
         viewer = await self.games.viewer_of(game_id, request.seat_token)
-        async for e in self.games.view_entries(game_id, viewer, request.from_seq, request.upto_seq):
-            yield e
+        async for p, e in self.games.view_entries(
+            game_id, viewer, request.from_seq, request.upto_seq
+        ):
+            yield envelope_pb(p, e)
 
     @grpc_unary
     async def GetDecision(
@@ -325,23 +332,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
         viewer = await self.games.viewer_of(game_id, request.seat_token)
-        async with self.games.settled(game_id) as hot:
-            moved = await self.games.store.head(game_id) != hot.log.version
-        if moved:
-            self.games.evict(game_id)  # another worker moved on: a poll sees it
-        async with self.games.settled(game_id) as hot:  # no decision before its events land
-            if self.games.watch.delay_for(viewer) > 0:  # a delayed spectator: no live decision
-                seen = await self.games.watch.read(game_id, viewer, hot.log.version, hot.game.over)
-                version = self.games.position(hot, viewer, seen.upto)
-                return game_pb2.GetDecisionResponse(over=seen.over, version=version)
-            position = self.games.position(hot, viewer, hot.log.version)
-            out = game_pb2.GetDecisionResponse(over=hot.game.over, version=position)
-            d = api.pending(hot.game)
-            if d is not None and not hot.game.over and views.may_see(hot.game, d, viewer):
-                out.decision.CopyFrom(
-                    views.decision(game_id, d, viewer, id=hot.ids.opaque(d.id), version=position)
-                )
-                out.decision.deadline_ms = await self.games.deadline_ms(hot, d)
+        version, over, pending = await self.games.decision(game_id, viewer)
+        out = game_pb2.GetDecisionResponse(over=over, version=version)
+        if pending is not None:
+            out.decision.CopyFrom(decision_pb(game_id, pending))
         return out
 
     @grpc_unary

@@ -40,16 +40,17 @@ from ..eventlog.records import (
     new_salt,
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
-from ..proto_gen.arena.v1 import common_pb2
+from ..readside.access import TablePolicy
 from ..readside.clock import Clock, SystemClock
+from ..readside.decisions import Shown, may_see, shown
 from ..readside.positions import Positions
+from ..readside.watch import Seen, Watch
 from ..rules import api
 from .bot_sessions import BotSessions, Session
 from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
-from .views import Watch, envelope
 from .worlds import SeatViews, World, checked, deal
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,8 @@ class Games:
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
         self.clock = clock or SystemClock()
-        self.watch = Watch(store, self.clock, spectator_delay_ms, archive_dir)
+        # what a viewer may read of a game, and how far behind (services/readside)
+        self.watch = Watch(store, self.clock, TablePolicy(max(0, spectator_delay_ms)), archive_dir)
         self.cache: OrderedDict[str, Hot] = OrderedDict()
         self.cache_size = cache_size
         self.snapshot_every = snapshot_every
@@ -495,27 +497,70 @@ class Games:
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         raise Refused("FAILED_PRECONDITION", f"decision {decision} is not the seat's pending one")
 
+    # ---- views (what a viewer receives is the read side's: services/readside) ----------------
+
     def position(self, hot: Hot, viewer: int, version: int) -> int:
         """`viewer`'s position at log version `version` (what clients are shown for it)."""
         return hot.positions.position(viewer, version)
 
+    async def shown(self, hot: Hot, viewer: int, version: int | None = None) -> Shown | None:
+        """The decision pending in ``hot`` as ``viewer`` may see it (None: none, the game is
+        over, or the viewer may not learn of it), at its position ``version`` (default: the
+        log's head), with its deadline. The caller holds the game settled."""
+        d = api.pending(hot.game)
+        if d is None or hot.game.over or not may_see(d.kind, d.seat, hot.game.current, viewer):
+            return None
+        position = self.position(hot, viewer, hot.log.version) if version is None else version
+        deadline = await self.deadline_ms(hot, d)
+        opaque = hot.ids.opaque(d.id)
+        return shown(d, viewer, hot.game.current, id=opaque, version=position, deadline_ms=deadline)
+
+    async def view(self, game_id: str, viewer: int) -> tuple[Seen, Shown | None]:
+        """What ``viewer`` may read of the game now (GetView): its entries as envelopes and, if
+        it watches live, the pending decision as it may see it."""
+        async with self.settled(game_id) as hot:  # the events before the decision, logged
+            seen = await self.watch.page(
+                game_id, viewer, hot.log.version, hot.game.over, hot.positions, hot.ids.opaque
+            )
+            pending = await self.shown(hot, viewer) if seen.live else None
+        return seen, pending
+
+    async def decision(self, game_id: str, viewer: int) -> tuple[int, bool, Shown | None]:
+        """(``viewer``'s position, over, the pending decision as it may see it) now
+        (GetDecision). A delayed spectator gets its released position and no decision."""
+        async with self.settled(game_id) as hot:
+            moved = await self.store.head(game_id) != hot.log.version
+        if moved:
+            self.evict(game_id)  # another worker moved on: a poll sees it
+        async with self.settled(game_id) as hot:  # no decision before its events land
+            head, over = hot.log.version, hot.game.over
+            if self.watch.delay_for(viewer, over) > 0:  # a delayed spectator: no live decision
+                upto, ended = await self.watch.released(game_id, viewer, head, over)
+                return self.position(hot, viewer, upto), ended, None
+            return self.position(hot, viewer, head), over, await self.shown(hot, viewer)
+
+    async def next_for(self, game_id: str, r: Result) -> Shown | None:
+        """What SubmitAction tells the answering seat is pending after its answer ``r``, as it
+        may see it (none if the game moved on meanwhile)."""
+        if r.next is None or r.over:
+            return None
+        async with self.settled(game_id) as hot:
+            if api.pending(hot.game) != r.next:
+                return None
+            return await self.shown(hot, r.answer.seat, r.position)
+
     async def view_entries(
         self, game_id: str, viewer: int, after: int, upto: int = 0
-    ) -> AsyncIterator[common_pb2.EventEnvelope]:
-        """`viewer`'s entries after its position `after`, as it receives them (views.py),
-        numbered by its positions; live ones as they come (held the spectator delay for a
-        spectator) until the seed reveal, or, with `upto` > 0, until its position `upto` (at
-        most where the log is now). NOT_FOUND for an unknown game."""
+    ) -> AsyncIterator[tuple[int, bytes]]:
+        """`viewer`'s entries after its position `after`, as (position, envelope), live ones as
+        they come (held the spectator delay for a spectator of a live game) until the seed
+        reveal, or, with `upto` > 0, until its position `upto` (at most where the log is now).
+        NOT_FOUND for an unknown game."""
         hot = await self.synced(game_id)
-        p = hot.positions
-        start = p.seq(viewer, max(0, after))
-        last = p.seq(viewer, upto) if upto > 0 else 0
-        position = p.position(viewer, start)
-        async for _, entry in self.watch.tail(game_id, viewer, start, last):
-            e = envelope(position + 1, entry, viewer, hot.ids)
-            if e is not None:
-                position += 1
-                yield e
+        async for e in self.watch.tail(
+            game_id, viewer, after, upto, hot.game.over, hot.positions, hot.ids.opaque
+        ):
+            yield e
 
     async def synced(self, game_id: str) -> Hot:
         """The game with its positions read up to the log's head now (another worker may have

@@ -23,8 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import BadRequest
-from ..eventlog.entry import EVENT, decode_entry
+from ..eventlog.entry import decode_entry
 from ..eventlog.store import Record
+from ..readside.fold import SeatFold
 from ..rules import api
 
 MAX_WORLDS = 16  # per call: the hard policy asks for 8 by default
@@ -54,26 +55,26 @@ def checked(worlds: Sequence[World], players: int) -> list[World]:
 
 @dataclass
 class SeatViews:
-    """Seats' views of one game, each folded up to a log version (seat -> (version, view))."""
+    """Seats' views of one game (the read side's fold, services/readside/fold.py), each folded
+    up to a log version."""
 
-    views: dict[int, tuple[int, api.View]] = field(default_factory=dict)
+    folds: dict[int, SeatFold] = field(default_factory=dict)
 
     def behind(self, seat: int) -> int:
         """The log version ``seat``'s view is folded up to (0: not begun)."""
-        got = self.views.get(seat)
-        return got[0] if got is not None else 0
+        got = self.folds.get(seat)
+        return got.at if got is not None else 0
 
     def fold(self, seat: int, records: Sequence[Record], upto: int) -> api.View:
         """``seat``'s view after folding ``records`` (the log's entries after `behind(seat)`, up
         to version ``upto``), each event redacted for the seat as every channel sends it."""
-        got = self.views.get(seat)
-        view = got[1] if got is not None else api.new_view(seat)
-        for _, data in records:
-            entry = decode_entry(data)
-            if entry.kind == EVENT:
-                api.apply_view(view, api.decode_event(entry.payload))
-        self.views[seat] = (upto, view)
-        return view
+        fold = self.folds.get(seat)
+        if fold is None:
+            fold = self.folds[seat] = SeatFold(seat, f"worlds seat {seat}")
+        for seq, data in records:
+            fold.entry(seq, decode_entry(data))
+        fold.at = max(fold.at, upto)
+        return fold.view
 
 
 def deal(

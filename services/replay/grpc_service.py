@@ -9,7 +9,6 @@ so its hash would give the cards away to anyone who tries the few thousand possi
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -49,21 +48,13 @@ def summary_pb(g: GameSummary) -> replay_pb2.GameSummary:
 def envelope_pb(
     feed: GameFeed, viewer: int, position: int, data: bytes, with_hash: bool
 ) -> common_pb2.EventEnvelope:
-    """One entry envelope (JSON from envelope.py), the viewer's `position`-th, as an
-    EventEnvelope."""
-    x = msgspec.json.decode(data)
-    kind = x["kind"]
-    body = x.get(
-        {"event": "event", "answer": "answer", "header": "header", "seed_reveal": "reveal"}.get(
-            kind, ""
-        ),
-        {},
-    )
+    """One entry (the envelope of services/readside/entries.py), the viewer's `position`-th,
+    as an EventEnvelope: the same JSON as every channel sends, and its chain hash only where
+    `with_hash` (a viewer who may see the entry whole)."""
     return common_pb2.EventEnvelope(
         seq=position,
-        type=body.get("type", kind) if kind == "event" else kind,
         hash=_hash(feed, viewer, position) if with_hash else b"",
-        payload_json=json.dumps(body, ensure_ascii=False, separators=(",", ":")),
+        json=data.decode(),
     )
 
 

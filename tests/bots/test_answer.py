@@ -51,13 +51,13 @@ class LocalEngine:
 
     async def entries(
         self, game: str, token: str, after: int, upto: int = 0
-    ) -> AsyncGenerator[tuple[int, str, str], None]:
+    ) -> AsyncGenerator[tuple[int, str], None]:
         viewer = tokens.verify(SECRET, token).s
         self.seen_by.add(viewer)
         if upto <= 0:  # the whole game as it is now: this fake does not wait for live entries
             upto = 1 << 62
-        async for env in self.games.view_entries(game, viewer, after, upto):
-            yield env.seq, env.type, env.payload_json
+        async for position, envelope in self.games.view_entries(game, viewer, after, upto):
+            yield position, envelope.decode()
 
 
 async def _setup(policy: str, players: int = 4, seed: int = 3) -> tuple[Games, MemorySide]:
@@ -220,11 +220,14 @@ def test_a_seats_fold_steps_over_every_entry_kind_that_is_no_event() -> None:
     decode are stepped over (the last counted), never raised: a raise left the seat's decision
     pending forever, since the same entries came back at every retry (the 托管 freeze)."""
     mind = Minds("heuristic").get("g1", 0, "bot:heuristic")
-    mind.fold(1, "header", '{"game_id":"g1"}')
-    mind.fold(2, "control", '{"seat":0,"hosted":true,"reason":"asked"}')
-    mind.fold(3, "a_kind_from_a_newer_schema", "null")
+    answer = '{"seq":1,"kind":"answer","answer":{"decision":7,"seat":0,"picks":[]}}'
+    mind.fold(1, answer)
+    mind.fold(2, '{"seq":2,"kind":"control","control":{"seat":0,"hosted":true,"reason":"asked"}}')
+    mind.fold(3, '{"seq":3,"kind":"other","type":"a_kind_from_a_newer_schema"}')
     assert (mind.seq, mind.unreadable, mind.over) == (3, 0, False)
-    mind.fold(4, "cards_moved", '{"type":"cards_moved","not":"an event"}')
+    assert mind.folded.hosted == {0}
+    mind.fold(4, '{"seq":4,"kind":"event","event":{"type":"cards_moved","not":"an event"}}')
     assert (mind.seq, mind.unreadable) == (4, 1)
-    mind.fold(5, "seed_reveal", '{"seed":1}')
+    reveal = '"reveal":{"seed":1,"salt":"00","ended_at_ms":0,"winners":[],"sides":[]}'
+    mind.fold(5, '{"seq":5,"kind":"seed_reveal",' + reveal + "}")
     assert mind.over and mind.seq == 5

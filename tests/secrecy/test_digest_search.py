@@ -19,6 +19,7 @@ from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
 from services.eventlog.entry import GENESIS, SCHEMA_VERSION, chain_hash, decode_entry
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
+from services.readside import schema
 from services.rules import api
 from services.rules.api import events as ev
 
@@ -111,8 +112,8 @@ async def _received(
             blobs.append(e.SerializeToString())
             if e.hash:
                 hashes[e.seq] = e.hash
-            if e.type not in ("header", "answer", "seed_reveal"):
-                events[e.seq] = _EVENT.decode(e.payload_json.encode())
+            if isinstance(entry := schema.decode(e.json), schema.EventEntry):
+                events[e.seq] = entry.event
     meta = [("authorization", f"Bearer {tok}")] if viewer >= 0 else []
     async with grpc.aio.insecure_channel(f"127.0.0.1:{side.replay_port}") as ch:
         rs = replay_pb2_grpc.ReplayServiceStub(ch)

@@ -103,9 +103,7 @@ async def test_each_viewer_counts_only_what_it_receives(stub: tuple) -> None:  #
             game_pb2.StreamViewRequest(game_id=GAME, seat_token=token, upto_seq=view.version)
         )
         streamed = [e async for e in call]
-        assert [(e.seq, e.payload_json) for e in streamed] == [
-            (e.seq, e.payload_json) for e in view.events
-        ]
+        assert [(e.seq, e.json) for e in streamed] == [(e.seq, e.json) for e in view.events]
         k = len(numbers) // 2
         call = s.StreamView(
             game_pb2.StreamViewRequest(
@@ -128,7 +126,11 @@ async def test_decision_ids_are_opaque_and_unknown_ones_are_refused(stub: tuple)
     # the ids a seat was shown for its own answers, in order: no order, no count between them
     own = [hot.ids.opaque(a.decision) for a in await _answers(games) if a.seat == 0]
     view = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(0)))
-    shown = [json.loads(e.payload_json)["decision"] for e in view.events if e.type == "answer"]
+    shown = [
+        x["answer"]["decision"]
+        for e in view.events
+        if (x := json.loads(e.json))["kind"] == "answer"
+    ]
     assert shown == own and len(own) > 5
     assert shown != sorted(shown)  # keyed hashes: in no order
     head = await games.store.head(GAME)
@@ -220,7 +222,11 @@ async def test_a_seat_s_own_answers_name_the_ids_it_was_shown_on_the_web_too(stu
     numbers = [a.decision for a in await _answers(games) if a.seat == 0]
     assert len(numbers) > 5 and numbers != list(range(numbers[0], numbers[0] + len(numbers)))
     engine = await s.GetView(game_pb2.GetViewRequest(game_id=GAME, seat_token=_tok(0)))
-    shown = [json.loads(e.payload_json)["decision"] for e in engine.events if e.type == "answer"]
+    shown = [
+        x["answer"]["decision"]
+        for e in engine.events
+        if (x := json.loads(e.json))["kind"] == "answer"
+    ]
     assert shown == [hot.ids.opaque(n) for n in numbers]
     check = lambda g, seat, t: t == f"seat-{seat}"  # noqa: E731
     for secret, want in ((SECRET, shown), (None, None)):

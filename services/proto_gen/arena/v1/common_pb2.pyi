@@ -57,13 +57,11 @@ class Answer(_message.Message):
     def __init__(self, decision_id: _Optional[int] = ..., seat: _Optional[int] = ..., picks: _Optional[_Iterable[str]] = ..., auto: _Optional[bool] = ...) -> None: ...
 
 class EventEnvelope(_message.Message):
-    __slots__ = ("seq", "type", "hash", "payload_json")
+    __slots__ = ("seq", "hash", "json")
     SEQ_FIELD_NUMBER: _ClassVar[int]
-    TYPE_FIELD_NUMBER: _ClassVar[int]
     HASH_FIELD_NUMBER: _ClassVar[int]
-    PAYLOAD_JSON_FIELD_NUMBER: _ClassVar[int]
+    JSON_FIELD_NUMBER: _ClassVar[int]
     seq: int
-    type: str
     hash: bytes
-    payload_json: str
-    def __init__(self, seq: _Optional[int] = ..., type: _Optional[str] = ..., hash: _Optional[bytes] = ..., payload_json: _Optional[str] = ...) -> None: ...
+    json: str
+    def __init__(self, seq: _Optional[int] = ..., hash: _Optional[bytes] = ..., json: _Optional[str] = ...) -> None: ...

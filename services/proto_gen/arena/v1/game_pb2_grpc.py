@@ -115,8 +115,8 @@ class GameServiceServicer:
     def GetView(self, request, context):
         """The game as the token's seat (or a spectator, without a token) sees it so far. Events are
         redacted for the viewer; an answer reaches only the seat that gave it; no entry carries a
-        hash; a spectator is held the engine's --spectator-delay-ms behind (and then sees no
-        pending decision). Entries and versions are numbered by the viewer's own positions
+        hash; a spectator of a live game is held the engine's --spectator-delay-ms behind (and then
+        sees no pending decision). Entries and versions are numbered by the viewer's own positions
         (EventEnvelope.seq), decisions by opaque ids (Decision.id).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

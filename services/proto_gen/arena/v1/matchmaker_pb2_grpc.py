@@ -128,7 +128,7 @@ class MatchmakerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListTables(self, request, context):
-        """The open tables (not yet started), oldest first.
+        """The open tables (not yet started), newest first (at most 200).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
