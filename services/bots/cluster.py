@@ -11,8 +11,9 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import redis.asyncio as aioredis
 
@@ -33,10 +34,22 @@ def _env(secret: bool = True) -> dict[str, str]:
 
 
 def start_engines(
-    url: str, ns: str, n: int, archive_dir: Path, repost_ms: int = 1000
+    url: str,
+    ns: str,
+    n: int,
+    archive_dir: Path,
+    repost_ms: int = 1000,
+    extra: tuple[str, ...] = (),
+    stderr: Callable[[str], IO[str] | None] | None = None,
 ) -> list[tuple[subprocess.Popen[str], int]]:
-    """`n` engine workers (e0, e1 …) started together; (process, gRPC port) each."""
-    procs = [spawn_engine(url, ns, f"e{i}", archive_dir, repost_ms) for i in range(n)]
+    """`n` engine workers (e0, e1 …) started together; (process, gRPC port) each. `extra`:
+    more `arena engine` flags; `stderr(name)`: where each one's stderr goes (default: ours)."""
+    procs = [
+        spawn_engine(
+            url, ns, f"e{i}", archive_dir, repost_ms, extra, stderr(f"e{i}") if stderr else None
+        )
+        for i in range(n)
+    ]
     return [(p, _ready(p)["port"]) for p in procs]
 
 
@@ -73,7 +86,13 @@ def _ready(proc: subprocess.Popen[str]) -> dict[str, Any]:
 
 
 def spawn_engine(
-    url: str, ns: str, name: str, archive_dir: Path, repost_ms: int = 1000
+    url: str,
+    ns: str,
+    name: str,
+    archive_dir: Path,
+    repost_ms: int = 1000,
+    extra: tuple[str, ...] = (),
+    stderr: IO[str] | None = None,
 ) -> subprocess.Popen[str]:
     """An engine worker on a free port (its first line of output names the port)."""
     return subprocess.Popen(
@@ -98,8 +117,10 @@ def spawn_engine(
             str(repost_ms),
             "--sweep-ms",
             "100",
+            *extra,
         ],
         stdout=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         env=_env(),
     )
@@ -115,6 +136,7 @@ def spawn_bots(
     sessions: bool = True,
     think_ms: int = 0,
     extra: tuple[str, ...] = (),
+    stderr: IO[str] | None = None,
 ) -> subprocess.Popen[str]:
     """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
     return subprocess.Popen(
@@ -141,6 +163,7 @@ def spawn_bots(
             *extra,
         ],
         stdout=subprocess.PIPE,
+        stderr=stderr,
         text=True,
         env=_env(secret=False),
     )

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import math
+import sys
 import time
 import zlib
 from collections import OrderedDict
@@ -23,8 +25,9 @@ from typing import Any, Protocol
 import grpc
 import msgspec
 
-from ..contracts.tokens import BOT_KEY_HEADER
+from ..contracts.tokens import BOT_KEY_HEADER, BOT_WORKER_HEADER
 from ..eventlog.batching import TickBatcher
+from ..eventlog.liveness import BEAT_S, SILENT_S
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 
 MAX_BATCH = 512  # = the engine's limit per SubmitActions call
@@ -109,6 +112,24 @@ class Link:
         self.up = True
         self.writing = asyncio.Lock()
         self.messages = 0  # stream messages written
+        self.heard = self.wrote = time.monotonic()  # last message from the engine, to it
+        self.silenced = False  # ended because the engine said nothing for too long
+        self.beating = False  # a heartbeat write in flight
+
+    async def heartbeat(self) -> None:
+        """Write an empty message (the engine ends a session silent too long); one at a time,
+        and never blocking the caller's loop: a hung engine's window may be full."""
+        if self.beating or not self.up:
+            return
+        self.beating = True
+        try:
+            async with self.writing:
+                await self.call.write(game_pb2.BotSessionRequest())
+            self.wrote = time.monotonic()
+        except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError) as exc:
+            self.fail(f"bot session broke: {exc!r}")
+        finally:
+            self.beating = False
 
     async def _send(
         self, reqs: list[game_pb2.SubmitActionRequest]
@@ -122,6 +143,7 @@ class Link:
         try:
             async with self.writing:  # one write at a time on a call (gRPC refuses more)
                 await self.call.write(game_pb2.BotSessionRequest(answers=answers))
+            self.wrote = time.monotonic()
         except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError) as exc:
             self.fail(f"bot session broke: {exc!r}")
         self.messages += 1
@@ -185,11 +207,33 @@ class GrpcEngine:
     game's answers go on the session of the game's worker (by the hash, as above: after its
     first answer that worker has it hot and pushes its decisions; games spread evenly however
     the matches fell), else on the session of the engine that pushed it, else in a call.
+
+    A hung engine (stopped, wedged) fails nothing: it just never answers. Each session carries
+    heartbeats both ways (services/engine/bot_sessions.py); an engine that sent nothing, not
+    even a heartbeat, for `silent_s` is down until it speaks again: its session is ended, the
+    answers waiting on it fail as UNAVAILABLE (and are tried again on another engine), and its
+    games' answers, catch-ups and look-ahead go to the others (`_pick`). One line says so when
+    it goes silent and one when it is back (`say`); `silent()` gives each silent engine's
+    seconds (the worker's `arena_bot_engine_silent_seconds`). A call that times out marks its
+    engine down for `cooldown_s` too.
     """
 
-    def __init__(self, targets: list[str], timeout_s: float = 5.0, cooldown_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        targets: list[str],
+        timeout_s: float = 5.0,
+        cooldown_s: float = 2.0,
+        *,
+        name: str = "",
+        silent_s: float = SILENT_S,
+        say: Callable[[str], None] | None = None,
+    ) -> None:
         if not targets:
             raise ValueError("no engine address")
+        self.targets = list(targets)
+        self.name, self.silent_s = name, silent_s
+        self.say = say or _say
+        self.silent_since: list[float | None] = [None] * len(targets)  # monotonic, while silent
         self.channels = [grpc.aio.insecure_channel(t) for t in targets]
         self.stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in self.channels]  # type: ignore[no-untyped-call]
         self.timeout_s, self.cooldown_s = timeout_s, cooldown_s
@@ -214,8 +258,9 @@ class GrpcEngine:
         )
 
     def _failed(self, index: int, err: grpc.aio.AioRpcError) -> EngineError:
-        if err.code() == grpc.StatusCode.UNAVAILABLE:
-            self.down_until[index] = time.monotonic() + self.cooldown_s
+        if err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            until = time.monotonic() + self.cooldown_s
+            self.down_until[index] = max(self.down_until[index], until)
         return EngineError(err.code().name, err.details() or "")
 
     async def submit(self, game: str, token: str, decision: int, picks: list[str]) -> Submitted:
@@ -227,10 +272,13 @@ class GrpcEngine:
         link = self.links[i]
         if link is None or not link.up:
             home = self.home.get(game)
-            link = self.links[home] if home is not None else None
+            link = self.links[home] if home is not None and self._up(home) else None
             if link is None or not link.up:
                 return await self.batchers[i].submit(req)
         return await link.batcher.submit(req)
+
+    def _up(self, index: int) -> bool:
+        return self.down_until[index] <= time.monotonic()
 
     async def run_sessions(
         self, pushed: Pushed, key: Callable[[], Awaitable[str | None]], retry_s: float = 2.0
@@ -239,8 +287,61 @@ class GrpcEngine:
         push to `pushed`. `key()` reads the bot-session key (from Redis; None while there is
         none: then no session, and the decisions come through the stream)."""
         await asyncio.gather(
-            *(self._session(i, pushed, key, retry_s) for i in range(len(self.stubs)))
+            self._watch(),
+            *(self._session(i, pushed, key, retry_s) for i in range(len(self.stubs))),
         )
+
+    async def _watch(self) -> None:
+        """Every half beat: a heartbeat on each session that wrote nothing for a beat, and a
+        session whose engine has been silent for `silent_s` ended (the engine is down)."""
+        while True:
+            due = time.monotonic() + BEAT_S / 2
+            await asyncio.sleep(BEAT_S / 2)
+            now = time.monotonic()
+            woke_late = now - due > self.silent_s  # this process stood still, not the engines
+            for i, link in enumerate(self.links):
+                if link is None or not link.up:
+                    continue
+                if woke_late:
+                    link.heard = now
+                    continue
+                if now - link.heard > self.silent_s:
+                    self._silence(i, link, now)
+                elif now - link.wrote >= BEAT_S and not link.beating:
+                    asyncio.create_task(link.heartbeat())  # noqa: RUF006 - it ends on its own
+
+    def _silence(self, i: int, link: Link, now: float) -> None:
+        """Engine `i` said nothing on its session for `silent_s`: it is down until it speaks."""
+        self.down_until[i] = math.inf
+        if self.silent_since[i] is None:
+            self.silent_since[i] = link.heard
+            self.say(
+                f"arena bots {self.name}: engine {self.targets[i]} silent for "
+                f"{now - link.heard:.1f} s (hung?): its games go to the other engines"
+            )
+        link.silenced = True
+        link.fail(f"engine {self.targets[i]} silent")
+        link.call.cancel()
+
+    def _heard(self, i: int) -> None:
+        """A message from engine `i`: it is up (again)."""
+        since = self.silent_since[i]
+        if since is not None:
+            self.silent_since[i] = None
+            self.down_until[i] = 0.0
+            self.say(
+                f"arena bots {self.name}: engine {self.targets[i]} answers again after "
+                f"{time.monotonic() - since:.1f} s"
+            )
+
+    def silent(self) -> dict[str, float]:
+        """The engines silent now (hung, stopped) and for how many seconds."""
+        now = time.monotonic()
+        return {
+            self.targets[i]: now - since
+            for i, since in enumerate(self.silent_since)
+            if since is not None
+        }
 
     async def _session(
         self, i: int, pushed: Pushed, key: Callable[[], Awaitable[str | None]], retry_s: float
@@ -253,10 +354,13 @@ class GrpcEngine:
             if secret is None:
                 await asyncio.sleep(retry_s)
                 continue
-            call = self.stubs[i].BotSession(metadata=((BOT_KEY_HEADER, secret),))
+            metadata = ((BOT_KEY_HEADER, secret), (BOT_WORKER_HEADER, self.name))
+            call = self.stubs[i].BotSession(metadata=metadata)
             link = self.links[i] = Link(call)
             try:
                 async for reply in call:
+                    link.heard = time.monotonic()
+                    self._heard(i)
                     for r in reply.results:
                         link.resolve(r)
                     for data in reply.decisions:
@@ -265,6 +369,9 @@ class GrpcEngine:
                         await pushed(i, data)
             except grpc.aio.AioRpcError:
                 pass  # ended (the engine stopped, or refused the key): try again shortly
+            except asyncio.CancelledError:
+                if not link.silenced:
+                    raise
             finally:
                 self.links[i] = None
                 link.fail("bot session ended")
@@ -343,6 +450,10 @@ class GrpcEngine:
     async def close(self) -> None:
         """Close every channel (and so every session)."""
         await asyncio.gather(*(ch.close() for ch in self.channels))
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 class _Game(msgspec.Struct):

@@ -24,13 +24,16 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts import tokens
 from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode
+from ..eventlog.liveness import SILENT_S, Liveness
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers
 from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
@@ -81,6 +84,8 @@ class Metrics:
         )
         self._unreadable_seen = 0
         self._outcomes: dict[str, Counter] = {}  # outcome -> its counter (labels() once)
+        self.silent_engines: Callable[[], dict[str, float]] = dict
+        self.registry.register(_SilentEngines(self))
 
     def outcome(self, name: str) -> Counter:
         """The counter of one outcome (the labelled child looked up once, not per message)."""
@@ -103,6 +108,26 @@ class Metrics:
                 if n > seen.get(label, 0):
                     metric.labels(label).inc(n - seen.get(label, 0))
                     seen[label] = n
+
+
+class _SilentEngines(Collector):
+    """`arena_bot_engine_silent_seconds{engine}`: each engine this worker hears nothing from
+    (hung, stopped: its games go to the others), read when scraped."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        """One sample per silent engine."""
+        family = GaugeMetricFamily(
+            "arena_bot_engine_silent_seconds",
+            "seconds an engine has sent nothing on its bot session (not even a heartbeat): "
+            "its games' answers go to the other engines meanwhile",
+            labels=["engine"],
+        )
+        for engine, seconds in self.metrics.silent_engines().items():
+            family.add_metric([engine], round(seconds, 1))
+        yield family
 
 
 def _decision(msg: Message) -> BotDecision:
@@ -274,7 +299,12 @@ async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
     # named in CLIENT LIST: an operator (and the chaos test) sees which worker polls
     client = connect(args.redis_url, client_name=f"arena-bots:{args.consumer}")
-    engine = GrpcEngine([t for t in args.engine.split(",") if t], args.timeout_ms / 1000)
+    engine = GrpcEngine(
+        [t for t in args.engine.split(",") if t],
+        args.timeout_ms / 1000,
+        name=args.consumer,
+        silent_s=args.engine_silent_ms / 1000,
+    )
     answerer = Answerer(
         engine,
         Minds(args.policy, args.cache_size),
@@ -295,6 +325,7 @@ async def run(args: argparse.Namespace) -> None:
         max_inflight=args.max_inflight,
         claim_every_s=min(1.0, args.claim_idle_ms / 2000),
     )
+    worker.metrics.silent_engines = engine.silent
     if args.metrics_port is not None:
         serve(args.metrics_port, worker.metrics.registry, args.host)
     tune_gc()
@@ -315,6 +346,10 @@ async def run(args: argparse.Namespace) -> None:
 
     pushes = engine.run_sessions(worker.pushed, bot_key) if args.sessions else asyncio.sleep(0)
     sessions = asyncio.create_task(pushes)
+    # its heartbeat in Redis: the engines report a bot worker that stops beating (hung, dead)
+    beats = asyncio.create_task(
+        Liveness(client, args.namespace, f"bots:{args.consumer}", watch=False).run(stop)
+    )
     crashed = False
     try:
         await worker.run(stop)
@@ -324,6 +359,9 @@ async def run(args: argparse.Namespace) -> None:
         raise
     finally:
         sessions.cancel()
+        if not stop.is_set():  # (a crash: the heartbeat stops with the process)
+            beats.cancel()
+        await asyncio.gather(beats, return_exceptions=True)
         session_answers, session_messages = engine.session_counts()
         print(
             json.dumps(
@@ -384,6 +422,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from arena:decisions)",
     )
     p.add_argument("--timeout-ms", type=int, default=5_000, help="per gRPC call")
+    p.add_argument(
+        "--engine-silent-ms",
+        type=int,
+        default=int(SILENT_S * 1000),
+        help="an engine that sent nothing on its bot session (not even its heartbeat, every "
+        "second) this long is taken as hung: its games go to the other engines until it "
+        "speaks again",
+    )
     p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
     p.add_argument(
         "--think-ms",

@@ -71,6 +71,7 @@ CALL_HEADER = "arena-service-auth"
 
 BOT_KEY_DOMAIN = b"arena-bot-session-v1."
 BOT_KEY_HEADER = "arena-bot-key"
+BOT_WORKER_HEADER = "arena-bot-worker"  # a session's bot worker names itself (for log lines)
 
 
 def bot_key(secret: bytes, namespace: str) -> str:

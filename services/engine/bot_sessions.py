@@ -19,6 +19,13 @@ A session is a faster path for fresh decisions; every recovery still goes throug
   unanswered to `arena:decisions` at once;
 - reposts always go to `arena:decisions`.
 
+Liveness: a stopped or wedged worker keeps its stream open and answers nothing, so each side
+beats on the stream. The engine sends an empty message on a session that carried nothing for a
+second (`BotSessions.tick`), the bot worker an empty one the other way; an engine that heard
+nothing on a session for `--bot-silent-ms` ends it and hands its decisions to the stream at
+once (`tick` returns it), and a bot worker that heard nothing from an engine for its
+`--engine-silent-ms` routes that engine's games to the others (services/bots/engine_client.py).
+
 Who may open one: the call's metadata carries the bot-session key (services/contracts/tokens.py
 `bot_key`), which the engines keep in Redis. Bot workers hold no secret; they read the key
 there, so exactly who may read `arena:decisions` (and the seat tokens in it) may open a
@@ -29,22 +36,32 @@ seconds), and until then the workers read the stream.
 from __future__ import annotations
 
 import asyncio
+import time
 import zlib
 from collections.abc import Iterable
 
 from ..contracts.streams import FIELD, BotDecision, encode
+from ..contracts.tokens import BOT_WORKER_HEADER
 from ..proto_gen.arena.v1 import game_pb2
 
 
 class Session:
-    """One open BotSession: what goes out in its next stream message."""
+    """One open BotSession: what goes out in its next stream message; `worker` names the bot
+    worker (as it says in the call's metadata)."""
 
-    def __init__(self) -> None:
+    def __init__(self, worker: str = "a bot worker") -> None:
+        self.worker = worker
         self.decisions: list[bytes] = []
         self.results: list[game_pb2.BotAnswerResult] = []
         self.ready = asyncio.Event()
         self.closed = False
         self.sent = 0  # stream messages written (for the worker's exit line)
+        self.heard = self.out = time.monotonic()  # last message in, last message out
+        self.beat = False  # send a heartbeat (an empty message) if nothing else is queued
+
+    def heard_now(self) -> None:
+        """A message came from the worker (answers, or its heartbeat)."""
+        self.heard = time.monotonic()
 
     def add_results(self, results: list[game_pb2.BotAnswerResult]) -> None:
         """Queue the results of a batch of the worker's answers."""
@@ -59,13 +76,17 @@ class Session:
     async def next(self) -> game_pb2.BotSessionResponse | None:
         """The next stream message (everything queued since the last one); None once ended
         and nothing is left to send."""
-        while not (self.decisions or self.results):
+        while not (self.decisions or self.results or self.beat):
             if self.closed:
                 return None
             self.ready.clear()
             await self.ready.wait()
+        if self.closed and not (self.decisions or self.results):
+            return None
         out = game_pb2.BotSessionResponse(decisions=self.decisions, results=self.results)
         self.decisions, self.results = [], []
+        self.beat = False
+        self.out = time.monotonic()
         self.sent += 1
         return out
 
@@ -80,17 +101,35 @@ class BotSessions:
         self.pushed = 0  # decisions pushed
         self.handed_back = 0  # of them, held by a session when it ended (to the stream)
         self.messages = 0  # stream messages sent (by sessions that ended; `sent` for the rest)
+        self.ticked = time.monotonic()  # the last `tick`
 
     @property
     def available(self) -> bool:
         """Whether a decision made now can be pushed."""
         return bool(self.open)
 
-    def start(self) -> Session:
+    def start(self, worker: str = "a bot worker") -> Session:
         """A new session, open for pushes."""
-        session = Session()
+        session = Session(worker)
         self.open.append(session)
         return session
+
+    def tick(self, beat_s: float, silent_s: float) -> list[Session]:
+        """Called every `beat_s`: a session that sent nothing for `beat_s` sends a heartbeat;
+        returns the sessions whose worker has been silent for `silent_s` (hung or gone: end
+        them with `close` and publish what they held)."""
+        now = time.monotonic()
+        late, self.ticked = now - self.ticked > silent_s, now
+        silent = []
+        for s in self.open:
+            if late:  # this process stood still (stopped, starved), not the workers
+                s.heard = now
+            elif now - s.heard > silent_s:
+                silent.append(s)
+            elif now - s.out >= beat_s and not s.beat:
+                s.beat = True
+                s.ready.set()
+        return silent
 
     def push(self, messages: Iterable[BotDecision]) -> list[BotDecision]:
         """Queue `messages` on the sessions (a game's on the same one while the set of sessions
@@ -124,6 +163,7 @@ class BotSessions:
     def close(self, session: Session) -> list[BotDecision]:
         """End `session`; the decisions it held unanswered (publish them to the stream)."""
         session.end()
+        session.decisions = []  # not sent: they are in `outstanding`, handed back below
         if session in self.open:
             self.open.remove(session)
             self.messages += session.sent
@@ -132,3 +172,12 @@ class BotSessions:
             del self.outstanding[m.game]
         self.handed_back += len(left)
         return left
+
+
+def worker_of(metadata: Iterable[tuple[str, str | bytes]]) -> str:
+    """The bot worker's name a session's metadata gives (or "a bot worker")."""
+    for name, value in metadata:
+        if name == BOT_WORKER_HEADER:
+            text = value.decode(errors="replace") if isinstance(value, bytes) else value
+            return f"bot worker {text[:100]}"
+    return "a bot worker"

@@ -226,7 +226,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         if not tokens.bot_key_ok(self.games.bot_key, context.invocation_metadata() or ()):
             await context.abort(grpc.StatusCode.UNAUTHENTICATED, "not a bot worker's session")
         sessions = self.games.sessions
-        session = sessions.start()
+        session = sessions.start(bot_sessions.worker_of(context.invocation_metadata() or ()))
         reader = asyncio.create_task(self._session_answers(requests, session))
         try:
             while (out := await session.next()) is not None:
@@ -258,6 +258,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
         try:
             async for request in requests:
+                session.heard_now()
+                if not request.answers:  # the worker's heartbeat
+                    continue
                 if len(request.answers) > MAX_BATCH:
                     code, reason = grpc.StatusCode.INVALID_ARGUMENT.value[0], "too many answers"
                     refused = game_pb2.SubmitActionResult(code=code, reason=reason)

@@ -14,6 +14,7 @@ from ..cliargs import consumer_options, listen_options, redis_options, trim_opti
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
+from ..eventlog.liveness import BEAT_S, SILENT_S, Liveness
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers, run_all
 from ..eventlog.reconnect import forever, until_reachable, watch_health
@@ -81,9 +82,10 @@ async def run(args: argparse.Namespace) -> None:
         archive_dir=Path(args.archive_dir) if args.archive_dir else None,
     )
     server, port, checker = make_server(games, args.host, args.port)
+    health = Health(checker, who)
     tune_gc()
     await server.start()
-    await set_serving(checker)
+    await health.update()
     if args.metrics_port is not None:
         serve(args.metrics_port, games.metrics.registry, args.host)
     consumers = group_consumers(
@@ -108,11 +110,42 @@ async def run(args: argparse.Namespace) -> None:
             await clock.sync()
             synced = loop.time()
 
+    async def stalled(seconds: float) -> None:
+        # the peers moved this worker's games on meanwhile: its copies are stale; not serving
+        # until the next round of the sessions' beat (a second)
+        await health.down("stalled", f"stood still for {seconds:.1f} s")
+        games.cache.clear()
+
+    liveness = Liveness(
+        client,
+        args.namespace,
+        f"engine:{args.consumer}",
+        games.metrics.registry,
+        silent_s=args.silent_ms / 1000,
+        stalled=stalled,
+    )
+
+    async def beat() -> None:
+        await health.up("stalled")  # a round after a stall: serving again
+        for session in games.sessions.tick(BEAT_S, args.bot_silent_ms / 1000):
+            quiet = loop.time() - session.heard  # (both on the monotonic clock)
+            _say(
+                f"{who}: bot session of {session.worker} silent for {quiet:.1f} s (hung?): "
+                "its decisions go to the decisions stream"
+            )
+            await games.hand_back(session)
+
     print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
     tasks = [
         *run_all(consumers, on_match, stop, block_ms=500),
         asyncio.create_task(forever(f"{who}: deadline sweep", sweep, stop, args.sweep_ms / 1000)),
-        asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
+        asyncio.create_task(forever(f"{who}: bot sessions", beat, stop, BEAT_S)),
+        asyncio.create_task(liveness.run(stop)),
+        asyncio.create_task(
+            watch_health(
+                client, lambda up: health.set("redis", up, "Redis unavailable"), stop, say=False
+            )
+        ),
     ]
     if args.trim_ms > 0:
         keeper = StreamKeeper(
@@ -124,7 +157,7 @@ async def run(args: argparse.Namespace) -> None:
         )
         tasks.append(asyncio.create_task(keeper.run(stop)))
     await stop.wait()
-    await set_serving(checker, False)
+    await health.down("stopping")
     await server.stop(grace=2)
     for t in tasks:
         t.cancel()
@@ -147,6 +180,48 @@ async def run(args: argparse.Namespace) -> None:
         ),
         flush=True,
     )
+
+
+class Health:
+    """The worker's gRPC health: SERVING unless some reason says otherwise (Redis away, a disk
+    it cannot write, a stall it just woke from); each change is one line."""
+
+    def __init__(self, checker: object, who: str) -> None:
+        self.checker, self.who = checker, who
+        self.reasons: dict[str, str] = {}
+        self.serving: bool | None = None
+
+    async def down(self, key: str, why: str = "") -> None:
+        """Not serving, for `why`."""
+        self.reasons[key] = why or key
+        await self.update()
+
+    async def up(self, key: str) -> None:
+        """`key`'s reason is gone."""
+        if self.reasons.pop(key, None) is not None or self.serving is None:
+            await self.update()
+
+    async def set(self, key: str, ok: bool, why: str) -> None:
+        """`up(key)` if `ok`, else `down(key, why)` at once."""
+        if ok:
+            await self.up(key)
+        else:
+            await self.down(key, why)
+
+    async def update(self) -> None:
+        """Report the state to the health service (and say so when it changes)."""
+        serving = not self.reasons
+        if serving != self.serving:
+            if self.serving is not None:
+                why = "; ".join(self.reasons.values())
+                state = "SERVING" if serving else f"NOT_SERVING ({why})"
+                _say(f"{self.who}: health {state}")
+            self.serving = serving
+            await set_serving(self.checker, serving)
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _calls(store: object) -> dict[str, int]:
@@ -194,6 +269,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="how often deadlines are checked (time-outs, bot reposts)",
     )
     trim_option(p)
+    p.add_argument(
+        "--silent-ms",
+        type=int,
+        default=int(SILENT_S * 1000),
+        help="a worker whose heartbeat (every second, in Redis) stops this long is reported "
+        "silent (hung or dead); a beat of this worker that comes this late means it stood "
+        "still, and it drops its cached games",
+    )
+    p.add_argument(
+        "--bot-silent-ms",
+        type=int,
+        default=int(SILENT_S * 1000),
+        help="end a bot session whose worker sent nothing (not even its heartbeat) this long, "
+        "and publish its decisions to the decisions stream",
+    )
     p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
     p.add_argument(
         "--spectator-delay-ms",

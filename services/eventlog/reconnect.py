@@ -89,7 +89,9 @@ class Backoff:
 
 class Outage:
     """One loop's view of Redis: says on stderr when it went away and when it came back, once
-    each, and waits with backoff in between.
+    each, and waits with backoff in between. A single failed round that the next one undoes
+    is not said: a process woken from a stop (SIGSTOP, a starved machine) finds the reads it
+    had in flight timed out, though Redis never went anywhere.
 
     Any other error a round meets (Redis refusing writes when out of memory, a replica's
     READONLY, a bug) is said once per distinct error and backed off the same way: a
@@ -100,6 +102,7 @@ class Outage:
         self.who = who
         self.backoff = backoff or Backoff()
         self.since: float | None = None
+        self.said_away = False  # the outage was said (from its second failed round)
         self.said: str | None = None  # the last non-outage error said, until a round succeeds
 
     async def failed(self, exc: BaseException, stop: asyncio.Event | None = None) -> None:
@@ -111,15 +114,18 @@ class Outage:
                 log.warning("%s", line)
                 _say(line)
         elif self.since is None:
-            self.since = time.monotonic()
+            self.since = time.monotonic()  # said if the next round fails too
+        elif not self.said_away:
+            self.said_away = True
             _say(f"{self.who}: Redis unavailable ({type(exc).__name__}); retrying with backoff")
         await self.backoff.sleep(stop)
 
     def ok(self) -> None:
         """A call succeeded: report the recovery if there was an outage."""
         if self.since is not None:
-            _say(f"{self.who}: Redis back after {time.monotonic() - self.since:.1f} s")
-            self.since = None
+            if self.said_away:
+                _say(f"{self.who}: Redis back after {time.monotonic() - self.since:.1f} s")
+            self.since, self.said_away = None, False
         if self.said is not None:
             _say(f"{self.who}: going again")
             self.said = None
@@ -176,11 +182,13 @@ async def watch_health(
     stop: asyncio.Event,
     interval_s: float = 0.5,
     timeout_s: float = 2.0,
+    *,
+    say: bool = True,
 ) -> None:
     """PING Redis every ``interval_s``; report SERVING while it answers, NOT_SERVING while it
     does not (health checks then route traffic elsewhere, and clients hear why). A refused
     connection counts at once; a slow answer only three times in a row (a busy machine is not
-    an outage)."""
+    an outage). Each change is said on stderr unless ``say`` is off (the caller says it)."""
     serving, slow = True, 0
     while not stop.is_set():
         try:
@@ -192,6 +200,7 @@ async def watch_health(
         if up != serving:
             serving = up
             await set_serving(up)
-            _say(f"health: {'SERVING' if up else 'NOT_SERVING (Redis unavailable)'}")
+            if say:
+                _say(f"health: {'SERVING' if up else 'NOT_SERVING (Redis unavailable)'}")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), interval_s)
