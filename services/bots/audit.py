@@ -5,12 +5,21 @@ the whole game (it judges the policies, it does not play), the policies still se
 Counted per game set (``Audit.counts``):
 
 - ``teammate_kills``: a seat killed by a true teammate (the lord's side, the rebels, a third camp;
-  a renegade has no teammate); ``forced_duel_kills``: those of them by a 决斗 that a third seat's
-  离间 made between the two (neither chose it: the 离间 user's play, not a blunder of theirs);
-- ``lord_killed_by_own_side``: a loyalist or renegade killed the lord while a rebel lived (not in
-  a 决斗 a third seat's 离间 forced on them: a rebel's play);
+  a renegade has no teammate); ``forced_kills``: those of them the killer did not choose — a
+  决斗 that a third seat's 离间 made between the two, or a 杀 a third seat's 流离 passed on to
+  the victim (the skill user's play, not a blunder of theirs);
+- ``lord_killed_by_own_side``: a loyalist or renegade chose to kill the lord while a rebel lived;
+  ``lord_killed_by_own_side_forced``: such a kill that a third seat forced (离间, 流离), apart;
+- ``lord_dying_peach_held``: the lord died while a seat of its own side (itself, a loyalist) had
+  declined, in that last rescue round, a 桃 (or its own 酒) it held;
+- ``chain_kills_own_side``: a seat of the lord's side killed by fire or thunder damage that came
+  down a chain (铁索连环) its own side caused: the damage's source, or whoever had chained the
+  victim, is of the lord's side; ``fire_kills_own_side``: killed by fire or thunder damage a seat
+  of the lord's side dealt it directly (itself included);
 - ``jiedao_obeyed_vs_friend``: 借刀杀人 obeyed against a seat the obeying bot believed a friend
   (its own ``friend`` score > 0.2); ``jiedao_obeyed_vs_teammate``: against a true teammate;
+- ``jiedao_used_vs_friend``: 借刀杀人 used naming as the victim a seat its user believed a friend
+  (``friend`` > 0.2); ``jiedao_used_vs_teammate``: a true teammate;
 - ``hostile_on_teammate`` / ``hostile_targetings``: targets picked for a hostile card that are true
   teammates, of all such picks; ``hostile_sure_on_teammate`` / ``hostile_sure``: the same among
   the picks the bot was sure of (it put the target's chance of being a teammate under 2%: how
@@ -40,11 +49,18 @@ SURE = 0.02  # a target the bot thought a teammate with less than this chance (h
 KEYS = (
     "games",
     "teammate_kills",
-    "forced_duel_kills",
+    "forced_kills",
     "lord_killed_by_own_side",
+    "lord_killed_by_own_side_forced",
+    "lord_dying_peach_held",
+    "chain_kills_own_side",
+    "fire_kills_own_side",
     "jiedao_obeyed",
     "jiedao_obeyed_vs_friend",
     "jiedao_obeyed_vs_teammate",
+    "jiedao_used",
+    "jiedao_used_vs_friend",
+    "jiedao_used_vs_teammate",
     "hostile_targetings",
     "hostile_on_teammate",
     "hostile_sure",
@@ -63,8 +79,14 @@ class Audit:
         self.counts: Counter[str] = Counter({k: 0 for k in KEYS})
         self.examples: dict[str, list[tuple[int, int]]] = {}  # kind -> (game seed, decision id)
         self.forced = False  # the 决斗 being resolved was made by 离间
-        # seat -> (source, whether by a forced 决斗) of the last damage it took
-        self.hit: dict[int, tuple[int, bool]] = {}
+        self.passed_on: set[int] = set()  # seats a third seat's 流离 … gave the current 杀
+        self.chainer = -1  # the user of the 铁索连环 being resolved
+        self.chained_by: dict[int, int] = {}  # chained seat -> who chained it (-1: unknown)
+        self.chain_left: set[int] = set()  # the seats a chain's propagation is still to reach
+        # seat -> the last damage it took: source, whether forced, whether elemental, and for a
+        # damage that came down a chain, who had chained the seat (else -2)
+        self.hit: dict[int, tuple[int, bool, bool, int]] = {}
+        self.peach_held: set[int] = set()  # lord's-side seats that declined to save the lord
 
     def _hit(self, kind: str, g: Game, d: int) -> None:
         self.counts[kind] += 1
@@ -90,6 +112,8 @@ class Audit:
             return 0 <= s < len(g.players) and s != d.seat and self.camp(g, s, cls) == mine
 
         names = [g.cards[c].name for c in me.hand]
+        if d.kind == "targets" and d.info.get("card") == "借刀杀人" and d.info.get("second"):
+            self._jiedao_victim(g, d, a, t, mate)
         if (
             d.kind == "respond"
             and d.info.get("reason") == "借刀杀人"
@@ -133,6 +157,24 @@ class Audit:
             if name in AOE and self._low_friend(g, d.seat, cls, mate):
                 self._hit("aoe_with_teammate_low", g, d.id)
 
+    def _jiedao_victim(self, g: Game, d: Decision, a: Answer, t: Table, mate: Any) -> None:
+        """借刀杀人's user names the victim: a believed friend, or a true teammate, is a blunder."""
+        pol = t.policies[d.seat]
+        reading = (
+            Reading(pol.mem, t.views[d.seat], d.seat)
+            if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None
+            else None
+        )
+        for p in a.picks:
+            tgt = int(p[5:]) if p.startswith("seat:") else -1
+            self.counts["jiedao_used"] += 1
+            if tgt == d.seat:  # naming oneself: the user's own gamble, not a friend's harm
+                continue
+            if reading is not None and 0 <= tgt < len(reading.friend) and reading.friend[tgt] > 0.2:
+                self._hit("jiedao_used_vs_friend", g, d.id)
+            if mate(tgt):
+                self._hit("jiedao_used_vs_teammate", g, d.id)
+
     def _low_friend(self, g: Game, seat: int, cls: dict[str, str], mate: Any) -> bool:
         rebels = any(p.alive and cls.get(p.role) == "rebel" for p in g.players if p.seat != seat)
         mine = cls.get(g.players[seat].role, "renegade")
@@ -149,7 +191,11 @@ class Audit:
         if d.info.get("need") != "桃" or not any(o.startswith("card:") for o in d.options):
             return
         tgt = int(d.info.get("target", -1))
-        if tgt == d.seat or not 0 <= tgt < len(g.players):
+        if not 0 <= tgt < len(g.players):
+            return
+        if g.players[tgt].role == "lord" and self.camp(g, d.seat, cls) == "lord":
+            self.peach_held.add(d.seat)  # the lord itself too: its own 桃 or 酒
+        if tgt == d.seat:
             return
         if self.camp(g, tgt, cls) == self.camp(g, d.seat, cls):
             self._hit("dying_teammate_unsaved", g, d.id)
@@ -157,24 +203,72 @@ class Audit:
     def after(self, g: Game, events: list[api.Event], cls: dict[str, str], alive: set[int]) -> None:
         """Deaths among ``events`` (``alive``: who lived before them)."""
         for e in events:
-            if isinstance(e, ev.CardUsed) and e.name == "决斗":
-                self.forced = std_skill(e.skill) == "离间"
+            if isinstance(e, ev.CardUsed):
+                if e.name == "决斗":
+                    self.forced = std_skill(e.skill) == "离间"
+                elif e.name in SLASHES:
+                    self.passed_on = set()
+                self.chainer = e.user if e.name == "铁索连环" else -1
+            elif isinstance(e, ev.TargetChanged):
+                self.passed_on.add(e.new)  # 流离 …: the new target is the skill user's choice
+            elif isinstance(e, ev.ChainToggled):
+                if e.chained:
+                    self.chained_by[e.seat] = self.chainer
+                else:
+                    self.chained_by.pop(e.seat, None)
+            elif isinstance(e, ev.TurnStarted):
+                self.chain_left = set()
+            elif isinstance(e, ev.Dying) and g.players[e.seat].role == "lord":
+                self.peach_held = set()  # a new rescue round
             elif isinstance(e, ev.Damaged):
-                self.hit[e.target] = (e.source, e.card == "决斗" and self.forced)
-            if not isinstance(e, ev.Died) or e.killer < 0 or e.killer == e.seat:
-                continue
-            forced = self.hit.get(e.seat) == (e.killer, True)
-            if self.camp(g, e.killer, cls) == self.camp(g, e.seat, cls):
-                self._hit("teammate_kills", g, 0)
-                if forced:
-                    self._hit("forced_duel_kills", g, 0)
-            killer = cls.get(g.players[e.killer].role, "renegade")
-            rebels = any(
-                s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))
+                self._damaged(e)
+            if isinstance(e, ev.Died):
+                self._died(g, e, cls, alive)
+
+    def _damaged(self, e: ev.Damaged) -> None:
+        """Note who hit the seat and how; follow a chain's propagation (REFERENCE §2.7: the first
+        elemental damage to a chained seat passes on to the seats chained then)."""
+        forced = (e.card == "决斗" and self.forced) or (
+            e.card in SLASHES and e.target in self.passed_on
+        )
+        elemental = e.nature != "normal"
+        chained = -2
+        if elemental and e.target in self.chained_by:
+            if e.target in self.chain_left:  # propagated
+                self.chain_left.discard(e.target)
+                chained = self.chained_by[e.target]
+            else:  # the first target: the others chained now are reached next
+                self.chain_left = set(self.chained_by) - {e.target}
+        self.hit[e.target] = (e.source, forced, elemental, chained)
+
+    def _died(self, g: Game, e: ev.Died, cls: dict[str, str], alive: set[int]) -> None:
+        victim = g.players[e.seat]
+        if victim.role == "lord" and self.peach_held:
+            self._hit("lord_dying_peach_held", g, 0)
+        self.peach_held = set()
+        source, forced, elemental, chainer = self.hit.get(e.seat, (-1, False, False, -2))
+        if elemental and self.camp(g, e.seat, cls) == "lord":
+            by_side = e.killer >= 0 and self.camp(g, e.killer, cls) == "lord"
+            if chainer == -2:  # not down a chain
+                if by_side:
+                    self._hit("fire_kills_own_side", g, 0)
+            elif by_side or (chainer >= 0 and self.camp(g, chainer, cls) == "lord"):
+                self._hit("chain_kills_own_side", g, 0)
+        if e.killer < 0 or e.killer == e.seat:
+            return
+        forced = forced and source == e.killer
+        if self.camp(g, e.killer, cls) == self.camp(g, e.seat, cls):
+            self._hit("teammate_kills", g, 0)
+            if forced:
+                self._hit("forced_kills", g, 0)
+        killer = cls.get(g.players[e.killer].role, "renegade")
+        rebels = any(
+            s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))
+        )
+        if victim.role == "lord" and killer in ("loyalist", "renegade") and rebels:
+            self._hit(
+                "lord_killed_by_own_side_forced" if forced else "lord_killed_by_own_side", g, 0
             )
-            lord = g.players[e.seat].role == "lord"
-            if lord and killer in ("loyalist", "renegade") and rebels and not forced:
-                self._hit("lord_killed_by_own_side", g, 0)
 
 
 def audit_games(

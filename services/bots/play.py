@@ -11,11 +11,36 @@ HEAL_SKILLS = ("青囊",)
 
 
 def slash_value(r: Reading, t: int, c: CardDef | None = None) -> float:
-    """What a 杀 on ``t`` is worth to me (nothing if ``t`` could pass it on to kill a friend)."""
+    """What a 杀 on ``t`` is worth to me (nothing if ``t`` could pass it on to kill a friend, or
+    a 火杀/雷杀's chain could)."""
     if passed_on_kills(r, t):
         return -9.0
     nature = {"火杀": "fire", "雷杀": "thunder"}.get(c.name, "normal") if c else "normal"
-    return r.harm_value(t) * (1.0 - r.dodge(t, c, nature))
+    hit = 1.0 - r.dodge(t, c, nature)
+    if nature == "normal":
+        return r.harm_value(t) * hit
+    chain = chain_value(r, t)
+    return -9.0 if chain <= CHAIN_KILLS else (r.harm_value(t) + chain) * hit
+
+
+CHAIN_KILLS = -9.0  # chain_value's answer when the chain could kill a seat I want alive
+
+
+def chain_value(r: Reading, t: int, amount: int = 1) -> float:
+    """What fire or thunder damage to ``t`` passes on down a chain (铁索连环, REFERENCE §2.7:
+    every other seat chained then takes the same): the harm to those seats, or
+    :data:`CHAIN_KILLS` when it could kill one I want alive (myself, a friend, the lord my side
+    needs). Nothing unless ``t`` is chained."""
+    if not r.seats[t].chained:
+        return 0.0
+    v = 0.0
+    for u in r.alive:
+        if u == t or not r.seats[u].chained:
+            continue
+        if r.seats[u].hp <= amount and r.wants_alive(u):
+            return CHAIN_KILLS
+        v += r.harm_value(u, amount)
+    return v
 
 
 def passed_on_kills(r: Reading, t: int) -> bool:
@@ -31,6 +56,34 @@ def passed_on_kills(r: Reading, t: int) -> bool:
         u not in (t, r.me) and r.seats[u].hp <= 1 and r.wants_alive(u) and r.distance(t, u) <= reach
         for u in r.alive
     )
+
+
+def fire_value(r: Reading, t: int) -> float:
+    """What 1 fire damage to ``t`` is worth to me, the chain it would set off included."""
+    chain = chain_value(r, t)
+    return CHAIN_KILLS if chain <= CHAIN_KILLS else r.harm_value(t) + chain
+
+
+def jiedao_victims(r: Reading, wielder: int) -> list[int]:
+    """The seats ``wielder`` could be told to 杀 with 借刀杀人 that I want hurt: in its attack
+    range, not itself, my enemy (never a seat I believe a friend, nor myself)."""
+    reach = r.attack_range(wielder)
+    return [
+        v
+        for v in r.alive
+        if v not in (wielder, r.me)
+        and r.distance(wielder, v) <= reach
+        and r.friend[v] <= 0.2
+        and r.harm_value(v) > 0.1
+    ]
+
+
+def jiedao_value(r: Reading, w: int) -> float:
+    """What making ``w`` (an enemy with a weapon) 杀 an enemy, or give up its weapon, is worth:
+    0 when ``w`` is no enemy or has no enemy of mine in reach (it would 杀 a friend or me)."""
+    if "weapon" not in r.equip(w) or not r.is_enemy(w, 0.4) or not jiedao_victims(r, w):
+        return 0.0
+    return -r.friend[w]
 
 
 def duel_value(r: Reading, t: int) -> float:
@@ -131,11 +184,11 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
             default=0.0,
         )
         return 6.0 + v if v > 0.4 else 0.0
-    if n == "借刀杀人":
-        v = max((-r.friend[t] for t in others if "weapon" in r.equip(t)), default=0.0)
+    if n == "借刀杀人":  # only with an enemy wielder that has an enemy of mine in reach
+        v = max((jiedao_value(r, t) for t in others), default=0.0)
         return 3.5 if v > 0.4 else 0.0
     if n == "火攻":
-        v = max((r.harm_value(t) for t in others if r.seats[t].hand_count), default=0.0)
+        v = max((fire_value(r, t) for t in others if r.seats[t].hand_count), default=0.0)
         return 2.0 + v if v > 0.5 and me.hand_count >= 4 else 0.0
     if n == "走马换将":  # seed 003: bench my hurt general (it keeps its HP) and draw 1
         return 6.0 if me.hp <= 2 < me.max_hp else 0.0
@@ -211,7 +264,10 @@ def target_scores(r: Reading, d: Decision) -> dict[int, float]:
     seats = [int(o[5:]) for o in d.options if o.startswith("seat:")]
     card = str(d.info.get("card", "") or "")
     skill = str(d.info.get("skill", "") or "")
-    if d.info.get("second"):
+    if d.info.get("second") and card == "借刀杀人":  # a friend last, myself before a friend
+        score = {t: r.harm_value(t) - (0.5 if t == r.me else 0.0) for t in seats}
+        score.update({t: -9.0 - r.friend[t] for t in seats if t != r.me and r.friend[t] > 0.2})
+    elif d.info.get("second"):
         score = {t: r.harm_value(t) for t in seats}
     elif card in SLASHES:
         c = r.card(d.info["cards"][0]) if d.info.get("cards") else None
@@ -221,7 +277,9 @@ def target_scores(r: Reading, d: Decision) -> dict[int, float]:
     elif card in ("过河拆桥", "顺手牵羊"):
         score = {t: strip_value(r, t) for t in seats}
     elif card == "借刀杀人":
-        score = {t: -r.friend[t] for t in seats}
+        score = {t: jiedao_value(r, t) for t in seats}
+    elif card == "火攻":
+        score = {t: fire_value(r, t) for t in seats}
     elif card == "走马换将":
         score = {t: (1.0 if t == r.me else -1.0) for t in seats}
     elif card == "铁索连环":

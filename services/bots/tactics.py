@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..rules.api import RULESETS, SKILLS, Decision
 from .cardinfo import ARMOR_VALUE, HARMFUL_TRICKS, SLASHES, equip_value, keep_value, std_skill
-from .play import BAD_JUDGE
+from .play import BAD_JUDGE, CHAIN_KILLS, chain_value
 from .threat import Reading
 
 AOE = ("南蛮入侵", "万箭齐发")
@@ -126,6 +126,8 @@ def confirm(r: Reading, d: Decision) -> list[str]:
         )
     if name == "麒麟弓":
         return yes if victim >= 0 and r.friend[victim] < 0 else []
+    if name == "朱雀羽扇":  # a fire 杀 passes down the victim's chain: never to kill my side
+        return yes if victim < 0 or chain_value(r, victim) > CHAIN_KILLS else []
     if name == "裸衣":
         n = r.hand_names()
         return yes if sum(1 for x in n if x in SLASHES or x == "决斗") >= 2 else []
