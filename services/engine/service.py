@@ -144,6 +144,11 @@ class Games:
         self.bot_repost_ms = bot_repost_ms
         self.archive_dir = archive_dir
         self.metrics = metrics or Metrics()
+        # read when scraped: a gauge set on every cache change stayed at its last value once
+        # the games were archived and dropped (40 forever after a tournament)
+        self.metrics.games_active.set_function(
+            lambda: sum(not (h.game.over or h.finished) for h in list(self.cache.values()))
+        )
         self.sessions = BotSessions()  # bot workers' streams (bot_sessions.py)
         self._handing: set[asyncio.Task[None]] = set()  # ended sessions' hand-backs
         self.bot_key = tokens.bot_key(secret, side.namespace)  # what opens one
@@ -155,7 +160,6 @@ class Games:
         self.cache.move_to_end(game_id)
         while len(self.cache) > self.cache_size:
             self.cache.popitem(last=False)
-        self.metrics.games_active.set(sum(not h.game.over for h in self.cache.values()))
 
     def evict(self, game_id: str) -> None:
         """Drop a game from the cache (it is reloaded from the log when next needed)."""

@@ -244,3 +244,17 @@ async def test_a_finish_cut_short_is_completed_by_the_sweep(
     assert (archive_dir / "m1.arena").exists()
     assert verify(archive_dir / "m1.arena").ok
     assert await side.pending_count() == 0
+
+
+async def test_games_active_returns_to_zero_once_games_are_archived(tmp_path: Path) -> None:
+    """The gauge counts the games in play in this worker's cache, read when scraped: once
+    every game is archived (and dropped from the cache) it is back at zero."""
+    g = _games(archive_dir=tmp_path)
+    for k in range(3):
+        await g.create_game(match(f"m{k}", seed=10 + k))
+    assert g.metrics.registry.get_sample_value("arena_engine_games_active") == 3
+    for k in range(3):
+        with pytest.raises(Refused, match="no game"):  # archived, its log dropped
+            await play_out(g, f"m{k}")
+    assert len(list(tmp_path.glob("*.arena"))) == 3
+    assert g.metrics.registry.get_sample_value("arena_engine_games_active") == 0

@@ -235,3 +235,48 @@ async def test_redis_entries_without_a_time_read_as_none(
         assert await store.tail_timed("old", 0, 1000) == got
         fields: Any = await redis_client.xrange(store.log_key("old"), "2-0", "2-0")
         assert fields[0][1][b"e"] == b"y"  # the record bytes are stored as given, time beside
+
+
+async def test_long_logs_read_whole_across_pages(store: EventStore) -> None:
+    """Redis reads a log in pages (`redis_store.PAGE` entries a command, so no single read
+    holds Redis for long); a read across several pages still returns every record in order."""
+    from services.eventlog.redis_store import PAGE
+
+    n = 2 * PAGE + 7
+    for start in range(0, n, 500):
+        batch = [f"r{i}".encode() for i in range(start, min(n, start + 500))]
+        await store.append("long", start, batch)
+    rows = await store.read("long")
+    assert [seq for seq, _ in rows] == list(range(1, n + 1))
+    assert rows[-1][1] == f"r{n - 1}".encode()
+    middle = await store.read("long", PAGE - 3, 2 * PAGE + 2)
+    assert [seq for seq, _ in middle] == list(range(PAGE - 2, 2 * PAGE + 3))
+    timed = await store.read_timed("long", 5)
+    assert [seq for seq, _, _ in timed] == list(range(6, n + 1))
+    tailed = await store.tail("long", 0, 100)  # a tail returns what is there, a page at most
+    assert [seq for seq, _ in tailed] == list(range(1, len(tailed) + 1)) and tailed
+
+
+async def test_redis_reads_a_page_a_command(
+    redis_url: str, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each command reads at most a page: 35 entries at 10 a page are four script calls."""
+    from services.eventlog import redis_store
+
+    monkeypatch.setattr(redis_store, "PAGE", 10)
+    store = RedisEventStore(aioredis.Redis.from_url(redis_url), redis_namespace, True)
+    await store.append("paged", 0, [b"x%d" % i for i in range(35)])
+    calls: list[list[Any]] = []
+    read = store._read
+
+    async def counted(keys: list[str], args: list[Any]) -> Any:
+        calls.append(args)
+        return await read(keys=keys, args=args)
+
+    store._read = counted  # type: ignore[assignment]
+    try:
+        assert [seq for seq, _ in await store.read("paged")] == list(range(1, 36))
+        assert len(calls) == 4 and all(a[3] == 10 for a in calls)
+    finally:
+        await store.client.delete(store.log_key("paged"))
+        await store.aclose()
