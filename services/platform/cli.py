@@ -193,6 +193,16 @@ def tournament_arguments(p: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=None, help="results JSON (default VAR/tournaments/KEY.json)"
     )
     p.add_argument("--json", action="store_true", help="no progress bar; print the results JSON")
+    p.add_argument(
+        "--deployed",
+        type=Path,
+        default=None,
+        metavar="ARCHIVE_DIR",
+        help="play through a running deployment's engine and bot workers (compose, Kubernetes) "
+        "on --redis-url or $REDIS_URL, reading finished games from ARCHIVE_DIR, the folder its "
+        "engines archive to; start nothing (default: none, `arena up`'s or a platform of its "
+        "own)",
+    )
     _platform_args(p)
 
 
@@ -224,7 +234,7 @@ def tournament_command(a: argparse.Namespace) -> int:
         http_port=0,
     )
     try:
-        return run_tournament(spec, cfg, a.out, a.concurrency, a.json)
+        return run_tournament(spec, cfg, a.out, a.concurrency, a.json, a.deployed)
     except TournamentError as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2

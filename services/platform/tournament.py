@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import os
 import signal
 import sys
 import time
@@ -116,10 +117,30 @@ def _sigterm(signum: int, frame: FrameType | None) -> None:
     raise _Interrupted
 
 
+def deployed(cfg: UpConfig, archive_dir: Path) -> Running:
+    """A deployment's running workers (compose, Kubernetes) as a platform to play through: its
+    Redis (--redis-url, else $REDIS_URL) and the archive folder its engines write; nothing is
+    started, and the deployment's own engine and bot workers play the games."""
+    url = cfg.redis_url or os.environ.get("REDIS_URL")
+    if not url:
+        raise TournamentError("--deployed needs the deployment's Redis: --redis-url or $REDIS_URL")
+    if not archive_dir.is_dir():
+        raise TournamentError(f"--deployed {archive_dir}: no such folder (the engines' archive)")
+    return Running(
+        pid=os.getpid(), redis_url=url, namespace=cfg.namespace, archive_dir=str(archive_dir)
+    )
+
+
 def run_tournament(
-    spec: Spec, cfg: UpConfig, out: Path | None, concurrency: int, as_json: bool
+    spec: Spec,
+    cfg: UpConfig,
+    out: Path | None,
+    concurrency: int,
+    as_json: bool,
+    archive_dir: Path | None = None,
 ) -> int:
-    """Play what the journal lacks, then write and print the results; exit status."""
+    """Play what the journal lacks, then write and print the results; exit status. With
+    ``archive_dir``, through the deployment of :func:`deployed` instead of `arena up`'s."""
     spec.check()
     folder = cfg.var_dir / "tournaments"
     folder.mkdir(parents=True, exist_ok=True)
@@ -133,22 +154,28 @@ def run_tournament(
     info: dict[str, Any] = {"resumed_with": len(done)}
     try:
         if todo:
-            run = None if cfg.redis_url else find_running(cfg.var_dir)
-            if run is None:
-                redis = cfg.redis_url or "a throw-away redis-server"
-                info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
-                _say(
-                    f"starting a platform for this run: {cfg.engines} engine and {cfg.bots} "
-                    f"bot workers on {redis} (no `arena up` in {cfg.var_dir / STATE_FILE})"
-                )
-                platform = Platform(cfg)
-                run = platform.start()
+            run: Running | None
+            if archive_dir is not None:
+                run = deployed(cfg, archive_dir)
+                info["platform"] = f"deployed (archive {archive_dir})"
+                _say(f"playing through the deployment's workers (archive {archive_dir})")
             else:
-                info["platform"] = f"arena up (pid {run.pid}, {len(run.engines)} engines)"
-                _say(
-                    f"using the running arena up (pid {run.pid}, {len(run.engines)} engines, "
-                    f"{run.redis_url}) of {cfg.var_dir / STATE_FILE}"
-                )
+                run = None if cfg.redis_url else find_running(cfg.var_dir)
+                if run is None:
+                    redis = cfg.redis_url or "a throw-away redis-server"
+                    info["platform"] = f"started ({cfg.engines} engines, {cfg.bots} bot workers)"
+                    _say(
+                        f"starting a platform for this run: {cfg.engines} engine and {cfg.bots} "
+                        f"bot workers on {redis} (no `arena up` in {cfg.var_dir / STATE_FILE})"
+                    )
+                    platform = Platform(cfg)
+                    run = platform.start()
+                else:
+                    info["platform"] = f"arena up (pid {run.pid}, {len(run.engines)} engines)"
+                    _say(
+                        f"using the running arena up (pid {run.pid}, {len(run.engines)} engines, "
+                        f"{run.redis_url}) of {cfg.var_dir / STATE_FILE}"
+                    )
             n = concurrency or GAMES_PER_ENGINE * max(1, len(run.engines))
             t0 = time.perf_counter()
             keep = platform.keep_alive if platform is not None else None
