@@ -33,6 +33,20 @@ class Part:
     facade: tuple[str, ...] = ()  # if any: the only modules other parts may import
 
 
+SERVICES_AND_BELOW = (
+    "rules",
+    "contracts",
+    "common",
+    "eventlog",
+    "readside",
+    "engine",
+    "bots",
+    "matchmaking",
+    "replay",
+    "play",
+    "platform",
+)
+
 PARTS: tuple[Part, ...] = (
     Part(
         "rules",
@@ -113,38 +127,13 @@ PARTS: tuple[Part, ...] = (
         "bench",
         ("services.bench",),
         "the benchmarks (arena bench ...): any part, measured from outside",
-        uses=(
-            "rules",
-            "contracts",
-            "common",
-            "eventlog",
-            "readside",
-            "engine",
-            "bots",
-            "matchmaking",
-            "replay",
-            "play",
-            "platform",
-        ),
+        uses=SERVICES_AND_BELOW,
     ),
     Part(
         "cli",
         ("services.cli",),
         "the arena command: one entry per sub-command, each naming the module that runs it",
-        uses=(
-            "rules",
-            "contracts",
-            "common",
-            "eventlog",
-            "readside",
-            "engine",
-            "bots",
-            "matchmaking",
-            "replay",
-            "play",
-            "platform",
-            "bench",
-        ),
+        uses=(*SERVICES_AND_BELOW, "bench"),
     ),
 )
 
