@@ -56,7 +56,7 @@ class Table:
 
     cards: list[list[Any]]  # id -> [name, suit, rank, type, subtype] (envelope.card_table)
     seat_names: list[str]
-    names: dict[str, str]  # engine name -> printed name (replay.envelope.printed_names)
+    names: dict[str, str]  # engine name -> printed name (readside.catalogue.printed_names)
     generals: dict[str, tuple[str, int]]  # name -> (faction, max HP)
 
     def name(self, n: str) -> str:

@@ -26,10 +26,10 @@ from ..errors import Refused
 from ..eventlog.entry import CONTROL, EVENT, decode_entry
 from ..eventlog.records import SeatControl, decode_payload
 from ..proto_gen.arena.v1 import common_pb2
-from ..replay.access import NotFound
+from ..readside.access import NotFound
+from ..readside.catalogue import printed_names
+from ..readside.feed import GameFeed
 from ..replay.core import Replay
-from ..replay.envelope import printed_names
-from ..replay.feed import GameFeed
 from ..rules import api
 from ..rules.api import views
 from . import identity, labels, schema

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 from ..errors import Refused
 from ..matchmaking.tables import check_name
 from ..proto_gen.arena.v1 import matchmaker_pb2
-from ..replay.access import NotFound
+from ..readside.access import NotFound
+from ..readside.catalogue import printed_names
 from ..replay.core import Replay
-from ..replay.envelope import printed_names
 from ..rules.api import option_table
 from . import identity, schema
 from .clients import Engine, Matchmaker

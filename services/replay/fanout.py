@@ -20,9 +20,9 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .access import Grant
-from .core import Cursor, Replay, Update
-from .feed import GameFeed
+from ..readside.access import Grant
+from ..readside.feed import Cursor, GameFeed, Update
+from .core import Replay
 
 SLOW_BYTES = 256 * 1024
 KEEPALIVE_S = 15.0
@@ -71,7 +71,7 @@ class Channel:
         self, replay: Replay, feed: GameFeed, grant: Grant, after: int, count: Counter
     ) -> None:
         self.replay = replay
-        self.cursor = Cursor(feed, grant, after, grant.delay_ms <= 0)
+        self.cursor = Cursor(feed, grant, after, show=True)  # (a delayed grant shows none)
         self.subs: list[Subscriber] = []
         self.count = count
         self.task: asyncio.Task[None] | None = None
@@ -82,12 +82,8 @@ class Channel:
         cur = self.cursor
         if after > cur.after:
             return None
-        viewer, at = cur.grant.viewer, cur.feed.positions
-        catch_up = [  # log seqs here (as the cursor's); what is written, the viewer's positions
-            (at.position(viewer, s), e)
-            for s in range(after + 1, cur.after + 1)
-            if (e := cur.feed.envelope(s, viewer)) is not None
-        ]
+        # log seqs here (as the cursor's); what is written carries the viewer's positions
+        catch_up = cur.feed.batch(cur.grant.viewer, after, cur.after)
         if catch_up or cur.sent is not None:
             writer.write(sse_chunk((catch_up, cur.sent)))
         sub = Subscriber(writer, cur.after, cur.sent)

@@ -13,16 +13,15 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc  # type: ignore[import-untyped,unused-ignore]
-import msgspec
 
 from ..errors import BadRequest, checked_game_id, grpc_stream, grpc_unary
 from ..eventlog.entry import decode_entry
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, replay_pb2
+from ..readside.feed import GameFeed
 from ..rpc_guard import interceptors
 from ..rules.api import keys
 from .core import Replay
-from .feed import GameFeed
 from .games import GameFilter, GameSummary
 
 MAX_PAGE = 1000
@@ -122,8 +121,8 @@ class ReplayServicer:
         full = page.grant.viewer == -2 or page.over
         return replay_pb2.GetEventsResponse(
             events=[
-                envelope_pb(feed, page.grant.viewer, msgspec.json.decode(e)["seq"], e, full)
-                for e in page.entries
+                envelope_pb(feed, page.grant.viewer, p, e, full)
+                for p, e in zip(page.positions, page.entries, strict=True)
             ]
         )
 

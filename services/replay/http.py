@@ -39,11 +39,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import msgspec
 
 from ..errors import BadRequest, NotFound, http_error
+from ..readside.access import Grant, parse_viewer
+from ..readside.catalogue import names_json
+from ..readside.entries import header_json
+from ..readside.feed import GameFeed, Update
 from ..rules.api import keys
-from .access import Grant, parse_viewer
-from .core import GameFilter, Replay, Update
+from .core import GameFilter, Replay
 from .fanout import END, Fanout, sse_chunk
-from .feed import GameFeed
 
 log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
@@ -360,8 +362,6 @@ class HttpServer:
     async def _game(self, game: str, w: asyncio.StreamWriter) -> None:
         feed = await self.replay.feed(game)
         header = await self.replay.header(game)
-        from .envelope import header_json, names_json
-
         body = b'{"header":%s,"over":%s,"version":%d,"cards":%s,"names":%s}' % (
             msgspec.json.encode(header_json(header)),
             b"true" if feed.over else b"false",

@@ -17,8 +17,8 @@ from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
 from ..ports import check_free
+from ..readside.access import TablePolicy, hmac_seat_check
 from ..readside.clock import ServerClock
-from .access import TablePolicy, hmac_seat_check
 from .core import Replay
 from .decisions import EngineDecisions
 from .http import HttpServer

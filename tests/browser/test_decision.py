@@ -18,8 +18,8 @@ from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import RedisEventStore, Seat
 from services.eventlog.entry import decode_entry
+from services.readside.decisions import may_see
 from services.readside.positions import positions_of
-from services.replay.decisions import Pending, is_public
 from services.rules import api
 from tests.replay.leaks import Truth, n_cards
 from tests.replay.sse import open_sse
@@ -78,7 +78,7 @@ async def test_live_table_shows_the_public_pending_decision_only(
             """Answer decisions (pacing them) until one whose publicity is ``public``."""
             for i in range(3000):
                 d, version, current = await pending()
-                if i >= skip and is_public(Pending(version, d.seat, d.kind), current) == public:
+                if i >= skip and may_see(d.kind, d.seat, current, api.SPECTATOR) == public:
                     return d, version
                 await answer(d)
                 await asyncio.sleep(0.01)

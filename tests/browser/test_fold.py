@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from services.bots.selfplay import make_policy
-from services.replay.envelope import ROLE_WORDS, printed_names
+from services.readside.catalogue import ROLE_WORDS, printed_names
 from services.rules import api
 from services.rules.api import event_types, new_view, redact
 from services.rules.api import fold_view as apply

@@ -11,7 +11,7 @@ import pytest
 
 from services.bots.selfplay import make_policy
 from services.play import labels
-from services.replay.envelope import printed_names
+from services.readside.catalogue import printed_names
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view, redact

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from services.eventlog import InMemoryEventStore, archive_game
+from services.readside.access import BadRequest, Forbidden, NotFound
+from services.readside.feed import GameFeed
 from services.replay import ManualClock, Replay, TablePolicy
-from services.replay.access import BadRequest, Forbidden, NotFound
 from services.replay.demo import play_live
-from services.replay.feed import GameFeed
 from services.replay.games import GameFilter
 from services.rules import api
 from services.rules.api import GOD, SPECTATOR, fold
@@ -265,7 +265,7 @@ async def test_unknown_and_malformed_games() -> None:
 def test_every_role_of_every_ruleset_has_a_printed_name() -> None:
     """Pages name roles by the names the server sends (envelope.printed_names): seed 004's role
     ids are pinyin (chengxiang, pantu …), and a page showed them as they are."""
-    from services.replay.envelope import printed_names
+    from services.readside.catalogue import printed_names
     from services.rules import api
 
     for ruleset, rs in api.RULESETS.items():

@@ -25,9 +25,9 @@ from services.eventlog.store import EventStore
 from services.observability import serve, stop_serving
 from services.platform.procs import replay_ready
 from services.proto_gen.arena.v1 import replay_pb2, replay_pb2_grpc
+from services.readside.decisions import Pending
 from services.readside.positions import positions_of
 from services.replay import Replay
-from services.replay.decisions import Pending
 from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer

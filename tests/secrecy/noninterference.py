@@ -39,8 +39,8 @@ from services.engine.service import Games
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
+from services.readside.access import hmac_seat_check
 from services.replay import Replay
-from services.replay.access import hmac_seat_check
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
 from services.rules import api

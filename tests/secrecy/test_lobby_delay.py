@@ -9,8 +9,8 @@ from services.contracts import tokens
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
+from services.readside.access import TablePolicy
 from services.readside.clock import ManualClock
-from services.replay.access import TablePolicy
 from services.replay.core import Replay
 from services.rules import api
 

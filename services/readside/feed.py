@@ -1,50 +1,49 @@
-"""A game's entries as this server has seen them: one reader per game, any number of watchers.
+"""A game's entries as this process has seen them: one reader per game, any number of watchers.
 
-A ``GameFeed`` holds the stored entries of one game, the time each was appended, and a task
-tailing the log (``EventStore.tail_timed``) while the game is live. Every SSE or gRPC watcher of
-the game waits on the feed instead of reading Redis itself, so a thousand spectators cost one
-XREAD, and each entry is redacted and encoded once per kind of viewer.
+A `GameFeed` holds the stored entries of one game, the time each was appended, and a task tailing
+the log (tail.py) while the game is live. Every watcher of the game (an SSE spectator, a gRPC
+stream, a person's seat) waits on the feed instead of reading Redis itself, so a thousand
+spectators cost one XREAD, and each entry is redacted and encoded once per viewer (entries.py).
 
 Release times (``at_ms``) are the append times the store keeps beside each entry (Redis: the
-server's TIME in the append script), so a delayed spectator is held exactly the delay behind the
-append, the same on every replica and after a restart. An entry without one (written before
-stores kept times) falls back to the moment this server first read it: never earlier than the
-append, so never early. The list is kept non-decreasing (a time earlier than the one before it,
-from a server clock that stepped back, is raised to it), which only ever holds entries longer.
+server's TIME in the append script). An entry without one (written before stores kept times, or
+read from an archive) falls back to the moment this process first read it: never earlier than
+the append, so never early. The list is kept non-decreasing (a time earlier than the one before
+it, from a server clock that stepped back, is raised to it), which only ever holds entries
+longer.
 
-With a decision source (decisions.py), the feed also asks for the pending decision after each
-new batch, one request at a time, and wakes the watchers when it changes.
+With a decision source (decisions.py), the feed also asks for the public pending decision after
+each new batch, one request at a time, and wakes the watchers when it changes.
 
-Watchers are sent each viewer's own positions (eventlog/positions.py), never the log's seqs:
-the feed works in seqs and translates at the edge (`envelope`, `decision_for`), so a gap never
-counts the answers withheld from a viewer.
+A `Cursor` is how far one stream of a feed has got; `take` gives what it may send now. The feed
+works in log seqs; what goes out carries each viewer's positions (positions.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from pathlib import Path
 
-from ..eventlog.entry import EVENT, decode_entry
+from ..eventlog.entry import ANSWER, EVENT, decode_entry
 from ..eventlog.reconnect import Backoff, is_outage
+from ..eventlog.records import AnswerRecord, decode_payload
 from ..eventlog.store import EventStore, TimedRecord
-from ..readside.clock import Clock
-from ..readside.positions import Positions, answer_seat
 from ..rules import api
-from .decisions import DecisionSource, Pending, decision_json, is_public
-from .envelope import OpaqueId, envelope, is_terminal
+from .access import Grant, released
+from .clock import Clock
+from .decisions import DecisionSource, Pending, cleared_json, may_see, public_json
+from .entries import OpaqueId, stored_envelope, terminal
+from .fold import SeatFold
+from .positions import Positions, answer_seat
+from .tail import read_on
 
 log = logging.getLogger(__name__)
 # well under redis-py's default socket timeout (5 s since redis-py 8): an XREAD blocking as long
 # as the read timeout races it, and each lost race cost a logged error and a second's pause
-# (found when a game waited on a person for longer than the block)
 TAIL_BLOCK_MS = 2_000
-
-Archived = Callable[[str, int], Awaitable[list[TimedRecord]]]
-"""The entries of a game after a seq, read from its archive file ([] when it has none)."""
 
 
 class GameFeed:
@@ -56,16 +55,16 @@ class GameFeed:
         clock: Clock,
         decisions: DecisionSource | None = None,
         opaque: OpaqueId | None = None,
-        archived: Archived | None = None,
+        archive_dir: Path | None = None,
     ) -> None:
         self.game = game
         self.clock = clock
         self.decisions = decisions
-        self.opaque = opaque  # a seat's answers name their decisions by these ids (envelope.py)
-        self.archived = archived  # the entries after a seq from the game's archive, if any
+        self.opaque = opaque  # a seat's answers name their decisions by these ids (entries.py)
+        self.archive_dir = archive_dir  # where the game's archive file goes once it is over
         self.records: list[bytes] = []
         self.at_ms: list[int] = []  # append time (else first seen), non-decreasing
-        self.positions = Positions()  # each viewer's position of each entry (eventlog.positions)
+        self.positions = Positions()  # each viewer's position of each entry
         self.pending: Pending | None = None  # as the decision source last said
         self._public: tuple[Pending, bool] | None = None  # the last pending, and if public
         self._dirty = asyncio.Event()
@@ -75,6 +74,7 @@ class GameFeed:
         self.last_used = clock.now_ms()
         self._changed = asyncio.Event()
         self._cache: dict[int, list[bytes | None]] = {}
+        self._folds: dict[int, SeatFold] = {}
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -89,10 +89,11 @@ class GameFeed:
             if seq != len(self.records) + 1:
                 continue
             at = seen_ms if t is None else t
+            entry = decode_entry(data)
             self.records.append(data)
             self.at_ms.append(max(at, self.at_ms[-1]) if self.at_ms else at)
-            self.positions.add(seq, answer_seat(decode_entry(data)))
-            over, closed = is_terminal(data)
+            self.positions.add(seq, answer_seat(entry))
+            over, closed = terminal(entry)
             self.over, self.closed = self.over or over, self.closed or closed
         self._dirty.set()
         self._wake()
@@ -103,9 +104,7 @@ class GameFeed:
 
     def released(self, delay_ms: int, now_ms: int) -> int:
         """The last sequence number a watcher ``delay_ms`` behind may have at ``now_ms``."""
-        if delay_ms <= 0:
-            return len(self.records)
-        return bisect.bisect_right(self.at_ms, now_ms - delay_ms)
+        return released(self.at_ms, delay_ms, now_ms)
 
     def spectator_version(self, delay_ms: int, now_ms: int) -> int:
         """How many entries a spectator ``delay_ms`` behind has been sent at ``now_ms`` (its
@@ -126,7 +125,7 @@ class GameFeed:
 
     def decision_for(self, version: int, viewer: int = api.SPECTATOR) -> bytes | None:
         """The public part of the decision pending right after entry ``version`` (None: nothing
-        pending, not known yet, or not public: see decisions.py), its version in ``viewer``'s
+        pending, not known yet, or not public: decisions.py), its version in ``viewer``'s
         positions. The source's decision is a spectator's (its version a spectator position),
         so it belongs to every entry up to the next one a spectator receives."""
         p = self.pending
@@ -135,10 +134,37 @@ class GameFeed:
         if p.version != self.positions.position(api.SPECTATOR, version):
             return None
         if self._public is None or self._public[0] != p:
-            self._public = (p, is_public(p, self.active_seat(version)))
+            active = self.active_seat(version)
+            self._public = (p, may_see(p.kind, p.seat, active, api.SPECTATOR))
         if not self._public[1]:
             return None
-        return decision_json(p, self.positions.position(viewer, version))
+        return public_json(p, self.positions.position(viewer, version))
+
+    def answered_last(self, seat: int, decision: int, version: int) -> bool:
+        """Whether entry ``version`` ends the batch of ``seat``'s answer to the decision whose
+        opaque id is ``decision``: the entries after that answer up to ``version`` are all its
+        events. (What SubmitAction returned as pending after that answer is pending at exactly
+        that entry: any later entry is another answer, a control entry or the end.)"""
+        if self.opaque is None or not 0 < version <= len(self.records):
+            return False
+        for data in reversed(self.records[:version]):
+            entry = decode_entry(data)
+            if entry.kind == EVENT:
+                continue
+            if entry.kind != ANSWER:
+                return False
+            rec = decode_payload(entry.payload, AnswerRecord)
+            return rec.seat == seat and self.opaque(rec.decision) == decision
+        return False
+
+    def seat_fold(self, seat: int) -> SeatFold:
+        """``seat``'s view folded over every entry held (kept, and folded on from where it was)."""
+        fold = self._folds.get(seat)
+        if fold is None:
+            fold = self._folds[seat] = SeatFold(seat, f"{self.game} seat {seat}")
+        for seq in range(fold.at + 1, len(self.records) + 1):
+            fold.entry(seq, decode_entry(self.records[seq - 1]))
+        return fold
 
     async def _ask_decisions(self, source: DecisionSource) -> None:
         """Ask for the pending decision whenever entries arrive (one request at a time;
@@ -169,8 +195,17 @@ class GameFeed:
         while len(cache) < seq:
             n = len(cache) + 1
             at = self.positions.position(viewer, n)
-            cache.append(envelope(at, self.records[n - 1], viewer, self.opaque))
+            cache.append(stored_envelope(at, self.records[n - 1], viewer, self.opaque))
         return cache[seq - 1]
+
+    def batch(self, viewer: int, after: int, end: int) -> list[tuple[int, bytes]]:
+        """(position, envelope) of the entries ``after < seq <= end`` ``viewer`` receives."""
+        at = self.positions
+        return [
+            (at.position(viewer, s), e)
+            for s in range(after + 1, end + 1)
+            if (e := self.envelope(s, viewer)) is not None
+        ]
 
     async def wait_beyond(self, after: int, any_change: bool = False) -> None:
         """Return once an entry after ``after`` is held, or the log is complete (or, with
@@ -196,8 +231,9 @@ class GameFeed:
                 if not self.watchers and self.clock.now_ms() - self.last_used > idle_ms:
                     break
                 try:
-                    got = await store.tail_timed(self.game, len(self.records), TAIL_BLOCK_MS)
-                    gone = not got and self.archived is not None and not await store.head(self.game)
+                    got, gone = await read_on(
+                        store, self.game, len(self.records), TAIL_BLOCK_MS, self.archive_dir
+                    )
                 except Exception as exc:  # Redis restarting: keep the watchers, retry shortly
                     if not is_outage(exc):
                         log.exception("tailing game %s", self.game)
@@ -206,26 +242,14 @@ class GameFeed:
                 backoff.reset()
                 if got:
                     self.add(got, self.clock.now_ms())
-                elif gone:
-                    await self._from_archive()
+                elif gone:  # archived, its file not written yet: ask again shortly
+                    await asyncio.sleep(TAIL_BLOCK_MS / 1000)
         finally:
             if asking is not None:
                 asking.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await asking
             on_stop()
-
-    async def _from_archive(self) -> None:
-        """The live log is gone while this feed still waits for entries: the game ended and
-        its engine archived it and dropped the log before this feed had read the end (a
-        game's last entries and the archiving can fall between two of the tail's reads). The
-        rest comes from the archive, released as it is first seen (the archive keeps no
-        append times: never early). No archive yet: the tail waits and asks again."""
-        rest = await self.archived(self.game, len(self.records)) if self.archived else []
-        if rest:
-            self.add(rest, self.clock.now_ms())
-        else:
-            await asyncio.sleep(TAIL_BLOCK_MS / 1000)
 
     async def stop(self) -> None:
         """Cancel the tail task."""
@@ -235,4 +259,48 @@ class GameFeed:
                 await self._task
 
 
-Loader = Callable[[str], Awaitable[GameFeed | None]]
+Update = tuple[list[tuple[int, bytes]], bytes | None]
+"""What a watcher receives at once: entries (its position, envelope JSON), then the public
+pending decision JSON if one is (newly) known for the last entry it has (decisions.py)."""
+
+
+class Cursor:
+    """How far one stream of a feed has got: the entries sent (up to log seq ``after``) and the
+    public decision last sent (``sent``). One cursor may serve one viewer or every viewer of the
+    same grant at once (an SSE fan-out): what it yields depends on the grant alone, never on who
+    receives it."""
+
+    def __init__(self, feed: GameFeed, grant: Grant, after: int, show: bool) -> None:
+        self.feed = feed
+        self.grant = grant
+        self.after = after
+        self.show = show and grant.live and feed.decisions is not None
+        self.sent: bytes | None = None
+
+    def take(self, now_ms: int) -> Update | None:
+        """What to send now: the entries released since ``after`` (redacted for the grant's
+        viewer) and the public pending decision if it changed; None if nothing."""
+        feed, after, viewer = self.feed, self.after, self.grant.viewer
+        end = feed.released(self.grant.delay_ms, now_ms)
+        batch: list[tuple[int, bytes]] = []
+        if end > after:
+            batch = feed.batch(viewer, after, end)
+            self.after = after = end
+        if batch:
+            self.sent = None  # a viewer drops the decision it shows when entries arrive
+        decision = feed.decision_for(after, viewer) if self.show else None
+        clear = cleared_json(feed.positions.position(viewer, after))
+        if decision is None and self.sent is not None and self.sent != clear:
+            # what the viewer shows was answered by an answer alone (withheld from it): tell
+            # it, so it does not keep showing a stale decision
+            decision = clear
+        if decision == self.sent:
+            decision = None
+        elif decision is not None:
+            self.sent = decision
+        return (batch, decision) if batch or decision is not None else None
+
+    @property
+    def finished(self) -> bool:
+        """The log is complete and every entry of it was taken."""
+        return self.feed.closed and self.after >= self.feed.version
