@@ -15,6 +15,7 @@ import pytest
 from process_helpers import FREE_PORTS, arena, clean_env, until
 
 from services.cli import main
+from services.eventlog import signing
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.platform.up import Running
@@ -88,8 +89,9 @@ def test_the_tools_use_the_running_platform_of_up_json(
 
     asyncio.run(record())
     out = tmp_path / "g.arena"
+    signing.keep_in(var)  # the platform's archive key, as arena up keeps it: export signs
     assert main(["export", "upjson1", "-o", str(out), "--var", str(var)]) == 0
-    assert main(["verify", str(out)]) == 0
+    assert main(["verify", str(out), "--var", str(var)]) == 0  # signed by that platform
     assert main(["archive", "upjson1", "--var", str(var)]) == 0  # into the platform's archive
     assert (var / "archive" / "upjson1.arena").exists()
     capsys.readouterr()
