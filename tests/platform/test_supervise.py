@@ -90,10 +90,11 @@ def test_up_restarts_a_killed_engine_and_redis_then_stops_on_a_crash_loop(tmp_pa
             proc.kill()
             proc.wait()
     text = err_path.read_text()
-    last = [x for x in text.splitlines() if "crash-looped" in x]
+    last = [x for x in text.splitlines() if "crash-looped:" in x]
     assert len(last) == 1, text
     assert last[0].startswith("arena up: bots-0 crash-looped: 3 exits in 60 s, the last one ")
     assert "killed by SIGKILL" in last[0] and "stopping (logs in" in last[0]
+    assert text.splitlines()[-1] == "arena up: stopped (bots-0 crash-looped)"  # and why
     until(lambda: not alive(kids), timeout=10)
     assert not (tmp_path / "var" / "up.json").exists()
 
