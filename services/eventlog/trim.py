@@ -158,22 +158,20 @@ async def read_state(
 async def read_states(
     client: aioredis.Redis, streams: Sequence[tuple[str, Iterable[str]]]
 ) -> list[StreamState]:
-    """`read_state` for many (key, expected groups) at once, in two pipelined round trips
-    (Redis's TIME and each stream's XLEN and XINFO GROUPS; then each group's XPENDING and lag
-    count)."""
+    """`read_state` for many (key, expected groups) at once, in three round trips (Redis's
+    TIME; each stream's XLEN and XINFO GROUPS, pipelined; then each group's XPENDING and lag
+    count, pipelined). TIME goes on its own: a Redis Cluster client refuses it in a pipeline
+    (it names no key, so no node), and every round on a cluster failed so."""
+    now = await client.time()  # (Redis's clock, for the ages; on a cluster, any node's)
+    now_ms = int(now[0]) * 1000 + int(now[1]) // 1000
     async with client.pipeline(transaction=False) as pipe:
-        pipe.time()  # (Redis's clock, for the ages)
         for key, _ in streams:
             pipe.xlen(key)
             pipe.xinfo_groups(key)
         replies: list[Any] = await pipe.execute(raise_on_error=False)
-    now = replies[0]
-    if isinstance(now, Exception):
-        raise now
-    now_ms = int(now[0]) * 1000 + int(now[1]) // 1000
     read: list[tuple[str, int, list[Any]]] = []
     for i, (key, _) in enumerate(streams):
-        length, infos = replies[1 + 2 * i : 3 + 2 * i]
+        length, infos = replies[2 * i : 2 + 2 * i]
         if isinstance(infos, ResponseError) and "no such key" in str(infos).lower():
             infos = []
         for reply in (length, infos):

@@ -15,6 +15,7 @@ import pytest
 import redis
 from process_helpers import arena
 
+from services.contracts.streams import stream_keys
 from services.eventlog.cluster_server import LocalCluster
 from services.eventlog.verify import verify
 
@@ -34,6 +35,18 @@ def _rated(cluster: LocalCluster, mode: str) -> list[str]:
     client = redis.RedisCluster.from_url(cluster.url)
     try:
         return [k.decode() for k in client.hkeys(f"arena:{{rt}}:res:{mode}")]
+    finally:
+        client.close()
+
+
+def _shared_lengths(cluster: LocalCluster) -> dict[str, int]:
+    """Entries left in the matches and decisions streams, over every partition."""
+    client = redis.RedisCluster.from_url(cluster.url)
+    try:
+        return {
+            name: sum(int(client.xlen(k)) for k in stream_keys("arena", name))
+            for name in ("matches", "decisions")
+        }
     finally:
         client.close()
 
@@ -116,6 +129,13 @@ def tournament_with_failover(cluster: LocalCluster, var: Path, games: int) -> di
                 break
             time.sleep(0.2)
         assert sorted(rated) == sorted(ids), "a game rated twice or not at all"
+        # the engines' keepers trim the shared streams on the cluster: once every match and
+        # bot decision is acked, none is left (a keeper's round once failed on every cluster)
+        left = _shared_lengths(cluster)
+        while any(left.values()) and time.monotonic() < deadline:
+            time.sleep(0.5)
+            left = _shared_lengths(cluster)
+        assert left == {"matches": 0, "decisions": 0}, left
         return {
             "games": games,
             "done_at_kill": done_at_kill,
