@@ -156,7 +156,7 @@ def test_arena_up_says_why_it_stopped_during_start_up(tmp_path: Path) -> None:
     """SIGTERM while the services start (a caller that gave up on a loaded machine): the last
     line says so and how long it had been starting, not a bare 'arena up: stopped'."""
     proc = _up(tmp_path)
-    until(lambda: (tmp_path / "logs").exists() or proc.poll() is not None, 30, "start-up")
+    until(lambda: (tmp_path / "keys").exists() or proc.poll() is not None, 30, "start-up")
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

@@ -108,7 +108,9 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         started = bool(platform.sup.children) or platform.redis is not None
         platform.stop()
         signal.signal(signal.SIGTERM, previous)
-        if started:  # (a refusal before anything started is its one line alone)
+        # a refusal before anything started is its one line alone; a signal or a bug is said
+        # even then (start() stops what it began before this finally sees it)
+        if started or why != "start-up failed":
             print(f"arena up: stopped ({why})", file=sys.stderr, flush=True)
 
 
