@@ -171,3 +171,13 @@ def test_arena_up_says_why_it_stopped_once_up(tmp_path: Path) -> None:
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert err.strip().splitlines()[-1] == "arena up: stopped (Ctrl-C)", err
+
+
+def test_an_unreachable_redis_is_named_without_its_password() -> None:
+    """`arena up`'s Redis has a password, in the URL up.json holds: a tool given such a URL
+    that cannot reach it names it with the password masked (stderr ends up in scrollback and
+    logs)."""
+    url = "redis://:s3cret-pw@127.0.0.1:1/0"
+    code, line = _one_line(["ratings", "show", "standard-5", "--redis-url", url])
+    assert code == 1 and "s3cret" not in line, line
+    assert line == "arena ratings show: cannot reach redis://:***@127.0.0.1:1/0 (ConnectionError)"
