@@ -138,10 +138,10 @@ ROUTES = [
         errors=SEAT_ERRORS,
         events=(
             "`id: N` + `data: ENTRY` per entry, N the seat's position (1, 2, 3, … over the "
-            "entries the seat receives; `from` and Last-Event-ID resume after one) (entries as "
-            "GET /api/games/{game}/events "
-            'gives them); `event: decision` + `data: {"version", "decision": Decision|null, '
-            '"waits": Waits|null, "now_ms"}`; `event: end` after the last entry; '
+            "entries the seat receives; `from` and Last-Event-ID resume after one); ENTRY is "
+            "one of the schemas HeaderEntry, EventEntry, AnswerEntry, RevealEntry, ControlEntry, "
+            "OtherEntry (told apart by `kind`; every channel sends the same); "
+            "`event: decision` + `data: SeatMessage`; `event: end` after the last entry; "
             '`event: refused` + `data: {"error"}` if the stream must stop (the credential no '
             "longer holds the seat)"
         ),
@@ -210,6 +210,7 @@ _PARAMS = {
 def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the play API."""
     types: list[type[msgspec.Struct]] = [schema.Error, schema.Status, schema.Waits]
+    types += schema.STREAM_TYPES  # the seat stream's bodies (described in its `events`)
     for r in ROUTES:
         types += [t for t in (r.body, r.response) if t is not None]
     _, components = msgspec.json.schema_components(

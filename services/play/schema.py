@@ -10,6 +10,7 @@ import msgspec
 
 # the play API's body for a table is the matchmaker's own settings struct
 from ..matchmaking.tables import TableSettings as TableSettings
+from ..readside import schema as readside_schema
 
 
 class Error(msgspec.Struct):
@@ -175,6 +176,26 @@ class Waits(msgspec.Struct, kw_only=True):
     seat: int
     kind: str
     version: int
+
+
+class SeatMessage(msgspec.Struct, kw_only=True):
+    """`event: decision` of the seat's stream: what is pending for the seat changed, as of its
+    position `version`: its own decision (`decision`, with labelled options) or another seat's
+    public one (`waits`), or neither (both null: nothing the seat may know of is pending, or
+    the game is over); `now_ms` is the server's clock, for counting down to a deadline."""
+
+    version: int
+    decision: Decision | None
+    waits: Waits | None
+    now_ms: int
+
+
+ENTRY_TYPES = readside_schema.ENTRY_TYPES
+"""`data:` of the seat stream's entries (and of GET /api/games/{game}/events): the one envelope
+of services/readside, a tagged union by `kind` (`HeaderEntry`, `EventEntry`, `AnswerEntry`,
+`RevealEntry`, `ControlEntry`, `OtherEntry`)."""
+STREAM_TYPES: tuple[type[msgspec.Struct], ...] = (SeatMessage, *ENTRY_TYPES)
+"""Every body the seat stream sends, for the OpenAPI document's components."""
 
 
 class SeatView(msgspec.Struct, kw_only=True):

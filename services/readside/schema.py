@@ -118,6 +118,15 @@ class OtherEntry(msgspec.Struct, kw_only=True, tag="other", tag_field="kind"):
 
 Envelope = Union[HeaderEntry, EventEntry, AnswerEntry, RevealEntry, ControlEntry, OtherEntry]  # noqa: UP007
 """One log entry as a viewer receives it (entries.py)."""
+ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (
+    HeaderEntry,
+    EventEntry,
+    AnswerEntry,
+    RevealEntry,
+    ControlEntry,
+    OtherEntry,
+)
+"""The shapes of `Envelope`, one per ``kind``."""
 
 _decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Envelope)
 

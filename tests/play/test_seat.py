@@ -18,7 +18,7 @@ from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.catalog import archive_game
-from services.play import identity
+from services.play import identity, schema
 from services.play.ratelimit import RateLimit
 from services.play.seat import Seats
 from services.proto_gen.arena.v1 import game_pb2
@@ -42,6 +42,18 @@ class Engine:
         servicer = GameServicer(self.games)  # GetDecision itself, without the network
         req = game_pb2.GetDecisionRequest(game_id=game, seat_token=token)
         out: game_pb2.GetDecisionResponse = await GameServicer.GetDecision.__wrapped__(  # type: ignore[attr-defined]
+            servicer, req, None
+        )
+        return out
+
+    async def submit(
+        self, game: str, token: str, decision: int, picks: list[str]
+    ) -> game_pb2.SubmitActionResponse:
+        servicer = GameServicer(self.games)  # SubmitAction itself, without the network
+        req = game_pb2.SubmitActionRequest(
+            game_id=game, seat_token=token, decision_id=decision, picks=picks
+        )
+        out: game_pb2.SubmitActionResponse = await GameServicer.SubmitAction.__wrapped__(  # type: ignore[attr-defined]
             servicer, req, None
         )
         return out
@@ -187,4 +199,59 @@ async def test_the_stream_ends_when_the_game_ended_and_was_archived_unread(
     assert entries and entries[-1]["seq"] == feed.positions.position(0, head)
     assert any(e.get("event", {}).get("type") == "game_ended" for e in entries)
     assert gone.calls >= 1  # the engine was asked and had forgotten the game
+    await replay.close()
+
+
+async def test_the_decision_after_the_persons_answer_comes_with_the_answer(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """SubmitAction already says what is pending after an answer: the seat's stream shows that
+    instead of asking the engine again (it asks only when the log moved otherwise: the other
+    seat's answers), and what it shows is what the engine holds."""
+    store, games, sessions, player, _ = await _seated(redis_client, redis_namespace, "g3", 9, "Cy")
+    engine = Engine(games)
+    replay = Replay(store, seat_check=lambda g, s, t: True, secret=SECRET)
+    service = Seats(replay, sessions, engine, RateLimit(redis_client, redis_namespace, 10_000))  # type: ignore[arg-type]
+    policy = RandomPolicy(11)
+
+    async def other_seat() -> None:
+        while not (hot := await games.get("g3")).game.over:
+            d = api.pending(hot.game)
+            if d is not None and d.seat == 1:
+                tok = tokens.issue(SECRET, "g3", 1)
+                picks = list(api.default_answer(d).picks)
+                await games.submit_action("g3", tok, hot.ids.opaque(d.id), picks)
+            await asyncio.sleep(0.001)
+
+    rival = asyncio.create_task(other_seat())
+    stream = await service.stream(player, "g3", 0, 0)
+    answered, free = 0, 0  # answers given; decisions shown after one without an engine call
+    calls_at_answer = -1
+    async for _, message in stream:
+        if message is None:
+            continue
+        d = json.loads(message)["decision"]
+        if d is None:
+            if (await games.get("g3")).game.over:
+                break
+            continue
+        hot = await games.get("g3")
+        pending = api.pending(hot.game)
+        assert pending is not None and hot.ids.opaque(pending.id) == d["id"] and d["options"]
+        assert d["deadline_ms"] > 0  # SubmitAction's decision carries its deadline too
+        free += engine.calls == calls_at_answer
+        picks = list(policy.act(pending).picks)
+        calls_at_answer = engine.calls
+        try:
+            await service.answer(player, "g3", 0, schema.Answer(decision=d["id"], picks=picks))
+        except Refused:
+            picks = list(api.default_answer(pending).picks)
+            await service.answer(player, "g3", 0, schema.Answer(decision=d["id"], picks=picks))
+        answered += 1
+        if answered >= 60:
+            break
+    rival.cancel()
+    await stream.aclose()
+    assert answered >= 20 and free >= answered // 3, (answered, free, engine.calls)
+    assert service.reader.asked == engine.calls
     await replay.close()
