@@ -228,20 +228,29 @@ def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
 
 
 def test_env_names_agree_with_the_code() -> None:
+    """Every variable an Arena container gets is read by the services, or only goes into another
+    variable's value there (Kubernetes' $(NAME): REDIS_URL is built from the Redis Secret's
+    password and the ConfigMap's address)."""
     code = "\n".join(p.read_text() for p in SERVICES.rglob("*.py"))
     read = set(re.findall(r"os\.environ(?:\.get)?\(\s*\"([A-Z_]+)\"", code))
+    read |= set(re.findall(r"^[A-Z_]*ENV\s*=\s*\"([A-Z_]+)\"", code, re.M))  # KEY_ENV = "..."
     compose = _compose()
     used: set[str] = set(compose["x-arena"]["environment"])
     for svc in compose["services"].values():
         if svc.get("image") == compose["x-arena"]["image"]:  # Arena's services, not Grafana
             used |= set(svc.get("environment") or {})
+    composing: set[str] = set()
     for d in _manifests():
         if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "arena-config":
             used |= set(d["data"])
         for c in _containers(d):
-            used |= {e["name"] for e in c.get("env", [])}
-    assert used and used <= read, f"not read by any service: {used - read}"
-    assert {"REDIS_URL", "ARENA_SECRET"} <= used
+            if c["image"].startswith("arena"):
+                used |= {e["name"] for e in c.get("env", [])}
+                for e in c.get("env", []):
+                    composing |= set(re.findall(r"\$\(([A-Z_]+)\)", e.get("value", "")))
+    assert composing == {"REDIS_PASSWORD", "ARENA_REDIS_ADDRESS"}, composing
+    assert used and used - composing <= read, f"not read by any service: {used - read}"
+    assert {"REDIS_URL", "ARENA_SECRET", "ARENA_ARCHIVE_KEY", "ARENA_ARCHIVE_PUBKEY"} <= used
 
 
 def test_the_secret_is_required_and_kept_from_bot_workers() -> None:
