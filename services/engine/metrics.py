@@ -43,7 +43,8 @@ class Metrics:
         r.register(_Counts(self.counts))
 
     def count(self, counter: str, label: str) -> None:
-        """Count one `actions` (by result), `cache` lookup (by hit) or `worlds` call."""
+        """Count one `actions` (by result), `cache` lookup (by hit), `worlds` call, game
+        `ended` by the platform (by reason) or `sweep` failure."""
         key = (counter, label)
         self.counts[key] = self.counts.get(key, 0) + 1
 
@@ -52,6 +53,17 @@ _FAMILIES = {
     "actions": ("arena_engine_actions", "SubmitAction calls by result", "result"),
     "cache": ("arena_engine_cache_lookups", "hot-game cache lookups", "hit"),
     "worlds": ("arena_engine_worlds_calls", "Determinize calls answered", "result"),
+    "ended": (
+        "arena_engine_games_ended_by_platform",
+        "games the platform ended before their rules did (a draw), by reason: decision_limit "
+        "and log_limit (its caps), stalled (the watchdog: nobody could move it)",
+        "reason",
+    ),
+    "sweep": (
+        "arena_engine_sweep_failures",
+        "games the deadline sweep failed on (each is tried again later; see the log)",
+        "result",
+    ),
 }
 
 

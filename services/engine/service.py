@@ -28,9 +28,11 @@ from ..contracts.decision_ids import DecisionIds
 from ..contracts.streams import VIEWLESS_PLAYERS, BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
-from ..eventlog.entry import ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
+from ..eventlog.entry import ABANDON, ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, Write, snapshot_due
+from ..eventlog.reconnect import is_outage
 from ..eventlog.records import (
+    Abandon,
     AnswerRecord,
     Header,
     SeedReveal,
@@ -62,6 +64,10 @@ MAX_RETRIES = 8
 FINISHING = -1  # the deadline "decision" of a game over but not yet finished and archived
 FINISH_AFTER_MS = 5_000  # the sweep finishes a game whose finishing did not complete by then
 MAX_HOSTED_AFTER = 100
+MAX_DECISIONS = 20_000  # the platform's cap on a game's decisions (`--max-decisions`)
+MAX_LOG_ENTRIES = 80_000  # and on its log's entries (`--max-log-entries`)
+SWEEP_RETRY_MS = 30_000  # a game the sweep failed on is tried again after this long
+DECISION_LIMIT, LOG_LIMIT = "decision_limit", "log_limit"  # game_ended's reasons for the caps
 HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 (the decisions message's `player`)
 
 
@@ -130,8 +136,13 @@ class Games:
         clock: Clock | None = None,
         archive_dir: Path | None = None,
         metrics: Metrics | None = None,
+        max_decisions: int = MAX_DECISIONS,
+        max_log_entries: int = MAX_LOG_ENTRIES,
     ) -> None:
         self.store, self.side, self.secret = store, side, secret
+        # a game past either cap is ended by the platform, a draw with its reason (`_capped`)
+        self.max_decisions, self.max_log_entries = max_decisions, max_log_entries
+        self.failing: dict[str, tuple[int, int]] = {}  # game -> (first failure, retry at) ms
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
         self.clock = clock or SystemClock()
@@ -250,6 +261,8 @@ class Games:
                 hot.answers[current.decision] = (current, seq)
             elif entry.kind == EVENT and current is not None:
                 hot.answers[current.decision] = (current, seq)
+            elif entry.kind == ABANDON:  # the platform ended it: re-run as verify does
+                api.abandon(game, decode_payload(entry.payload, Abandon).reason)
         return hot
 
     async def _answered(self, hot: Hot, opaque_id: int) -> tuple[AnswerRecord, int] | None:
@@ -450,16 +463,8 @@ class Games:
                     if d is not None and d.seat == seat
                     else Effects()
                 )
-                write = self._write(game_id, effects)
-                try:
-                    await hot.log.append([(CONTROL, encode_payload(control))], write)
-                except VersionConflict:
-                    self.metrics.conflicts.inc()
-                    self.evict(game_id)
+                if not await self._append(hot, [(CONTROL, encode_payload(control))], effects):
                     continue
-                except BaseException:
-                    self.evict(game_id)
-                    raise
                 return hot.log.version, control.hosted
         raise Refused("ABORTED", "the game kept changing; try again")
 
@@ -639,8 +644,14 @@ class Games:
         before = hot.log.version
         encoded = [api.encode_event(e) for e in events]
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
-        control = hot.hosting.answered(rec)  # the time-out that turns 托管 on, if this is it
+        # the time-out that turns 托管 on, if this is it (a person's seat only: a bot seat's
+        # default answer, when no bot answered by its deadline, puts nothing on 托管)
+        person = not hot.header.seats[rec.seat].bot
+        control = hot.hosting.answered(rec) if person else None
         after = [(CONTROL, encode_payload(control))] if control is not None else []
+        end = self._capped(hot, rec.decision, before + 1 + len(encoded) + len(after))
+        if end is not None:  # past the platform's cap: ended here, in the same batch
+            after += self._abandoning(hot, end)
         hot.positions.add(before + 1, rec.seat)
         for seq in range(before + 2, before + 2 + len(encoded) + len(after)):
             hot.positions.add(seq, None)
@@ -671,6 +682,84 @@ class Games:
             hot.ids.opaque(rec.decision),
             hot.positions.position(rec.seat, version),
         )
+
+    # ---- the platform's end of a game ---------------------------------------------------------
+
+    def _capped(self, hot: Hot, decisions: int, entries: int) -> Abandon | None:
+        """The end the platform puts to a game that has made `decisions` decisions and whose
+        log holds `entries` entries, if it is past either cap and its rules have not ended it
+        (a runaway: random 谋攻 once ran to 500,000 entries in 16 minutes)."""
+        if hot.game.over:
+            return None
+        if decisions >= self.max_decisions:
+            why = f"{decisions} decisions, the platform's cap (--max-decisions)"
+            return Abandon(DECISION_LIMIT, why)
+        if entries >= self.max_log_entries:
+            why = f"{entries} log entries, the platform's cap (--max-log-entries)"
+            return Abandon(LOG_LIMIT, why)
+        return None
+
+    def _abandoning(self, hot: Hot, end: Abandon) -> list[tuple[str, bytes]]:
+        """End the cached game now (`api.abandon`: a draw, game_ended with the reason); the
+        entries that say so, to append in the batch at hand."""
+        events = api.abandon(hot.game, end.reason)
+        log.warning("game %s ended by the platform: %s", hot.log.game, end.detail or end.reason)
+        self.metrics.count("ended", end.reason)
+        return [(ABANDON, encode_payload(end))] + [(EVENT, api.encode_event(e)) for e in events]
+
+    async def abandon(self, game_id: str, end: Abandon) -> bool:
+        """End a game that cannot go on (the watchdog's last resort for a game nobody moved):
+        one `abandon` entry and its game_ended in the log, then finished and archived as any
+        game is. False if it had ended already."""
+        for _ in range(MAX_RETRIES):
+            self.evict(game_id)  # decide on the log as it is now
+            hot = await self.get(game_id)
+            async with hot.lock:
+                if self.cache.get(game_id) is not hot:
+                    continue
+                if hot.game.over or hot.finished:
+                    return False
+                d = api.pending(hot.game)
+                items = self._abandoning(hot, end)
+                for seq in range(hot.log.version + 1, hot.log.version + 1 + len(items)):
+                    hot.positions.add(seq, None)
+                answered = d.id if d is not None else None
+                effects = self._effects(hot, hot.log.version + len(items), answered=answered)
+                if not await self._append(hot, items, effects):
+                    continue
+                await self._finish(hot)
+                return True
+        raise Refused("ABORTED", "the game kept changing; try again")
+
+    async def _append(self, hot: Hot, items: list[tuple[str, bytes]], effects: Effects) -> bool:
+        """Append entries the cached state has run ahead to, with their effects; False on a
+        version conflict (another worker moved the game on: decide again on a fresh load).
+        Either way but success the game leaves the cache."""
+        try:
+            await hot.log.append(items, self._write(hot.log.game, effects))
+        except VersionConflict:
+            self.metrics.conflicts.inc()
+            self.evict(hot.log.game)
+            return False
+        except BaseException:
+            self.evict(hot.log.game)
+            raise
+        return True
+
+    async def recover(self, game_id: str) -> None:
+        """Read a game again from its log and make sure it moves: its pending decision given a
+        deadline if it has none (a bot's published again), or its finishing completed; the
+        sweep's wait after a failure dropped (the watchdog, for a game that did not move)."""
+        self.failing.pop(game_id, None)
+        self.evict(game_id)
+        hot = await self.get(game_id)
+        await self._schedule(hot, only_new=True)
+
+    async def drop_deadlines(self, game_id: str) -> None:
+        """Forget every deadline of a game nothing can move (the watchdog gave up on it)."""
+        self.failing.pop(game_id, None)
+        for game, decision in await self.side.deadlines_of(game_id):
+            await self.side.clear_deadline(game, decision)
 
     # ---- after an append ---------------------------------------------------------------------
 
@@ -826,31 +915,71 @@ class Games:
         await self.side.clear_deadline(game_id, FINISHING)
 
     async def sweep(self, limit: int = 50) -> int:
-        """Handle due deadlines: default answers for silent humans, bot decisions re-published,
-        games a dead worker left unfinished finished. Returns how many were handled."""
+        """Handle due deadlines: default answers for silent humans and for bot seats nobody
+        answered by their deadline, bot decisions re-published, games a dead worker left
+        unfinished finished. A game that fails here is said once and tried again after
+        `SWEEP_RETRY_MS`, so it holds up no other (the watchdog, watchdog.py, ends it if it
+        never moves again); a Redis outage fails the whole round. Returns how many were
+        handled."""
+        now = _now_ms()
+        waiting = {g for g, (_, at) in self.failing.items() if at > now}
         done = 0
-        for game_id, decision in await self.side.due(_now_ms(), limit):
-            self.evict(game_id)  # decide on the log as it is now
-            try:
-                hot = await self.get(game_id)
-            except Refused:
-                await self.side.clear_deadline(game_id, decision)
+        for game_id, decision in await self.side.due(now, limit + len(waiting)):
+            if game_id in waiting:
                 continue
-            d = api.pending(hot.game)
-            if d is None or hot.game.over or d.id != decision:
-                await self._schedule(hot, answered=decision, only_new=True)
-            elif self._bot(hot, d):
-                await self._schedule(hot, repost=True)  # publish again, later deadline
+            try:
+                await self._sweep_one(game_id, decision)
+            except Exception as exc:
+                if is_outage(exc):
+                    raise
+                self._sweep_failed(game_id, exc, now)
             else:
-                a = api.default_answer(d)
-                # Refused: answered meanwhile; the next sweep looks again if still due
-                with contextlib.suppress(Refused):
-                    await self._decide(
-                        game_id, d.seat, hot.ids.opaque(d.id), list(a.picks), auto=True
-                    )
+                if self.failing.pop(game_id, None) is not None:
+                    log.warning("deadline sweep: game %s goes on again", game_id)
             done += 1
         self.metrics.decisions_pending.set(await self.side.pending_count())
         return done
+
+    def _sweep_failed(self, game_id: str, exc: Exception, now: int) -> None:
+        first = self.failing.get(game_id, (now, 0))[0]
+        if game_id not in self.failing:
+            log.warning(
+                "deadline sweep: game %s failed (%r); tried again every %d s",
+                game_id,
+                exc,
+                SWEEP_RETRY_MS // 1000,
+            )
+        self.failing[game_id] = (first, now + SWEEP_RETRY_MS)
+        self.metrics.count("sweep", "failed")
+
+    async def _sweep_one(self, game_id: str, decision: int) -> None:
+        self.evict(game_id)  # decide on the log as it is now
+        try:
+            hot = await self.get(game_id)
+        except Refused:
+            await self.side.clear_deadline(game_id, decision)
+            return
+        d = api.pending(hot.game)
+        if d is None or hot.game.over or d.id != decision:
+            await self._schedule(hot, answered=decision, only_new=True)
+        elif self._bot(hot, d) and not await self._bot_overdue(hot):
+            await self._schedule(hot, repost=True)  # publish again, later deadline
+        else:
+            # a silent person's seat, or a bot seat no bot answered by its deadline
+            a = api.default_answer(d)
+            # Refused: answered meanwhile; the next sweep looks again if still due
+            with contextlib.suppress(Refused):
+                await self._decide(game_id, d.seat, hot.ids.opaque(d.id), list(a.picks), auto=True)
+
+    async def _bot_overdue(self, hot: Hot) -> bool:
+        """Whether a bot seat's pending decision has waited past its deadline: the table's
+        time per decision, plus a repost's grace, since the entry that made it pending was
+        appended (Redis TIME). Then the server answers it by default, as for a silent
+        person: with every bot worker gone or wedged a game still ends."""
+        version = hot.log.version
+        rows = await self.store.read_timed(hot.log.game, version - 1, version)
+        at = rows[0][2] if rows else None
+        return at is not None and _now_ms() - at >= hot.time_limit_ms + self.bot_repost_ms
 
 
 def _game_id(game_id: str) -> str:

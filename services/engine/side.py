@@ -110,6 +110,10 @@ class Side(Protocol):
         """How many decisions have a deadline (= are pending)."""
         ...
 
+    async def deadlines_of(self, game: str) -> list[tuple[str, int]]:
+        """Every (game, decision) deadline of `game`."""
+        ...
+
     async def publish(self, message: Message) -> None:
         """Append `message` to its shared stream."""
         ...
@@ -237,6 +241,12 @@ class RedisSide:
             counts: list[Any] = await pipe.execute()
         return sum(int(c) for c in counts)
 
+    async def deadlines_of(self, game: str) -> list[tuple[str, int]]:
+        """See Side.deadlines_of (ZSCAN of the game's partition's deadlines)."""
+        key = self.deadlines_key(game)
+        members = [m async for m, _ in self.client.zscan_iter(key, match=f"{game}|*")]
+        return [_parse(m) for m in members if _parse(m)[0] == game]
+
     async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
         """See Side.claim_nonce (`{ns}:nonce:NONCE`, SET NX with the expiry: every worker
         sees the same set, and it bounds itself)."""
@@ -318,6 +328,10 @@ class MemorySide:
     async def pending_count(self) -> int:
         """See Side.pending_count."""
         return len(self.deadlines)
+
+    async def deadlines_of(self, game: str) -> list[tuple[str, int]]:
+        """See Side.deadlines_of."""
+        return [p for p in map(_parse, self.deadlines) if p[0] == game]
 
     async def claim_nonce(self, nonce: str, ttl_ms: int) -> bool:
         """See Side.claim_nonce."""

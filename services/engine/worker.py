@@ -27,8 +27,9 @@ from ..observability import mean_ms, serve
 from ..ports import check_free
 from ..readside.clock import ServerClock
 from .grpc_server import make_server, set_serving
-from .service import Games
+from .service import MAX_DECISIONS, MAX_LOG_ENTRIES, Games
 from .side import RedisSide
+from .watchdog import ABANDON_MS, EVERY_S, STALL_MS, RedisLogs, Watchdog
 
 GROUP = MATCHES.groups[0]
 
@@ -80,6 +81,8 @@ async def run(args: argparse.Namespace) -> None:
         spectator_delay_ms=args.spectator_delay_ms,
         clock=clock,
         archive_dir=Path(args.archive_dir) if args.archive_dir else None,
+        max_decisions=args.max_decisions,
+        max_log_entries=args.max_log_entries,
     )
     server, port, checker = make_server(games, args.host, args.port)
     health = Health(checker, who)
@@ -147,6 +150,15 @@ async def run(args: argparse.Namespace) -> None:
             )
         ),
     ]
+    if args.watchdog_ms > 0:
+        watchdog = Watchdog(
+            games,
+            RedisLogs(client, args.namespace),
+            stall_ms=args.stall_after_ms,
+            abandon_ms=args.abandon_after_ms,
+            say=_say,
+        )
+        tasks.append(asyncio.create_task(watchdog.run(stop, args.watchdog_ms / 1000)))
     if args.trim_ms > 0:
         keeper = StreamKeeper(
             client,
@@ -254,7 +266,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="archive finished games here (default: they stay in Redis)",
     )
     p.add_argument(
-        "--time-limit-ms", type=int, default=60_000, help="default time per human decision"
+        "--time-limit-ms",
+        type=int,
+        default=60_000,
+        help="default time per decision: a silent person's seat is answered by default then, "
+        "a bot seat's after this plus --bot-repost-ms (every bot worker gone or wedged)",
     )
     p.add_argument(
         "--bot-repost-ms",
@@ -283,6 +299,39 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=int(SILENT_S * 1000),
         help="end a bot session whose worker sent nothing (not even its heartbeat) this long, "
         "and publish its decisions to the decisions stream",
+    )
+    p.add_argument(
+        "--max-decisions",
+        type=int,
+        default=MAX_DECISIONS,
+        help="end a game that has made this many decisions and goes on (a draw, reason "
+        "decision_limit in its log): a runaway must not grow Redis without bound",
+    )
+    p.add_argument(
+        "--max-log-entries",
+        type=int,
+        default=MAX_LOG_ENTRIES,
+        help="end a game whose log reaches this many entries (a draw, reason log_limit)",
+    )
+    p.add_argument(
+        "--watchdog-ms",
+        type=int,
+        default=int(EVERY_S * 1000),
+        help="how often every live log is looked at for stalled games (0: never)",
+    )
+    p.add_argument(
+        "--stall-after-ms",
+        type=int,
+        default=STALL_MS,
+        help="a game whose log has not moved this long, with no deadline to wait for, is "
+        "stalled: reported (arena_engine_games_stalled) and recovered",
+    )
+    p.add_argument(
+        "--abandon-after-ms",
+        type=int,
+        default=ABANDON_MS,
+        help="a stalled game that has not moved this long is ended as abandoned (a draw, "
+        "reason stalled in its log)",
     )
     p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
     p.add_argument(

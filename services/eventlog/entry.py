@@ -26,6 +26,7 @@ EVENT = "event"
 ANSWER = "answer"
 SEED_REVEAL = "seed_reveal"
 CONTROL = "control"  # records.SeatControl: 托管 on or off for a seat (no engine input)
+ABANDON = "abandon"  # records.Abandon: the platform ended the game (an engine input, api.abandon)
 
 
 class Entry(msgspec.Struct, frozen=True, array_like=True):

@@ -1,4 +1,5 @@
-"""Payloads of the non-event entries: the header, answers, seat control and the seed reveal.
+"""Payloads of the non-event entries: the header, answers, seat control, the platform's end of a
+game and the seed reveal.
 
 Payloads are msgpack maps (not arrays) so that a field added later with a default still decodes
 old entries; keys are sorted on encode so a payload's bytes depend only on its values.
@@ -64,6 +65,17 @@ class SeatControl(msgspec.Struct, frozen=True):
     seat: int
     hosted: bool
     reason: str
+
+
+class Abandon(msgspec.Struct, frozen=True):
+    """The platform ended the game before its rules did (entry kind ``abandon``): ``reason``
+    is what ``game_ended`` says (``decision_limit``, ``log_limit``: the platform's caps on a
+    game; ``stalled``: nobody could move it), ``detail`` the same in words. An engine input:
+    re-running a game calls ``api.abandon(game, reason)`` here, whose ``game_ended`` (a draw,
+    no winners) follows in the log (verify.py)."""
+
+    reason: str
+    detail: str = ""
 
 
 class SeedReveal(msgspec.Struct, frozen=True, kw_only=True):

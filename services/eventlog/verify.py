@@ -33,9 +33,19 @@ from typing import Any, Literal, Protocol, cast
 import msgspec
 
 from . import archive
-from .entry import ANSWER, EVENT, GENESIS, HEADER, SEED_REVEAL, Entry, chain_hash, decode_entry
+from .entry import (
+    ABANDON,
+    ANSWER,
+    EVENT,
+    GENESIS,
+    HEADER,
+    SEED_REVEAL,
+    Entry,
+    chain_hash,
+    decode_entry,
+)
 from .entry import upgrade as upgrade_entry
-from .records import AnswerRecord, Header, SeedReveal, decode_payload, reveal_matches
+from .records import Abandon, AnswerRecord, Header, SeedReveal, decode_payload, reveal_matches
 from .signing import PublicKey, platform_key, statement
 
 
@@ -51,6 +61,7 @@ class Engine(Protocol):
     ) -> Any: ...
     def advance(self, game: Any) -> Sequence[Any]: ...
     def submit(self, game: Any, answer: Any) -> Sequence[Any]: ...
+    def abandon(self, game: Any, reason: str) -> Sequence[Any]: ...
     def is_over(self, game: Any) -> bool: ...
     def encode_event(self, event: Any) -> bytes: ...
     def decode_event(self, data: bytes) -> Any: ...
@@ -412,6 +423,23 @@ def replay(
                 return Divergence(seq, ANSWER, f"engine rejects the logged answer: {exc}")
             except Exception as exc:
                 return Divergence(seq, ANSWER, f"replaying the answer failed: {exc!r}")
+            produced.extend(engine.encode_event(ev) for ev in events)
+        elif e.kind == ABANDON:  # the platform ended the game (a cap, a stalled game)
+            if produced:
+                return Divergence(
+                    seq,
+                    ABANDON,
+                    "engine produced an event the log lacks",
+                    _show(engine, produced[0]),
+                    "abandon",
+                )
+            try:
+                reason = decode_payload(e.payload, Abandon).reason
+                events = engine.abandon(game, reason)
+            except engine.IllegalAnswer as exc:
+                return Divergence(seq, ABANDON, f"engine refuses to end the game: {exc}")
+            except Exception as exc:
+                return Divergence(seq, ABANDON, f"ending the game failed: {exc!r}")
             produced.extend(engine.encode_event(ev) for ev in events)
         elif e.kind == SEED_REVEAL:
             if produced:

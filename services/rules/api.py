@@ -19,7 +19,7 @@ from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core import keys, rng, views
 from .core.cards import CardDef, color_of
-from .core.engine import DECISION_KINDS, IllegalAnswer, advance, submit
+from .core.engine import DECISION_KINDS, IllegalAnswer, abandon, advance, submit
 from .core.events import Event, event_types
 from .core.options import RULES_VERSION
 from .core.query import RANGE_OF_WEAPON
@@ -59,6 +59,7 @@ __all__ = [
     "StaleSnapshot",
     "UnknownOption",
     "View",
+    "abandon",
     "advance",
     "apply_view",
     "color_of",

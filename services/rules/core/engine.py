@@ -8,6 +8,7 @@ across steps, so the state is complete plain data whenever the loop stops.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from . import rng
@@ -225,6 +226,22 @@ def shuffle(g: Game, items: list[int]) -> list[int]:
     """A seeded permutation of ``items``."""
     perm, g.rng = rng.shuffle_indices(g.seed, g.rng, len(items))
     return [items[i] for i in perm]
+
+
+def abandon(g: Game, reason: str) -> list[Event]:
+    """End the game now as a draw with ``reason``: the table's own end, not the rules' (the
+    platform's cap on a game's decisions or log, a game nobody can move). Whatever was pending
+    is dropped; ``game_ended`` has no winners. A log records it as an input (entry kind
+    ``abandon``), so a re-run ends the game at the same point."""
+    if g.over:
+        raise IllegalAnswer("the game has ended")
+    g.pending = None
+    with contextlib.suppress(GameOver):  # (end_game raises it to stop the step loop)
+        end_game(g, [], draw=True, reason=reason)
+    out = g.out
+    g.out = []
+    g.events_emitted += len(out)
+    return out
 
 
 def end_game(g: Game, winners: list[int], draw: bool = False, reason: str = "") -> None:
