@@ -5,11 +5,11 @@ the whole game (it judges the policies, it does not play), the policies still se
 Counted per game set (``Audit.counts``):
 
 - ``teammate_kills``: a seat killed by a true teammate (the lord's side, the rebels, a third camp;
-  a renegade has no teammate); ``forced_kills``: those of them the killer did not choose — a
-  决斗 that a third seat's 离间 made between the two, or a 杀 a third seat's 流离 passed on to
-  the victim (the skill user's play, not a blunder of theirs);
+  a renegade has no teammate); ``forced_kills``: those of them neither chose — a 决斗 that a
+  third seat's 离间 made between the two (the 离间 user's play, not a blunder of theirs; a 杀
+  that a 流离 passed on counts as chosen: its user took the risk);
 - ``lord_killed_by_own_side``: a loyalist or renegade chose to kill the lord while a rebel lived;
-  ``lord_killed_by_own_side_forced``: such a kill that a third seat forced (离间, 流离), apart;
+  ``lord_killed_by_own_side_forced``: such a kill that a third seat's 离间 forced, apart;
 - ``lord_dying_peach_held``: the lord died while a seat of its own side (itself, a loyalist) had
   declined, in that last rescue round, a 桃 (or its own 酒) it held;
 - ``chain_kills_own_side``: a seat of the lord's side killed by fire or thunder damage that came
@@ -79,7 +79,6 @@ class Audit:
         self.counts: Counter[str] = Counter({k: 0 for k in KEYS})
         self.examples: dict[str, list[tuple[int, int]]] = {}  # kind -> (game seed, decision id)
         self.forced = False  # the 决斗 being resolved was made by 离间
-        self.passed_on: set[int] = set()  # seats a third seat's 流离 … gave the current 杀
         self.chainer = -1  # the user of the 铁索连环 being resolved
         self.chained_by: dict[int, int] = {}  # chained seat -> who chained it (-1: unknown)
         self.chain_left: set[int] = set()  # the seats a chain's propagation is still to reach
@@ -206,11 +205,10 @@ class Audit:
             if isinstance(e, ev.CardUsed):
                 if e.name == "决斗":
                     self.forced = std_skill(e.skill) == "离间"
-                elif e.name in SLASHES:
-                    self.passed_on = set()
-                self.chainer = e.user if e.name == "铁索连环" else -1
-            elif isinstance(e, ev.TargetChanged):
-                self.passed_on.add(e.new)  # 流离 …: the new target is the skill user's choice
+                if e.name == "铁索连环":
+                    self.chainer = e.user
+                elif e.name != "无懈可击":  # a 无懈 window inside the 铁索连环 keeps its user
+                    self.chainer = -1
             elif isinstance(e, ev.ChainToggled):
                 if e.chained:
                     self.chained_by[e.seat] = self.chainer
@@ -228,9 +226,7 @@ class Audit:
     def _damaged(self, e: ev.Damaged) -> None:
         """Note who hit the seat and how; follow a chain's propagation (REFERENCE §2.7: the first
         elemental damage to a chained seat passes on to the seats chained then)."""
-        forced = (e.card == "决斗" and self.forced) or (
-            e.card in SLASHES and e.target in self.passed_on
-        )
+        forced = e.card == "决斗" and self.forced  # (a 杀 流离 passed on: the shooter's risk)
         elemental = e.nature != "normal"
         chained = -2
         if elemental and e.target in self.chained_by:

@@ -43,19 +43,32 @@ def chain_value(r: Reading, t: int, amount: int = 1) -> float:
     return v
 
 
+PASSED_ON_HP = 2  # a 杀 may deal 2 (酒, 谋攻's 强化 chosen after the target)
+
+
 def passed_on_kills(r: Reading, t: int) -> bool:
     """流离: ``t`` may discard a card to pass my 杀 to another seat in its attack range (not me).
-    Never give it the chance while that could kill a seat I want alive (the lord my side needs at
-    1 HP: a loyalist's 杀 at a rebel's 大乔 once killed the lord so)."""
+    Never give it the chance while that could kill a seat I want alive, or one that may be the
+    hidden lord my side needs (a loyalist's 杀 at a rebel's 大乔 once killed the lord so; under
+    谋攻 a renegade's 强化 杀 of 2 killed the hidden lord at 2 HP so)."""
     if not any(std_skill(k) == "流离" for k in r.mem.skills.get(t, ())):
         return False
     if not r.seats[t].hand_count and not r.seats[t].equip:
         return False
     reach = r.attack_range(t)
     return any(
-        u not in (t, r.me) and r.seats[u].hp <= 1 and r.wants_alive(u) and r.distance(t, u) <= reach
+        u not in (t, r.me)
+        and r.seats[u].hp <= PASSED_ON_HP
+        and _keep_alive(r, u)
+        and r.distance(t, u) <= reach
         for u in r.alive
     )
+
+
+def _keep_alive(r: Reading, u: int) -> bool:
+    """A seat I want alive, or (a loyalist or renegade) one that may well be the lord."""
+    lordish = r.mem.klass in ("loyalist", "renegade") and r.marg[u].get("lord", 0.0) >= 0.1
+    return r.wants_alive(u) or lordish
 
 
 def fire_value(r: Reading, t: int) -> float:

@@ -11,18 +11,13 @@ Today's counts before the fixes (issue 21; heuristic only, seeds 1..150, this au
 | extended 8 | 44 | 96 | 72 | 0 |
 | honglou 8 (100 games) | 37 | 47 | 25 | 0 |
 
-The default suite audits a few games per table for the rules that must never break; the slow
-tests audit three times as many games (less noise: a count of 15 moves by ±4 from seed to seed)
-and hold the teammate kills that the killer or the victim chose to a third of today's on every
-table: not the duels a third seat's 离间 made between two teammates (the 离间 user's good play,
-counted apart as ``forced_duel_kills``). With the belief's evidence counted once per turn and
-tempered (services/bots/roles.py TEMPER, memory.py `_evidence`) and no 杀 a 流离 could pass on
-to kill a friend, all teammate kills (of them forced duels), seeds 1..450 (honglou 1..300) /
-seeds 20001..20450 (20001..20300), against the heuristic before on the second set: standard 8
-14 (0) / 11 (0), before 41; standard 5 4 (0) / 7 (0), before 18; jinyu 谋攻 93 (39) / 75 (30),
-before 159; extended 8 34 (28) / 54 (43), before 69; honglou 26 (11) / 19 (11), before 49. The
-lord killed by its own side while a rebel lives (not in a duel a rebel's 离间 forced): 0 on both
-sets but in jinyu 谋攻 (1 / 2), whose lord is hidden from its own side.
+The default suite audits a few games of every ruleset for the rules that must never break, and
+checks on random play that the detectors issue 42 added see what they count. The slow tests
+audit 450 games per table (less noise: a count of 15 moves by ±4 from seed to seed): never a
+lord kill its own side chose (issue 42's goal, 谋攻 included), and the teammate kills that the
+killer or the victim chose at most a third of today's: not those a third seat forced (a 决斗 its
+离间 made, a 杀 its 流离 passed on: ``forced_kills``). This stop's counts are in the bots README
+("Blunders"), their history in docs/bots-history.md.
 """
 
 from __future__ import annotations
@@ -50,7 +45,7 @@ NEW_DETECTORS = (  # issue 42
 TODAY_TEAMMATE_KILLS = {  # per 150 games
     ("standard", 8): 34,
     ("standard", 5): 28,
-    ("jinyu", 8): 101,
+    ("jinyu", 8): 101,  # 谋攻
     ("extended", 8): 44,
     ("honglou", 8): 37 * 3 // 2,  # 37 per 100
 }
@@ -81,19 +76,22 @@ def test_the_detectors_see_random_plays_blunders() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("ruleset", "players", "options"), TABLES[:5])
+@pytest.mark.parametrize(("ruleset", "players", "options"), TABLES[:6])
 def test_blunders_fall(ruleset: str, players: int, options: dict[str, object]) -> None:
-    """450 games: teammate kills the killer or the victim chose (all but duels a third seat's 离间
-    forced) at most a third of today's (the issue's goal), and all of them fewer than today's;
-    the lord never killed by its own side while a rebel lives (where the lord is known); no 借刀
-    against a believed friend, no 丈八 with a 杀 in hand; 闪电 is played."""
+    """450 games: never a chosen lord kill by the lord's own side while a rebel lives, on every
+    table, 谋攻's hidden lord included (issue 42's goal); teammate kills the killer or the victim
+    chose (all but those a third seat forced) at most a third of issue 21's, all of them fewer;
+    no 借刀 against a believed friend, obeyed or used, no 丈八 with a 杀 in hand; 闪电 is
+    played."""
     au = audit_games(ruleset, players, 450, 1, ["heuristic"], dict(options))
     c = au.counts
+    assert c["lord_killed_by_own_side"] == 0, au.examples.get("lord_killed_by_own_side")
+    assert c["jiedao_obeyed_vs_friend"] == 0 and c["jiedao_used_vs_friend"] == 0, dict(c)
+    assert c["spear_with_slash"] == 0, dict(c)
+    assert c["lightning_played"] > 0, dict(c)
+    if ruleset == "jinyu" and not options.get("mougong"):
+        return  # no count of issue 21's to hold it to
     today = TODAY_TEAMMATE_KILLS[(ruleset, players)]  # per 150 games
     chosen = c["teammate_kills"] - c["forced_kills"]
     assert 0 <= chosen <= today, dict(c)  # a third of 3 x today's
     assert c["teammate_kills"] < 3 * today, dict(c)
-    if not options.get("mougong"):  # (谋攻 hides the lord from its own side too)
-        assert c["lord_killed_by_own_side"] == 0, au.examples.get("lord_killed_by_own_side")
-    assert c["jiedao_obeyed_vs_friend"] == 0 and c["spear_with_slash"] == 0, dict(c)
-    assert c["lightning_played"] > 0, dict(c)
