@@ -1,6 +1,8 @@
-"""The page folds events exactly as the server does (#23 item 10): whole self-played games of
-every ruleset, redacted for a seat, a spectator and the god view, folded by web/fold.js in a
-real browser and by services.rules views.apply, compared after every event; every event kind
+"""The page folds entries exactly as the server does (#23 item 10, #41): whole self-played games
+of every ruleset, logged (with 托管 control entries, an answer, a kind no reader knows and the
+seed reveal among the events), sent as the one envelope the read side makes for a seat, a
+spectator and the god view, folded by web/fold.js's foldEntry in a real browser and by the read
+side's SeatFold, compared after every entry (view, seats on 托管, closed); every event kind
 occurs. The log's words for each event are checked on the way: no raw event type or internal
 word (processing, judge_phase …) reaches a player."""
 
@@ -13,7 +15,21 @@ from typing import Any
 import msgspec
 
 from services.bots.selfplay import make_policy
+from services.eventlog.entry import (
+    ANSWER,
+    CONTROL,
+    EVENT,
+    GENESIS,
+    SEED_REVEAL,
+    Entry,
+    encode_entry,
+    seal,
+)
+from services.eventlog.records import AnswerRecord, SeatControl, SeedReveal, encode_payload
 from services.readside.catalogue import ROLE_WORDS, printed_names
+from services.readside.entries import envelope
+from services.readside.fold import SeatFold
+from services.readside.positions import positions_of
 from services.rules import api
 from services.rules.api import event_types, new_view, redact
 from services.rules.api import fold_view as apply
@@ -69,7 +85,7 @@ def play(ruleset: str, players: int, options: dict[str, Any], seed: int) -> list
     return events
 
 
-CHECK = """([events, hashes, cards, names, ruleset, viewer, ids]) => {
+CHECK = """([entries, hashes, cards, names, ruleset, viewer, ids]) => {
   const raw = new RegExp("(^|[^a-z_])(" + ids.join("|") + ")([^a-z_]|$)");
   const canon = (x) => Array.isArray(x) ? "[" + x.map(canon).join(",") + "]"
     : x !== null && typeof x === "object"
@@ -79,24 +95,47 @@ CHECK = """([events, hashes, cards, names, ruleset, viewer, ids]) => {
   const crc = (s) => { let c = 0xffffffff; for (const b of new TextEncoder().encode(s)) c = table[(c ^ b) & 0xff] ^ (c >>> 8); return (c ^ 0xffffffff) >>> 0; };
   const n = namer(ruleset, cards, names);
   const S = (i) => `S${i}`;
-  let v = newView(viewer);
+  const f = newFold(viewer);
   const bad = [];
-  for (let i = 0; i < events.length; i++) {
-    v = applyEvent(v, events[i]);
-    if (crc(canon(v)) !== hashes[i]) return { at: i, view: canon(v), bad };
-    const words = describe(events[i], n, S);
-    if (words !== null && (typeof words !== "string" || /[a-z]+_[a-z]+|processing|undefined|NaN|\\[object|:  | \\(\\)/.test(words) || raw.test(words) || words === events[i].type))
-      bad.push([events[i].type, words]);
+  for (let i = 0; i < entries.length; i++) {
+    foldEntry(f, entries[i]);
+    const state = canon([f.view, [...f.hosted].sort((a, b) => a - b), f.closed]);
+    if (crc(state) !== hashes[i]) return { at: i, view: state, bad };
+    if (entries[i].kind !== "event") continue;
+    const e = entries[i].event;
+    const words = describe(e, n, S);
+    if (words !== null && (typeof words !== "string" || /[a-z]+_[a-z]+|processing|undefined|NaN|\\[object|:  | \\(\\)/.test(words) || raw.test(words) || words === e.type))
+      bad.push([e.type, words]);
   }
   return { at: -1, bad };
 }"""
+
+
+def logged(events: list[api.Event]) -> list[Entry]:
+    """The game's log as the engine keeps it, with what else a log holds between the events:
+    seat 0 put on 托管 and taken back, an answer, a kind no reader knows, the seed reveal."""
+    third = len(events) // 3
+    items = [(EVENT, api.encode_event(e)) for e in events]
+    items[2 * third : 2 * third] = [(CONTROL, encode_payload(SeatControl(0, False, "taken_back")))]
+    items[third:third] = [
+        (CONTROL, encode_payload(SeatControl(0, True, "timeouts"))),
+        (ANSWER, encode_payload(AnswerRecord(5, 0, []))),
+        ("abandoned", b"\x80"),
+    ]
+    items.append((SEED_REVEAL, encode_payload(SeedReveal(seed=1, salt=b"s"))))
+    return seal(GENESIS, 1, items)
+
+
+def state(f: SeatFold) -> str:
+    """What the page's fold must hold after each entry (canonical JSON)."""
+    return canon([msgspec.to_builtins(f.view), sorted(f.hosted), f.closed])
 
 
 async def test_the_page_folds_every_event_kind_as_the_server_does(
     browser: Tab, replay_server: str
 ) -> None:
     await browser.goto(replay_server + "/")
-    await browser.wait_for("typeof applyEvent === 'function' && typeof describe === 'function'")
+    await browser.wait_for("typeof foldEntry === 'function' && typeof describe === 'function'")
     kinds: set[str] = set()
     wanted = set(event_types())
     for i, (ruleset, players, options, seed) in enumerate(GAMES + MORE):
@@ -112,25 +151,29 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
         names = printed_names(ruleset)
         # role ids shown as they are (extended's are pinyin: chengxiang …) are not words
         ids = sorted(ROLE_WORDS)
+        entries = logged(events)
+        at = positions_of(enumerate((encode_entry(e) for e in entries), 1))
         for viewer in VIEWERS:
-            redacted = [redact(e, viewer) for e in events]
-            v = new_view(viewer)
-            hashes = []
-            for e in redacted:
-                apply(v, e)
-                hashes.append(zlib.crc32(canon(msgspec.to_builtins(v)).encode()))
-            sent = [json.loads(_enc.encode(e)) for e in redacted]
+            sent, hashes, f = [], [], SeatFold(viewer)
+            for seq, entry in enumerate(entries, 1):
+                data = envelope(at.position(viewer, seq), entry, viewer)
+                if data is None:
+                    continue
+                f.envelope(at.position(viewer, seq), data)
+                sent.append(json.loads(data))
+                hashes.append(zlib.crc32(state(f).encode()))
+            assert f.closed and f.hosted == set() and f.unreadable == 0
             got = await browser.page.evaluate(
                 CHECK, [sent, hashes, cards, names, ruleset, viewer, ids]
             )
             where = f"{ruleset} {options} seed {seed} viewer {viewer}"
             if got["at"] >= 0:
-                want = new_view(viewer)
-                for e in redacted[: got["at"] + 1]:
-                    apply(want, e)
+                want = SeatFold(viewer)
+                for x in sent[: got["at"] + 1]:
+                    want.envelope(x["seq"], json.dumps(x))
                 raise AssertionError(
-                    f"{where}: after event {got['at']} ({sent[got['at']]['type']}) the page has\n"
-                    f"{got['view']}\nthe server\n{canon(msgspec.to_builtins(want))}"
+                    f"{where}: after entry {got['at']} ({sent[got['at']]}) the page has\n"
+                    f"{got['view']}\nthe server\n{state(want)}"
                 )
             assert not got["bad"], f"{where}: log lines not in a player's words: {got['bad'][:5]}"
     missing = wanted - kinds

@@ -19,8 +19,8 @@ async function live(id, params) {
   q("#title").textContent = `live: ${id} (${info.header.ruleset})`;
   tableShell(`${id} — live`);
   q("#controls").innerHTML = `<a href="#/replay/${encodeURIComponent(id)}">replay from the start</a>`;
-  let v = newView(-1);
-  const hosted = new Set();
+  const fold = newFold(-1);
+  const v = fold.view, hosted = fold.hosted; // folded in place by foldEntry
   let pending = [];
   let drawn = false;
   let decision = null; // the public pending decision, if the server sent one (it follows the batch)
@@ -35,8 +35,7 @@ async function live(id, params) {
   const es = new EventSource(`/api/games/${encodeURIComponent(id)}/stream?${viewerQuery(params)}`);
   es.onmessage = (m) => {
     const x = JSON.parse(m.data);
-    if (x.kind === "event") v = applyEvent(v, x.event);
-    if (x.kind === "control") (x.control.hosted ? hosted.add(x.control.seat) : hosted.delete(x.control.seat));
+    foldEntry(fold, x);
     decision = null; // a new entry: whatever was pending has been answered
     pending.push([x.seq, entryWords(x, n, S)]);
     redraw();
@@ -78,13 +77,13 @@ async function replay(id, params) {
   let timer = null;
   const show = (k) => {
     at = Math.max(0, Math.min(steps.length, k));
-    const v = newView(page.viewer);
-    const hosted = new Set();
+    const fold = newFold(page.viewer);
+    const v = fold.view, hosted = fold.hosted;
     let done = 0;
     const lines = [];
     for (const x of entries) {
-      if (x.kind === "event") { if (done >= at) break; applyEvent(v, x.event); done += 1; }
-      else (x.control.hosted ? hosted.add(x.control.seat) : hosted.delete(x.control.seat));
+      if (x.kind === "event") { if (done >= at) break; done += 1; }
+      foldEntry(fold, x);
       lines.push([x.seq, entryWords(x, n, S)]);
     }
     renderTable(v, info, n, { hosted });

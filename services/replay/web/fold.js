@@ -1,7 +1,9 @@
-// The view fold of services/rules/core/views.py, in the browser: apply(view, redactedEvent).
-// Only already-redacted events reach the page; this builds the same picture the server's
-// views.fold does for the same viewer: tests/browser/test_fold.py folds whole games of every
-// ruleset here and with views.apply and compares the views after every event.
+// The read side's fold of a viewer's entries (services/readside/fold.py), in the browser:
+// foldEntry(fold, entry) takes the one envelope every channel sends ({seq, kind, ...}): an event
+// folds into the view as services/rules/core/views.py apply(view, redactedEvent) does, a control
+// entry says who plays a seat (托管), the seed reveal closes the log, every other kind is stepped
+// over. Only already-redacted events reach the page; tests/browser/test_fold.py folds whole
+// games of every ruleset here and with the server's fold and compares them after every entry.
 "use strict";
 
 function newView(viewer) {
@@ -73,4 +75,14 @@ function applyEvent(v, e) {
     default: break;
   }
   return v;
+}
+
+function newFold(viewer) { return { view: newView(viewer), hosted: new Set(), closed: false }; }
+
+// One envelope into the fold (in place; returns it): every kind a log can hold is accepted.
+function foldEntry(f, x) {
+  if (x.kind === "event") f.view = applyEvent(f.view, x.event);
+  else if (x.kind === "control") (x.control.hosted ? f.hosted.add(x.control.seat) : f.hosted.delete(x.control.seat));
+  else if (x.kind === "seed_reveal") f.closed = true;
+  return f;
 }

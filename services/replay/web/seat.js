@@ -26,8 +26,8 @@ async function playSeat(game, seat) {
     <a href="#/live/${encodeURIComponent(game)}" class="spectate">spectate</a></div>
     <div class="panel" id="decision-panel"></div>`);
   q("#below").innerHTML = `<div class="myhand" id="myhand"></div>`;
-  let v = newView(seat);
-  const hosted = new Set();
+  const fold = newFold(seat);
+  const v = fold.view, hosted = fold.hosted; // folded in place by foldEntry
   let decision = null, waits = null, offset = 0, picked = [], busy = false, drawn = false;
   let pending = [];
   const panel = q("#decision-panel");
@@ -151,8 +151,7 @@ async function playSeat(game, seat) {
   const es = new EventSource(`/api/games/${encodeURIComponent(game)}/seats/${seat}/stream`);
   es.onmessage = (m) => {
     const x = JSON.parse(m.data);
-    if (x.kind === "event") v = applyEvent(v, x.event);
-    if (x.kind === "control") (x.control.hosted ? hosted.add(x.control.seat) : hosted.delete(x.control.seat));
+    foldEntry(fold, x);
     pending.push([x.seq, entryWords(x, n, S)]);
     redraw();
     q("#conn").textContent = "live";
