@@ -30,8 +30,6 @@ SERVICES = ROOT / "services"
 
 # (importer, imported) -> why it is a debt and who pays it. Remove an entry when it is paid.
 KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # #41 "one read side": the seat view's fold moves to services/readside
-    ("services.bots.answer", "services.engine.feed"): "SeatView: a seat's fold, read side",
     # the replay server mounts the play API (function-local): the web server's composition
     # belongs above both (platform or its own part), replay <-> play is a cycle
     ("services.replay.server", "services.play.http"): "replay <-> play cycle",

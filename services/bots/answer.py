@@ -26,7 +26,7 @@ from typing import TypeVar
 import msgspec
 
 from ..contracts.streams import BotDecision
-from ..engine.feed import SeatView
+from ..readside.botfeed import SeatView
 from ..rules import api
 from ..rules.api import Decision
 from .engine_client import Engine, EngineError
@@ -71,7 +71,7 @@ _VIEW = msgspec.msgpack.Decoder(SeatView)
 
 
 def fold_view(mind: SeatMind, raw: bytes, upto: int) -> bool:
-    """Fold a message's `view` (services/engine/feed.py) into the seat's mind if it starts where
+    """Fold a message's `view` (services/readside/botfeed.py) into the seat's mind if it starts where
     the mind is (or before, overlapping) and reaches `upto`; False (mind unchanged) if it does
     not connect or does not decode, and the caller catches up through the engine instead."""
     try:

@@ -98,7 +98,7 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     player: str  # the seat's player id: "bot:POLICY" names the policy to play it
     version: int  # the seat's position the decision is pending at (eventlog/positions.py)
     body: bytes  # the decision as JSON (services.rules.api.Decision)
-    view: bytes | None = None  # the seat's unseen events (services/engine/feed.py), if known
+    view: bytes | None = None  # the seat's unseen events (services/readside/botfeed.py), if known
     token: str = ""  # a short-lived seat token for `seat` alone (bot workers hold no secret)
     repost: bool = False  # published again by a deadline sweep: still pending after its time
 

@@ -43,13 +43,13 @@ from ..eventlog.records import (
 )
 from ..eventlog.store import EventStore, VersionConflict, check_game_id
 from ..readside.access import TablePolicy
+from ..readside.botfeed import SeatFeed
 from ..readside.clock import Clock, SystemClock
 from ..readside.decisions import Shown, may_see, shown
 from ..readside.positions import Positions
 from ..readside.watch import Seen, Watch
 from ..rules import api
 from .bot_sessions import BotSessions, Session
-from .feed import SeatFeed
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
 from .side import Effects, Secret, Side, apply_effects
@@ -86,7 +86,7 @@ class Hot:
     indexed_after: int = 0  # answers at or before this version are not in `answers`
     finished: bool = False  # the seed reveal is in the log
     time_limit_ms: int = 0
-    feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (feed.py)
+    feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (botfeed.py)
     hosting: Hosting = field(default_factory=Hosting)  # 托管 (hosting.py)
     due: tuple[int, int] | None = None  # (decision, due at ms) as this worker last set it
     bot_tokens: dict[int, tuple[str, int]] = field(default_factory=dict)  # seat -> token, expiry

@@ -11,8 +11,15 @@ are collected from both:
 * GameService: GetView, StreamView, and GetDecision after every answer (real gRPC);
 * ReplayService: GetEvents and StreamGame (real gRPC, seat token in the metadata);
 * HTTP: /api/games/g/events and the SSE stream /api/games/g/stream (raw sockets, exact bytes);
+* a person's seat (a seat viewer only): the read side's seat view and seat stream
+  (services/readside/seats.py, as the play API serves them), its decisions asked of the engine
+  over gRPC with the seat's token as the play API asks them;
 * with `bots=True` (every seat a bot's): GameService.Determinize at each of a compared seat's
-  decisions, with its bot token (the worlds a hard bot's look-ahead is dealt).
+  decisions, with its bot token (the worlds a hard bot's look-ahead is dealt), and the bot feed:
+  every decisions message the engine published for the seat (its decision and the `view` of
+  events it carries, services/readside/botfeed.py).
+
+Every channel above sends what services/readside computes; this compares its bytes as sent.
 
 Both games are moved up to (not including) the first answer whose events, in either game, reveal
 a role by the rules (a public role_assigned, a death, the end; or, to a seat compared, a role it
@@ -29,17 +36,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import msgspec
 
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
-from services.contracts.streams import NewMatch, Seat
+from services.contracts.streams import BotDecision, NewMatch, Seat
 from services.engine import service as engine_service
 from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore
+from services.play.clients import Engine
+from services.play.seat import EngineDecisions
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
 from services.readside.access import hmac_seat_check
+from services.readside.reader import ReadSide
+from services.readside.seats import SeatReader
 from services.replay import Replay
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
@@ -66,6 +78,12 @@ class Side:
     # seat -> (log head, Determinize bytes) at each of its decisions (bot seats only)
     worlds: dict[int, list[tuple[int, bytes]]] = field(default_factory=dict)
     closers: list[Any] = field(default_factory=list)
+
+    def published(self) -> list[BotDecision]:
+        """The decisions messages the engine published for bot seats (MemorySide keeps them)."""
+        side = self.games.side
+        assert isinstance(side, MemorySide)
+        return side.decisions()
 
 
 @contextlib.contextmanager
@@ -354,7 +372,51 @@ async def _sse(port: int, path: str, last: int, auth: str) -> bytes:
     return bytes(body)
 
 
-CHANNELS = {"GameService": game_service, "ReplayService": replay_service, "SSE": http}
+async def seat(side: Side, viewer: int, last: int) -> list[bytes]:
+    """The read side's seat view and seat stream for a seat (nothing for a spectator), with
+    the engine asked for the seat's decision over gRPC, as the play API asks it."""
+    if viewer < 0:
+        return []
+    reads = ReadSide(side.games.store, seat_check=hmac_seat_check(SECRET), secret=SECRET)
+    engine = Engine([f"127.0.0.1:{side.grpc_port}"])
+    reader = SeatReader(reads, EngineDecisions(engine))
+    out: list[bytes] = []
+    try:
+        v = await reader.view(GAME, viewer, _tok(viewer))
+        out.append(msgspec.json.encode(v))
+        updates = await reader.stream(GAME, viewer, _tok(viewer), 0)
+        try:
+            while True:
+                try:
+                    batch, m = await asyncio.wait_for(anext(updates), QUIET_S)
+                except (TimeoutError, StopAsyncIteration):
+                    break
+                out += [e for _, e in batch]
+                out.append(msgspec.json.encode(m))
+        finally:
+            await updates.aclose()
+    finally:
+        await reads.close()
+        await engine.close()
+    return out
+
+
+def bot_feed(side: Side, viewer: int) -> list[bytes]:
+    """The decisions messages the engine published for seat `viewer` (the bot feed): each one's
+    decision, version, body and `view`, everything but its (time-stamped) seat token."""
+    return [
+        msgspec.msgpack.encode([m.decision, m.seat, m.player, m.version, m.body, m.view])
+        for m in side.published()
+        if m.seat == viewer
+    ]
+
+
+CHANNELS = {
+    "GameService": game_service,
+    "ReplayService": replay_service,
+    "SSE": http,
+    "seat": seat,
+}
 
 
 async def differences(pair: Pair, viewer: int) -> list[str]:
@@ -373,6 +435,10 @@ async def differences(pair: Pair, viewer: int) -> list[str]:
         da, db = pair.a.decisions.get(viewer, []), pair.b.decisions.get(viewer, [])
         i = next((k for k, (x, y) in enumerate(zip(da, db, strict=False)) if x != y), -1)
         out.append(f"GetDecision: viewer {viewer} tells the games apart after answer {i}")
+    fed_a, fed_b = bot_feed(pair.a, viewer), bot_feed(pair.b, viewer)
+    if fed_a != fed_b:
+        i = next((k for k, (x, y) in enumerate(zip(fed_a, fed_b, strict=False)) if x != y), -1)
+        out.append(f"bot feed: seat {viewer} tells the games apart at its message {i}")
     if pair.a.worlds.get(viewer) != pair.b.worlds.get(viewer):
         wa, wb = pair.a.worlds.get(viewer, []), pair.b.worlds.get(viewer, [])
         i = next((k for k, (x, y) in enumerate(zip(wa, wb, strict=False)) if x != y), -1)

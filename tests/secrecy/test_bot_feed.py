@@ -1,4 +1,4 @@
-"""The bot feed (engine/feed.py) sends each bot seat its events without a redaction pass per
+"""The bot feed (readside/botfeed.py) sends each bot seat its events without a redaction pass per
 seat: the logged bytes to the seats an event is shown to, one blank copy to all the others.
 That shortcut holds only if redaction depends on nothing but being shown the event; checked
 here against `api.redact` for every event of every ruleset's seeded games and every seat (a
@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 from services.bots.random_policy import RandomPolicy
-from services.engine.feed import _Buffered
+from services.readside.botfeed import _Buffered
 from services.rules import api
 
 TABLES: list[tuple[str, int, dict[str, Any]]] = [

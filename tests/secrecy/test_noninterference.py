@@ -177,6 +177,8 @@ async def test_worlds_dealt_to_a_bot_look_the_same(
     pair = await _permuted(ruleset, players, options, a, b, seed, [seat], bots=True)
     try:
         assert len(pair.a.worlds.get(seat, [])) >= 3, pair.a.worlds  # not vacuous
+        fed = [m for m in pair.a.published() if m.seat == seat and m.view]
+        assert len(fed) >= 3, len(fed)  # the bot feed carried the seat's events, compared too
         found = await differences(pair, seat)
         assert not found, found
     finally:

@@ -20,12 +20,12 @@ import pytest
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
 from services.contracts.streams import BotDecision
-from services.engine.feed import SeatView
 from services.engine.service import Games, NewMatch
 from services.eventlog import Seat
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.readside.botfeed import SeatView
 from services.rules import api
 
 from .test_game_service import SECRET, _env

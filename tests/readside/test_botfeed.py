@@ -14,17 +14,17 @@ import pytest
 
 from services.bots.answer import fold_view, parse
 from services.bots.seats import Minds
-from services.engine.feed import MAX_BUFFERED, SeatFeed, SeatView
 from services.engine.service import NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import EVENT, decode_entry
+from services.readside.botfeed import MAX_BUFFERED, SeatFeed, SeatView
 from services.readside.positions import Positions, positions_of
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view
 
-from .test_service import _games, play_out
+from tests.engine.test_service import _games, play_out
 
 
 async def _played(

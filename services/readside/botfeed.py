@@ -10,7 +10,7 @@ has not been sent yet into the decision's message, redacted for that seat:
 
 meaning "every event the seat receives with A < position <= V, as this seat may see it" (each
 event in the engine's msgpack encoding, `api.encode_event`; a public event's bytes are the very
-bytes logged). Numbers are the seat's own positions (eventlog/positions.py), as on every other
+bytes logged). Numbers are the seat's own positions (positions.py), as on every other
 channel a client reaches, never log versions: a gap would count the other seats' answers. A bot
 whose view of the seat is at A (or later, but not past V) folds them and is at V; any other bot
 (its worker restarted, another worker answered the seat's last decision) ignores the field and
@@ -19,7 +19,16 @@ and nothing is lost if the engine's memory of it is: after a reload the feed is 
 messages carry no view until the seat's next decision.
 
 Redaction is `api.redact`, the same as every other channel: an event guarded by `seen_by` is
-sent whole to the seats in it and blanked for the others.
+sent whole to the seats in it and blanked for the others. The bot worker folds the events with
+the read side's fold (fold.py `SeatFold.event`), as it folds StreamView's envelopes.
+
+Why not the one envelope (entries.py) here: this is the engine's hot path (one message per bot
+decision), and the events' msgpack bytes are what the engine has just encoded for the log, so a
+public event costs no encoding at all and a guarded one a single blanked copy for all the seats
+outside it; JSON would cost an encode per event and a bigger decode in every bot. The content is
+the same as the envelopes' (the events a seat receives, redacted by `api.redact`, numbered by
+its positions), and tests/secrecy compares it between two games that differ only in a secret,
+like every other channel.
 """
 
 from __future__ import annotations
@@ -29,8 +38,8 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from ..readside.positions import Positions
 from ..rules import api
+from .positions import Positions
 
 _ENCODER = msgspec.msgpack.Encoder()
 MAX_BUFFERED = 512  # events kept per game; a seat fed from further back falls back
