@@ -7,6 +7,8 @@ the seat stream), byte for byte the same:
     {"seq":N,"kind":"answer","answer":{...}}           only to GOD and to the seat that answered
     {"seq":N,"kind":"seed_reveal","reveal":{...}}      public (it is the last entry)
     {"seq":N,"kind":"control","control":{...}}         public: a seat goes on 托管 or comes back
+    {"seq":N,"kind":"abandon","abandon":{...}}         public: the platform ended the game (a cap,
+                                                       a stalled game); its game_ended follows
     {"seq":N,"kind":"other","type":KIND}               an entry kind this code does not know
 
 `seq` is the viewer's position (positions.py: 1, 2, 3, … over what it receives), never the log's
@@ -35,6 +37,7 @@ from typing import Any
 import msgspec
 
 from ..eventlog.entry import (
+    ABANDON,
     ANSWER,
     CONTROL,
     EVENT,
@@ -44,7 +47,14 @@ from ..eventlog.entry import (
     decode_entry,
     upgrade,
 )
-from ..eventlog.records import AnswerRecord, Header, SeatControl, SeedReveal, decode_payload
+from ..eventlog.records import (
+    Abandon,
+    AnswerRecord,
+    Header,
+    SeatControl,
+    SeedReveal,
+    decode_payload,
+)
 from ..rules import api
 from .positions import receives as receives
 
@@ -52,7 +62,7 @@ OpaqueId = Callable[[int], int]
 """A game's decision number -> the opaque id its seats are shown (contracts/decision_ids.py)."""
 
 _json = msgspec.json.Encoder()
-KINDS = (HEADER, EVENT, ANSWER, SEED_REVEAL, CONTROL)  # every kind a log holds today
+KINDS = (HEADER, EVENT, ANSWER, SEED_REVEAL, CONTROL, ABANDON)  # every kind a log holds today
 OTHER = "other"  # the envelope kind of an entry kind this code does not know
 
 
@@ -114,6 +124,9 @@ def envelope(
     if entry.kind == CONTROL:
         body = _json.encode(decode_payload(entry.payload, SeatControl))
         return _wrap(position, CONTROL, "control", body)
+    if entry.kind == ABANDON:
+        body = _json.encode(decode_payload(entry.payload, Abandon))
+        return _wrap(position, ABANDON, "abandon", body)
     return b'{"seq":%d,"kind":"%s","type":%s}' % (
         position,
         OTHER.encode(),

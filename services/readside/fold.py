@@ -12,7 +12,8 @@ is folded from the events the seat receives, redacted for it (api.redact, then a
 
 Every entry kind a log can hold is accepted: events are folded, ``control`` entries say who
 plays a seat (托管: `hosted`), the seed reveal closes the log, and every other kind (header,
-answers, a kind this code does not know) holds nothing for the view and is stepped over. An
+answers, the platform's abandon, a kind this code does not know) holds nothing for the view and
+is stepped over (an abandoned game's end is the game_ended event that follows its entry). An
 entry that cannot be read (malformed JSON, an event type this build does not know) is stepped
 over too, counted in `unreadable` and logged once per fold: the reader plays on with what it
 could read rather than asking for the same entry forever (the 托管 freeze of issue 39: a bot's

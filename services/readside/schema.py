@@ -2,7 +2,7 @@
 (`decode`) and a document publishes as JSON Schema (`json_schema`: the play API's OpenAPI
 document and proto/arena/v1/entries.schema.json are generated from these).
 
-An envelope is one of six shapes, told apart by ``kind``; ``seq`` is the viewer's position.
+An envelope is one of seven shapes, told apart by ``kind``; ``seq`` is the viewer's position.
 The writer (entries.py) formats the bytes itself, for speed; tests/readside checks that what it
 writes decodes to these types for every entry of every ruleset's games.
 """
@@ -73,6 +73,14 @@ class ControlBody(msgspec.Struct, kw_only=True):
     reason: str
 
 
+class AbandonBody(msgspec.Struct, kw_only=True):
+    """The platform ended the game before its rules did: ``reason`` decision_limit, log_limit
+    (the platform's caps on a game) or stalled (nobody could move it), ``detail`` in words."""
+
+    reason: str
+    detail: str = ""
+
+
 class HeaderEntry(msgspec.Struct, kw_only=True, tag="header", tag_field="kind"):
     """`header`: public."""
 
@@ -108,6 +116,13 @@ class ControlEntry(msgspec.Struct, kw_only=True, tag="control", tag_field="kind"
     control: ControlBody
 
 
+class AbandonEntry(msgspec.Struct, kw_only=True, tag="abandon", tag_field="kind"):
+    """`abandon`: public, the platform ended the game (its game_ended, a draw, follows)."""
+
+    seq: int
+    abandon: AbandonBody
+
+
 class OtherEntry(msgspec.Struct, kw_only=True, tag="other", tag_field="kind"):
     """`other`: an entry of a kind this server does not know (`type` names it); a reader steps
     over it."""
@@ -116,7 +131,9 @@ class OtherEntry(msgspec.Struct, kw_only=True, tag="other", tag_field="kind"):
     type: str
 
 
-Envelope = Union[HeaderEntry, EventEntry, AnswerEntry, RevealEntry, ControlEntry, OtherEntry]  # noqa: UP007
+Envelope = Union[  # noqa: UP007
+    HeaderEntry, EventEntry, AnswerEntry, RevealEntry, ControlEntry, AbandonEntry, OtherEntry
+]
 """One log entry as a viewer receives it (entries.py)."""
 ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (
     HeaderEntry,
@@ -124,6 +141,7 @@ ENTRY_TYPES: tuple[type[msgspec.Struct], ...] = (
     AnswerEntry,
     RevealEntry,
     ControlEntry,
+    AbandonEntry,
     OtherEntry,
 )
 """The shapes of `Envelope`, one per ``kind``."""

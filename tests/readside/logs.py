@@ -49,7 +49,7 @@ def record(
 ) -> tuple[list[Entry], api.Game]:
     """The log of a seeded random game, up to ``limit`` answers (the seed reveal only if it
     ended); ``controls`` puts a control entry before answer k, ``extra`` any (kind, payload)
-    entry there (a kind no reader knows, say)."""
+    entry there (a kind no reader knows, say: the log is not re-run)."""
     opts = dict(options or {})
     header = Header(
         game_id="g",

@@ -11,7 +11,13 @@ import msgspec
 import pytest
 
 from services.eventlog.entry import ANSWER, EVENT, GENESIS, seal
-from services.eventlog.records import AnswerRecord, SeatControl, decode_payload
+from services.eventlog.records import (
+    Abandon,
+    AnswerRecord,
+    SeatControl,
+    decode_payload,
+    encode_payload,
+)
 from services.readside import schema
 from services.readside.entries import envelope, stored_envelope, terminal
 from services.readside.positions import Positions
@@ -75,22 +81,27 @@ def test_answers_go_only_to_their_seat_and_the_god_view() -> None:
         assert god["decision"] == a.decision  # the god view: the log as it is
 
 
-def test_control_other_kinds_and_the_end() -> None:
+def test_control_abandon_other_kinds_and_the_end() -> None:
     control = SeatControl(seat=1, hosted=True, reason="asked")
     entries, g = record(
         "chengtian",
         2,
         5,
         controls={3: control},
-        extra={4: ("abandoned", b"\x81\xa1x\x01")},  # a kind this code does not know
+        extra={
+            4: ("judged", b"\x81\xa1x\x01"),  # a kind this code does not know
+            6: ("abandon", encode_payload(Abandon("stalled", "nobody moved it"))),
+        },
     )
     assert g.over
     by_kind = {e.kind: e for e in entries}
     for viewer in _viewers(2):
         c = schema.decode(envelope(4, by_kind["control"], viewer) or b"")
         assert isinstance(c, schema.ControlEntry) and c.control.hosted and c.control.seat == 1
-        other = schema.decode(envelope(5, by_kind["abandoned"], viewer) or b"")
-        assert isinstance(other, schema.OtherEntry) and other.type == "abandoned"
+        other = schema.decode(envelope(5, by_kind["judged"], viewer) or b"")
+        assert isinstance(other, schema.OtherEntry) and other.type == "judged"
+        ended = schema.decode(envelope(5, by_kind["abandon"], viewer) or b"")
+        assert isinstance(ended, schema.AbandonEntry) and ended.abandon.reason == "stalled"
         reveal = schema.decode(envelope(6, by_kind["seed_reveal"], viewer) or b"")
         assert isinstance(reveal, schema.RevealEntry) and reveal.reveal.seed == 5
     ends = [terminal(e) for e in entries]

@@ -113,6 +113,7 @@ function entryWords(x, n, S) {
     const c = x.control;
     return c.hosted ? `${S(c.seat)} is on 托管: its bot plays (${HOSTING[c.reason] || c.reason})` : `${S(c.seat)} is played by its person again`;
   }
+  if (x.kind === "abandon") return `the platform ended the game: ${x.abandon.detail || x.abandon.reason}`;
   if (x.kind === "seed_reveal") return `seed revealed: ${x.reveal.seed} (anyone can now verify every shuffle)`;
   if (x.kind === "header") return `a table of ${x.header.players}, ruleset ${x.header.ruleset}; seed committed ${x.header.seed_commitment.slice(0, 12)}…`;
   return null;
