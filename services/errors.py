@@ -42,6 +42,7 @@ HTTP_STATUS = {
 }
 MAX_REASON = 300  # a refusal's message is one short line
 UNAVAILABLE_MESSAGE = "storage unavailable (Redis is restarting or unreachable); try again"
+DISK_MESSAGE = "storage cannot write to its disk (full or unwritable): nothing was kept; try again"
 
 
 class Refused(Exception):
@@ -108,12 +109,15 @@ def checked_game_id(game: str) -> str:
 
 
 def unavailable(exc: BaseException) -> Refused | None:
-    """An UNAVAILABLE refusal if ``exc`` is the store being away, else None."""
-    from .eventlog.reconnect import is_outage
+    """An UNAVAILABLE refusal if ``exc`` is the store being away (or refusing writes it cannot
+    make durable: its disk is full), else None."""
+    from .eventlog.reconnect import is_outage, refuses_writes
 
     if not is_outage(exc):
         return None
     log.warning("store unavailable: %s", type(exc).__name__)
+    if refuses_writes(exc):  # nothing written: an answer taken now would not be kept
+        return Refused("UNAVAILABLE", DISK_MESSAGE)
     return Refused("UNAVAILABLE", UNAVAILABLE_MESSAGE)
 
 

@@ -36,7 +36,7 @@ from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decod
 from ..eventlog.liveness import SILENT_S, Liveness
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers
-from ..eventlog.reconnect import Outage, is_nogroup, is_outage, until_reachable
+from ..eventlog.reconnect import Outage, Voice, is_nogroup, is_outage, until_reachable
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from ..gctune import tune_gc
@@ -233,13 +233,16 @@ class BotWorker:
 
     async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
         """Consume until `stop` is set, then let the messages in hand finish."""
-        await asyncio.gather(*(self._loop(c, stop, block_ms) for c in self.consumers))
+        voice = Voice(f"arena bots {self.consumer.consumer} ({len(self.consumers)} partitions)")
+        await asyncio.gather(*(self._loop(c, stop, block_ms, voice) for c in self.consumers))
         await self.settle(timeout=5)
 
-    async def _loop(self, consumer: GroupConsumer, stop: asyncio.Event, block_ms: int) -> None:
+    async def _loop(
+        self, consumer: GroupConsumer, stop: asyncio.Event, block_ms: int, voice: Voice
+    ) -> None:
         loop = asyncio.get_running_loop()
         next_claim = 0.0
-        outage = Outage(f"arena bots {consumer.consumer} {consumer.stream}")
+        outage = Outage(f"arena bots {consumer.consumer} {consumer.stream}", voice=voice)
         started = False
         while not stop.is_set():
             if len(self.inflight) >= self.max_inflight:  # (the timeout: `stop` is looked at)

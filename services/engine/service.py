@@ -28,6 +28,7 @@ from ..contracts.decision_ids import DecisionIds
 from ..contracts.streams import VIEWLESS_PLAYERS, BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
+from ..eventlog.durability import StorageUnwritable, StorageWatch, why_unwritable
 from ..eventlog.entry import ABANDON, ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, Write, snapshot_due
 from ..eventlog.reconnect import is_outage
@@ -143,6 +144,7 @@ class Games:
         # a game past either cap is ended by the platform, a draw with its reason (`_capped`)
         self.max_decisions, self.max_log_entries = max_decisions, max_log_entries
         self.failing: dict[str, tuple[int, int]] = {}  # game -> (first failure, retry at) ms
+        self.storage: StorageWatch | None = None  # told of archive writes (worker.py sets it)
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
         self.clock = clock or SystemClock()
@@ -366,7 +368,7 @@ class Games:
             else:
                 await log.save_snapshot(api.snapshot(game))
                 if effects.deadline is None:
-                    await self._finish(hot)  # over before its first decision
+                    await self._finish_soon(hot)  # over before its first decision
                 return True, log.version
         hot = await self.get(game_id)
         await self._schedule(hot, only_new=True)
@@ -672,7 +674,7 @@ class Games:
             await hot.log.save_snapshot(api.snapshot(game))
         version = hot.log.version
         if game.over or api.pending(game) is None:
-            await self._finish(hot)
+            await self._finish_soon(hot)
         return Result(
             rec,
             version,
@@ -727,7 +729,7 @@ class Games:
                 effects = self._effects(hot, hot.log.version + len(items), answered=answered)
                 if not await self._append(hot, items, effects):
                     continue
-                await self._finish(hot)
+                await self._finish_soon(hot)
                 return True
         raise Refused("ABORTED", "the game kept changing; try again")
 
@@ -891,6 +893,15 @@ class Games:
             secret = await self.side.get_secret(game_id)
             if secret is None:
                 raise Refused("INTERNAL", f"game {game_id!r} lost its seed")
+    async def _finish_soon(self, hot: Hot) -> None:
+        """`_finish` right after the append that ended the game: an archive folder that cannot
+        be written does not fail the request (the answer is in the log); the finishing
+        deadline stands, and the sweep finishes the game once the folder takes files."""
+        try:
+            await self._finish(hot)
+        except StorageUnwritable as exc:
+            log.warning("game %s ended, not archived yet: %s", hot.log.game, exc)
+
             reveal = SeedReveal(
                 seed=secret.seed,
                 salt=secret.salt,
@@ -908,8 +919,16 @@ class Games:
             hot.finished = True
         await self.side.publish(GameFinished(game=game_id, winners=list(hot.game.winners)))
         if self.archive_dir is not None:
-            self.archive_dir.mkdir(parents=True, exist_ok=True)
-            await archive_game(self.store, game_id, self.archive_dir)
+            try:
+                self.archive_dir.mkdir(parents=True, exist_ok=True)
+                await archive_game(self.store, game_id, self.archive_dir)
+            except OSError as exc:  # the folder, not Redis: said as what it is
+                err = StorageUnwritable("archive folder", self.archive_dir, why_unwritable(exc))
+                if self.storage is not None:
+                    self.storage.archive_write_failed(err)
+                raise err from exc
+            if self.storage is not None:
+                self.storage.archive_ok()
             await self.side.drop_secret(game_id)
             self.evict(game_id)
         await self.side.clear_deadline(game_id, FINISHING)

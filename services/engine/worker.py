@@ -14,6 +14,7 @@ from ..cliargs import consumer_options, listen_options, redis_options, trim_opti
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
+from ..eventlog.durability import NotDurable, StorageWatch, fsync_ack_mode
 from ..eventlog.liveness import BEAT_S, SILENT_S, Liveness
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers, run_all
@@ -64,6 +65,8 @@ async def run(args: argparse.Namespace) -> None:
     who = f"arena engine {args.consumer}"
     await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
     await check_layout(client, args.namespace)  # one partition count; no old layout
+    # acknowledged only once fsynced: WAITAOF where Redis has it, else its appendfsync always
+    wait_aof = args.fsync_ack and await fsync_ack_mode(client) == "waitaof"
     await clock.sync()
     games = Games(
         RedisEventStore(
@@ -71,6 +74,7 @@ async def run(args: argparse.Namespace) -> None:
             args.namespace,
             wait_replicas=args.wait_replicas,
             wait_timeout_ms=args.wait_timeout_ms,
+            wait_aof=wait_aof,
         ),
         side,
         secret,
@@ -138,6 +142,7 @@ async def run(args: argparse.Namespace) -> None:
             )
             await games.hand_back(session)
 
+    redis_why = ["Redis unavailable"]  # what the health watch last found wrong
     print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
     tasks = [
         *run_all(consumers, on_match, stop, block_ms=500),
@@ -146,10 +151,23 @@ async def run(args: argparse.Namespace) -> None:
         asyncio.create_task(liveness.run(stop)),
         asyncio.create_task(
             watch_health(
-                client, lambda up: health.set("redis", up, "Redis unavailable"), stop, say=False
+                client,
+                lambda up: health.set("redis", up, redis_why[0]),
+                stop,
+                say=False,
+                why=lambda words: redis_why.__setitem__(0, words),
             )
         ),
     ]
+    storage = StorageWatch(
+        client,
+        games.archive_dir,
+        games.metrics.registry,
+        lambda store, ok, why: health.set(f"disk:{store}", ok, why),
+        lambda line: _say(f"{who}: {line}"),
+    )
+    games.storage = storage
+    tasks.append(asyncio.create_task(forever(f"{who}: disk watch", storage.once, stop, 1.0)))
     if args.watchdog_ms > 0:
         watchdog = Watchdog(
             games,
@@ -354,7 +372,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "acknowledged answer; 0: Redis's asynchronous replication, faster",
     )
     p.add_argument(
-        "--wait-timeout-ms", type=int, default=1000, help="how long WAIT waits for the replicas"
+        "--wait-timeout-ms",
+        type=int,
+        default=1000,
+        help="how long WAIT waits for the replicas (and WAITAOF for the fsync)",
+    )
+    p.add_argument(
+        "--fsync-ack",
+        action="store_true",
+        help="acknowledge an answer only once Redis has it fsynced to its disk: WAITAOF on "
+        "Redis 7.2+, else Redis must run with appendfsync always (checked at start); without "
+        "it an acknowledged answer is in Redis's memory and its AOF, fsynced within a second "
+        "(docs/durability.md)",
     )
 
 
@@ -362,7 +391,7 @@ def main(args: argparse.Namespace) -> int:
     """Run the worker until SIGTERM/SIGINT."""
     try:
         asyncio.run(run(args))
-    except OldLayout as exc:
+    except (OldLayout, NotDurable) as exc:
         print(f"arena engine: {exc}", file=sys.stderr)
         return 2
     return 0

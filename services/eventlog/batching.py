@@ -115,11 +115,19 @@ class AutoPipeline:
     """
 
     def __init__(
-        self, client: aioredis.Redis, max_items: int = 1024, *, wait: tuple[int, int] = (0, 0)
+        self,
+        client: aioredis.Redis,
+        max_items: int = 1024,
+        *,
+        wait: tuple[int, int] = (0, 0),
+        wait_aof: bool = False,
     ) -> None:
         self.client = client
         self.batcher: TickBatcher[AddCommand, Any] = TickBatcher(self._flush, max_items)
         self.wait_replicas, self.wait_timeout_ms = wait
+        # WAITAOF 1 N (Redis 7.2+): a reply only once the server's own AOF has it fsynced
+        # (and N replicas theirs): an acknowledged write survives Redis's crash or power loss
+        self.wait_aof = wait_aof
 
     async def run(self, add: AddCommand) -> Any:
         """Queue one command; its reply."""
@@ -142,7 +150,7 @@ class AutoPipeline:
                 continue
             sent.append(i)
         waits: list[str] = []
-        if sent and self.wait_replicas > 0:
+        if sent and (self.wait_replicas > 0 or self.wait_aof):
             if is_cluster(self.client):  # (the slot table, to know each command's node)
                 await self.client.initialize()
             waits = self._add_waits(pipe, stack)
@@ -154,10 +162,22 @@ class AutoPipeline:
                 out[i] = reply
                 if not waits or isinstance(reply, Exception):
                     continue
-                got = acked[self._node(cmd)]
-                if isinstance(got, Exception) or int(got) < self.wait_replicas:
-                    out[i] = NotReplicated(self.wait_replicas, got)
+                failed = self._unconfirmed(acked[self._node(cmd)])
+                if failed is not None:
+                    out[i] = failed
         return out
+
+    def _unconfirmed(self, got: Any) -> NotReplicated | None:
+        """The error for a write its WAIT (replicas) or WAITAOF ([local fsyncs, replicas'])
+        did not confirm in time, or None if confirmed."""
+        if isinstance(got, Exception):
+            return NotReplicated(self.wait_replicas, got, self.wait_aof)
+        if self.wait_aof:
+            local, replicas = (int(x) for x in got)
+            if local < 1 or replicas < self.wait_replicas:
+                return NotReplicated(self.wait_replicas, got, True)
+            return None
+        return NotReplicated(self.wait_replicas, got) if int(got) < self.wait_replicas else None
 
     def _node(self, cmd: Any) -> str:
         """The server a queued command goes to ("" on one Redis): the node of its first key
@@ -169,21 +189,30 @@ class AutoPipeline:
         return str(self.client.get_node_from_key(key).name)  # type: ignore[attr-defined]
 
     def _add_waits(self, pipe: Any, stack: list[Any]) -> list[str]:
-        """One `WAIT replicas timeout` per server after the commands queued for it, on the same
-        connection (a cluster pipeline sends each node's commands on one, in order)."""
+        """One `WAIT replicas timeout` (or `WAITAOF 1 replicas timeout`) per server after the
+        commands queued for it, on the same connection (a cluster pipeline sends each node's
+        commands on one, in order)."""
         nodes = list(dict.fromkeys(self._node(cmd) for cmd in stack))
+        wait = ("WAITAOF", 1) if self.wait_aof else ("WAIT",)
         for node in nodes:
             target = {"target_nodes": self.client.get_node(node_name=node)} if node else {}  # type: ignore[attr-defined]
-            pipe.execute_command("WAIT", self.wait_replicas, self.wait_timeout_ms, **target)
+            pipe.execute_command(*wait, self.wait_replicas, self.wait_timeout_ms, **target)
         return nodes
 
 
 class NotReplicated(RuntimeError):
-    """The command ran, but fewer replicas than asked confirmed it within the timeout (WAIT):
-    a failover now could lose it, so it is not acknowledged."""
+    """The command ran, but fewer replicas than asked confirmed it within the timeout (WAIT),
+    or (WAITAOF) the server's own AOF did not have it fsynced in time: a failover or a crash
+    now could lose it, so it is not acknowledged."""
 
-    def __init__(self, wanted: int, got: object) -> None:
-        super().__init__(f"written, but {got!r} of {wanted} replicas confirmed it in time")
+    def __init__(self, wanted: int, got: object, aof: bool = False) -> None:
+        if aof:
+            super().__init__(
+                f"written, but not confirmed fsynced in time (WAITAOF: [local, replicas] = "
+                f"{got!r}, wanted [1, {wanted}])"
+            )
+        else:
+            super().__init__(f"written, but {got!r} of {wanted} replicas confirmed it in time")
 
 
 def _stack(pipe: Any) -> list[Any]:

@@ -16,6 +16,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from ..contracts.streams import DEAD, SharedStream, stream_key, stream_keys
+from .reconnect import Voice
 from .streams import GroupConsumer, Handler
 
 
@@ -45,5 +46,13 @@ def run_all(
     stop: asyncio.Event,
     block_ms: int = 1000,
 ) -> list[asyncio.Task[None]]:
-    """Start `consumer.run(handler(consumer), stop)` for every consumer; the tasks."""
-    return [asyncio.create_task(c.run(handler(c), stop, block_ms=block_ms)) for c in consumers]
+    """Start `consumer.run(handler(consumer), stop)` for every consumer; the tasks. An outage
+    is said once for all of them (`reconnect.Voice`), not once per partition."""
+    if not consumers:
+        return []
+    first = consumers[0]
+    voice = Voice(f"consumer {first.consumer} of {len(consumers)} partitions of {first.group}")
+    return [
+        asyncio.create_task(c.run(handler(c), stop, block_ms=block_ms, voice=voice))
+        for c in consumers
+    ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import random
 import sys
@@ -31,6 +32,8 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+_FILE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+
 log = logging.getLogger("arena.reconnect")
 
 OUTAGE: tuple[type[BaseException], ...] = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -40,15 +43,41 @@ LOADING reply during an AOF reload, is a ConnectionError)."""
 
 def is_outage(exc: BaseException) -> bool:
     """Whether ``exc`` is Redis being unreachable, restarting or loading its data (on a
-    cluster also: slots failing over, or a write no replica confirmed in time)."""
+    cluster also: slots failing over, or a write no replica confirmed in time), busy with a
+    long script (BUSY), or refusing writes it cannot persist (MISCONF: its disk is full or
+    unwritable). Not a file of this machine's that cannot be written (an archive folder): that
+    is no Redis outage, and is said as what it is."""
     from .batching import NotReplicated
 
+    if isinstance(exc, OSError) and (exc.filename is not None or exc.errno in _FILE_ERRNOS):
+        return False
     if isinstance(exc, (*OUTAGE, ClusterDownError, TryAgainError, NotReplicated)):
         return True
     if isinstance(exc, RedisClusterException):  # not a RedisError: slots not covered yet, …
         return True
-    # a server that lost its groups (restarted without its AOF) or is a replica mid-failover
-    return isinstance(exc, ResponseError) and str(exc).startswith(("LOADING", "MASTERDOWN"))
+    # a replica mid-failover, a server busy with a script, or one that cannot persist writes
+    return refuses_writes(exc) or (
+        isinstance(exc, ResponseError)
+        and str(exc).startswith(("LOADING", "MASTERDOWN", "BUSY "))  # (not BUSYGROUP)
+    )
+
+
+def refuses_writes(exc: BaseException) -> bool:
+    """Whether Redis refused a write because it cannot persist it: MISCONF, its AOF or RDB
+    could not be written (a full or unwritable disk); also as a script's write met it
+    ("@user_script: 51: -MISCONF …")."""
+    # (in a pipeline: "Command # 1 (HSET …) of pipeline caused error: MISCONF …")
+    return isinstance(exc, ResponseError) and "MISCONF " in str(exc)
+
+
+def outage_words(exc: BaseException) -> str:
+    """What an outage is, in the words of one line: Redis away, or Redis refusing writes."""
+    text = str(exc)
+    if refuses_writes(exc):
+        return f"Redis refuses writes: it cannot persist them ({text.split('MISCONF ', 1)[-1]})"
+    if isinstance(exc, ResponseError) and text.startswith("BUSY "):
+        return "Redis is busy (a long script)"
+    return f"Redis unavailable ({type(exc).__name__})"
 
 
 def is_nogroup(exc: BaseException) -> bool:
@@ -87,9 +116,34 @@ class Backoff:
             await asyncio.wait_for(stop.wait(), delay)
 
 
+class Voice:
+    """One line for many loops: the partitions' consumers of a process each ride an outage out
+    on their own, but it is said once, when the first of them meets it, and once more when the
+    last is back (16 partitions said it 16 times)."""
+
+    def __init__(self, who: str) -> None:
+        self.who = who
+        self.away: set[int] = set()
+        self.since: float | None = None
+
+    def went(self, loop: Outage, words: str) -> None:
+        """A loop met an outage (its second failed round)."""
+        if not self.away:
+            self.since = time.monotonic()
+            _say(f"{self.who}: {words}; retrying with backoff")
+        self.away.add(id(loop))
+
+    def back(self, loop: Outage) -> None:
+        """A loop that was away is back."""
+        self.away.discard(id(loop))
+        if not self.away and self.since is not None:
+            _say(f"{self.who}: Redis back after {time.monotonic() - self.since:.1f} s")
+            self.since = None
+
+
 class Outage:
     """One loop's view of Redis: says on stderr when it went away and when it came back, once
-    each, and waits with backoff in between. A single failed round that the next one undoes
+    each, and waits with backoff in between (with a `Voice`, said once for all its loops). A single failed round that the next one undoes
     is not said: a process woken from a stop (SIGSTOP, a starved machine) finds the reads it
     had in flight timed out, though Redis never went anywhere.
 
@@ -98,8 +152,11 @@ class Outage:
     long-running loop must outlive every failure, or its task ends while the process carries
     on, healthy in name, consuming nothing."""
 
-    def __init__(self, who: str, backoff: Backoff | None = None) -> None:
+    def __init__(
+        self, who: str, backoff: Backoff | None = None, voice: Voice | None = None
+    ) -> None:
         self.who = who
+        self.voice = voice
         self.backoff = backoff or Backoff()
         self.since: float | None = None
         self.said_away = False  # the outage was said (from its second failed round)
@@ -117,13 +174,18 @@ class Outage:
             self.since = time.monotonic()  # said if the next round fails too
         elif not self.said_away:
             self.said_away = True
-            _say(f"{self.who}: Redis unavailable ({type(exc).__name__}); retrying with backoff")
+            if self.voice is not None:
+                self.voice.went(self, outage_words(exc))
+            else:
+                _say(f"{self.who}: {outage_words(exc)}; retrying with backoff")
         await self.backoff.sleep(stop)
 
     def ok(self) -> None:
         """A call succeeded: report the recovery if there was an outage."""
         if self.since is not None:
-            if self.said_away:
+            if self.said_away and self.voice is not None:
+                self.voice.back(self)
+            elif self.said_away:
                 _say(f"{self.who}: Redis back after {time.monotonic() - self.since:.1f} s")
             self.since, self.said_away = None, False
         if self.said is not None:
@@ -184,12 +246,16 @@ async def watch_health(
     timeout_s: float = 2.0,
     *,
     say: bool = True,
+    why: Callable[[str], None] | None = None,
 ) -> None:
     """PING Redis every ``interval_s``; report SERVING while it answers, NOT_SERVING while it
     does not (health checks then route traffic elsewhere, and clients hear why). A refused
     connection counts at once; a slow answer only three times in a row (a busy machine is not
-    an outage). Each change is said on stderr unless ``say`` is off (the caller says it)."""
+    an outage). Each change is said on stderr unless ``say`` is off (the caller says it);
+    ``why`` is told what the outage is before NOT_SERVING is reported (Redis away, refusing
+    writes: `outage_words`). A Redis that cannot persist refuses even PING (MISCONF)."""
     serving, slow = True, 0
+    words = "Redis unavailable"
     while not stop.is_set():
         try:
             up = bool(await asyncio.wait_for(client.ping(), timeout_s))
@@ -197,10 +263,13 @@ async def watch_health(
         except Exception as exc:  # noqa: BLE001 - any failure to answer is "not up"
             slow = slow + 1 if isinstance(exc, TimeoutError) else 0
             up = slow < 3 if isinstance(exc, TimeoutError) else not is_outage(exc)
+            words = outage_words(exc) if is_outage(exc) else words
         if up != serving:
             serving = up
+            if not up and why is not None:
+                why(words)
             await set_serving(up)
             if say:
-                _say(f"health: {'SERVING' if up else 'NOT_SERVING (Redis unavailable)'}")
+                _say(f"health: {'SERVING' if up else f'NOT_SERVING ({words})'}")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), interval_s)

@@ -121,6 +121,7 @@ class RedisEventStore:
         *,
         wait_replicas: int = 0,
         wait_timeout_ms: int = 1000,
+        wait_aof: bool = False,
     ) -> None:
         if decodes_responses(client):
             raise ValueError("RedisEventStore needs a client with decode_responses=False")
@@ -132,7 +133,9 @@ class RedisEventStore:
         # appends of concurrent games share a round trip; with `wait_replicas` the round trip
         # ends with WAIT on each server: an append is acknowledged only once that many replicas
         # have it (else NotReplicated: written, but a failover now could lose it)
-        self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms))
+        # with `wait_aof` (Redis 7.2+) the round trip ends with WAITAOF instead: acknowledged
+        # once the server's AOF has the append fsynced (docs/durability.md)
+        self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms), wait_aof=wait_aof)
         self.appender = Appender(client, self.auto, self.layout)
         self.framed_reads = True if framed_reads is None else framed_reads
 

@@ -24,7 +24,7 @@ from redis.typing import EncodableT
 
 from ..contracts.streams import DEAD, SharedStream, encode, game_of, game_stream_key, stream_key
 from .batching import TickBatcher
-from .reconnect import Outage, is_nogroup, is_outage
+from .reconnect import Outage, Voice, is_nogroup, is_outage
 
 DEAD_LETTER = stream_key("arena", DEAD)
 DEAD_MAXLEN = 10_000
@@ -234,14 +234,20 @@ class GroupConsumer:
         msgs = msgs or await self.claim_stale(count) or await self.read_new(count, block_ms)
         return sum([await self.handle(m, handler) for m in msgs])
 
-    async def run(self, handler: Handler, stop: asyncio.Event, block_ms: int = 1000) -> None:
+    async def run(
+        self,
+        handler: Handler,
+        stop: asyncio.Event,
+        block_ms: int = 1000,
+        voice: Voice | None = None,
+    ) -> None:
         """Poll until `stop` is set. No error ends it: through a Redis outage (or any other
         failed round, said once) it backs off with jitter and polls on once Redis answers; a
         group lost with Redis's data is created again.
 
         ``block_ms`` stays below the client's socket timeout (redis-py's default is 5 s), or a
         quiet stream would read as an outage."""
-        outage = Outage(f"consumer {self.consumer} of {self.stream}")
+        outage = Outage(f"consumer {self.consumer} of {self.stream}", voice=voice)
         started = False
         while not stop.is_set():
             try:
