@@ -885,14 +885,6 @@ class Games:
         if hot.game.over or api.pending(hot.game) is None:
             await self._finish(hot)
 
-    async def _finish(self, hot: Hot) -> None:
-        """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""
-        game_id = hot.log.game
-        self.sessions.forget(game_id)
-        if not hot.finished:
-            secret = await self.side.get_secret(game_id)
-            if secret is None:
-                raise Refused("INTERNAL", f"game {game_id!r} lost its seed")
     async def _finish_soon(self, hot: Hot) -> None:
         """`_finish` right after the append that ended the game: an archive folder that cannot
         be written does not fail the request (the answer is in the log); the finishing
@@ -902,6 +894,14 @@ class Games:
         except StorageUnwritable as exc:
             log.warning("game %s ended, not archived yet: %s", hot.log.game, exc)
 
+    async def _finish(self, hot: Hot) -> None:
+        """Seed reveal, arena:finished, archive. Safe to repeat (after a crash, say)."""
+        game_id = hot.log.game
+        self.sessions.forget(game_id)
+        if not hot.finished:
+            secret = await self.side.get_secret(game_id)
+            if secret is None:
+                raise Refused("INTERNAL", f"game {game_id!r} lost its seed")
             reveal = SeedReveal(
                 seed=secret.seed,
                 salt=secret.salt,
