@@ -121,12 +121,14 @@ say "wheels: $(ls "$ctx/wheels" | wc -l) in $((SECONDS - t)) s"
 # 3. and 4. The images, with no network: everything they need is in the context and the base.
 t=$SECONDS
 cp "$ROOT/deploy/Dockerfile" "$ctx/"
-docker build --quiet --network none --build-arg "BASE=$BASE" -f "$ctx/Dockerfile" -t "$IMAGE" \
-    "$ctx" >/dev/null || die "docker build of $IMAGE failed"
+build() {  # quiet, less the classic builder's deprecation notice (errors still show)
+    docker build --quiet --network none --build-arg "BASE=$BASE" "$@" >/dev/null \
+        2> >(grep -v -E 'DEPRECATED|BuildKit is currently disabled|environment-variable\.$|^$' >&2)
+}
+build -f "$ctx/Dockerfile" -t "$IMAGE" "$ctx" || die "docker build of $IMAGE failed"
 say "image: $IMAGE in $((SECONDS - t)) s"
 t=$SECONDS
 mkdir "$work/redis" && cp "$ROOT/deploy/redis.Dockerfile" "$work/redis/Dockerfile"
-docker build --quiet --network none --build-arg "BASE=$BASE" -t "$REDIS_IMAGE" "$work/redis" \
-    >/dev/null || die "docker build of $REDIS_IMAGE failed"
+build -t "$REDIS_IMAGE" "$work/redis" || die "docker build of $REDIS_IMAGE failed"
 say "image: $REDIS_IMAGE in $((SECONDS - t)) s"
 echo "built $IMAGE and $REDIS_IMAGE on $BASE in $((SECONDS - t_all)) s"
