@@ -10,6 +10,7 @@ returns.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,11 +20,13 @@ from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore
-from ..eventlog.verify import VerifyReport, verify, verify_records
+from ..eventlog.verify import Divergence, VerifyReport, verify, verify_records
 from ..readside.access import NotFound, SeatCheck, TablePolicy
 from ..readside.clock import Clock
 from ..readside.decisions import DecisionSource
+from ..readside.feed import GameFeed
 from ..readside.reader import Page, ReadSide
+from ..rules.api import SPECTATOR
 from .games import (
     GameFilter,
     GameSummary,
@@ -34,6 +37,9 @@ from .games import (
     summary_of,
 )
 from .metrics import Metrics
+
+NOT_FINISHED = "the game has not finished: the seed is not revealed yet"  # verify.py's note
+NO_REVEAL = "no seed reveal at the end of the log"  # and what it says of a live log
 
 __all__ = ["GameFilter", "GameSummary", "Page", "Replay"]
 
@@ -106,11 +112,19 @@ class Replay(ReadSide):
 
     async def verify(self, game: str) -> VerifyReport:
         """Verify the game: chain, seed commitment, a full re-run and the reveal against it
-        (in a worker thread)."""
+        (in a worker thread). A live game is verified as far as its spectators have been sent
+        and reported in their terms (`_as_spectator`): its length, its answers and whatever
+        a re-run's failure would say of them are what it keeps secret until it ends."""
         rows = await self.store.read_timed(checked_game_id(game))
         if rows:
+            feed = await self.feed(game)
+            live = not feed.over
+            if live:
+                delay = self.spectator_delay_ms(self.header_of(feed))
+                rows = rows[: feed.released(delay, self.clock.now_ms())]
             records, times = [d for _, d, _ in rows], [t for *_, t in rows]
-            return await asyncio.to_thread(verify_records, records, None, game, times)
+            report = await asyncio.to_thread(verify_records, records, None, game, times)
+            return _as_spectator(report, feed) if live else report
         path = self._archive_path(game)
         if path is None:
             raise NotFound(f"no game {game!r}")
@@ -121,3 +135,19 @@ class Replay(ReadSide):
             return None
         path = archive_file(self.archive_dir, game)
         return path if path.is_file() else None
+
+
+def _as_spectator(report: VerifyReport, feed: GameFeed) -> VerifyReport:
+    """A live game's report as a spectator may read it (issue 40: the raw log length was ahead
+    of the delayed spectator, and entries minus public entries counted the hidden prompts):
+    numbers are the spectator's positions, and a failure says where and of what kind only (its
+    reason and the expected and actual entries can name hidden cards and answers)."""
+    at = feed.positions
+    d = report.divergence
+    if d is not None:  # a live log's own state (no reveal yet) is public; anything else: where
+        reason = d.reason if d.reason == NO_REVEAL else "does not verify (details once it ends)"
+        d = Divergence(at.position(SPECTATOR, d.entry), d.kind, reason)
+    notes = [n for n in report.notes if n == NOT_FINISHED]
+    return dataclasses.replace(
+        report, entries=at.position(SPECTATOR, report.entries), divergence=d, notes=notes
+    )
