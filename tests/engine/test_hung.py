@@ -105,6 +105,7 @@ async def test_a_stopped_engine_is_routed_around(
         silent = scrape(metrics[0], {"arena_bot_engine_silent_seconds"})
         key = ("arena_bot_engine_silent_seconds", (("engine", f"127.0.0.1:{ports[0]}"),))
         assert silent.get(key, 0) > 1, silent
+        until(lambda: "engine:e0 silent for" in (tmp_path / "e1.err").read_text(), timeout=15)
         e0.send_signal(signal.SIGCONT)
         until(lambda: "health SERVING" in (tmp_path / "e0.err").read_text(), timeout=15)
         until(lambda: "answers again" in (tmp_path / "b0.err").read_text(), timeout=15)
@@ -146,6 +147,9 @@ async def test_a_stopped_bot_worker_is_routed_around(
         b0.send_signal(signal.SIGSTOP)
         await _until_archived(archive, GAMES, 60, engines[0][0])
         assert _stopped(b0)
+        # its heartbeat in Redis stopped too: the engine says so (a beat later, maybe after
+        # the games are done)
+        until(lambda: "bots:b0 silent for" in (tmp_path / "e0.err").read_text(), timeout=15)
     finally:
         b0.send_signal(signal.SIGCONT)
         stop(procs)
