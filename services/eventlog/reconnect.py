@@ -153,11 +153,18 @@ class Outage:
     on, healthy in name, consuming nothing."""
 
     def __init__(
-        self, who: str, backoff: Backoff | None = None, voice: Voice | None = None
+        self,
+        who: str,
+        backoff: Backoff | None = None,
+        voice: Voice | None = None,
+        give_up_s: float | None = None,
     ) -> None:
         self.who = who
         self.voice = voice
         self.backoff = backoff or Backoff()
+        # a tool (arena tournament) stops waiting after this long: RedisGone, one line;
+        # services never give up (None)
+        self.give_up_s = give_up_s
         self.since: float | None = None
         self.said_away = False  # the outage was said (from its second failed round)
         self.said: str | None = None  # the last non-outage error said, until a round succeeds
@@ -174,10 +181,21 @@ class Outage:
             self.since = time.monotonic()  # said if the next round fails too
         elif not self.said_away:
             self.said_away = True
+            then = "retrying with backoff"
+            if self.give_up_s is not None:
+                then = f"retrying for {self.give_up_s:.0f} s"
             if self.voice is not None:
                 self.voice.went(self, outage_words(exc))
             else:
-                _say(f"{self.who}: {outage_words(exc)}; retrying with backoff")
+                _say(f"{self.who}: {outage_words(exc)}; {then}")
+        if (
+            self.give_up_s is not None
+            and self.since is not None
+            and time.monotonic() - self.since > self.give_up_s
+        ):
+            raise RedisGone(
+                f"{outage_words(exc)} for {time.monotonic() - self.since:.0f} s; gave up"
+            ) from exc
         await self.backoff.sleep(stop)
 
     def ok(self) -> None:
@@ -198,9 +216,16 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-async def until_reachable(client: Any, who: str, stop: asyncio.Event | None = None) -> None:
-    """Wait until Redis answers PING (a service starting while Redis restarts waits for it)."""
-    outage = Outage(who)
+class RedisGone(RuntimeError):
+    """Redis stayed away longer than a tool waits (`Outage.give_up_s`): one line, no traceback."""
+
+
+async def until_reachable(
+    client: Any, who: str, stop: asyncio.Event | None = None, give_up_s: float | None = None
+) -> None:
+    """Wait until Redis answers PING (a service starting while Redis restarts waits for it;
+    with `give_up_s`, RedisGone after that long)."""
+    outage = Outage(who, give_up_s=give_up_s)
     while stop is None or not stop.is_set():
         try:
             await client.ping()

@@ -41,6 +41,13 @@ def _platform_args(p: argparse.ArgumentParser) -> None:
         help="start a local Redis Cluster of N (>= 3) masters with one replica each instead of "
         "one redis-server (ignored with --redis-url)",
     )
+    p.add_argument(
+        "--fsync-ack",
+        action="store_true",
+        help="engines acknowledge an answer only once Redis has it fsynced to disk (the Redis "
+        "this starts runs appendfsync always; a given one needs 7.2+ or that setting); "
+        "default: fsynced within a second (docs/durability.md)",
+    )
 
 
 def up_arguments(p: argparse.ArgumentParser) -> None:
@@ -147,6 +154,7 @@ def up_command(a: argparse.Namespace) -> int:
         redis_port=a.redis_port,
         redis_cluster=a.redis_cluster,
         wait_replicas=a.wait_replicas,
+        fsync_ack=a.fsync_ack,
         persist=not a.no_persist,
         http_port=a.http_port,
         replay_grpc_port=a.replay_grpc_port,
@@ -225,6 +233,7 @@ def tournament_command(a: argparse.Namespace) -> int:
         redis_url=a.redis_url,
         redis_cluster=a.redis_cluster,
         wait_replicas=a.wait_replicas,
+        fsync_ack=a.fsync_ack,
         persist=False,
         matchmaker=False,
         replay=False,

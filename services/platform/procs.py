@@ -3,7 +3,8 @@
 A service is started as ``python -m services.cli COMMAND ...`` in a new session (its own process
 group), with PR_SET_PDEATHSIG so that even a ``kill -9`` of the parent takes the children down.
 Its first stdout line that says where it listens is its readiness signal; everything after it,
-and all of stderr, goes to ``LOGDIR/NAME.log``. Stopping sends SIGTERM to every group, waits up
+and all of stderr, goes to ``LOGDIR/NAME.log`` (through pipes: while the log cannot be written,
+to this process's stderr, `LogSink`). Stopping sends SIGTERM to every group, waits up
 to a timeout for all of them, then SIGKILLs whatever group is left.
 """
 
@@ -110,18 +111,67 @@ class Child:
         return self.proc.poll() is None
 
 
-def _pump(child: Child, ready: Ready, out: IO[str], log: IO[str]) -> None:
+class LogSink:
+    """Where a child's output lines go: its log file while that can be written; while it
+    cannot (the disk is full, the folder unwritable) the lines go to this process's stderr,
+    named, and that is said once each way. A pump that died on ENOSPC left the child blocked
+    on a full pipe (and stopped `arena up` soon after)."""
+
+    def __init__(self, name: str, path: Path, log: IO[str]) -> None:
+        self.name, self.path, self.log = name, path, log
+        self.lock = threading.Lock()  # (stdout and stderr pumps)
+        self.failing = False
+        self.open = 2  # pumps still running: the last one closes the file
+
+    def write(self, line: str) -> None:
+        """One line to the log, or to stderr while the log cannot take it."""
+        with self.lock:
+            try:
+                self.log.write(line)
+                self.log.flush()
+            except ValueError:  # closed by Supervisor.stop while a last line came: dropped
+                return
+            except OSError as exc:
+                if not self.failing:
+                    self.failing = True
+                    _stderr(
+                        f"arena up: cannot write {self.path} ({exc.strerror}); {self.name}'s "
+                        "lines come here until it can"
+                    )
+                with contextlib.suppress(OSError, ValueError):
+                    self.log.seek(0, 2)  # (a partly written line is dropped with the error)
+                _stderr(f"{self.name}: {line.rstrip()}")
+                return
+            if self.failing:
+                self.failing = False
+                _stderr(f"arena up: {self.path} can be written again")
+
+    def done(self) -> None:
+        """One pump is done; the last closes the file (a child restarted many times must not
+        keep a file open per run)."""
+        with self.lock:
+            self.open -= 1
+            if self.open == 0:
+                with contextlib.suppress(OSError):
+                    self.log.close()
+
+
+def _stderr(line: str) -> None:
+    with contextlib.suppress(OSError):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _pump(child: Child, ready: Ready | None, out: IO[str], sink: LogSink) -> None:
     for line in out:
-        if not child._ready.is_set():
+        if ready is not None and not child._ready.is_set():
             got = ready(line)
             if got is not None:
                 child.info.update(got)
                 child._ready.set()
-        log.write(line)
-        log.flush()
-    child._ready.set()  # end of output: wake the waiter (it then sees the exit)
-    with contextlib.suppress(OSError):
-        log.close()  # a child restarted many times must not keep a file open per run
+        sink.write(line)
+    if ready is not None:
+        child._ready.set()  # end of output: wake the waiter (it then sees the exit)
+    sink.done()
 
 
 class Supervisor:
@@ -156,20 +206,25 @@ class Supervisor:
         log_path = self.log_dir / f"{name}.log"
         log = log_path.open("a", encoding="utf-8")
         self._logs.append(log)
+        # stderr through a pipe too: a child writing its log file itself would die of a
+        # full disk (a bot worker crash-looped so); the pumps ride it out (LogSink)
         proc = subprocess.Popen(
             list(full),
             stdout=subprocess.PIPE,
-            stderr=log,
+            stderr=subprocess.PIPE,
             text=True,
+            errors="replace",
             env={**self.env, **env, "PYTHONUNBUFFERED": "1"},
             start_new_session=True,
             preexec_fn=_die_with_parent,
         )
         child = Child(name, list(full), proc, log_path, ready=ready, env=env)
-        assert proc.stdout is not None
-        threading.Thread(
-            target=_pump, args=(child, ready, proc.stdout, log), daemon=True, name=f"pump-{name}"
-        ).start()
+        assert proc.stdout is not None and proc.stderr is not None
+        sink = LogSink(name, log_path, log)
+        for stream, reads in ((proc.stdout, ready), (proc.stderr, None)):
+            threading.Thread(
+                target=_pump, args=(child, reads, stream, sink), daemon=True, name=f"pump-{name}"
+            ).start()
         return child
 
     def wait_ready(self, child: Child, timeout: float = 30.0) -> dict[str, object]:

@@ -20,8 +20,10 @@ import time
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
+from ..eventlog.durability import folder_state
 from .procs import Child, Supervisor
 from .redis_proc import PersistentRedis
 
@@ -57,6 +59,17 @@ class Policy:
 class _History:
     exits: deque[float] = field(default_factory=deque)
     restart_at: float | None = None
+    waiting: str | None = None  # why it is not restarted yet (its disk is full)
+
+
+def _no_room(server: Server) -> str | None:
+    """Why a Redis that exited cannot start again now: its data folder has no room (a Redis
+    with `appendfsync always` exits when its AOF cannot be written), else None."""
+    data = getattr(server, "data_dir", None)
+    if not isinstance(data, Path):
+        return None
+    why = folder_state(data)
+    return f"its data folder {data} is {why}" if why and why.startswith("disk full") else None
 
 
 class CrashLoop(Exception):
@@ -102,6 +115,16 @@ class Restarter:
         lines: list[str] = []
         for name, server in self.servers.items():
             if not server.alive():
+                full = _no_room(server)
+                if full is not None:  # it would exit again at once: wait for room, uncounted
+                    if self.history.setdefault(name, _History()).waiting != full:
+                        self.history[name].waiting = full
+                        lines.append(
+                            f"{name} exited ({how(server.returncode)}): {full}; restarting it "
+                            "once there is room (free space there)"
+                        )
+                    continue
+                self.history.setdefault(name, _History()).waiting = None
                 lines += self._dead(name, how(server.returncode), server.last_words(), now, server)
         for child in list(self.sup.children):
             if not child.alive():

@@ -8,16 +8,21 @@ the command (up_command.py) writes.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
+import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from ..contracts.tokens import checked_secret, new_secret
 from ..eventlog import signing
 from ..eventlog.cluster_server import LocalCluster
+from ..eventlog.durability import folder_state
 from ..eventlog.redis_client import CLUSTER_ENV
 from ..ports import PortBusy, check_free
 from .procs import Supervisor, _die_with_parent, replay_ready
@@ -25,6 +30,7 @@ from .redis_proc import PersistentRedis, ping
 from .supervise import Policy, Restarter
 
 STATE_FILE = "up.json"
+LOCK_FILE = "up.lock"  # held (flock) by the process whose platform uses the var folder
 
 
 @dataclass
@@ -57,6 +63,10 @@ class UpConfig:
     # spectators are held this far behind the live game on every channel: the engines'
     # GameService and the replay server (web viewer, play API, ReplayService) alike
     spectator_delay_ms: int = 0
+    # answers acknowledged only once fsynced (engines --fsync-ack; the started Redis runs
+    # appendfsync always); else AOF fsynced every second (docs/durability.md)
+    fsync_ack: bool = False
+    disk_wait_s: float = 60.0  # stopping: how long to wait for room for Redis's unwritten AOF
 
 
 @dataclass
@@ -105,6 +115,7 @@ class Platform:
         env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
         self.sup = Supervisor(cfg.var_dir / "logs", env)
         self.restarter: Restarter | None = None
+        self._lock: IO[str] | None = None
 
     def _redis_url(self) -> tuple[str, bool]:
         url = self.cfg.redis_url or os.environ.get("REDIS_URL")
@@ -121,7 +132,11 @@ class Platform:
             data = Path(self._tmp.name)
         # a password by default (issue 40): every client URL this platform hands out carries it
         self.redis = PersistentRedis(
-            data, self.cfg.redis_port, persist=self.cfg.persist, password=secrets.token_hex(24)
+            data,
+            self.cfg.redis_port,
+            fsync="always" if self.cfg.fsync_ack else "everysec",
+            persist=self.cfg.persist,
+            password=secrets.token_hex(24),
         )
         return self.redis.url, True
 
@@ -142,11 +157,36 @@ class Platform:
     def start(self) -> Running:
         """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each."""
         cfg = self.cfg
+        self.lock_var()  # before anything starts: one platform per var folder
         try:
             return self._start(cfg)
         except BaseException:
             self.stop()
             raise
+
+    def lock_var(self) -> None:
+        """Take the var folder (`VAR/up.lock`, an flock this process holds until `stop`), or
+        RuntimeError naming the process that has it: two platforms on one folder would share
+        its Redis data, archive and logs (an `arena tournament` whose PING of a busy `arena
+        up` failed once started a second one there)."""
+        var = self.cfg.var_dir
+        var.mkdir(parents=True, exist_ok=True)
+        f = (var / LOCK_FILE).open("a+")
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "?"
+            f.close()
+            raise RuntimeError(
+                f"a platform already runs in {var} (pid {holder}); not starting a second one "
+                "on the same Redis data, archive and logs: stop it, or use another --var"
+            ) from None
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        self._lock = f
 
     def ports(self) -> list[tuple[int, str]]:
         """Every fixed port this platform will listen on, with the `arena up` flag that sets
@@ -204,6 +244,7 @@ class Platform:
                 str(cfg.spectator_delay_ms),
                 "--wait-replicas",
                 str(cfg.wait_replicas),
+                *(["--fsync-ack"] if cfg.fsync_ack else []),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
@@ -306,6 +347,7 @@ class Platform:
         """Stop every service (SIGTERM, wait, SIGKILL), then the Redis this started."""
         self.sup.stop(timeout)
         if self.redis is not None:
+            wait_for_room(self.redis.url, self.redis.data_dir, self.cfg.disk_wait_s)
             self.redis.stop(timeout)
             self.redis = None
         if self.cluster is not None:
@@ -314,12 +356,54 @@ class Platform:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+        if self._lock is not None:  # (the flock goes with the file)
+            self._lock.close()
+            self._lock = None
 
     def __enter__(self) -> Platform:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def wait_for_room(url: str, data_dir: Path, wait_s: float) -> bool:
+    """Before stopping the Redis this started: while it cannot write its AOF (its disk is full
+    or unwritable), the last writes it took live only in its memory and are written once there
+    is room, so stopping it now would lose them. Say so and wait up to `wait_s` for room;
+    whether its AOF is written (True also when there was nothing to wait for)."""
+    import redis
+
+    def failing() -> bool:
+        try:
+            with redis.Redis.from_url(url, socket_timeout=2) as client:
+                info: Any = client.info("persistence")
+        except (redis.RedisError, OSError):
+            return False  # gone or away: nothing this can save
+        return bool(int(info.get("aof_enabled", 0))) and info.get("aof_last_write_status") != "ok"
+
+    if not failing():
+        return True
+    print(
+        f"arena up: Redis cannot write its AOF in {data_dir} ({folder_state(data_dir) or 'err'}): "
+        f"what it took last is only in its memory; waiting up to {wait_s:.0f} s for room "
+        "before stopping it (free space now)",
+        file=sys.stderr,
+        flush=True,
+    )
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        time.sleep(0.5)
+        if not failing():
+            print("arena up: Redis wrote its AOF; stopping it", file=sys.stderr, flush=True)
+            return True
+    print(
+        f"arena up: stopping Redis with its AOF unwritten: the writes since {data_dir} filled "
+        "are lost",
+        file=sys.stderr,
+        flush=True,
+    )
+    return False
 
 
 def find_running(var_dir: Path) -> Running | None:
