@@ -162,13 +162,24 @@ def calibration(p: dict[str, float], true: str) -> tuple[float, float]:
     return brier, -math.log(max(p.get(true, 0.0), 1e-6))
 
 
+MAX_DECISIONS = 200_000
+
+
+class Runaway(RuntimeError):
+    """A game that did not end within the decisions allowed (``seed``, ``decisions``)."""
+
+    def __init__(self, seed: int, decisions: int) -> None:
+        super().__init__(f"game {seed} did not end within {decisions} decisions")
+        self.seed, self.decisions = seed, decisions
+
+
 def play_game(
     ruleset: str,
     players: int,
     seed: int,
     policies: list[str] | None = None,
     options: dict[str, Any] | None = None,
-    max_decisions: int = 200_000,
+    max_decisions: int = MAX_DECISIONS,
     strict: bool = False,
     table_out: list[Table] | None = None,
     camp_game: int = -1,
@@ -198,7 +209,7 @@ def play_game(
         events += len(new)
         decisions += 1
         if decisions >= max_decisions:
-            raise RuntimeError(f"game {seed} did not end within {max_decisions} decisions")
+            raise Runaway(seed, max_decisions)
     return g, {"decisions": decisions, "events": events, "turns": g.round}
 
 
@@ -210,10 +221,13 @@ def selfplay(
     policies: list[str] | None = None,
     options: dict[str, Any] | None = None,
     assign: str = "seat",
+    max_decisions: int = MAX_DECISIONS,
 ) -> dict[str, Any]:
     """Play ``games`` seeded games and return the JSON summary. ``assign`` ``seat`` rotates the
     policies over seats; ``camp`` gives each camp (lord's side, rebels, renegades) one policy and
-    rotates those, so per-role rates compare whole teams."""
+    rotates those, so per-role rates compare whole teams. A game that does not end within
+    ``max_decisions`` is left out of the summary and listed under ``unfinished`` (its seed);
+    the other games' results stand."""
     if assign not in ("seat", "camp"):
         raise ValueError(f"unknown assignment {assign!r} (seat or camp)")
     names = policies or ["random"]
@@ -223,17 +237,31 @@ def selfplay(
     times: dict[str, list[float]] = {}
     accuracy: list[tuple[int, float, float, float, float, float, float]] = []
     decisions = events = turns = 0
+    unfinished: list[int] = []
     t0 = time.perf_counter()
     for i in range(games):
         tables: list[Table] = []
-        if assign == "camp":
-            g, c = play_game(
-                ruleset, players, seed + i, names, options, table_out=tables, camp_game=i
-            )
-        else:
-            g, c = play_game(
-                ruleset, players, seed + i, rotation(names, players, i), options, table_out=tables
-            )
+        try:
+            if assign == "camp":
+                g, c = play_game(
+                    ruleset,
+                    players,
+                    seed + i,
+                    names,
+                    options,
+                    max_decisions,
+                    table_out=tables,
+                    camp_game=i,
+                )
+            else:
+                by_seat = rotation(names, players, i)
+                g, c = play_game(
+                    ruleset, players, seed + i, by_seat, options, max_decisions, table_out=tables
+                )
+        except Runaway as exc:
+            unfinished.append(exc.seed)
+            decisions += exc.decisions
+            continue
         tab = tables[0]
         camps = RULESETS[ruleset].camps
         records.append(
@@ -263,6 +291,9 @@ def selfplay(
         "decisions": decisions,
         "events": events,
         "seconds": round(secs, 3),
+        # seeds of games that did not end within max_decisions (left out of what follows)
+        "unfinished": unfinished,
+        "max_decisions": max_decisions,
     }
     out.update(summarise(records, times, accuracy, assign))
     return out
@@ -284,6 +315,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         " or over whole camps (lord's side, rebels, renegades)",
     )
     p.add_argument("--json", action="store_true", help="one line of JSON (default: indented)")
+    p.add_argument(
+        "--max-decisions",
+        type=int,
+        default=MAX_DECISIONS,
+        help="a game still going after this many decisions is reported and left out of the "
+        "summary (the other games' results stand)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -297,9 +335,16 @@ def main(args: argparse.Namespace) -> int:
             args.policies.split(","),
             args.options,
             args.assign,
+            args.max_decisions,
         )
     except ValueError as err:  # an unknown ruleset, option or policy (UnknownOption included)
         print(f"arena selfplay: {err}", file=sys.stderr)
         return 2
+    for seed in out["unfinished"]:
+        print(
+            f"arena selfplay: game {seed} did not end within {args.max_decisions} decisions "
+            f"(repeat it: --games 1 --seed {seed}); left out of the summary",
+            file=sys.stderr,
+        )
     print(json.dumps(out, ensure_ascii=False, indent=None if args.json else 2))
     return 0
