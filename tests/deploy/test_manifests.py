@@ -3,7 +3,7 @@ OpenAPI schemas, strict, so an unknown or misspelt field fails), and what compos
 manifests expose: only the web port is published, Redis has a password everywhere, the
 archive-signing key goes to the engines alone, and the pods run as the image's user.
 
-The same manifests run against the image itself in tests/deploy/test_compose_run.py (slow).
+The same manifests run against the image itself in tests/deploy/test_docker_run.py (slow).
 """
 
 from __future__ import annotations
