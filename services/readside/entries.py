@@ -24,6 +24,10 @@ Why each rule:
   asks a seat with no legal answer: a 无懈可击 prompt says the seat holds one). The seat's answer
   names its decision by the opaque id it was shown (contracts/decision_ids.py), or by none when
   the reader holds no key: the engine's decision number would count the others' decisions;
+* an entry that cannot be read (a payload that does not decode, an event type this build does
+  not know) goes out as ``other`` with its kind, to every viewer who receives its kind (an
+  answer nobody can tell the seat of: to the god view alone), so positions stay gap-free and
+  no reader ever stops on it; it is counted (`unreadable`) and logged once per kind;
 * no chain hash in the envelope: an entry's hash covers its unredacted payload, so for an entry
   a viewer sees redacted it is a digest of the secret. Transports that may send it (ReplayService
   to a viewer who sees everything) add it beside the envelope.
@@ -31,6 +35,7 @@ Why each rule:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +63,7 @@ from ..eventlog.records import (
 from ..rules import api
 from .positions import receives as receives
 
+log = logging.getLogger(__name__)
 OpaqueId = Callable[[int], int]
 """A game's decision number -> the opaque id its seats are shown (contracts/decision_ids.py)."""
 
@@ -96,12 +102,33 @@ def _wrap(position: int, kind: str, key: str, body: bytes) -> bytes:
     return b'{"seq":%d,"kind":"%s","%s":%s}' % (position, kind.encode(), key.encode(), body)
 
 
+_UNREADABLE = (msgspec.MsgspecError, ValueError, TypeError, KeyError)
+unreadable: dict[str, int] = {}
+"""Entries this process could not read, by kind (each kind logged once): a metric's source."""
+
+
 def envelope(
     position: int, entry: Entry, viewer: int, opaque: OpaqueId | None = None
 ) -> bytes | None:
     """``entry`` as ``viewer`` (a seat, api.SPECTATOR or api.GOD) receives it, numbered as its
     ``position``-th entry; None when the viewer receives nothing of it (see the module
     docstring). ``opaque`` gives the answering seat its decisions' opaque ids."""
+    try:
+        return _envelope(position, entry, viewer, opaque)
+    except _UNREADABLE as exc:
+        if not unreadable.get(entry.kind):
+            log.error("a %r entry could not be read, sent as kind other: %r", entry.kind, exc)
+        unreadable[entry.kind] = unreadable.get(entry.kind, 0) + 1
+        if not receives(viewer, entry):
+            return None
+        return _other(position, entry.kind)
+
+
+def _other(position: int, kind: str) -> bytes:
+    return b'{"seq":%d,"kind":"%s","type":%s}' % (position, OTHER.encode(), _json.encode(kind))
+
+
+def _envelope(position: int, entry: Entry, viewer: int, opaque: OpaqueId | None) -> bytes | None:
     if entry.kind == EVENT:
         event = api.redact(api.decode_event(entry.payload), viewer)
         return _wrap(position, EVENT, "event", _json.encode(event))
@@ -142,10 +169,14 @@ def stored_envelope(
 
 
 def is_end(entry: Entry) -> bool:
-    """Whether ``entry`` is the ``game_ended`` event (most events are not decoded to tell)."""
+    """Whether ``entry`` is the ``game_ended`` event (most events are not decoded to tell; one
+    that cannot be read is not)."""
     if entry.kind != EVENT or b"game_ended" not in entry.payload:
         return False
-    return type(api.decode_event(entry.payload)).__struct_config__.tag == "game_ended"
+    try:
+        return type(api.decode_event(entry.payload)).__struct_config__.tag == "game_ended"
+    except _UNREADABLE:
+        return False
 
 
 def terminal(entry: Entry) -> tuple[bool, bool]:

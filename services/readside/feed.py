@@ -27,6 +27,8 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
+
 from ..eventlog.entry import ANSWER, EVENT, decode_entry
 from ..eventlog.reconnect import Backoff, is_outage
 from ..eventlog.records import AnswerRecord, decode_payload
@@ -118,7 +120,10 @@ class GameFeed:
         for data in reversed(self.records[:version]):
             entry = decode_entry(data)
             if entry.kind == EVENT and b"turn_started" in entry.payload:
-                event = api.decode_event(entry.payload)
+                try:
+                    event = api.decode_event(entry.payload)
+                except (msgspec.MsgspecError, ValueError, TypeError):
+                    continue  # unreadable (entries.py says so once): not a turn's start
                 if type(event).__struct_config__.tag == "turn_started":
                     return int(getattr(event, "seat"))  # noqa: B009
         return -1
@@ -151,10 +156,10 @@ class GameFeed:
             entry = decode_entry(data)
             if entry.kind == EVENT:
                 continue
-            if entry.kind != ANSWER:
+            if entry.kind != ANSWER or answer_seat(entry) != seat:
                 return False
             rec = decode_payload(entry.payload, AnswerRecord)
-            return rec.seat == seat and self.opaque(rec.decision) == decision
+            return self.opaque(rec.decision) == decision
         return False
 
     def seat_fold(self, seat: int) -> SeatFold:

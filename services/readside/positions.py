@@ -21,16 +21,24 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 
+import msgspec
+
 from ..eventlog.entry import ANSWER, Entry, decode_entry
 from ..eventlog.records import AnswerRecord, decode_payload
 from ..rules.api import GOD
 
+NOBODY = -3  # the "seat" of an answer entry that cannot be read: only the god view gets it
+
 
 def answer_seat(entry: Entry) -> int | None:
-    """The seat an answer entry answers for (None for every other kind: everyone gets those)."""
+    """The seat an answer entry answers for (None for every other kind: everyone gets those;
+    NOBODY for an answer that cannot be read: whose it is is unknown, so no seat gets it)."""
     if entry.kind != ANSWER:
         return None
-    return decode_payload(entry.payload, AnswerRecord).seat
+    try:
+        return decode_payload(entry.payload, AnswerRecord).seat
+    except (msgspec.MsgspecError, ValueError, TypeError):
+        return NOBODY
 
 
 def receives(viewer: int, entry: Entry) -> bool:

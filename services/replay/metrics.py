@@ -7,6 +7,8 @@ from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from ..readside import entries
+
 TRANSPORTS = ("sse", "grpc")  # of streams
 LISTERS = ("http", "grpc")  # of lobby listings
 ROUTES = ("viewer", "static", "games", "game", "events", "stream", "verify", "other")
@@ -57,6 +59,13 @@ class Metrics:
         self.feeds = Gauge(
             "arena_replay_feeds", "games held in memory (live tails and recent replays)", registry=r
         )
+        self.unreadable = Gauge(
+            "arena_replay_entries_unreadable",
+            "log entries the read side could not read since the start (sent as kind other; "
+            "each kind logged once)",
+            registry=r,
+        )
+        self.unreadable.set_function(lambda: sum(entries.unreadable.values()))
         # the children each place increments, looked up once (labels() costs microseconds)
         self.open = {t: self.spectators.labels(t) for t in TRANSPORTS}
         self.sent = {t: self.events.labels(t) for t in TRANSPORTS}

@@ -45,6 +45,7 @@ NAMES = {
     "arena_replay_listings",
     "arena_replay_games_listed",
     "arena_replay_feeds",
+    "arena_replay_entries_unreadable",
 }
 
 
