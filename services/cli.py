@@ -140,6 +140,46 @@ COMMANDS: dict[str, Command | Group] = {
         "a bot worker: answers bot seats' decisions from arena:decisions",
         "services.bots.worker",
     ),
+    "bot-account": Group(
+        "Bot API accounts (docs/botapi.md): issue one and its token, list, revoke",
+        {
+            "create": Command(
+                "issue a bot account and its token (shown once)",
+                "services.play.accounts_cli",
+                "create_bot_arguments",
+                "create_bot_command",
+            ),
+            "list": Command(
+                "the newest bot accounts (JSON)",
+                "services.play.accounts_cli",
+                "list_bots_arguments",
+                "list_bots_command",
+            ),
+            "revoke": Command(
+                "stop a bot's token working (its account, games and rating stay)",
+                "services.play.accounts_cli",
+                "revoke_bot_arguments",
+                "revoke_bot_command",
+            ),
+        },
+    ),
+    "organiser-token": Group(
+        "organisers' tokens: create tournaments and bot accounts from the browser",
+        {
+            "create": Command(
+                "issue an organiser token (shown once)",
+                "services.play.accounts_cli",
+                "create_organiser_arguments",
+                "create_organiser_command",
+            ),
+            "revoke": Command(
+                "stop an organiser token working",
+                "services.play.accounts_cli",
+                "revoke_organiser_arguments",
+                "revoke_organiser_command",
+            ),
+        },
+    ),
 }
 
 

@@ -43,6 +43,7 @@ SERVICES_AND_BELOW = (
     "bots",
     "matchmaking",
     "replay",
+    "tournaments",
     "play",
     "platform",
 )
@@ -112,16 +113,42 @@ PARTS: tuple[Part, ...] = (
         uses=("rules", "contracts", "common", "eventlog", "readside"),
     ),
     Part(
+        "tournaments",
+        ("services.tournaments",),
+        "tournaments: specs, journals, the loop that plays one through a running platform, "
+        "standings (hosted by arena tournament and by the web server)",
+        uses=("rules", "contracts", "common", "eventlog", "readside", "bots", "matchmaking"),
+    ),
+    Part(
         "play",
         ("services.play",),
-        "people at tables: the HTTP API mounted on the replay server, a client of the others",
-        uses=("rules", "contracts", "common", "eventlog", "readside", "replay", "matchmaking"),
+        "people and bots at tables, tournaments in the browser: the HTTP API mounted on the "
+        "replay server, a client of the others",
+        uses=(
+            "rules",
+            "contracts",
+            "common",
+            "eventlog",
+            "readside",
+            "replay",
+            "matchmaking",
+            "tournaments",
+        ),
     ),
     Part(
         "platform",
         ("services.platform",),
         "arena up and arena tournament: the services as supervised processes",
-        uses=("rules", "contracts", "common", "eventlog", "readside", "bots", "matchmaking"),
+        uses=(
+            "rules",
+            "contracts",
+            "common",
+            "eventlog",
+            "readside",
+            "bots",
+            "matchmaking",
+            "tournaments",
+        ),
     ),
     Part(
         "bench",

@@ -32,7 +32,7 @@ SERVICES = ROOT / "services"
 KNOWN_DEBT: dict[tuple[str, str], str] = {
     # the replay server mounts the play API (function-local): the web server's composition
     # belongs above both (platform or its own part), replay <-> play is a cycle
-    ("services.replay.server", "services.play.http"): "replay <-> play cycle",
+    ("services.replay.server", "services.play.web"): "replay <-> play cycle",
     # replay's demo games play a bot policy in-process: demo games belong to the platform
     ("services.replay.demo", "services.bots.random_policy"): "demo games in replay",
     # a table's bot level is checked against the bot levels: the levels belong in contracts

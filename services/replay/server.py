@@ -21,7 +21,7 @@ from ..readside.access import TablePolicy, hmac_seat_check
 from ..readside.clock import ServerClock
 from .core import Replay
 from .decisions import EngineDecisions
-from .http import HttpServer
+from .http import HttpServer, Router
 from .metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="play API: mark the session cookie Secure (when served over HTTPS)",
     )
     p.add_argument(
+        "--tournaments",
+        type=Path,
+        default=None,
+        help="tournaments' folder: specs and journals (default: beside --archive, e.g. "
+        "var/tournaments, where `arena tournament` writes)",
+    )
+    p.add_argument(
         "--demo",
         type=int,
         default=0,
@@ -114,12 +121,13 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     exporter = None
     if args.metrics_port is not None:
         exporter = serve_metrics(args.metrics_port, metrics.registry, args.host)
-    play = None
-    if args.matchmaker and engines:
-        from ..play.http import mount
+    close_play = None
+    routers: list[Router] = []
+    if args.matchmaker and engines:  # the play API, the Bot API and tournaments beside it
+        from ..play.web import mount
 
-        play, router = mount(replay, store.client, args, engines)
-    http = HttpServer(replay, [router] if play is not None else [])
+        _, routers, close_play = mount(replay, store.client, args, engines)
+    http = HttpServer(replay, routers)
     http_port = await http.start(args.host, args.http_port)
     # one line: `arena up` waits for it, and reads the ports it names
     also = f" (/metrics on port {exporter.server_port})" if exporter is not None else ""
@@ -148,8 +156,8 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         if grpc_server is not None:
             await grpc_server.stop(1)
         await http.close()
-        if play is not None:
-            await play.close()
+        if close_play is not None:
+            await close_play()
         await replay.close()
         await store.aclose()
         if exporter is not None:

@@ -58,6 +58,8 @@ from services.replay.http import HttpServer
 from services.rules import api
 from services.rules.api import events as ev
 
+from .botchannel import bot_api
+
 SECRET = b"non-interference"
 GAME = "g"
 T0 = 1_700_000_000_000
@@ -416,6 +418,7 @@ CHANNELS = {
     "ReplayService": replay_service,
     "SSE": http,
     "seat": seat,
+    "BotAPI": bot_api,  # a bot account's seat over HTTP (services/play/botapi.py)
 }
 
 
