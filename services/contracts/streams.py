@@ -83,6 +83,7 @@ class NewMatch(msgspec.Struct, frozen=True, kw_only=True):
     options: dict[str, OptionValue] = {}
     time_limit_ms: int = 0  # per human decision; 0: the engine's default
     hosted_after: int = 0  # time-outs in a row that put a person's seat on 托管; 0 = never
+    hosted_level: str = ""  # the bot level that plays a seat on 托管 ("": the engine's default)
     seed: int | None = None  # None: the engine draws one
     mode: str = ""  # the matchmaker's mode id, when it formed the table
     tokens: dict[int, str] = {}  # the matchmaker's seat tokens of the human seats, by seat

@@ -37,12 +37,19 @@ class HostingRefused(Exception):
 @dataclass
 class Hosting:
     """One game's 托管 state: the seats the bot plays for their person, the seats whose person
-    resigned, and each seat's time-outs in a row. `after` is the table's setting (0 = never)."""
+    resigned, and each seat's time-outs in a row. `after` is the table's setting (0 = never);
+    `level` the bot level that plays a hosted seat ("": the engine's default)."""
 
     after: int = 0
+    level: str = ""
     hosted: set[int] = field(default_factory=set)
     resigned: set[int] = field(default_factory=set)
     timeouts: dict[int, int] = field(default_factory=dict)
+
+    def player(self, default: str) -> str:
+        """The player id a hosted seat's decisions name for the bot workers (`bot:LEVEL`: the
+        level's policy plays it; a level a worker does not serve falls back to its default)."""
+        return f"bot:{self.level}" if self.level else default
 
     def apply(self, c: SeatControl) -> None:
         """Fold one control entry."""

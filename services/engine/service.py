@@ -69,7 +69,7 @@ MAX_DECISIONS = 20_000  # the platform's cap on a game's decisions (`--max-decis
 MAX_LOG_ENTRIES = 80_000  # and on its log's entries (`--max-log-entries`)
 SWEEP_RETRY_MS = 30_000  # a game the sweep failed on is tried again after this long
 DECISION_LIMIT, LOG_LIMIT = "decision_limit", "log_limit"  # game_ended's reasons for the caps
-HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 (the decisions message's `player`)
+HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 when its table names no level
 
 
 class _Stale(Exception):
@@ -234,7 +234,10 @@ class Games:
             finished=reveal is not None,
             indexed_after=loaded.snapshot.version if loaded.snapshot else 0,
             time_limit_ms=(secret.time_limit_ms if secret else 0) or self.default_time_limit_ms,
-            hosting=Hosting(after=secret.hosted_after if secret else 0),
+            hosting=Hosting(
+                after=secret.hosted_after if secret else 0,
+                level=secret.hosted_level if secret else "",
+            ),
             ids=DecisionIds(self.secret, game_id),
         )
         base = hot.indexed_after
@@ -311,6 +314,10 @@ class Games:
             raise Refused("INVALID_ARGUMENT", "time_limit_ms out of range")
         if not 0 <= match.hosted_after <= MAX_HOSTED_AFTER:
             raise Refused("INVALID_ARGUMENT", f"hosted_after must be 0–{MAX_HOSTED_AFTER}")
+        if len(match.hosted_level) > MAX_PLAYER_ID:
+            raise Refused(
+                "INVALID_ARGUMENT", f"hosted_level has at most {MAX_PLAYER_ID} characters"
+            )
         if not all(isinstance(v, bool | int | float | str | None) for v in match.options.values()):
             raise Refused("INVALID_ARGUMENT", "ruleset options are plain values (no lists or maps)")
         seed = match.seed if match.seed is not None else _secrets.randbits(63)
@@ -322,7 +329,7 @@ class Games:
             raise Refused("INVALID_ARGUMENT", f"cannot start that game: {exc}") from None
         limit = match.time_limit_ms or self.default_time_limit_ms
         secret = await self.side.put_secret(
-            game_id, Secret(seed, new_salt(), limit, match.hosted_after)
+            game_id, Secret(seed, new_salt(), limit, match.hosted_after, match.hosted_level)
         )
         game = api.new_game(match.ruleset, len(match.seats), secret.seed, dict(match.options))
         events = api.advance(game)
@@ -347,7 +354,7 @@ class Games:
             feed=SeatFeed.from_start(
                 [i for i, s in enumerate(match.seats) if s.bot and s.player not in VIEWLESS_PLAYERS]
             ),
-            hosting=Hosting(after=secret.hosted_after),
+            hosting=Hosting(after=secret.hosted_after, level=secret.hosted_level),
             ids=DecisionIds(self.secret, game_id),
         )
         hot.feed.add(2, events, [data for _, data in items[1:]])  # the header is entry 1
@@ -843,7 +850,8 @@ class Games:
         the decision's opaque id and the seat's positions, never log versions."""
         seat = hot.header.seats[d.seat]
         opaque_id = hot.ids.opaque(d.id)
-        player = seat.player if seat.bot else HOSTED_PLAYER
+        # a seat on 托管 is played at its table's level (`bot:LEVEL`), like the table's bots
+        player = seat.player if seat.bot else hot.hosting.player(HOSTED_PLAYER)
         # a policy that reads no view is sent none (and its seat has no feed to keep)
         view = (
             None

@@ -49,6 +49,7 @@ class Secret(msgspec.Struct, frozen=True):
     salt: bytes
     time_limit_ms: int
     hosted_after: int = 0
+    hosted_level: str = ""  # the bot level that plays a seat on 托管 ("": HOSTED_PLAYER's)
 
 
 Message = BotDecision | GameFinished

@@ -395,6 +395,7 @@ class Matchmaker:
             options=dict(mode.options),
             time_limit_ms=mode.time_limit_ms or self.time_limit_ms,
             hosted_after=mode.hosted_after,
+            hosted_level=mode.hosted_level,
             # an open table is rated in the mode of its ruleset and size
             mode=mode_id(mode.ruleset, mode.players) if TABLE_ID.match(mode.id) else mode.id,
             tokens=toks,

@@ -48,7 +48,8 @@ class Policy:
 @dataclass(frozen=True)
 class Mode:
     """A table kind: ruleset, table size, the ruleset options the game starts with, policy;
-    and the clock of its people (0: the matchmaker's default time limit; 托管 never)."""
+    and the clock of its people (0: the matchmaker's default time limit; 托管 never) and the
+    level of the bot that plays a person's seat on 托管."""
 
     id: str
     ruleset: str
@@ -57,6 +58,7 @@ class Mode:
     policy: Policy = Policy()
     time_limit_ms: int = 0
     hosted_after: int = 0
+    hosted_level: str = ""  # the bot level that plays a person's seat on 托管 ("": the engine's)
 
 
 def mode_id(ruleset: str, players: int) -> str:

@@ -77,7 +77,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     options: dict[str, OptionValue] = {}  # ruleset options (GET /api/modes lists each table's)
     # bots take the empty seats after this wait; 0: only when the table is full
     bot_after_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_BOT_WAIT_MS)] = 20_000
-    bot_level: str = ""  # one of the bot levels ("" = the first)
+    bot_level: str = ""  # the level of the bots, and of a person's seat on 托管 ("" = the first)
     # per decision of a person: 0 = the engine's default (60 s), else 2 s – 2 min
     time_limit_ms: Annotated[int, msgspec.Meta(ge=0, le=MAX_TIME_LIMIT_MS)] = 0
     # time-outs in a row before the seat goes on 托管; 0 = never (then each decision waits
@@ -125,6 +125,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
             policy,
             time_limit_ms=self.time_limit_ms,
             hosted_after=self.hosted_after,
+            hosted_level=self.bot_level,  # 托管 plays at the table's level, like its bots
         )
 
 

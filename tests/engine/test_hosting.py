@@ -20,13 +20,16 @@ def _games(side: MemorySide, store: InMemoryEventStore | None = None, **kw: obje
     return Games(store or InMemoryEventStore(), side, SECRET, **kw)  # type: ignore[arg-type]
 
 
-def people(mid: str = "h1", after: int = 2, bots: tuple[int, ...] = ()) -> NewMatch:
+def people(
+    mid: str = "h1", after: int = 2, bots: tuple[int, ...] = (), level: str = ""
+) -> NewMatch:
     return NewMatch(
         match_id=mid,
         ruleset="standard",
         seats=[Seat(f"p{i}", i in bots, f"<b>P{i}</b>") for i in range(4)],
         seed=11,
         hosted_after=after,
+        hosted_level=level,
     )
 
 
@@ -69,10 +72,15 @@ async def test_timeouts_in_a_row_turn_hosting_on_in_the_same_batch() -> None:
     assert all(k == "event" for s, k, _ in log if last_answer < s < seq)
 
 
-async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy() -> None:
+@pytest.mark.parametrize(("level", "player"), [("", HOSTED_PLAYER), ("hard", "bot:hard")])
+async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy(
+    level: str, player: str
+) -> None:
+    """A hosted seat's decisions name the table's bot level (`bot:hard`: the bot workers play
+    that level), else the default; a reload (another worker) keeps the level."""
     side = MemorySide()
     g = _games(side, default_time_limit_ms=0)
-    await g.create_game(people(after=1))
+    await g.create_game(people(after=1, level=level))
     seat = await sweep_until_hosted(g, "h1")
     for _ in range(300):  # the others keep timing out until the hosted seat is asked
         hot = await g.get("h1")
@@ -93,8 +101,10 @@ async def test_a_hosted_seats_decisions_go_to_the_bots_with_the_hosting_policy()
     d = api.pending(hot.game)
     assert d is not None and d.seat == seat
     msgs = [m for m in side.decisions() if m.decision == hot.ids.opaque(d.id)]
-    assert msgs and msgs[-1].player == HOSTED_PLAYER and msgs[-1].seat == seat
+    assert msgs and msgs[-1].player == player and msgs[-1].seat == seat
     assert await g.deadline_ms(hot, d) == 0  # a bot answers it: no clock for the person
+    g.evict("h1")  # another worker: the level comes from the game's secret
+    assert (await g.get("h1")).hosting.level == level
 
 
 async def test_reload_keeps_hosting_from_before_the_snapshot() -> None:
