@@ -34,9 +34,9 @@ from ..bots.selfplay import play_game
 from ..contracts.streams import NewMatch
 from ..eventlog.archive import SUFFIX
 from ..eventlog.redis_client import connect
-from ..platform.matches import Games, bot_match
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
+from ..tournaments.matches import Games, bot_match
 from . import kit
 from .engine import random_games
 from .kit import Sample

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from ..cliargs import game_options, redis_options
+from ..tournaments.spec import Spec
 from .supervise import Policy
-from .tournament import Spec, TournamentError, run_tournament
+from .tournament import TournamentError, run_tournament
 from .up import UpConfig
 from .up_command import run_up
 
@@ -181,8 +182,22 @@ def tournament_arguments(p: argparse.ArgumentParser) -> None:
     game_options(p, players=5, games=100)
     p.add_argument(
         "--policies",
+        "--entrants",
         default="heuristic,random",
-        help="comma-separated bot policies: heuristic, random",
+        help="comma-separated entrants: built-in policies (heuristic, random, easy, hard) and "
+        "bot accounts (b-…: external bots on the Bot API, docs/botapi.md)",
+    )
+    p.add_argument(
+        "--time-limit-ms",
+        type=int,
+        default=15_000,
+        help="per decision of a bot account (then the server answers for it)",
+    )
+    p.add_argument(
+        "--hosted-after",
+        type=int,
+        default=2,
+        help="a bot account's time-outs in a row before its seat goes on 托管 (0: never)",
     )
     p.add_argument(
         "--assign",
@@ -224,6 +239,8 @@ def tournament_command(a: argparse.Namespace) -> int:
         seed=a.seed,
         assign=a.assign,
         options=a.options,
+        time_limit_ms=a.time_limit_ms,
+        hosted_after=a.hosted_after,
     )
     cfg = UpConfig(
         engines=a.engines,

@@ -16,7 +16,7 @@ from redis.exceptions import RedisError
 
 from ..eventlog.reconnect import Outage, until_reachable
 from ..eventlog.redis_client import connect
-from .matches import Games, bot_match
+from ..tournaments.matches import Games, bot_match
 from .up import Running
 
 POLICIES = ["heuristic", "random", "heuristic", "random", "heuristic"]

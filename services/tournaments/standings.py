@@ -1,4 +1,6 @@
-"""Tournament standings: win rates per policy and role (bots.summary) and openskill per policy.
+"""Tournament standings: win rates per entrant and role (bots.summary), per camp (how often the
+lord's side, the rebels, the renegade … won, with 95% Wilson intervals), per entrant and camp,
+and openskill per entrant.
 
 Ratings: a policy usually holds several seats, often on both sides of a game, so a game is not
 one team of policies against another. Each game is read as a result between every two policies
@@ -22,8 +24,10 @@ from typing import Any
 import msgspec
 from openskill.models import PlackettLuce
 
+from ..bots.stats import wilson
 from ..bots.summary import GameRecord, summarise
 from ..matchmaking.ratings import split_sides
+from ..rules.api import RULESETS
 
 MODEL = PlackettLuce()
 
@@ -90,7 +94,51 @@ def standings(games: list[Played]) -> dict[str, Any]:
     out.pop("decision_ms", None)
     out.pop("decision_cpu_ms", None)
     out["ratings"] = rate(games)
+    out["per_camp"], out["per_camp_entrant"] = by_camp(games)
     return out
+
+
+def camps_of(ruleset: str, roles: list[str]) -> list[str]:
+    """Each seat's camp: the ruleset's camp of its role (a role playing alone is its own: two
+    renegades are both `renegade`), or the seat itself in a game without roles."""
+    table = RULESETS[ruleset].camps if ruleset in RULESETS else {}
+    return [table.get(r, r) if r else f"seat{s}" for s, r in enumerate(roles)]
+
+
+def _rate(wins: int, n: int) -> dict[str, Any]:
+    lo, hi = wilson(wins, n)
+    return {
+        "win_rate": round(wins / n, 4) if n else 0.0,
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "wins": wins,
+        "games": n,
+    }
+
+
+def by_camp(games: list[Played]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """(camp -> how often it won, of the games it was at the table, with a 95% interval and the
+    draws; entrant -> camp -> how often a seat of that entrant in that camp won)."""
+    won: Counter[str] = Counter()
+    present: Counter[str] = Counter()
+    mine: dict[tuple[str, str], list[int]] = {}
+    draws = 0
+    for g in games:
+        camps = camps_of(g.ruleset, g.roles)
+        winners = {camps[s] for s in g.winners} if not g.draw else set()
+        draws += g.draw
+        for c in set(camps):
+            present[c] += 1
+            won[c] += c in winners
+        for entrant in set(g.seats):
+            for c in {camps[s] for s, e in enumerate(g.seats) if e == entrant}:
+                mine.setdefault((entrant, c), []).append(int(c in winners))
+    camp = {c: _rate(won[c], present[c]) for c in sorted(present, key=lambda c: -present[c])}
+    if draws:
+        camp["draw"] = _rate(draws, len(games))
+    per_entrant: dict[str, dict[str, Any]] = {}
+    for (e, c), xs in sorted(mine.items()):
+        per_entrant.setdefault(e, {})[c] = _rate(sum(xs), len(xs))
+    return camp, per_entrant
 
 
 def table(result: dict[str, Any]) -> Any:

@@ -34,9 +34,9 @@ from services.eventlog.redis_store import RedisEventStore
 from services.eventlog.verify import verify
 from services.matchmaking.consumer import rebuild
 from services.matchmaking.rating_store import RatingStore
-from services.platform.matches import Games, bot_match
 from services.platform.redis_proc import PersistentRedis
-from services.platform.tournament import Spec
+from services.tournaments.matches import Games, bot_match
+from services.tournaments.spec import Spec
 
 GAMES = 40
 POLICIES = ["random"]  # the cheapest bots: the platform is what is under test

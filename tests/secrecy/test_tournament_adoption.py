@@ -5,7 +5,6 @@ reveal must be the tournament's: ruleset, players, options, seats, seed and its 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,10 +16,11 @@ from services.contracts.streams import NewMatch, Seat
 from services.engine.service import Games
 from services.engine.side import RedisSide
 from services.eventlog.redis_store import RedisEventStore
-from services.platform.matches import bot_match
-from services.platform.tournament import Spec, _play, read_journal
-from services.platform.up import Running
 from services.rules import api
+from services.tournaments.journal import read_journal
+from services.tournaments.matches import bot_match
+from services.tournaments.runner import play
+from services.tournaments.spec import Spec
 
 SECRET = b"adoption"
 
@@ -58,13 +58,11 @@ async def test_a_game_made_ahead_is_not_adopted(
         match = bot_match(gid, spec.ruleset, policies, 424242)
     archive = tmp_path / "archive"
     await _archived(redis_client, redis_namespace, archive, match)
-    run = Running(os.getpid(), redis_url, redis_namespace, str(archive))
     journal = tmp_path / "t.jsonl"
-    done: dict[int, object] = {}
     if forged == "none":
-        assert await _play(spec, run, [0], done, journal, 1, True) == 1  # type: ignore[arg-type]
+        assert await play(spec, redis_url, redis_namespace, archive, [0], journal, 1) == 1
         assert read_journal(journal)[0].seed == spec.seed
         return
     with pytest.raises(RuntimeError, match=f"not this tournament's game.*{forged}"):
-        await _play(spec, run, [0], done, journal, 1, True)  # type: ignore[arg-type]
-    assert read_journal(journal) == {} and done == {}  # nothing recorded
+        await play(spec, redis_url, redis_namespace, archive, [0], journal, 1)
+    assert read_journal(journal) == {}  # nothing recorded

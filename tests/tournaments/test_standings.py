@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from services.platform.standings import MODEL, Played, rate
+from services.tournaments.standings import MODEL, Played, rate
 
 ROLES = ["lord", "loyalist", "rebel", "rebel", "renegade"]
 
