@@ -42,6 +42,7 @@ from .service import Play
 
 _json = msgspec.json.Encoder()
 LIMITED = ("create_table", "join", "quickplay")  # each asks the matchmaker for a ticket
+PLAY_ROUTES = [r for r in routes.ROUTES if r.served == "play"]  # the rest are the replay's
 
 
 class PlayHttp:
@@ -55,7 +56,7 @@ class PlayHttp:
     def __call__(self, req: Request) -> tuple[str, Route] | None:
         """The named handler for `req`, if the path is one of the play API's."""
         known = False
-        for r in routes.ROUTES:
+        for r in PLAY_ROUTES:
             params = routes.match(r, req.path)
             if params is None:
                 continue
@@ -67,7 +68,7 @@ class PlayHttp:
         return None
 
     async def _wrong_method(self, req: Request, w: asyncio.StreamWriter) -> None:
-        allowed = sorted({r.method for r in routes.ROUTES if routes.match(r, req.path) is not None})
+        allowed = sorted({r.method for r in PLAY_ROUTES if routes.match(r, req.path) is not None})
         raise HttpError(405, f"{req.method} {req.path}: use {', '.join(allowed)}")
 
     async def _run(
@@ -239,7 +240,7 @@ class PlayHttp:
         self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
     ) -> schema.SeatView:
         """See routes.ROUTES."""
-        return await self.play.seats.view(p, game, seat)
+        return await self.play.seats.view(p, game, seat, lang_of(req))
 
     async def seat_stream(
         self, req: Request, w: asyncio.StreamWriter, p: identity.Player, game: str, seat: int
@@ -249,7 +250,7 @@ class PlayHttp:
         last = req.headers.get("last-event-id", "")
         if keys.is_number(last):
             after = int(last)
-        items = await self.play.seats.stream(p, game, seat, after)
+        items = await self.play.seats.stream(p, game, seat, after, lang_of(req))
         metrics = self.play.replay.metrics
         metrics.open["sse"].inc()
 
@@ -296,6 +297,10 @@ class PlayHttp:
         """See routes.ROUTES."""
         return await self.play.seats.resign(p, game, seat)
 
+    async def catalogue(self, req: Request, w: asyncio.StreamWriter, game: str) -> schema.Catalogue:
+        """See routes.ROUTES."""
+        return await self.play.seats.catalogue(game)
+
     async def openapi(self, req: Request, w: asyncio.StreamWriter) -> None:
         """See routes.ROUTES."""
         await send(w, 200, self.document)
@@ -337,6 +342,23 @@ def same_origin(req: Request) -> None:
         raise HttpError(
             403, "cross-origin request refused: this API takes no request from another site's pages"
         )
+
+
+def lang_of(req: Request) -> schema.Lang:
+    """The language a player reads: `lang` (zh or en; 400 for another), else the first of the
+    request's Accept-Language that is one of them, else English."""
+    asked = req.query.get("lang")
+    if asked is not None:
+        if asked not in ("zh", "en"):
+            raise HttpError(400, "lang must be zh or en")
+        return "zh" if asked == "zh" else "en"
+    for part in req.headers.get("accept-language", "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("zh"):
+            return "zh"
+        if tag.startswith("en"):
+            return "en"
+    return "en"
 
 
 def cookie_header(name: str, value: str, *, secure: bool) -> str:

@@ -14,7 +14,9 @@ would hand out seats for 24 hours): Redis keeps its expiry (`exp`) and SHA-256 (
 server, which holds the deployment's secret, mints the same token again from (game, seat, exp)
 when it needs it (`Sessions.seat`; a token the secret no longer makes is no seat). A record
 written before this (`token` in plain text) is still read; without a secret (in-process tests)
-the token is kept as it was.
+the token is kept as it was. A player who leaves a seat (resigns, or goes back to the lobby
+dead or after the end) keeps `left` (`GAME/SEAT`): that seat's routes then say why they are
+closed to them (409) instead of "not yours" (403).
 """
 
 from __future__ import annotations
@@ -41,6 +43,14 @@ redis.call('HSET', KEYS[1], 'game', ARGV[2], 'seat', ARGV[3], unpack(ARGV, 4))
 return 1
 """
 SEAT_FIELDS = ("game", "seat", "token", "tokh", "exp")
+LEAVE = """
+-- KEYS: player record; ARGV: game, seat. The player leaves that seat (if it is still theirs)
+if redis.call('HGET', KEYS[1], 'game') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'seat') ~= ARGV[2]
+then return 0 end
+redis.call('HDEL', KEYS[1], 'game', 'seat', 'token', 'tokh', 'exp')
+redis.call('HSET', KEYS[1], 'left', ARGV[1] .. '/' .. ARGV[2])
+return 1
+"""
 
 
 @dataclass(frozen=True)
@@ -157,6 +167,16 @@ class Sessions:
             SEAT_FROM, 1, self._player(player), ticket, seat.game, seat.seat, *kept
         )
         return bool(done)
+
+    async def leave(self, player: str, game: str, seat: int) -> bool:
+        """The player leaves their seat `seat` of `game` (a no-op, False, if they sit elsewhere
+        by now): they are free for the next table."""
+        done = await self.client.eval(LEAVE, 1, self._player(player), game, seat)
+        return bool(done)
+
+    async def left(self, player: str) -> str:
+        """The seat the player last left (`GAME/SEAT`), or ""."""
+        return (await self.record(player)).get("left", "")
 
     async def clear_ticket(self, player: str, ticket: str) -> None:
         """The player's `ticket` ended without a seat (cancelled, expired)."""

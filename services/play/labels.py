@@ -1,218 +1,408 @@
 """A decision in a player's words: a prompt, and every legal option with its label and what it
 names (a card, a seat, a skill …), so that a page or any other client draws it from its kind and
-never shows a raw option key. Names come from the ruleset (红楼梦 prints 药 for 桃)."""
+never shows a raw option key. One language per request: Chinese (`zh`) or English (`en`).
+
+Names come from the game's catalogue (services/readside/catalogue.py: the ruleset's deck and
+printed names, generals with their skills, every skill's text from the rules' registry); a seat
+is named by the general it plays now, and by its person's name where a person sits there (never
+by a bot's player id). The words here are the page's own: decision kinds, the fixed option
+keys of the rules, suits and phases.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules import api
 from . import schema
 
 SUITS = {"S": "♠", "H": "♥", "C": "♣", "D": "♦"}
-SUIT_WORDS = {"S": "♠ spades", "H": "♥ hearts", "C": "♣ clubs", "D": "♦ diamonds"}
 RANKS = {1: "A", 11: "J", 12: "Q", 13: "K"}
 
-# Named choices (`choose` words, and the fixed keys of other kinds): (about, key) first, then key.
-WORDS: dict[tuple[str, str], str] = {
-    ("", "end"): "end the play phase",
-    ("", "yes"): "yes, do it",
-    ("", "hand"): "a random hand card",
-    ("", "bottom"): "the rest to the bottom",
-    ("", "discard"): "discard",
-    ("", "draw"): "draw a card",
-    ("", "damage"): "take 1 damage",
-    ("", "give"): "give a card",
-    ("", "slash"): "use a 杀",
-    ("", "recover"): "recover 1 HP",
-    ("", "extra_turn"): "take an extra turn",
-    ("", "lose_hp"): "lose 1 HP",
-    ("雌雄双股剑", "discard"): "discard a hand card",
-    ("雌雄双股剑", "draw"): "let the user draw a card",
-    ("刚烈", "discard"): "discard 2 hand cards",
-    ("刚烈", "damage"): "take 1 damage",
-    ("强化", "slash"): "强化 杀: cannot be dodged",
-    ("强化", "dodge"): "强化 闪",
-    ("强化", "damage"): "强化: +1 damage",
-    ("强化", "slash+damage"): "强化 杀: cannot be dodged and +1 damage",
-    ("强化", "peach"): "强化 桃",
-    ("强化", "wine"): "强化 酒",
-    ("强化", "delayed"): "强化 the delayed trick",
+# Every word of this module, by language: the same keys in both (a test checks).
+ZH: dict[str, str] = {
+    "seat": "{n}号位",
+    "you": "你",
+    "with_name": "{general}（{name}）",
+    "card_n": "第{n}张牌",
+    "suit.S": "♠ 黑桃",
+    "suit.H": "♥ 红桃",
+    "suit.C": "♣ 梅花",
+    "suit.D": "♦ 方块",
+    "word.end": "结束出牌阶段",
+    "word.yes": "确定",
+    "word.use": "发动{skill}",
+    "word.hand": "随机一张手牌",
+    "word.hand_n": "随机一张手牌（共{n}张）",
+    "word.bottom": "其余置于牌堆底",
+    "word.discard": "弃置一张牌",
+    "word.draw": "摸一张牌",
+    "word.damage": "受到1点伤害",
+    "word.give": "交出一张牌",
+    "word.slash": "使用一张杀",
+    "word.recover": "回复1点体力",
+    "word.extra_turn": "获得一个额外回合",
+    "word.lose_hp": "失去1点体力",
+    "word.雌雄双股剑.discard": "弃置一张手牌",
+    "word.雌雄双股剑.draw": "令其摸一张牌",
+    "word.刚烈.discard": "弃置两张手牌",
+    "word.强化.slash": "强化杀：不可被闪避",
+    "word.强化.dodge": "强化闪",
+    "word.强化.damage": "强化：伤害+1",
+    "word.强化.slash+damage": "强化杀：不可被闪避且伤害+1",
+    "word.强化.peach": "强化桃",
+    "word.强化.wine": "强化酒",
+    "word.强化.delayed": "强化延时锦囊",
+    "recast": "重铸 {card}",
+    "general": "{general}（{faction} {hp}血）",
+    "play": "出牌阶段：使用一张牌或发动技能，或结束出牌阶段。",
+    "targets": "选择{what}的{second}目标{cards}{skill}",
+    "second": "第二个",
+    "respond.use": "是否使用{need}{against}？",
+    "respond.play": "是否打出{need}{against}？",
+    "respond.pick": "是否选择{need}{against}？",
+    "against": "响应{reason}",
+    "dying": "{seat}濒死：是否对其使用{need}？",
+    "dying.you": "你濒死：是否使用{need}？",
+    "from": "（来自{seat}）",
+    "on": "（对{seat}）",
+    "discard": "弃置{n}张牌{why}{suit}",
+    "discard.why": "（{reason}）",
+    "discard.suit": "，须为{suit}",
+    "cards": "{skill}：选择{n}张牌{as}",
+    "cards.as": "当{name}使用",
+    "pick_card": "{reason}：获得{seat}的一张牌",
+    "confirm": "是否发动{skill}{on}？",
+    "draft": "选择你的武将",
+    "draft.camp": "选择阵容第{n}位的武将",
+    "choose": "{about}：请选择",
+    "观星": "观星：按顺序选择置于牌堆顶的牌（先选的在最上）；其余留在其下，或选“其余置于牌堆底”",
+    "五谷丰登": "五谷丰登：选择一张牌获得",
+    "反间": "反间：选择一种花色",
+    "火攻_show": "火攻：展示一张手牌",
+    "遗计": "遗计：将{card}交给一名角色",
+    "遗计.any": "遗计：交出一张牌",
+    "强化": "是否强化{card}（{rage}点怒气）？",
+    "雌雄双股剑": "雌雄双股剑：弃置一张手牌，或令使用者摸一张牌",
+    "刚烈": "刚烈：弃置两张手牌，或受到1点伤害",
+    "decide": "{kind}：请选择",
+    "n": "{lo}–{hi}",
 }
-
-NEEDS = {"闪": "a 闪", "杀": "a 杀", "桃": "a 桃", "无懈可击": "a 无懈可击"}
-
-
-def word(about: str, key: str) -> str | None:
-    """The label of a named choice, if it has one."""
-    return WORDS.get((about, key)) or WORDS.get(("", key))
+EN: dict[str, str] = {
+    "seat": "seat {n}",
+    "you": "you",
+    "with_name": "{general} ({name})",
+    "card_n": "card {n}",
+    "suit.S": "♠ spades",
+    "suit.H": "♥ hearts",
+    "suit.C": "♣ clubs",
+    "suit.D": "♦ diamonds",
+    "word.end": "end the play phase",
+    "word.yes": "yes, do it",
+    "word.use": "use {skill}",
+    "word.hand": "a random hand card",
+    "word.hand_n": "a random hand card ({n} in hand)",
+    "word.bottom": "the rest to the bottom",
+    "word.discard": "discard a card",
+    "word.draw": "draw a card",
+    "word.damage": "take 1 damage",
+    "word.give": "give a card",
+    "word.slash": "use a 杀",
+    "word.recover": "recover 1 HP",
+    "word.extra_turn": "take an extra turn",
+    "word.lose_hp": "lose 1 HP",
+    "word.雌雄双股剑.discard": "discard a hand card",
+    "word.雌雄双股剑.draw": "let the user draw a card",
+    "word.刚烈.discard": "discard 2 hand cards",
+    "word.强化.slash": "强化 杀: cannot be dodged",
+    "word.强化.dodge": "强化 闪",
+    "word.强化.damage": "强化: +1 damage",
+    "word.强化.slash+damage": "强化 杀: cannot be dodged and +1 damage",
+    "word.强化.peach": "强化 桃",
+    "word.强化.wine": "强化 酒",
+    "word.强化.delayed": "强化 the delayed trick",
+    "recast": "recast {card}",
+    "general": "{general} ({faction}, {hp} HP)",
+    "play": "Your play phase: use a card or a skill, or end the phase.",
+    "targets": "Choose the {second}target{s} of {what}{cards}{skill}",
+    "second": "second ",
+    "respond.use": "Use {need}{against}?",
+    "respond.play": "Play {need}{against}?",
+    "respond.pick": "Pick {need}{against}?",
+    "against": " against {reason}",
+    "dying": "{seat} is dying: use {need} on them?",
+    "dying.you": "You are dying: use {need}?",
+    "from": " from {seat}",
+    "on": " on {seat}",
+    "discard": "Discard {n} card{s}{why}{suit}",
+    "discard.why": " ({reason})",
+    "discard.suit": " of {suit}",
+    "cards": "{skill}: choose {n} card{s}{as}",
+    "cards.as": " to use as {name}",
+    "pick_card": "{reason}: take a card from {seat}",
+    "confirm": "Use {skill}{on}?",
+    "draft": "Choose your general",
+    "draft.camp": "Choose the general for camp position {n}",
+    "choose": "{about}: choose",
+    "观星": "观星: pick the cards to put on top, in order (top first); the rest stay below them, "
+    "or go to the bottom",
+    "五谷丰登": "五谷丰登: take one of the cards shown",
+    "反间": "反间: name a suit",
+    "火攻_show": "火攻: show a card from your hand",
+    "遗计": "遗计: give {card} to a player",
+    "遗计.any": "遗计: give a card",
+    "强化": "强化 {card} ({rage} 怒气)?",
+    "雌雄双股剑": "雌雄双股剑: discard a hand card, or let the user draw a card",
+    "刚烈": "刚烈: discard 2 hand cards, or take 1 damage",
+    "decide": "{kind}: choose",
+    "n": "{lo}–{hi}",
+}
+LANGS: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
+CHOICE_PROMPTS = ("观星", "五谷丰登", "反间", "火攻_show", "雌雄双股剑", "刚烈")
 
 
 @dataclass(frozen=True)
 class Table:
-    """What labels need to know of a game: its card table, seat names and printed names."""
+    """What labels need to know of a game: its card table, the name each seat's person chose
+    ("" for a bot), printed names, generals (faction, max HP) and their skills, skill texts."""
 
-    cards: list[list[Any]]  # id -> [name, suit, rank, type, subtype] (envelope.card_table)
-    seat_names: list[str]
+    cards: list[list[Any]]  # id -> [name, suit, rank, type, subtype] (catalogue.card_table)
+    seat_names: list[str]  # a person's chosen name, "" for a bot's seat
     names: dict[str, str]  # engine name -> printed name (readside.catalogue.printed_names)
     generals: dict[str, tuple[str, int]]  # name -> (faction, max HP)
+    skills: dict[str, list[str]] = field(default_factory=dict)  # general -> its skills
+    texts: dict[str, str] = field(default_factory=dict)  # skill -> its text
+
+
+@dataclass(frozen=True)
+class Words:
+    """One decision's words: the game's table, the language, who is asked, and the general
+    each seat plays now (from the asked seat's view)."""
+
+    t: Table
+    lang: str = "zh"
+    me: int = -1
+    playing: Sequence[str] = ()  # each seat's general now ("" unknown)
+
+    def w(self, key: str, **args: Any) -> str:
+        """A word of the language, filled in."""
+        return LANGS[self.lang][key].format(**args)
 
     def name(self, n: str) -> str:
         """A card, role or skill name as the ruleset prints it."""
-        return self.names.get(n, n)
+        return self.t.names.get(n, n)
 
     def card(self, cid: int) -> str:
         """A card's face: printed name, suit and rank."""
-        if not 0 <= cid < len(self.cards):
-            return f"card {cid}"
-        name, suit, rank = self.cards[cid][0], self.cards[cid][1], self.cards[cid][2]
+        cards = self.t.cards
+        if not 0 <= cid < len(cards):
+            return self.w("card_n", n=cid)
+        name, suit, rank = cards[cid][0], cards[cid][1], cards[cid][2]
         return f"{self.name(name)}{SUITS.get(suit, '')}{RANKS.get(rank, rank) if rank else ''}"
 
     def seat(self, i: int) -> str:
-        """A seat by number and name."""
-        return f"S{i} {self.seat_names[i]}" if 0 <= i < len(self.seat_names) else f"S{i}"
+        """A seat as a player knows it: the general it plays (else its number), and the
+        person's name where a person sits there (`you` for the asked seat)."""
+        general = self.playing[i] if 0 <= i < len(self.playing) else ""
+        if self.t.generals.get(general, ("?", 0))[0] == "":
+            general = ""  # no general of its own (a vanilla table's seats): its number
+        label = self.name(general) if general else self.w("seat", n=i + 1)
+        person = self.w("you") if i == self.me else ""
+        if not person and 0 <= i < len(self.t.seat_names):
+            person = self.t.seat_names[i]
+        return self.w("with_name", general=label, name=person) if person else label
+
+    def about_general(self, general: str) -> str:
+        """A general's skills with their text, one a line."""
+        sep = "：" if self.lang == "zh" else ": "
+        return "\n".join(
+            f"{self.name(s)}{sep}{self.t.texts.get(s, '')}" if self.t.texts.get(s) else self.name(s)
+            for s in self.t.skills.get(general, [])
+        )
+
+    def word(self, about: str, key: str) -> str | None:
+        """The label of a named choice, if it has one."""
+        words = LANGS[self.lang]
+        return words.get(f"word.{about}.{key}") or words.get(f"word.{key}")
+
+    def count(self, lo: int, hi: int) -> str:
+        """A number of picks: `2`, or `1–3`."""
+        return str(lo) if lo == hi else self.w("n", lo=lo, hi=hi)
 
 
-def option(key: str, d: api.Decision, t: Table) -> schema.Option:
+def option(key: str, d: api.Decision, t: Words) -> schema.Option:
     """One option, labelled; a key of an unknown shape raises ValueError (tests enumerate every
     kind the rulesets produce, so none reaches a player unlabelled)."""
     about = str(d.info.get("about", ""))
     kind, sep, rest = key.partition(":")
-    if sep and kind == "card" and api.keys.is_number(rest):
+    number = api.keys.is_number(rest)
+    if sep and kind == "card" and number:
         return schema.Option(key=key, type="card", text=t.card(int(rest)), card=int(rest))
-    if sep and kind == "recast" and api.keys.is_number(rest):
-        return schema.Option(
-            key=key, type="recast", text=f"重铸 {t.card(int(rest))}", card=int(rest)
-        )
-    if sep and kind == "seat" and api.keys.is_number(rest):
+    if sep and kind == "recast" and number:
+        text = t.w("recast", card=t.card(int(rest)))
+        return schema.Option(key=key, type="recast", text=text, card=int(rest))
+    if sep and kind == "seat" and number:
         return schema.Option(key=key, type="seat", text=t.seat(int(rest)), seat=int(rest))
     if sep and kind == "skill" and rest:
-        return schema.Option(key=key, type="skill", text=t.name(rest))
+        text = t.t.texts.get(rest, "")
+        return schema.Option(key=key, type="skill", text=t.name(rest), about=text)
     if sep and kind == "general" and rest:
-        faction, hp = t.generals.get(rest, ("", 0))
-        extra = f" ({t.name(faction)} {hp})" if faction or hp else ""
-        return schema.Option(key=key, type="general", text=f"{t.name(rest)}{extra}")
-    if sep and kind == "suit" and rest in SUIT_WORDS:
-        return schema.Option(key=key, type="suit", text=SUIT_WORDS[rest])
+        faction, hp = t.t.generals.get(rest, ("", 0))
+        text = t.w("general", general=t.name(rest), faction=t.name(faction), hp=hp)
+        if not faction and not hp:
+            text = t.name(rest)
+        return schema.Option(key=key, type="general", text=text, about=t.about_general(rest))
+    if sep and kind == "suit" and rest in SUITS:
+        return schema.Option(key=key, type="suit", text=t.w(f"suit.{rest}"))
     if key == "hand":
         count = d.info.get("hand_count")
-        text = (
-            f"a random hand card ({count} in hand)" if count is not None else "a random hand card"
-        )
+        text = t.w("word.hand_n", n=count) if count is not None else t.w("word.hand")
         owner = d.info.get("owner", -1)
         return schema.Option(key=key, type="hand", text=text, seat=int(owner))
-    label = word(about, key)
+    label = t.word(about, key)
     if key == "yes" and (d.info.get("skill") or about):
-        label = f"use {t.name(str(d.info.get('skill') or about))}"
+        label = t.w("word.use", skill=t.name(str(d.info.get("skill") or about)))
     if label is None:
         raise ValueError(f"no label for option {key!r} of a {d.kind} decision ({about or '-'})")
     return schema.Option(key=key, type="word", text=label)
 
 
-def _cards(ids: object, t: Table) -> str:
+def _cards(ids: object, t: Words) -> str:
     return " ".join(t.card(int(c)) for c in ids) if isinstance(ids, list) else ""
 
 
-def _respond(d: api.Decision, t: Table) -> str:
+def _respond(d: api.Decision, t: Words) -> str:
     i = d.info
-    need = NEEDS.get(str(i.get("need")), str(i.get("need")))
     how = {"use": "use", "play": "play"}.get(str(i.get("mode")), "pick")
     src, tgt, reason = int(i.get("source", -1)), int(i.get("target", -1)), str(i.get("reason", ""))
-    about = t.name(reason) if reason else ""
-    if src >= 0 and about:
-        about += f" from {t.seat(src)}"
-    if i.get("need") == "无懈可击" and tgt >= 0:
-        about += f" on {t.seat(tgt)}"
-    return f"{how} {need}" + (f" against {about}" if about else "") + "?"
+    need = t.name(str(i.get("need")))
+    if reason == "dying":  # a seat at 0 HP: who it is, not a card or a skill
+        if tgt < 0 or tgt == t.me:
+            return t.w("dying.you", need=need)
+        return t.w("dying", seat=t.seat(tgt), need=need)
+    against = ""
+    if reason:
+        what = t.name(reason)
+        if src >= 0:
+            what += t.w("from", seat=t.seat(src))
+        if i.get("need") == "无懈可击" and tgt >= 0:
+            what += t.w("on", seat=t.seat(tgt))
+        against = t.w("against", reason=what)
+    return t.w(f"respond.{how}", need=need, against=against)
 
 
-PROMPTS: dict[str, Callable[[api.Decision, Table], str]] = {
-    "play": lambda d, t: "Your play phase: use a card or a skill, or end the phase.",
-    "targets": lambda d, t: (
-        f"Choose the {'second ' if d.info.get('second') else ''}target"
-        f"{'s' if d.max > 1 else ''} of "
-        f"{t.name(str(d.info.get('card') or d.info.get('skill') or ''))}"
-        + (f" ({_cards(d.info.get('cards'), t)})" if d.info.get("cards") else "")
-        + (
-            f" [{t.name(str(d.info['skill']))}]"
-            if d.info.get("card") and d.info.get("skill")
-            else ""
+def _targets(d: api.Decision, t: Words) -> str:
+    i = d.info
+    cards = f" ({_cards(i.get('cards'), t)})" if i.get("cards") else ""
+    skill = f" [{t.name(str(i['skill']))}]" if i.get("card") and i.get("skill") else ""
+    return t.w(
+        "targets",
+        what=t.name(str(i.get("card") or i.get("skill") or "")),
+        second=t.w("second") if i.get("second") else "",
+        s="s" if d.max > 1 else "",
+        cards=cards,
+        skill=skill,
+    )
+
+
+def _discard(d: api.Decision, t: Words) -> str:
+    reason = d.info.get("reason")
+    why = (
+        t.w("discard.why", reason=t.name(str(reason)))
+        if reason not in (None, "discard_phase")
+        else ""
+    )
+    suit = str(d.info.get("suit") or "")
+    return t.w(
+        "discard",
+        n=t.count(d.min, d.max),
+        s="s" if d.max > 1 else "",
+        why=why,
+        suit=t.w("discard.suit", suit=t.w(f"suit.{suit}")) if suit in SUITS else "",
+    )
+
+
+def _cards_prompt(d: api.Decision, t: Words) -> str:
+    as_ = t.w("cards.as", name=t.name(str(d.info["as"]))) if d.info.get("as") else ""
+    return t.w(
+        "cards",
+        skill=t.name(str(d.info.get("skill", ""))),
+        n=t.count(d.min, d.max),
+        s="s" if d.max > 1 else "",
+        **{"as": as_},
+    )
+
+
+def _confirm(d: api.Decision, t: Words) -> str:
+    skill = t.name(str(d.info.get("skill") or d.info.get("about") or ""))
+    on = t.w("on", seat=t.seat(int(d.info["target"]))) if "target" in d.info else ""
+    return t.w("confirm", skill=skill, on=on)
+
+
+def _draft(d: api.Decision, t: Words) -> str:
+    if d.info.get("about") == "camp":
+        return t.w("draft.camp", n=int(d.info["position"]) + 1)
+    return t.w("draft")
+
+
+def _choose(d: api.Decision, t: Words) -> str:
+    about = str(d.info.get("about", ""))
+    if about in CHOICE_PROMPTS:
+        return t.w(about)
+    if about == "遗计":
+        return (
+            t.w("遗计", card=t.card(int(d.info["card"]))) if "card" in d.info else t.w("遗计.any")
         )
-    ),
+    if about == "强化":
+        return t.w("强化", card=t.name(str(d.info.get("card", ""))), rage=d.info.get("rage", 0))
+    return t.w("choose", about=t.name(about))
+
+
+PROMPTS: dict[str, Callable[[api.Decision, Words], str]] = {
+    "play": lambda d, t: t.w("play"),
+    "targets": _targets,
     "respond": _respond,
-    "discard": lambda d, t: (
-        f"Discard {d.min if d.min == d.max else f'{d.min}–{d.max}'} card"
-        f"{'s' if d.max > 1 else ''}"
-        + (
-            f" ({t.name(str(d.info['reason']))})"
-            if d.info.get("reason") not in (None, "discard_phase")
-            else ""
-        )
-        + (f" of {SUIT_WORDS.get(str(d.info.get('suit')), '')}" if d.info.get("suit") else "")
+    "discard": _discard,
+    "cards": _cards_prompt,
+    "pick_card": lambda d, t: t.w(
+        "pick_card",
+        reason=t.name(str(d.info.get("reason", ""))),
+        seat=t.seat(int(d.info.get("owner", -1))),
     ),
-    "cards": lambda d, t: (
-        f"{t.name(str(d.info.get('skill', '')))}: choose "
-        f"{d.min if d.min == d.max else f'{d.min}–{d.max}'} card{'s' if d.max > 1 else ''}"
-        + (f" to use as {t.name(str(d.info['as']))}" if d.info.get("as") else "")
-    ),
-    "pick_card": lambda d, t: (
-        f"{t.name(str(d.info.get('reason', '')))}: take a card from "
-        f"{t.seat(int(d.info.get('owner', -1)))}"
-    ),
-    "confirm": lambda d, t: (
-        f"Use {t.name(str(d.info.get('skill') or d.info.get('about') or ''))}"
-        + (f" on {t.seat(int(d.info['target']))}" if "target" in d.info else "")
-        + "?"
-    ),
-    "choose": lambda d, t: _choose(d, t),
-    "draft": lambda d, t: (
-        f"Choose the general for camp position {int(d.info['position']) + 1}"
-        if d.info.get("about") == "camp"
-        else "Choose your general"
-    ),
+    "confirm": _confirm,
+    "choose": _choose,
+    "draft": _draft,
 }
 
 
-def _choose(d: api.Decision, t: Table) -> str:
-    about = str(d.info.get("about", ""))
-    if about == "观星":
-        return "观星: pick the cards to put on top, in order (top first); the rest stay below them, or go to the bottom"
-    if about == "五谷丰登":
-        return "五谷丰登: take one of the cards shown"
-    if about == "反间":
-        return "反间: name a suit"
-    if about == "火攻_show":
-        return "火攻: show a card from your hand"
-    if about == "遗计":
-        return (
-            f"遗计: give {t.card(int(d.info['card']))} to a player"
-            if "card" in d.info
-            else "遗计: give a card"
-        )
-    if about == "强化":
-        return f"强化 {t.name(str(d.info.get('card', '')))} ({d.info.get('rage', 0)} 怒气)?"
-    return f"{t.name(about)}: choose"
-
-
-def prompt(d: api.Decision, t: Table) -> str:
+def prompt(d: api.Decision, t: Words) -> str:
     """What the decision asks, in a player's words."""
     make = PROMPTS.get(d.kind)
-    return make(d, t) if make is not None else f"{d.kind}: choose"
+    return make(d, t) if make is not None else t.w("decide", kind=d.kind)
 
 
 ORDERED = frozenset({"观星"})  # choices whose picks' order matters
 
 
-def decision(d: api.Decision, t: Table, version: int, deadline_ms: int) -> schema.Decision:
-    """The decision as the play API sends it to its seat."""
+def decision(
+    d: api.Decision,
+    t: Table,
+    version: int,
+    deadline_ms: int,
+    lang: str = "zh",
+    playing: Sequence[str] = (),
+) -> schema.Decision:
+    """The decision as the play API sends it to its seat, in `lang`; `playing`: the general
+    each seat plays now, as the seat knows it (seats are named by them)."""
+    words = Words(t, lang, d.seat, playing)
     return schema.Decision(
         id=d.id,
         seat=d.seat,
         kind=d.kind,
-        prompt=prompt(d, t),
-        options=[option(o, d, t) for o in d.options],
+        prompt=prompt(d, words),
+        options=[option(o, d, words) for o in d.options],
         min=d.min,
         max=d.max,
         declinable=d.declinable,

@@ -50,6 +50,7 @@ class Window:
     seconds: int
 
 
+DEFAULT_ANSWERS_PER_S = 20  # answers a second per seat (the web server's --answers-per-s)
 GUESTS_PER_ADDRESS = Window(100, 600)  # a household or a classroom behind one address
 SEATS_PER_GUEST = Window(30, 60)  # open, join or quick-play a table
 SEATS_PER_ADDRESS = Window(300, 60)

@@ -8,9 +8,16 @@ from typing import Any, Literal
 
 import msgspec
 
+from ..eventlog.verify import Divergence as Divergence
+from ..eventlog.verify import VerifyReport as VerifyReport
+
 # the play API's body for a table is the matchmaker's own settings struct
 from ..matchmaking.tables import TableSettings as TableSettings
 from ..readside import schema as readside_schema
+from ..replay.games import GameSummary as GameSummary
+
+Lang = Literal["zh", "en"]
+"""The languages of the words a player reads (prompts and option labels): 中文 or English."""
 
 
 class Error(msgspec.Struct):
@@ -73,16 +80,31 @@ class ModeOption(msgspec.Struct, kw_only=True):
     allowed: str
 
 
+class Preset(msgspec.Struct, kw_only=True):
+    """A named set of options a table of a ruleset is usually opened with (谋攻, a draft of
+    generals …): `names` by language (`zh`, `en`), the options it sets (on top of the table
+    size's own)."""
+
+    id: str
+    names: dict[str, str]
+    options: dict[str, Any]
+
+
 class Modes(msgspec.Struct, kw_only=True):
-    """What a table may be: every ruleset's table sizes, and the bots' levels; the names each
-    ruleset prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人); and the options a
-    table of each ruleset may set, with their defaults (`max_reshuffles`: 19, every game ends in
-    a draw when its draw pile would be reshuffled for the 20th time; 0 = unlimited)."""
+    """What a table may be: every ruleset's table sizes, and the bots' levels (the first is the
+    default; a table's level plays its bot seats and any seat on 托管); the names each ruleset
+    prints differently from the engine (红楼梦: 桃 -> 药, lord -> 主人); the options a table of
+    each ruleset may set, with their defaults (`max_reshuffles`: 19, every game ends in a draw
+    when its draw pile would be reshuffled for the 20th time; 0 = unlimited); the presets of
+    each ruleset (the first is the usual one); and the table a page opens by default
+    (`default`: standard identity, 5 players)."""
 
     tables: list[ModeTable]
     bot_levels: list[str]
     names: dict[str, dict[str, str]] = {}
     options: dict[str, dict[str, ModeOption]] = {}
+    presets: dict[str, list[Preset]] = {}
+    default: ModeTable | None = None
 
 
 class Waiting(msgspec.Struct, kw_only=True):
@@ -95,11 +117,14 @@ class Waiting(msgspec.Struct, kw_only=True):
 
 
 class Seated(msgspec.Struct, kw_only=True):
-    """The person's seat: which game and seat (and whether that game is over)."""
+    """The person's seat: which game and seat, whether that game is over, and whether the seat
+    is alive (a dead seat's person may watch the rest from it, or leave it: `resign`; either
+    way they are free to sit at another table)."""
 
     game: str
     seat: int
     over: bool = False
+    alive: bool = True
 
 
 class Me(msgspec.Struct, kw_only=True):
@@ -138,13 +163,16 @@ class QuickPlay(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class Option(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One legal pick, labelled. `type` says what it names: `card` (a card id: in the seat's
     hand or equipment, or shown for this decision), `seat`, `skill`, `general`, `suit`, `hand`
-    (a random hand card of another seat), `recast` (重铸 a card) or `word` (a named choice)."""
+    (a random hand card of another seat), `recast` (重铸 a card) or `word` (a named choice).
+    `about`: what a player may want to read before picking it (a general's skills and their
+    text, a skill's text), in the rules' own words; "" when there is nothing more."""
 
     key: str  # what to send in `picks`
     type: str
-    text: str  # the label, in a player's words
+    text: str  # the label, in a player's words (the language asked for: `lang`)
     card: int = -1
     seat: int = -1
+    about: str = ""
 
 
 class Decision(msgspec.Struct, kw_only=True):
@@ -198,6 +226,45 @@ STREAM_TYPES: tuple[type[msgspec.Struct], ...] = (SeatMessage, *ENTRY_TYPES)
 """Every body the seat stream sends, for the OpenAPI document's components."""
 
 
+class SeatState(msgspec.Struct, kw_only=True):
+    """One seat as a viewer knows it (the rules' views.SeatView): general, role once known,
+    HP, alive, hand count (and the hand faces the viewer has seen: all of its own), equipment
+    and judgement cards (card ids), chained, counters (护甲 armor, 玉佩 jade, 怒气 rage)."""
+
+    seat: int
+    general: str = ""
+    role: str = ""
+    hp: int = 0
+    max_hp: int = 0
+    alive: bool = True
+    hand_count: int = 0
+    hand: list[int] = []
+    equip: list[int] = []
+    judge: list[int] = []
+    chained: bool = False
+    counters: dict[str, int] = {}
+
+
+class TableView(msgspec.Struct, kw_only=True):
+    """A viewer's picture of the table (the rules' views.View), folded from the entries it
+    received: every seat, the draw pile's size, the discard pile (card ids, oldest first),
+    whose turn (`current`, -1 before the first) in which phase of which round, and the end
+    (`over`, `winners`: seats). `seq` counts the events folded. Card ids name cards of the
+    game's catalogue (`GET /api/games/{game}/catalogue`)."""
+
+    viewer: int
+    ruleset: str = ""
+    seats: list[SeatState] = []
+    draw_count: int = 0
+    discard: list[int] = []
+    current: int = -1
+    phase: str = ""
+    round: int = 0
+    over: bool = False
+    winners: list[int] = []
+    seq: int = 0
+
+
 class SeatView(msgspec.Struct, kw_only=True):
     """The seat's picture of the game now: the view folded from every entry the seat may see
     (services.rules views: own hand, role and general; every seat's public state), its pending
@@ -210,7 +277,7 @@ class SeatView(msgspec.Struct, kw_only=True):
     version: int
     over: bool
     hosted: bool
-    view: dict[str, Any]
+    view: TableView
     decision: Decision | None = None
     waits: Waits | None = None
     now_ms: int = 0  # the server's clock, for counting down to a deadline
@@ -245,3 +312,83 @@ class Hosted(msgspec.Struct, kw_only=True):
 
     hosted: bool
     version: int
+
+
+# ---- the spectators' and replays' routes (served by the replay server: services/replay) ------
+
+CardRow = tuple[str, str, int, str, str]
+"""A card of a game's table: [name, suit (S H C D, "" none), rank (1-13, 0 none), type, subtype]."""
+
+
+class GameList(msgspec.Struct, kw_only=True):
+    """Live and finished games, newest first (`GET /api/games`)."""
+
+    games: list[GameSummary]
+
+
+class GameInfo(msgspec.Struct, kw_only=True):
+    """A game: its header (ruleset, seats, options, the commitment to its seed), whether it is
+    over, how many entries a spectator has been sent (`version`), its card table (`cards`, by
+    card id) and the names its ruleset prints differently (`names`)."""
+
+    header: readside_schema.HeaderBody
+    over: bool
+    version: int
+    cards: list[CardRow]
+    names: dict[str, str]
+
+
+class EventsPage(msgspec.Struct, kw_only=True):
+    """A game's entries as the viewer may see them (`viewer`: -1 a spectator, -2 every hand,
+    else a seat), from position `from` up to `upto` (the viewer's positions), held the
+    viewer's `delay_ms` behind a live game."""
+
+    game: str
+    viewer: int
+    delay_ms: int
+    upto: int
+    over: bool
+    entries: list[readside_schema.Envelope]
+
+
+class PlatformKey(msgspec.Struct, kw_only=True):
+    """The key the platform signs its archives with (`arena verify --key`)."""
+
+    algorithm: str
+    public_key: str  # hex
+    key_id: str
+
+
+class CardInfo(msgspec.Struct, kw_only=True):
+    """One card of a game: its id, name, the name its ruleset prints (红楼梦: 桃 is 药), suit,
+    rank, type (basic, trick, equip) and subtype (attack, delayed_trick, weapon …)."""
+
+    id: int
+    name: str
+    printed: str
+    suit: str
+    rank: int
+    type: str
+    subtype: str
+
+
+class GeneralInfo(msgspec.Struct, kw_only=True):
+    """A general: faction, max HP and skills (their text: `Catalogue.skills`)."""
+
+    faction: str
+    hp: int
+    skills: list[str]
+
+
+class Catalogue(msgspec.Struct, kw_only=True):
+    """What a client needs to name everything of a game: each card id's card, the names the
+    ruleset prints differently (cards, roles), every general it may deal with its skills, and
+    every skill's text as the rules quote it. Public: it depends on the ruleset, the table size
+    and the options, never on the shuffle."""
+
+    game: str
+    ruleset: str
+    cards: list[CardInfo]
+    names: dict[str, str]
+    generals: dict[str, GeneralInfo]
+    skills: dict[str, str]

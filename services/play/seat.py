@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable
+from typing import TypeVar
 
 import msgspec
 
 from ..errors import Refused
 from ..proto_gen.arena.v1 import common_pb2
-from ..readside.catalogue import catalogue
+from ..readside.catalogue import catalogue, general_skills, skill_texts
 from ..readside.decisions import Asked, Shown
 from ..readside.seats import SeatMessage, SeatReader
 from ..replay.core import Replay
@@ -32,6 +33,7 @@ StreamItem = tuple[list[tuple[int, bytes]], bytes | None]
 """What a seat's stream sends at once: entries (position, entry JSON), then its decision
 message."""
 _json = msgspec.json.Encoder()
+T = TypeVar("T")
 
 
 def shown_of(d: common_pb2.Decision) -> Shown:
@@ -83,24 +85,82 @@ class Seats:
         self._tables: OrderedDict[str, labels.Table] = OrderedDict()
 
     async def seat_of(self, p: identity.Player, game: str, seat: int) -> identity.Seat:
-        """The player's seat if it is `seat` of `game`; 403 for any other."""
+        """The player's seat if it is `seat` of `game`; 409 for the seat they left (resigned),
+        403 for any other."""
         s = await self.sessions.seat(p.player)
         if s is None or s.game != game or s.seat != seat:
+            if await self.sessions.left(p.player) == f"{game}/{seat}":
+                raise Refused(
+                    "FAILED_PRECONDITION",
+                    f"you left seat {seat} of game {game} (resigned): its bot plays it to the "
+                    "end; watch the game as a spectator",
+                )
             raise Refused("PERMISSION_DENIED", f"seat {seat} of game {game} is not yours")
         return s
+
+    async def _engine(self, game: str, call: Awaitable[T]) -> T:
+        """An engine call for a seat of `game`: a game the engine has dropped because it
+        ended is 409 (not now: the game is over), as for one it still holds, not 404."""
+        try:
+            return await call
+        except Refused as exc:
+            if exc.code != "NOT_FOUND":
+                raise
+            try:
+                over = (await self.replay.feed(game)).over
+            except Refused:
+                raise exc from None
+            if over:
+                raise Refused("FAILED_PRECONDITION", "the game is over") from None
+            raise
 
     async def table(self, game: str) -> labels.Table:
         """The game's names and cards, for labels (cached: they never change)."""
         t = self._tables.get(game)
         if t is None:
-            c = catalogue(await self.replay.header(game))
-            t = labels.Table(c.cards, c.seat_names, c.names, c.generals)
+            h = await self.replay.header(game)
+            c = catalogue(h)
+            people = [s.name or s.player if not s.bot else "" for s in h.seats]
+            t = labels.Table(
+                c.cards, people, c.names, c.generals, general_skills(h.ruleset), skill_texts()
+            )
             self._tables[game] = t
             while len(self._tables) > 256:
                 self._tables.popitem(last=False)
         return t
 
-    async def _labelled(self, game: str, d: Shown | None) -> schema.Decision | None:
+    async def catalogue(self, game: str) -> schema.Catalogue:
+        """What a client needs to name everything of a game (routes.ROUTES `catalogue`)."""
+        h = await self.replay.header(game)
+        c = catalogue(h)
+        skills = general_skills(h.ruleset)
+        texts = skill_texts()
+        return schema.Catalogue(
+            game=game,
+            ruleset=h.ruleset,
+            cards=[
+                schema.CardInfo(
+                    id=i,
+                    name=row[0],
+                    printed=c.names.get(row[0], row[0]),
+                    suit=row[1],
+                    rank=row[2],
+                    type=row[3],
+                    subtype=row[4],
+                )
+                for i, row in enumerate(c.cards)
+            ],
+            names=c.names,
+            generals={
+                g: schema.GeneralInfo(faction=f, hp=hp, skills=skills.get(g, []))
+                for g, (f, hp) in c.generals.items()
+            },
+            skills=texts,
+        )
+
+    async def _labelled(
+        self, game: str, d: Shown | None, lang: str, view: api.View | None = None
+    ) -> schema.Decision | None:
         if d is None:
             return None
         decision = api.Decision(
@@ -113,13 +173,19 @@ class Seats:
             declinable=d.declinable,
             info=dict(d.info),
         )
-        return labels.decision(decision, await self.table(game), d.version, d.deadline_ms)
+        if view is None:  # the seat's view as its stream has it now (public: generals)
+            view = (await self.replay.feed(game)).seat_fold(d.seat).view
+        playing = [s.general for s in view.seats]
+        table = await self.table(game)
+        return labels.decision(decision, table, d.version, d.deadline_ms, lang, playing)
 
     @staticmethod
     def _waits(d: Shown | None) -> schema.Waits | None:
         return None if d is None else schema.Waits(seat=d.seat, kind=d.kind, version=d.version)
 
-    async def view(self, p: identity.Player, game: str, seat: int) -> schema.SeatView:
+    async def view(
+        self, p: identity.Player, game: str, seat: int, lang: str = "zh"
+    ) -> schema.SeatView:
         """The seat's view now (folded on the server), and its pending decision."""
         s = await self.seat_of(p, game, seat)
         v = await self.reader.view(game, seat, s.token)
@@ -129,23 +195,26 @@ class Seats:
             version=v.version,
             over=v.over,
             hosted=v.hosted,
-            view=msgspec.to_builtins(v.view),
-            decision=await self._labelled(game, v.mine),
+            view=msgspec.convert(msgspec.to_builtins(v.view), schema.TableView),
+            decision=await self._labelled(game, v.mine, lang, v.view),
             waits=self._waits(v.waits),
             now_ms=int(time.time() * 1000),
         )
 
     async def stream(
-        self, p: identity.Player, game: str, seat: int, after: int
+        self, p: identity.Player, game: str, seat: int, after: int, lang: str = "zh"
     ) -> AsyncGenerator[StreamItem, None]:
         """The seat's entries after its position `after`, live, each batch followed by the
         decision message when it changed: ``{"version", "decision", "waits", "now_ms"}``
         (either may be null)."""
         s = await self.seat_of(p, game, seat)
-        return self._encoded(game, await self.reader.stream(game, seat, s.token, after))
+        return self._encoded(game, await self.reader.stream(game, seat, s.token, after), lang)
 
     async def _encoded(
-        self, game: str, updates: AsyncGenerator[tuple[list[tuple[int, bytes]], SeatMessage | None]]
+        self,
+        game: str,
+        updates: AsyncGenerator[tuple[list[tuple[int, bytes]], SeatMessage | None]],
+        lang: str,
     ) -> AsyncGenerator[StreamItem, None]:
         try:
             async for batch, m in updates:
@@ -154,7 +223,7 @@ class Seats:
                     message = _json.encode(
                         schema.SeatMessage(
                             version=m.version,
-                            decision=await self._labelled(game, m.mine),
+                            decision=await self._labelled(game, m.mine, lang),
                             waits=self._waits(m.waits),
                             now_ms=int(time.time() * 1000),
                         )
@@ -171,7 +240,9 @@ class Seats:
         s = await self.seat_of(p, game, seat)
         if not await self.limit.allow(f"{p.player}:{game}"):
             raise Refused("RESOURCE_EXHAUSTED", "too many answers: at most a few a second")
-        r = await self.engine.submit(game, s.token, body.decision, list(body.picks))
+        r = await self._engine(
+            game, self.engine.submit(game, s.token, body.decision, list(body.picks))
+        )
         if not r.duplicate:
             after = shown_of(r.next) if r.HasField("next") else None
             self.reader.answered(game, seat, body.decision, Asked(r.version, after, r.over))
@@ -184,11 +255,27 @@ class Seats:
     ) -> schema.Hosted:
         """托管 on (the seat's bot plays it) or off (take the seat back)."""
         s = await self.seat_of(p, game, seat)
-        r = await self.engine.set_hosted(game, s.token, body.hosted)
+        r = await self._engine(game, self.engine.set_hosted(game, s.token, body.hosted))
         return schema.Hosted(hosted=r.hosted, version=r.version)
 
     async def resign(self, p: identity.Player, game: str, seat: int) -> schema.Hosted:
-        """Leave the game: the seat's bot plays it to the end."""
+        """Leave the seat, and with it the game: the person is free for the next table. A live
+        seat is resigned first (its bot plays it to the end); a dead seat, or a seat of a game
+        that is over, is simply left (nothing is asked of the engine or written to the log)."""
         s = await self.seat_of(p, game, seat)
-        r = await self.engine.set_hosted(game, s.token, True, resign=True)
-        return schema.Hosted(hosted=r.hosted, version=r.version)
+        feed = await self.reader.feed(game, seat, s.token)
+        fold = feed.seat_fold(seat)
+        seats = fold.view.seats
+        alive = seat < len(seats) and seats[seat].alive
+        hosted, version = seat in fold.hosted, feed.positions.position(seat, fold.at)
+        if alive and not feed.over:
+            try:
+                r = await self._engine(
+                    game, self.engine.set_hosted(game, s.token, True, resign=True)
+                )
+                hosted, version = r.hosted, r.version
+            except Refused as exc:
+                if exc.code != "FAILED_PRECONDITION" or "over" not in exc.reason:
+                    raise  # (a game that ended meanwhile is left like any finished one)
+        await self.sessions.leave(p.player, game, seat)
+        return schema.Hosted(hosted=hosted, version=version)

@@ -15,11 +15,40 @@ from ..replay.core import Replay
 from ..rules.api import option_table
 from . import identity, schema
 from .clients import Engine, Matchmaker
-from .ratelimit import Limits, RateLimit
+from .ratelimit import DEFAULT_ANSWERS_PER_S, Limits, RateLimit
 from .seat import Seats
 
 MAX_TABLES = 200  # what the matchmaker lists (the newest)
 MAX_PAGE = 100
+DEFAULT_TABLE = ("standard", 5)  # what a page opens by default: standard identity for five
+
+
+def _preset(pid: str, zh: str, en: str, **options: object) -> schema.Preset:
+    return schema.Preset(id=pid, names={"zh": zh, "en": en}, options=options)
+
+
+PLAIN = _preset("default", "标准", "default")
+PRESETS: dict[str, list[schema.Preset]] = {
+    # per ruleset, the usual one first (tests/play checks each against the rules' options)
+    "standard": [
+        _preset("draft", "选将（候选武将）", "with generals (draft)", generals="draft"),
+        _preset("generals", "随机武将", "random generals", generals="standard"),
+        _preset("vanilla", "无武将", "vanilla (no generals)", generals="vanilla"),
+    ],
+    "jinyu": [
+        _preset("mougong", "谋攻", "谋攻 (mougong)", mougong=True),
+        _preset("basic", "基础", "basic"),
+    ],
+    "extended": [
+        _preset("draft", "选将", "with generals (draft)"),
+        _preset("vanilla", "无武将", "vanilla (no generals)", generals="vanilla"),
+    ],
+    "chengtian": [
+        _preset("all", "全部武将", "all generals"),
+        _preset("honglou", "红楼梦武将", "红楼梦 generals", generals="honglou"),
+        _preset("standard", "三国武将", "三国 generals", generals="standard"),
+    ],
+}
 
 
 class Play:
@@ -32,7 +61,7 @@ class Play:
         matchmaker: Matchmaker,
         engine: Engine,
         *,
-        answers_per_s: int = 20,
+        answers_per_s: int = DEFAULT_ANSWERS_PER_S,
         limits: Limits | None = None,
     ) -> None:
         self.replay = replay
@@ -85,15 +114,18 @@ class Play:
         if s is None:
             return None
         try:
-            over = (await self.replay.feed(s.game)).over
+            feed = await self.replay.feed(s.game)
         except NotFound:  # matched, and the engine is about to start it
-            over = False
-        return schema.Seated(game=s.game, seat=s.seat, over=over)
+            return schema.Seated(game=s.game, seat=s.seat)
+        seats = feed.seat_fold(s.seat).view.seats  # public: a seat's life is no secret
+        alive = not (s.seat < len(seats) and not seats[s.seat].alive)
+        return schema.Seated(game=s.game, seat=s.seat, over=feed.over, alive=alive)
 
     # ---- tables ---------------------------------------------------------------------------------
 
     async def modes(self) -> schema.Modes:
-        """What a table may be, each ruleset's printed names and the options its tables set."""
+        """What a table may be, each ruleset's printed names, the options its tables set and
+        its presets, and the table a page opens by default."""
         out = await self.mm.modes()
         rulesets = sorted({t.ruleset for t in out.tables})
         out.names = {r: printed_names(r) for r in rulesets}
@@ -101,6 +133,11 @@ class Play:
             r: {k: schema.ModeOption(default=d, allowed=a) for k, (d, a) in option_table(r).items()}
             for r in rulesets
         }
+        out.presets = {r: PRESETS.get(r, [PLAIN]) for r in rulesets}
+        out.default = next(
+            (t for t in out.tables if (t.ruleset, t.players) == DEFAULT_TABLE),
+            out.tables[0] if out.tables else None,
+        )
         return out
 
     async def tables(self, offset: int = 0, limit: int = 50) -> schema.Tables:
@@ -115,11 +152,15 @@ class Play:
         return schema.Tables(tables=tables[offset : offset + limit])
 
     async def _free(self, p: identity.Player) -> None:
-        """Refuse while the player is seated at a live game or waits at a table."""
+        """Refuse while the player is alive at a live game's seat or waits at a table (a
+        player whose seat died, or whose game is over, is free: the new table takes the place
+        of that seat)."""
         seated = await self._seated(p.player)
-        if seated is not None and not seated.over:
+        if seated is not None and not seated.over and seated.alive:
             raise Refused(
-                "FAILED_PRECONDITION", f"you are playing game {seated.game}: resign to leave it"
+                "FAILED_PRECONDITION",
+                f"you are playing game {seated.game}: resign to leave it "
+                f"(POST /api/games/{seated.game}/seats/{seated.seat}/resign)",
             )
         if await self.sessions.ticket(p.player) is not None:
             raise Refused(

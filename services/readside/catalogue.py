@@ -6,11 +6,15 @@ a game, and kept per table kind.
     cards(ruleset, players, options) -> [[name, suit, rank, type, subtype], …]  indexed by card id
     printed_names(ruleset)           -> {engine name: printed name}            (红楼梦: 桃 -> 药)
     generals(ruleset)                -> {general: (faction, max HP)}
+    general_skills(ruleset)          -> {general: [skill, …]}
+    skill_texts()                    -> {skill: its text, from the rules' registry}
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -102,3 +106,33 @@ def catalogue(h: Header) -> Catalogue:
         generals=generals(h.ruleset),
         seat_names=[s.name or s.player for s in h.seats],
     )
+
+
+_NOTE = re.compile(r"(?<=[。.）)])\s+(?=[A-Z])")  # where an implementation note begins
+_CODE = re.compile(r"\s*[（(][^（()）]*``[^（()）]*[)）]")  # a parenthesis naming an option
+
+
+def _skill_text(doc: str) -> str:
+    parts = re.split(r"[:：]", doc, maxsplit=1)
+    text = parts[1] if len(parts) == 2 else parts[0]
+    # a line break inside Chinese text is no space; elsewhere it is one
+    text = re.sub(r"(?<=[^\x00-\x7f])\s*\n\s*(?=[^\x00-\x7f])", "", text.strip())
+    text = " ".join(text.split())
+    text = _NOTE.split(text, maxsplit=1)[0]
+    return _CODE.sub("", text).strip()
+
+
+@lru_cache(maxsize=1)
+def skill_texts() -> dict[str, str]:
+    """Every skill's text as the rules' registry quotes it (the first part of each skill's
+    docstring, after its name; the implementation notes that follow it are left out)."""
+    return {
+        name: _skill_text(inspect.getdoc(type(skill)) or name)
+        for name, skill in sorted(api.SKILLS.items())
+    }
+
+
+@lru_cache(maxsize=16)
+def general_skills(ruleset: str) -> dict[str, list[str]]:
+    """Every general ``ruleset`` may deal: name -> its skills (lord skills included)."""
+    return {name: list(g.skills) for name, g in api.RULESETS[ruleset].generals().items()}

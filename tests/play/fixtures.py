@@ -21,6 +21,7 @@ class PlayPlatform:
     base: str  # the web page and the API, e.g. http://127.0.0.1:PORT (no trailing slash)
     namespace: str
     redis_url: str
+    platform: Platform  # its services (the soak restarts the bot worker through it)
 
 
 @pytest.fixture(scope="session")
@@ -46,4 +47,4 @@ def play_platform(
     with Platform(cfg) as platform:
         run = platform.start()
         assert run.viewer_url is not None
-        yield PlayPlatform(run, run.viewer_url.rstrip("/"), namespace, redis_url)
+        yield PlayPlatform(run, run.viewer_url.rstrip("/"), namespace, redis_url, platform)

@@ -138,7 +138,8 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     assert modes["options"]["jinyu"]["mougong"] == {"default": False, "allowed": "false, true"}
     game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "normal"})
     me = await client.call("me")
-    assert me["seated"] == {"game": game, "seat": seat, "over": False} and me["waiting"] is None
+    seated = {"game": game, "seat": seat, "over": False, "alive": True}
+    assert me["seated"] == seated and me["waiting"] is None
     seen = await play_to_the_end(client, game, seat, random.Random(4))
     assert seen["ended"] and seen["decisions"] > 0 and seen["hidden_ok"]
     # its answers come back naming the ids it answered, not the engine's decision counter

@@ -4,6 +4,7 @@ table, every decision labelled by services/play/labels.py with a prompt and a la
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from services.bots.selfplay import make_policy
 from services.play import labels
-from services.readside.catalogue import printed_names
+from services.readside.catalogue import general_skills, printed_names, skill_texts
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view, redact
@@ -30,6 +31,9 @@ TABLES: list[tuple[str, int, dict[str, Any], int]] = [  # (ruleset, players, opt
 EXPECTED = {"play", "targets", "respond", "discard", "cards", "confirm", "choose", "draft"}
 
 
+LATIN = re.compile(r"[A-Za-z]{2,}")
+
+
 def raw(text: str) -> bool:
     """A label that is a key shown as it is (ascii, one word)."""
     return text.isascii() and " " not in text.strip()
@@ -41,9 +45,11 @@ def test_every_decision_is_labelled(
 ) -> None:
     table = labels.Table(
         cards=[[c.name, c.suit, c.rank] for c in api.new_game(ruleset, players, 0, options).cards],
-        seat_names=[f"P{i}" for i in range(players)],
+        seat_names=["" if i else "小安" for i in range(players)],  # one person, the rest bots
         names=printed_names(ruleset),
         generals=api.general_table(ruleset),
+        skills=general_skills(ruleset),
+        texts=skill_texts(),
     )
     kinds: set[str] = set()
     abouts: set[str] = set()
@@ -62,11 +68,20 @@ def test_every_decision_is_labelled(
                     r = redact(e, s)
                     apply(views[s], r)
                     pols[s].observe(r)
-            out = labels.decision(d, table, 1, 0)
-            assert out.prompt and not raw(out.prompt), out
-            assert [o.key for o in out.options] == list(d.options)
-            bad = [(o.key, o.text) for o in out.options if raw(o.text) or o.text == o.key]
-            assert not bad, f"{d.kind} ({d.info}): {bad}"
+            playing = [s.general for s in views[d.seat].seats]
+            for lang in ("zh", "en"):
+                out = labels.decision(d, table, 1, 0, lang, playing)
+                assert out.prompt and not raw(out.prompt), out
+                assert [o.key for o in out.options] == list(d.options)
+                bad = [(o.key, o.text) for o in out.options if raw(o.text) or o.text == o.key]
+                assert not bad, f"{d.kind} ({d.info}): {bad}"
+                if lang == "zh":  # one language: no English word in a Chinese label
+                    words = [
+                        t for t in (out.prompt, *(o.text for o in out.options)) if LATIN.search(t)
+                    ]
+                    assert not words, (d.kind, d.info, words)
+                # a seat is named by its general (or number), never by its player id
+                assert not [o.text for o in out.options if "bot" in o.text], out.options
             if ruleset == "honglou":  # 红楼梦 prints 药 for 桃
                 peaches = [o for o in out.options if o.card >= 0 and table.cards[o.card][0] == "桃"]
                 assert all(o.text.startswith("药") for o in peaches), peaches
@@ -99,7 +114,7 @@ def test_every_decision_of_every_scenario_is_labelled() -> None:
             g = self.g
             table = labels.Table(
                 cards=[[c.name, c.suit, c.rank] for c in g.cards],
-                seat_names=[f"P{i}" for i in range(len(g.players))],
+                seat_names=["" for _ in g.players],
                 names=printed_names(g.ruleset),
                 generals=api.general_table(g.ruleset),
             )
@@ -115,6 +130,11 @@ def test_every_decision_of_every_scenario_is_labelled() -> None:
                     for o in out.options
                     if raw(o.text) or o.text == o.key
                 )
+                bad.extend(  # one language: no English word in a Chinese label
+                    f"{self.sc.name}: {d.kind} ({d.info}) {text!r}"
+                    for text in (out.prompt, *(o.text for o in out.options))
+                    if LATIN.search(text)
+                )
             seen.add((d.kind, str(d.info.get("about") or d.info.get("skill") or "")))
             super().submit(d, picks)
 
@@ -129,3 +149,40 @@ def test_every_decision_of_every_scenario_is_labelled() -> None:
     assert EXPECTED - {"draft"} | {"pick_card"} <= kinds, sorted(kinds)
     for topic in ("反间", "五谷丰登", "观星", "遗计", "强化", "洞察", "火攻_show"):
         assert any(t == topic for _, t in seen), topic
+
+
+def test_both_languages_have_every_word() -> None:
+    """The Chinese and the English label sets name the same words (a word missing from one
+    would fail on a page in that language only)."""
+    assert set(labels.ZH) == set(labels.EN)
+    for key in labels.ZH:  # the same placeholders in both
+        assert re.findall(r"{(\w+)}", labels.ZH[key]) == re.findall(
+            r"{(\w+)}", labels.EN[key]
+        ) or set(re.findall(r"{(\w+)}", labels.ZH[key])) <= set(
+            re.findall(r"{(\w+)}", labels.EN[key])
+        ), key
+
+
+def test_a_general_is_offered_with_its_skills_text() -> None:
+    """A draft's general options carry the general's skills and their text from the rules'
+    registry; a skill option carries the skill's text."""
+    table = labels.Table(
+        cards=[],
+        seat_names=["Ann", ""],
+        names={},
+        generals=api.general_table("standard"),
+        skills=general_skills("standard"),
+        texts=skill_texts(),
+    )
+    d = api.Decision(
+        id=1, seat=0, kind="draft", options=["general:曹操", "general:刘备"], min=1, max=1
+    )
+    out = labels.decision(d, table, 1, 0, "en")
+    caocao = out.options[0]
+    assert caocao.text == "曹操 (魏, 4 HP)" and caocao.type == "general"
+    assert caocao.about.startswith("奸雄: 在你受到伤害后") and "\n护驾: 主公技" in caocao.about
+    skill = labels.option("skill:制衡", d, labels.Words(table, "zh"))
+    assert skill.about == "出牌阶段限一次，你可以弃置任意张牌，然后摸等量的牌。"
+    # seats by general and by the person's name; the asked seat is "you"
+    words = labels.Words(table, "zh", me=1, playing=["曹操", ""])
+    assert words.seat(0) == "曹操（Ann）" and words.seat(1) == "2号位（你）"
