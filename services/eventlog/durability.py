@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Gauge
+from redis.exceptions import ResponseError
 
 DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 LOW_BYTES = 64 * 1024  # a folder with less free than this is full for our purposes
@@ -90,8 +91,20 @@ async def redis_disk(client: Any, known_dir: list[str]) -> RedisDisk:
         failed += [n for n in names if _text(info.get(n, "ok")) != "ok" and n not in failed]
     if not failed:
         return RedisDisk(True, path)
-    where = folder_state(Path(path)) if Path(path).is_absolute() and Path(path).exists() else None
-    why = where or f"{', '.join(failed)}: err"
+    words = ""
+    try:
+        await client.ping()  # refused while Redis cannot persist: its refusal says why
+    except ResponseError as exc:
+        words = str(exc).split("MISCONF ", 1)[-1]
+    except Exception:  # noqa: BLE001 - away meanwhile: INFO's words will do
+        pass
+    why = f"{', '.join(failed)}: err"
+    if "No space left" in words or "quota" in words.lower():
+        why = f"disk full ({words})"
+    elif "ermission denied" in words or "Read-only" in words:
+        why = f"not writable ({words})"
+    elif Path(path).is_absolute() and Path(path).exists():
+        why = folder_state(Path(path)) or (words or why)
     return RedisDisk(False, path, why)
 
 

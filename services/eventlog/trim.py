@@ -44,6 +44,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 from redis.exceptions import ResponseError
 
 from ..contracts.streams import FINISHED, SHARED, SharedStream, stream_keys
+from .reconnect import is_outage, outage_words
 
 RETENTION_MS: Mapping[str, int] = {FINISHED.name: 600_000}
 """Per shared stream, how long entries stay whatever the groups acked (readers without a group)."""
@@ -359,7 +360,9 @@ class StreamKeeper:
                 await self.once()
                 self._last_error = ""
             except Exception as exc:  # noqa: BLE001 - Redis away, a cluster failing over, …
-                text = f"{type(exc).__name__}: {exc}"
+                # an outage in its words: a refused XTRIM names its MINID, new every round
+                words = outage_words(exc) if is_outage(exc) else str(exc)
+                text = f"{type(exc).__name__}: {words}"
                 if text != self._last_error:
                     print(f"{self.name}: stream trimming failed: {text}", file=sys.stderr)
                     self._last_error = text
