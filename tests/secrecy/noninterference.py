@@ -50,6 +50,7 @@ from services.play.clients import Engine
 from services.play.seat import EngineDecisions
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
 from services.readside.access import hmac_seat_check
+from services.readside.positions import positions_of
 from services.readside.reader import ReadSide
 from services.readside.seats import SeatReader
 from services.replay import Replay
@@ -386,15 +387,17 @@ async def seat(side: Side, viewer: int, last: int) -> list[bytes]:
     try:
         v = await reader.view(GAME, viewer, _tok(viewer))
         out.append(msgspec.json.encode(v))
+        # up to the seat's position of entry `last`: its decision message, if any, comes with
+        # the batch that reaches it (the stream asks the engine before it sends a batch)
+        end = positions_of(await side.games.store.read(GAME)).position(viewer, last)
         updates = await reader.stream(GAME, viewer, _tok(viewer), 0)
         try:
-            while True:
-                try:
-                    batch, m = await asyncio.wait_for(anext(updates), QUIET_S)
-                except (TimeoutError, StopAsyncIteration):
-                    break
+            at = 0
+            while at < end:
+                batch, m = await asyncio.wait_for(anext(updates), 10)
                 out += [e for _, e in batch]
                 out.append(msgspec.json.encode(m))
+                at = max([at, *(p for p, _ in batch)])
         finally:
             await updates.aclose()
     finally:
