@@ -70,12 +70,13 @@ class Player:
         self.keys = stream_keys(ns, DECISIONS.name)
         self.cursor = dict.fromkeys(self.keys, "0-0")
         self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{port}")
-        self.stub = game_pb2_grpc.GameServiceStub(self.channel)
+        self.stub = game_pb2_grpc.GameServiceStub(self.channel)  # type: ignore[no-untyped-call]
         self.acked: set[tuple[str, int]] = set()
         self.refused: list[str] = []
 
     async def round(self) -> None:
-        reply: Any = await self.client.xread(dict(self.cursor), count=100, block=50)
+        streams: dict[Any, Any] = dict(self.cursor)
+        reply: Any = await self.client.xread(streams, count=100, block=50)
         for key, rows in reply or []:
             for mid, fields in rows:
                 self.cursor[key.decode()] = mid.decode()
@@ -189,3 +190,44 @@ async def test_a_full_disk_refuses_answers_and_loses_none(
     finally:
         await client.aclose()
         redis.stop()
+
+
+async def test_an_unwritable_archive_folder_is_said_as_that(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game that ends while its archive folder cannot be written stays in Redis, its end
+    kept (the answer stands); the sweep says the folder and why, not "Redis unavailable", and
+    archives the game once the folder takes files."""
+    from services.contracts.streams import NewMatch, Seat
+    from services.engine import service
+    from services.engine.service import Games
+    from services.engine.side import MemorySide
+    from services.eventlog import InMemoryEventStore
+
+    blocked = tmp_path / "archive"
+    blocked.write_text("a file where the archive folder should be")
+    side = MemorySide()
+    g = Games(
+        InMemoryEventStore(),
+        side,
+        SECRET.encode(),
+        archive_dir=blocked,
+        default_time_limit_ms=0,
+        bot_repost_ms=0,
+        max_decisions=5,
+    )
+    seats = [Seat("bot:random", True) for _ in range(4)]
+    await g.create_game(NewMatch(match_id="g1", ruleset="standard", seats=seats, seed=3))
+    for _ in range(10):
+        await g.sweep()  # bot seats answered by default up to the cap: the game ends
+    assert (await g.get("g1")).finished and side.deadlines == {"g1|-1": side.deadlines["g1|-1"]}
+    now = service._now_ms()
+    monkeypatch.setattr(service, "_now_ms", lambda: now + service.FINISH_AFTER_MS + 1)
+    await g.sweep()  # the finishing deadline: archiving fails again, said as the folder's
+    said = [r.message for r in caplog.records]
+    assert any(f"archive folder {blocked}: File exists" in m for m in said), said
+    assert not any("Redis" in m for m in said), said
+    blocked.unlink()
+    monkeypatch.setattr(service, "_now_ms", lambda: now + service.FINISH_AFTER_MS + 40_000)
+    await g.sweep()  # tried again after its wait: archived now
+    assert (blocked / "g1.arena").exists() and not side.deadlines
