@@ -846,8 +846,9 @@ class Games:
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
         without reading the header first; `token` is a seat token for that seat alone (bot
         workers never hold the signing secret); `view` carries the seat's events it has not been
-        sent yet, when the engine knows them (feed.py). Like every client, a bot worker sees
-        the decision's opaque id and the seat's positions, never log versions."""
+        sent yet, when the engine knows them (the read side's bot feed, readside/botfeed.py).
+        Like every client, a bot worker sees the decision's opaque id and the seat's positions,
+        never log versions."""
         seat = hot.header.seats[d.seat]
         opaque_id = hot.ids.opaque(d.id)
         # a seat on 托管 is played at its table's level (`bot:LEVEL`), like the table's bots
