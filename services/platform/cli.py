@@ -9,7 +9,7 @@ from pathlib import Path
 from ..cliargs import game_options, redis_options
 from ..tournaments.spec import Spec
 from .supervise import Policy
-from .tournament import TournamentError, run_tournament
+from .tournament import OUTAGE_GIVE_UP_S, TournamentError, run_tournament
 from .up import UpConfig
 from .up_command import run_up
 
@@ -217,6 +217,13 @@ def tournament_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="no progress bar; print the results JSON")
     p.add_argument(
+        "--outage-give-up-s",
+        type=float,
+        default=OUTAGE_GIVE_UP_S,
+        help="a Redis outage (away, BUSY, LOADING, refusing writes) longer than this ends the "
+        "run in one line; the same command continues it",
+    )
+    p.add_argument(
         "--deployed",
         type=Path,
         default=None,
@@ -260,7 +267,9 @@ def tournament_command(a: argparse.Namespace) -> int:
         http_port=0,
     )
     try:
-        return run_tournament(spec, cfg, a.out, a.concurrency, a.json, a.deployed)
+        return run_tournament(
+            spec, cfg, a.out, a.concurrency, a.json, a.deployed, a.outage_give_up_s
+        )
     except TournamentError as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2

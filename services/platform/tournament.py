@@ -25,6 +25,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from ..eventlog.reconnect import RedisGone
 from ..eventlog.redis_client import connect
 from ..tournaments import journal as files
 from ..tournaments import runner, seating
@@ -33,6 +34,7 @@ from ..tournaments.standings import standings, table
 from .supervise import CrashLoop
 from .up import STATE_FILE, Platform, Running, UpConfig, find_running
 
+OUTAGE_GIVE_UP_S = 120.0  # a Redis outage this long ends the run (one line; resumable)
 GAMES_PER_ENGINE = 100  # default games in flight per engine worker (their answers share batches)
 EXTERNAL_GAMES = 20  # default games in flight with bot accounts among the entrants
 
@@ -74,6 +76,7 @@ def run_tournament(
     concurrency: int,
     as_json: bool,
     archive_dir: Path | None = None,
+    give_up_s: float = 0.0,
 ) -> int:
     """Play what the journal lacks, then write and print the results; exit status. With
     ``archive_dir``, through the deployment of :func:`deployed` instead of `arena up`'s.
@@ -162,6 +165,7 @@ def run_tournament(
                             keep_alive=keep,
                             on_record=advance,
                             say=_say,
+                            give_up_s=give_up_s or OUTAGE_GIVE_UP_S,
                         )
                     )
                 seconds = time.perf_counter() - t0
@@ -174,6 +178,11 @@ def run_tournament(
             file=sys.stderr,
         )
         return 130
+    except RedisGone as exc:
+        raise TournamentError(
+            f"{exc}; {len(files.read_journal(journal))} of {spec.games} games recorded — run "
+            "the same command again to continue"
+        ) from None
     except (RuntimeError, CrashLoop) as exc:
         raise TournamentError(str(exc)) from None
     finally:

@@ -80,16 +80,20 @@ async def play(
     stop: asyncio.Event | None = None,
     say: Callable[[str], None] | None = None,
     client: Any = None,
+    give_up_s: float | None = None,
 ) -> int:
     """Publish games ``todo`` of ``spec`` and append each finished one to ``journal``; how
     many were recorded. Ends when all are, or when ``stop`` is set (the games in flight play on
     and are recorded by the next run). ``client``: a Redis client to use (else one is made for
-    ``redis_url`` and closed at the end)."""
+    ``redis_url`` and closed at the end). ``give_up_s``: a Redis outage (away, BUSY, LOADING,
+    refusing writes) longer than this ends the run with RedisGone (a tool's choice: a server
+    hosting the loop waits, None)."""
     own = client is None
     client = connect(redis_url) if own else client
     try:
         loop = _Loop(spec, client, namespace, archive_dir, todo, journal, concurrency)
         loop.names, loop.seat_person, loop.on_record = names or {}, seat_person, on_record
+        loop.give_up_s = give_up_s
         return await loop.run(keep_alive, stop, say)
     finally:
         if own:
@@ -126,6 +130,8 @@ class _Loop:
         self.on_record: Callable[[Played], None] | None = None
         self.played = 0
         self.last = time.monotonic()
+        self.give_up_s: float | None = None
+        self.stalled: dict[str, int] = {}  # game -> the log version it was said stalled at
 
     async def run(
         self,
@@ -133,8 +139,8 @@ class _Loop:
         stop: asyncio.Event | None,
         say: Callable[[str], None] | None,
     ) -> int:
-        outage = Outage("arena tournament")
-        await until_reachable(self.client, "arena tournament")
+        outage = Outage("arena tournament", give_up_s=self.give_up_s)
+        await until_reachable(self.client, "arena tournament", give_up_s=self.give_up_s)
         await self.games.mark()
         nudged = time.monotonic()
         with self.journal.open("ab") as jf:
@@ -153,13 +159,17 @@ class _Loop:
                 outage.ok()
                 idle = time.monotonic() - self.last
                 if self.inflight and idle > GIVE_UP_S:
+                    stalled = sorted(self.stalled) or sorted(self.inflight)
                     raise RuntimeError(
                         f"no game finished in {GIVE_UP_S:.0f} s; is a bot worker running? "
-                        f"(in flight: {', '.join(sorted(self.inflight)[:5])})"
+                        f"(not moving: {', '.join(stalled[:5])})"
                     )
                 if self.inflight and idle > STALL_S and time.monotonic() - nudged > STALL_S:
                     nudged = time.monotonic()
                     await self.nudge()
+                    for line in await self.stalled_games():
+                        if say is not None:
+                            say(line)
         return self.played
 
     def record(self, i: int, got: Finished) -> None:
@@ -252,6 +262,27 @@ class _Loop:
         for gid in self.inflight:
             with contextlib.suppress(*OUTAGE):
                 await self.games.publish(self.spec.match(self.by_id[gid], self.names))
+
+    async def stalled_games(self) -> list[str]:
+        """The games in flight whose logs have not moved for STALL_S, each said once per stall
+        by id (one that does not move is the engines' watchdog's: read again and, if it still
+        does not move, ended as abandoned; a runaway is ended at the engines' caps)."""
+        lines = []
+        for gid in sorted(self.inflight):
+            version = await self.games.store.head(gid)
+            rows = await self.games.store.read_timed(gid, version - 1, version) if version else []
+            at = rows[0][2] if rows else None
+            quiet = None if at is None else time.time() - at / 1000
+            if quiet is None or quiet < STALL_S:
+                self.stalled.pop(gid, None)
+                continue
+            if self.stalled.get(gid) != version:
+                self.stalled[gid] = version
+                lines.append(
+                    f"game {gid} has not moved for {quiet:.0f} s (its log at entry {version}); "
+                    "the engines' watchdog recovers it or ends it as abandoned"
+                )
+        return lines
 
 
 def todo_of(spec: Spec, journal: Path) -> tuple[dict[int, Played], list[int]]:
