@@ -85,7 +85,8 @@ def play(ruleset: str, players: int, options: dict[str, Any], seed: int) -> list
     return events
 
 
-CHECK = """([entries, hashes, cards, names, ruleset, viewer, ids]) => {
+CHECK = """([entries, hashes, cards, names, ruleset, viewer, ids, lang]) => {
+  setLang(lang);
   const raw = new RegExp("(^|[^a-z_])(" + ids.join("|") + ")([^a-z_]|$)");
   const canon = (x) => Array.isArray(x) ? "[" + x.map(canon).join(",") + "]"
     : x !== null && typeof x === "object"
@@ -104,7 +105,8 @@ CHECK = """([entries, hashes, cards, names, ruleset, viewer, ids]) => {
     if (entries[i].kind !== "event") continue;
     const e = entries[i].event;
     const words = describe(e, n, S);
-    if (words !== null && (typeof words !== "string" || /[a-z]+_[a-z]+|processing|undefined|NaN|\\[object|:  | \\(\\)/.test(words) || raw.test(words) || words === e.type))
+    if (words !== null && (typeof words !== "string" || /[a-z]+_[a-z]+|processing|undefined|NaN|\\[object|:  | \\(\\)/.test(words) || raw.test(words) || words === e.type
+        || (lang === "zh" && /[A-Za-z]{3,}/.test(words))))
       bad.push([e.type, words]);
   }
   return { at: -1, bad };
@@ -149,8 +151,8 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
         kinds |= tags
         cards = [[c.name, c.suit, c.rank] for c in api.new_game(ruleset, players, 0, options).cards]
         names = printed_names(ruleset)
-        # role ids shown as they are (extended's are pinyin: chengxiang …) are not words
-        ids = sorted(ROLE_WORDS)
+        # role ids shown as they are are not words (in English the standard four are)
+        english = {"lord", "loyalist", "rebel", "renegade"}
         entries = logged(events)
         at = positions_of(enumerate((encode_entry(e) for e in entries), 1))
         for viewer in VIEWERS:
@@ -163,10 +165,15 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
                 sent.append(json.loads(data))
                 hashes.append(zlib.crc32(state(f).encode()))
             assert f.closed and f.hosted == set() and f.unreadable == 0
-            got = await browser.page.evaluate(
-                CHECK, [sent, hashes, cards, names, ruleset, viewer, ids]
-            )
-            where = f"{ruleset} {options} seed {seed} viewer {viewer}"
+            # every viewer's log in English, the god view's (every event whole) in Chinese too
+            for lang in ("en", "zh") if viewer == api.GOD else ("en",):
+                ids = sorted(set(ROLE_WORDS) - english) if lang == "en" else sorted(ROLE_WORDS)
+                got = await browser.page.evaluate(
+                    CHECK, [sent, hashes, cards, names, ruleset, viewer, ids, lang]
+                )
+                if got["at"] >= 0 or got["bad"]:
+                    break
+            where = f"{ruleset} {options} seed {seed} viewer {viewer} ({lang})"
             if got["at"] >= 0:
                 want = SeatFold(viewer)
                 for x in sent[: got["at"] + 1]:

@@ -1,11 +1,14 @@
 """A person plays in a real browser, as a person would: reading the page and clicking the legal
 options it offers (never calling the API behind the page's back), on a real platform with
-heuristic bots answering at once. One whole game per ruleset; a reload and a second device mid
-game; a time-out that turns 托管 on, and taking the seat back; a spectator of the same game who
-never sees the person's hand. Screenshots go to artifacts/browser/."""
+heuristic bots answering at once. One whole game per ruleset, every decision of it laid out and
+checked on a phone (390x844) and on a laptop (1280x800) and answered on one of them in turn; a
+reload and a second device mid game; a time-out that turns 托管 on, and taking the seat back; a
+spectator of the same game who never sees the person's hand. Screenshots go to
+artifacts/browser/ (one per decision kind and screen)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
@@ -38,8 +41,9 @@ READY = """(last) => {
 }"""
 
 
-async def new_tab(chromium: Browser) -> Tab:
-    context = await chromium.new_context(viewport={"width": 1400, "height": 900})
+async def new_tab(chromium: Browser, locale: str = "en-US") -> Tab:
+    """A page of its own (cookies included), its browser speaking `locale`."""
+    context = await chromium.new_context(viewport={"width": 1400, "height": 900}, locale=locale)
     return Tab(await context.new_page())
 
 
@@ -58,13 +62,15 @@ async def sit_down(
     (game, seat) once the page shows the seat."""
     page = tab.page
     await tab.goto(base + "/")
-    await page.fill("#name", name)
-    await page.click("#guest button")
+    await page.wait_for_selector("#name, #table-form")
+    if await tab.js("!!document.querySelector('#name')"):  # (not signed in yet)
+        await page.fill("#name", name)
+        await page.click("#guest button")
     await page.wait_for_selector("#table-form")
     await page.select_option("#ruleset", ruleset)
     await page.select_option("#players", label=str(players))
     if preset is not None:
-        await page.select_option("#preset", label=preset)
+        await page.select_option("#preset", preset)
     await page.select_option("#level", "normal")
     await page.fill("#botwait", "0.2")
     await page.fill("#timelimit", str(time_limit_s))
@@ -155,13 +161,61 @@ async def play_out(tab: Tab, rng: random.Random, limit: int = 1500) -> list[dict
     raise AssertionError("the game did not end")
 
 
-GAMES = [
-    ("standard", 5, "with generals (draft)"),
+async def play_on_two_screens(tab: Tab, rng: random.Random, name: str) -> dict[str, set[str]]:
+    """Play the game to its end by clicking; each decision is laid out on a phone and on a
+    laptop screen (LAYOUT), and answered on each in turn. The decision kinds checked, by
+    screen; one screenshot per kind and screen."""
+    kinds: dict[str, set[str]] = {"phone": set(), "laptop": set()}
+    last: str | None = None
+    for i in range(1500):
+        ready = await tab.page.wait_for_function(READY, arg=last, timeout=120_000)
+        if not await ready.json_value() or await tab.js(
+            "!document.querySelector('#decision-panel').dataset.id"
+        ):
+            return kinds
+        kind = await tab.js("document.querySelector('#decision-panel').dataset.kind")
+        for screen, size in (("laptop", LAPTOP), ("phone", PHONE)):
+            await tab.page.set_viewport_size(size)
+            bad = await tab.js(LAYOUT)
+            assert not bad, f"{name}: a {kind} decision on the {screen}: {bad}"
+            if kind not in kinds[screen]:
+                await tab.screenshot(ARTIFACTS / f"screens/{name}-{kind}-{screen}.png")
+            kinds[screen].add(kind)
+        await tab.page.set_viewport_size(PHONE if i % 2 == 0 else LAPTOP)
+        d = await decide(tab, rng, last)
+        if d is None:
+            return kinds
+        last = d["id"]
+    raise AssertionError("the game did not end")
+
+
+GAMES = [  # (ruleset, players, preset id of /api/modes)
+    ("standard", 5, "draft"),
     ("honglou", 10, None),
-    ("jinyu", 5, "谋攻"),
+    ("jinyu", 5, "mougong"),
     ("extended", 8, None),
     ("chengtian", 2, None),
 ]
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 800}
+# what a decision must be, laid out on a screen: nothing wider than the screen (no sideways
+# scrolling), the prompt and every option, OK and decline inside its width, the panel on
+# screen without scrolling (the dock keeps it at the bottom of a phone's screen)
+LAYOUT = """() => {
+  const p = document.querySelector('#decision-panel');
+  const W = window.innerWidth, H = window.innerHeight;
+  const out = [];
+  if (document.documentElement.scrollWidth > W) out.push(`page ${document.documentElement.scrollWidth} px wide`);
+  const parts = [p.querySelector('.prompt'), ...p.querySelectorAll('button.opt'), document.querySelector('#ok'), document.querySelector('#decline')];
+  for (const el of parts) {
+    if (!el) continue;
+    const r = el.getBoundingClientRect();
+    if (r.left < 0 || r.right > W + 0.5 || r.width === 0) out.push(`${el.id || el.className} at ${Math.round(r.left)}..${Math.round(r.right)}`);
+  }
+  const r = p.getBoundingClientRect();
+  if (r.top >= H || r.bottom <= 0) out.push(`panel off screen at ${Math.round(r.top)}..${Math.round(r.bottom)}`);
+  return out;
+}"""
 
 
 @pytest.mark.parametrize(("ruleset", "players", "preset"), GAMES)
@@ -175,8 +229,11 @@ async def test_a_person_plays_a_whole_game(
     tab = await new_tab(chromium)
     name = f"{ruleset} player"
     game, seat = await sit_down(tab, play_platform.base, name, ruleset, players, preset)
-    answered = await play_out(tab, random.Random(players))
-    assert answered, "the person was never asked anything"
+    kinds = await play_on_two_screens(tab, random.Random(players), ruleset)
+    assert kinds["phone"] == kinds["laptop"] and {"play", "respond"} & kinds["phone"], kinds
+    (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / f"screens/{ruleset}-kinds.json").write_text(json.dumps(sorted(kinds["phone"])))
+    await tab.page.set_viewport_size(LAPTOP)
     await tab.wait_for("document.querySelector('#conn').textContent === 'game over'")
     await tab.screenshot(ARTIFACTS / f"play-{ruleset}.png")
     text = await tab.js("document.querySelector('#log').innerText")

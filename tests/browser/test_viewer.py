@@ -98,6 +98,7 @@ async def test_honglou_names(
     await play_live(store, "hl", ruleset="honglou", players=5, seed=3)
     records = [d for _, d in await store.read("hl")]
     n = sum(1 for d in records if decode_entry(d).kind == EVENT)
+    await browser.page.add_init_script("localStorage.setItem('arena.lang', 'zh')")
     await browser.goto(f"{replay_server}/#/replay/hl?at={n}")
     await browser.wait_for(
         f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}",
@@ -107,3 +108,11 @@ async def test_honglou_names(
     text = await browser.js("document.body.innerText")
     assert "桃" not in text and "八卦阵" not in text, json.dumps(text[:500], ensure_ascii=False)
     await browser.screenshot(ARTIFACTS / "honglou.png")
+    # in English the roles are the ones 红楼梦 prints, translated: a master, not a lord
+    await browser.page.click("#lang")  # the switch: the same replay, in English
+    await browser.wait_for("document.documentElement.lang === 'en'")
+    await browser.wait_for(
+        f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}",
+    )
+    roles = await browser.js("[...document.querySelectorAll('.role')].map(r => r.textContent)")
+    assert "master" in roles and "lord" not in roles, roles

@@ -1,35 +1,30 @@
-// The person's own seat: the table from its side, its hand, and its pending decision drawn from
-// the decision's kind with only its legal options (the server labels every option: a card, a
-// seat, a skill, a general, a suit, a random hand card, a word). Everything goes through the
-// play API (services/play), with the session cookie.
+// The person's own seat: the table from its side, and the dock below it: the pending decision
+// drawn from the decision's kind with only its legal options (the server labels every option,
+// in the page's language: a card, a seat, a skill, a general, a suit, a random hand card, a
+// word), and the seat's hand. Everything goes through the play API (services/play), with the
+// session cookie. A dead seat watches the rest (or leaves for the lobby); resigning leaves.
 "use strict";
 
-const DECLINE = { play: "end the phase", respond: "don't", targets: "cancel", confirm: "no", discard: "don't", cards: "cancel", choose: "skip", pick_card: "skip" };
-
-async function gameInfo(game) {
-  for (let i = 0; ; i++) { // a game just matched may take a moment to be started
-    try { return await getJSON(`/api/games/${encodeURIComponent(game)}`); } catch (err) {
-      if (err.status !== 404 || i > 40) throw err;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-}
-
 async function playSeat(game, seat) {
-  const info = await gameInfo(game);
+  const here = page;
+  const info = await gameInfo(game, true);
+  if (!here.live) return;
   const n = namer(info.header.ruleset, info.cards, info.names);
-  const seatName = seatNamer(info);
-  const S = (i) => (i >= 0 && info.header.seats[i] ? `S${i}` : "—");
-  q("#title").textContent = `playing ${info.header.ruleset} as ${seatName(seat)}`;
-  tableShell(`${game}`, `
-    <div class="seat-controls"><button id="hosting">托管</button> <button id="resign">resign</button>
-    <a href="#/live/${encodeURIComponent(game)}" class="spectate">spectate</a></div>
-    <div class="panel" id="decision-panel"></div>`);
-  q("#below").innerHTML = `<div class="myhand" id="myhand"></div>`;
   const fold = newFold(seat);
   const v = fold.view, hosted = fold.hosted; // folded in place by foldEntry
-  let decision = null, waits = null, offset = 0, picked = [], busy = false, drawn = false;
+  const names = seatNamer(info, n, () => v, seat);
+  q("#title").textContent = t("seat_title", { game });
+  const base = `/api/games/${encodeURIComponent(game)}/seats/${seat}`;
+  tableShell(`${rulesetName(info.header.ruleset)} · ${game}`, `
+    <div class="seat-controls"><button id="hosting"></button> <button id="resign"></button>
+    <a href="#/live/${encodeURIComponent(game)}" class="spectate"></a></div>`,
+  `<div class="panel" id="decision-panel"></div><div class="myhand" id="myhand"></div>`);
+  q("#resign").textContent = t("resign");
+  q(".spectate").textContent = t("spectate");
+  const usedAs = {};
+  let decision = null, waits = null, offset = 0, picked = [], busy = false, drawn = false, seq = 0;
   let pending = [];
+  let killer = -1;
   const panel = q("#decision-panel");
 
   const send = async (picks) => {
@@ -38,7 +33,7 @@ async function playSeat(game, seat) {
     busy = true;
     panel.classList.add("busy");
     try {
-      await call("POST", `/api/games/${encodeURIComponent(game)}/seats/${seat}/answer`, { decision: id, picks });
+      await call("POST", `${base}/answer`, { decision: id, picks });
       if (decision && decision.id === id) panel.dataset.answered = id;
     } catch (err) {
       if (!decision || decision.id !== id) return; // moved on meanwhile: nothing to show
@@ -68,20 +63,47 @@ async function playSeat(game, seat) {
     const ok = q("#ok");
     if (ok) {
       ok.disabled = !(picked.length >= decision.min && picked.length <= decision.max);
-      ok.textContent = `OK (${picked.length})`;
+      ok.textContent = t("ok", { n: picked.length });
     }
   };
-  const renderPanel = () => {
-    if (!decision) {
-      picked = [];
-      delete panel.dataset.id;
-      delete panel.dataset.kind;
-      panel.classList.remove("busy");
-      const result = v.winners.includes(seat) ? "you won" : v.winners.length ? "you lost" : "a draw";
-      panel.innerHTML = v.over ? `<div class="prompt" id="result">the game is over: ${result} — <a href="#/">back to the lobby</a></div>`
-        : hosted.has(seat) ? `<div class="prompt">托管: your bot plays this seat</div>` : `<div class="prompt waiting">waiting…</div>`;
+  const leave = async () => {
+    try {
+      await call("POST", `${base}/resign`);
+    } catch (err) {
+      if (err.status !== 409) { q("#conn").textContent = err.message; return; }
+    }
+    const mine = v.seats[seat];
+    flash = v.over ? null : { game, dead: !!mine && !mine.alive };
+    location.hash = "#/";
+  };
+  const renderIdle = () => {
+    picked = [];
+    delete panel.dataset.id;
+    delete panel.dataset.kind;
+    panel.classList.remove("busy");
+    const mine = v.seats[seat];
+    let html;
+    if (v.over) {
+      const result = v.winners.includes(seat) ? "over_won" : v.winners.length ? "over_lost" : "over_draw";
+      html = `<div class="prompt" id="result"></div><a href="#/" class="back"></a>`;
+      panel.innerHTML = html;
+      q("#result").textContent = t(result);
+    } else if (mine && !mine.alive) {
+      html = `<div class="prompt dead" id="dead"></div><button id="to-lobby" type="button"></button>`;
+      panel.innerHTML = html;
+      q("#dead").textContent = t("dead", { by: killer >= 0 ? t("dead_by", { seat: names.long(killer) }) : "" });
+      q("#to-lobby").textContent = t("back");
+      q("#to-lobby").onclick = leave;
+      return;
+    } else {
+      panel.innerHTML = `<div class="prompt waiting"></div>`;
+      q(".prompt.waiting").textContent = hosted.has(seat) ? t("hosted_plays") : t("waiting");
       return;
     }
+    q(".back").textContent = t("back");
+  };
+  const renderPanel = () => {
+    if (!decision) { renderIdle(); return; }
     if (panel.dataset.id === String(decision.id) && panel.dataset.deadline === String(decision.deadline_ms)) return;
     picked = [];
     busy = false;
@@ -92,13 +114,15 @@ async function playSeat(game, seat) {
     panel.dataset.min = decision.min;
     panel.dataset.max = decision.max;
     const single = decision.max === 1 && decision.min <= 1;
-    panel.innerHTML = `<div class="prompt"></div><div class="clock" id="clock"></div>
-      <div class="options">${decision.options.map((o) => `<button class="opt opt-${esc(o.type)}${o.card >= 0 && n.red(o.card) ? " red" : ""}" data-key="${esc(o.key)}" data-type="${esc(o.type)}"></button>`).join("")}</div>
-      <div class="actions">${single ? "" : '<button id="ok" disabled>OK</button>'}${decision.declinable ? `<button id="decline">${esc(DECLINE[decision.kind] || "pass")}</button>` : ""}</div>
+    panel.innerHTML = `<div class="head"><div class="prompt"></div><div class="clock" id="clock"></div></div>
+      <div class="options">${decision.options.map((o) => `<button class="opt opt-${esc(o.type)}${o.card >= 0 && n.red(o.card) ? " red" : ""}${o.about ? " has-about" : ""}" data-key="${esc(o.key)}" data-type="${esc(o.type)}"><span class="label"></span>${o.about ? '<small class="about"></small>' : ""}</button>`).join("")}</div>
+      <div class="actions">${single ? "" : '<button id="ok" disabled></button>'}${decision.declinable ? `<button id="decline">${esc(tOr(`decline.${decision.kind}`, t("decline.other")))}</button>` : ""}</div>
       <div class="error" id="answer-error"></div>`;
     panel.querySelector(".prompt").textContent = decision.prompt;
     panel.querySelectorAll("button.opt").forEach((b, i) => {
-      b.textContent = decision.options[i].text;
+      const o = decision.options[i];
+      b.querySelector(".label").textContent = o.text;
+      if (o.about) { b.querySelector(".about").textContent = o.about; b.title = o.about; }
       b.onclick = () => choose(b.dataset.key);
     });
     if (q("#ok")) q("#ok").onclick = () => send(picked);
@@ -108,7 +132,7 @@ async function playSeat(game, seat) {
   const renderHand = () => {
     const me = v.seats[seat];
     const keys = new Set(decision ? decision.options.map((o) => o.key) : []);
-    q("#myhand").innerHTML = me ? `<span class="label">your hand</span>` + me.hand.map((c) => `<span class="card big ${n.red(c) ? "red" : ""}${keys.has(`card:${c}`) ? " pickable" : ""}" data-card="${c}">${esc(n.card(c))}</span>`).join("") : "";
+    q("#myhand").innerHTML = me ? `<span class="label">${esc(t("your_hand"))}</span>` + me.hand.map((c) => `<span class="card big ${n.red(c) ? "red" : ""}${keys.has(`card:${c}`) ? " pickable" : ""}" data-card="${c}">${esc(n.card(c))}</span>`).join("") : "";
     q("#myhand").querySelectorAll(".card.pickable").forEach((el) => { el.onclick = () => choose(`card:${el.dataset.card}`); });
     document.querySelectorAll(".seat").forEach((el) => {
       const key = `seat:${el.dataset.seat}`;
@@ -118,43 +142,50 @@ async function playSeat(game, seat) {
   };
   const flush = () => {
     drawn = false;
+    if (!here.live) return;
     addLog(pending);
     pending = [];
-    renderTable(v, info, n, { bottom: seat, hosted, me: seat });
-    renderWaits(waits, seatName);
+    renderTable(v, info, n, names, { bottom: seat, hosted, me: seat, usedAs, seq });
+    renderWaits(waits, names);
     renderPanel();
     renderHand();
     markPicked();
-    q("#hosting").textContent = hosted.has(seat) ? "take back" : "托管";
-    q("#hosting").disabled = v.over;
+    q("#hosting").textContent = hosted.has(seat) ? t("take_back") : t("hosting");
+    q("#hosting").disabled = v.over || !(v.seats[seat] || { alive: true }).alive;
     q("#resign").disabled = v.over;
   };
   const redraw = () => { if (!drawn) { drawn = true; requestAnimationFrame(flush); } };
   const tick = setInterval(() => {
     const el = q("#clock");
     if (!el || !decision) return;
-    if (!decision.deadline_ms) { el.textContent = "托管: your bot answers"; return; }
+    if (!decision.deadline_ms) { el.textContent = t("bot_answers"); return; }
     const left = Math.max(0, Math.ceil((decision.deadline_ms - (Date.now() + offset)) / 1000));
-    el.textContent = `${left} s`;
+    el.textContent = t("seconds_left", { n: left });
     el.classList.toggle("short", left <= 5);
   }, 250);
   q("#hosting").onclick = async () => {
     try {
-      await call("POST", `/api/games/${encodeURIComponent(game)}/seats/${seat}/hosted`, { hosted: !hosted.has(seat) });
+      await call("POST", `${base}/hosted`, { hosted: !hosted.has(seat) });
     } catch (err) { q("#conn").textContent = err.message; }
   };
   q("#resign").onclick = async () => {
-    if (!window.confirm("Leave the game? Your bot will play your seat to the end.")) return;
-    try { await call("POST", `/api/games/${encodeURIComponent(game)}/seats/${seat}/resign`); } catch (err) { q("#conn").textContent = err.message; }
+    const dead = v.seats[seat] && !v.seats[seat].alive;
+    if (!dead && !window.confirm(t("resign_confirm"))) return;
+    await leave();
   };
 
-  const es = new EventSource(`/api/games/${encodeURIComponent(game)}/seats/${seat}/stream`);
+  const es = new EventSource(`${base}/stream?lang=${LANG}`);
   es.onmessage = (m) => {
     const x = JSON.parse(m.data);
     foldEntry(fold, x);
-    pending.push([x.seq, entryWords(x, n, S)]);
+    if (x.kind === "event") {
+      trackUse(usedAs, x.event, n);
+      if (x.event.type === "died" && x.event.seat === seat) killer = x.event.killer;
+    }
+    seq = x.seq;
+    pending.push([x.seq, entryWords(x, n, names.short)]);
     redraw();
-    q("#conn").textContent = "live";
+    q("#conn").textContent = t("conn.live");
   };
   es.addEventListener("decision", (m) => {
     const d = JSON.parse(m.data);
@@ -163,8 +194,8 @@ async function playSeat(game, seat) {
     if (d.now_ms) offset = d.now_ms - Date.now();
     redraw();
   });
-  es.addEventListener("end", () => { es.close(); decision = null; q("#conn").textContent = "game over"; redraw(); });
-  es.onerror = () => { q("#conn").textContent = "reconnecting…"; };
+  es.addEventListener("end", () => { es.close(); decision = null; q("#conn").textContent = t("conn.over"); redraw(); });
+  es.onerror = () => { q("#conn").textContent = t("conn.reconnecting"); };
   es.addEventListener("refused", (m) => { es.close(); q("#conn").textContent = JSON.parse(m.data).error; });
   window.arenaSeat = { view: () => v, hosted: () => [...hosted], decision: () => decision };
   stopCurrent = () => { es.close(); clearInterval(tick); };
