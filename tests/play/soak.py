@@ -141,18 +141,28 @@ async def play(
                     seen.did["reconnect"] += 1
                     reconnect = True
                     break  # drop the connection; the decision is still pending on return
-                try:
-                    await answer(client, game, seat, d, pick(d, rng))
+                if await answered(client, game, seat, d, pick(d, rng), seen):
                     seen.did["answer"] += 1
-                except ApiRefused as exc:  # answered meanwhile (by the clock), or the end
-                    seen.refused[exc.status] += 1
-                    if exc.status not in (409,):
-                        raise
             elif event == "refused":
                 seen.errors.append(f"{game}: stream refused: {data}")
                 return False
         if not reconnect:
             return False
+
+
+async def answered(
+    client: Client, game: str, seat: int, d: dict[str, Any], picks: list[str], seen: Seen
+) -> bool:
+    """Answer as a polite client (test_api.answer) that also takes no for an answer: a 409 says
+    the decision is gone (the clock answered it, or the game ended meanwhile)."""
+    try:
+        await answer(client, game, seat, d, picks)
+        return True
+    except ApiRefused as exc:
+        seen.refused[exc.status] += 1
+        if exc.status != 409:
+            raise
+        return False
 
 
 def _next(must: list[str]) -> str:

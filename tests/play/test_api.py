@@ -121,6 +121,8 @@ async def answer(
             if exc.status == 429:
                 await asyncio.sleep(0.2)
                 continue
+            if exc.status == 409:  # not pending any more (the clock, the end): say so
+                raise
             assert exc.status == 400, exc
             picks = [] if d["declinable"] else [o["key"] for o in d["options"][: d["min"]]]
     raise AssertionError("the answer was never taken")
