@@ -46,11 +46,12 @@ class Route:
     body: type[msgspec.Struct] | None = None
     response: type | None = None  # a msgspec Struct (or a dataclass: VerifyReport)
     status: int = 200
-    auth: bool = True
+    auth: bool | str = True  # True: a person's session; a str: the bearer it takes (bot, organiser)
     errors: tuple[int, ...] = ()
     events: str = ""
     query: tuple[Query, ...] = ()
     served: str = "play"
+    media: str = ""  # a body that is not JSON (text/csv)
 
 
 def _int(lo: int, hi: int | None = None) -> dict[str, Any]:
@@ -244,7 +245,7 @@ ROUTES = [
         "/api/games/{game}/catalogue",
         "Everything a client needs to name what a game's entries and decisions hold: every "
         "card id's card, the names its ruleset prints, every general with its skills, every "
-        "skill's text",
+        "skill's text (404 until the game has started: a table just filled starts in a moment)",
         response=schema.Catalogue,
         auth=False,
         errors=(400, 404),
@@ -346,6 +347,12 @@ ROUTES = [
         served="replay",
     ),
 ]
+# the Bot API's, the tournaments' (their own routers), the chart's and TV's (the replay server's):
+# one document (services/play/watchroutes.py)
+from .watchroutes import STREAM_TYPES as WATCH_STREAM_TYPES  # noqa: E402
+from .watchroutes import extra_routes  # noqa: E402
+
+ROUTES += extra_routes(Route, Query)
 BY_NAME = {r.name: r for r in ROUTES}
 
 
@@ -370,6 +377,7 @@ _PARAMS = {
     "game": ("a game id ([A-Za-z0-9_.-], 1–100)", {"type": "string"}),
     "seat": ("a seat number", {"type": "integer", "minimum": 0}),
     "table": ("an open table's id", {"type": "string"}),
+    "key": ("a tournament's key (16 hex digits)", {"type": "string"}),
 }
 
 
@@ -377,6 +385,7 @@ def openapi() -> dict[str, Any]:
     """The OpenAPI 3.1 document of the play API."""
     types: list[type] = [schema.Error, schema.Status, schema.Waits]
     types += schema.STREAM_TYPES  # the seat stream's bodies (described in its `events`)
+    types += WATCH_STREAM_TYPES
     for r in ROUTES:
         types += [t for t in (r.body, r.response) if t is not None]
     _, components = msgspec.json.schema_components(
@@ -413,6 +422,8 @@ def openapi() -> dict[str, Any]:
                 "description": r.response.__doc__.split("\n")[0] if r.response.__doc__ else "OK",
                 "content": {"application/json": {"schema": _ref(r.response)}},
             }
+        elif r.media:
+            ok = {"description": "OK", "content": {r.media: {"schema": {"type": "string"}}}}
         elif r.events:
             ok = {
                 "description": f"Server-Sent Events: {r.events}",
@@ -433,8 +444,10 @@ def openapi() -> dict[str, Any]:
             | (RETRY_AFTER if code == 429 else {})
             for code in sorted(codes)
         }
-        if r.auth:
+        if r.auth is True:
             op["security"] = [{"cookie": []}, {"bearer": []}]
+        elif r.auth:  # a credential of its own (the Bot API's, an organiser's)
+            op["security"] = [{r.auth: []}]
         paths.setdefault(r.path, {})[r.method.lower()] = op
     return {
         "openapi": "3.1.0",
@@ -449,6 +462,16 @@ def openapi() -> dict[str, Any]:
             "securitySchemes": {
                 "cookie": {"type": "apiKey", "in": "cookie", "name": COOKIE},
                 "bearer": {"type": "http", "scheme": "bearer"},
+                "bot": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a bot account's token, bot_… (docs/botapi.md)",
+                },
+                "organiser": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "an organiser token, org_… (arena organiser-token create)",
+                },
             },
         },
     }

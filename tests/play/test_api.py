@@ -39,6 +39,17 @@ def test_the_openapi_document_is_valid_and_names_every_route(play_platform: Play
     assert doc == routes.openapi()  # served as generated from the structs
 
 
+ENTRY_SCHEMAS = {
+    "header": "HeaderEntry",
+    "event": "EventEntry",
+    "answer": "AnswerEntry",
+    "seed_reveal": "RevealEntry",
+    "control": "ControlEntry",
+    "abandon": "AbandonEntry",
+    "other": "OtherEntry",
+}
+
+
 def pick(decision: dict[str, Any], rng: random.Random) -> list[str]:
     """A legal answer drawn from the decision as the API describes it."""
     keys = [o["key"] for o in decision["options"]]
@@ -79,6 +90,7 @@ async def play_to_the_end(
         if event == "message":
             seen["entries"] += 1
             assert int(eid) == data["seq"]
+            client.validate(ENTRY_SCHEMAS[data["kind"]], data)  # each kind has its schema
             if data["kind"] == "answer":
                 assert data["answer"]["seat"] == seat  # nobody else's answers
                 seen["answers"].append(data["answer"]["decision"])
@@ -149,6 +161,59 @@ async def test_a_client_from_the_document_plays_a_whole_game(play_platform: Play
     view = await client.call("seat_view", game=game, seat=seat)
     assert view["over"] and view["decision"] is None and view["view"]["over"]
     assert (await client.call("me"))["seated"]["over"]
+
+
+RULESETS = [  # (table, what the person does on the way: play, 托管 and back, resign)
+    ({"ruleset": "standard", "players": 5, "options": {"generals": "draft"}}, "hosting"),
+    ({"ruleset": "honglou", "players": 5}, "resign"),
+    ({"ruleset": "jinyu", "players": 5, "options": {"mougong": True}}, "play"),
+    ({"ruleset": "extended", "players": 8}, "hosting"),
+    ({"ruleset": "chengtian", "players": 2}, "resign"),
+]
+
+
+@pytest.mark.parametrize(("table", "how"), RULESETS, ids=[t["ruleset"] for t, _ in RULESETS])
+async def test_a_client_from_the_document_plays_every_ruleset(
+    play_platform: PlayPlatform, table: dict[str, Any], how: str
+) -> None:
+    """A client that knows only the document plays a game of each ruleset: it names the
+    cards of its decisions from the game's catalogue, answers what is asked, and on the way
+    hands its seat to 托管 and takes it back, or resigns and follows the rest as a
+    spectator; every response and every streamed message is checked against its schema, and
+    the game ends and verifies."""
+    client = await Client.fetch(play_platform.base)
+    game, seat = await sit(client, {**table, "bot_level": "normal"}, f"{table['ruleset']} client")
+    d, _ = await answer_one(client, game, seat)  # (the game has started: its catalogue is)
+    catalogue = await client.call("catalogue", game=game)
+    assert catalogue["ruleset"] == table["ruleset"]
+    cards = {c["id"]: c for c in catalogue["cards"]}
+    for o in d["options"]:  # an option naming a card names one of the catalogue's
+        assert o.get("card", -1) < 0 or o["card"] in cards, o
+    if how == "hosting":
+        assert (await client.call("hosting", {"hosted": True}, game=game, seat=seat))["hosted"]
+        await asyncio.sleep(0.5)  # the bot plays a few of the seat's decisions
+        try:
+            back = await client.call("hosting", {"hosted": False}, game=game, seat=seat)
+            assert back["hosted"] is False
+        except ApiRefused as exc:  # the bots finished the game meanwhile: 409, as documented
+            assert exc.status == 409 and "over" in exc.body["error"], exc
+    if how == "resign":
+        await client.call("resign", game=game, seat=seat)
+        assert (await client.call("me"))["seated"] is None
+        async for event, _, data in client.events("stream", game=game):
+            if event == "message":
+                client.validate(ENTRY_SCHEMAS[data["kind"]], data)
+        info = await client.call("game", game=game)
+        assert info["over"]
+    else:
+        seen = await play_to_the_end(client, game, seat, random.Random(5))
+        assert seen["ended"] and seen["hidden_ok"]
+    report = await client.call("verify", game=game)
+    assert report["ok"], report
+    page = await client.call("events", game=game)
+    for x in page["entries"]:
+        client.validate(ENTRY_SCHEMAS[x["kind"]], x)
+    assert page["over"] and page["entries"][-1]["kind"] == "seed_reveal"
 
 
 async def test_a_person_plays_against_hard_bots(play_platform: PlayPlatform) -> None:
