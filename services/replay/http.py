@@ -8,6 +8,8 @@
     GET /api/games/ID/stream?viewer=&from=&delay=     SSE; ``id:`` is the entry's position;
                                             ``event: decision`` the public pending decision
     GET /api/games/ID/verify
+    GET /api/games/ID/chart?viewer=&delay=  each camp's chance to win, move by move (chart.py)
+    GET /api/tv                             the featured live game, by a stated rule (tv.py)
     GET /api/platform-key                   the key archives are signed with (eventlog/signing.py)
 
 ``viewer`` is ``spectator`` (default), ``god`` or a seat number; a seat's view needs its seat
@@ -41,11 +43,13 @@ import msgspec
 from ..errors import BadRequest, NotFound, http_error
 from ..readside.access import Grant, parse_viewer
 from ..readside.catalogue import names_json
+from ..readside.chart import Charts, render
 from ..readside.entries import header_json
 from ..readside.feed import GameFeed, Update
 from ..rules.api import keys
 from .core import GameFilter, Replay
 from .fanout import END, Fanout, sse_chunk
+from .tv import featured
 
 log = logging.getLogger(__name__)
 MAX_HEAD = 16 * 1024
@@ -218,6 +222,7 @@ class HttpServer:
         self.server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self.fanout = Fanout(replay, self._count_sent)
+        self.charts = Charts()  # the win-chance charts, folded on as games go
 
     def _count_sent(self, entries: int, decisions: int) -> None:
         metrics = self.replay.metrics
@@ -313,6 +318,8 @@ class HttpServer:
             return "static", lambda r, w: self._static(p[1], w)
         if req.path == "/api/platform-key":
             return "platform_key", lambda r, w: self._platform_key(w)
+        if req.path == "/api/tv":  # the featured live game (tv.py)
+            return "tv", lambda r, w: self._tv(w)
         if p[:2] == ["api", "games"]:
             if len(p) == 2:
                 return "games", self._games
@@ -324,6 +331,8 @@ class HttpServer:
                 return "stream", lambda r, w: self._stream(p[2], r, w)
             if len(p) == 4 and p[3] == "verify":
                 return "verify", lambda r, w: self._verify(p[2], w)
+            if len(p) == 4 and p[3] == "chart":  # who is winning (readside/chart.py)
+                return "chart", lambda r, w: self._chart(p[2], r, w)
         return None
 
     async def _send(
@@ -469,6 +478,17 @@ class HttpServer:
                 pending.cancel()
             with contextlib.suppress(Exception):
                 await batches.aclose()
+
+    async def _chart(self, game: str, req: Request, w: asyncio.StreamWriter) -> None:
+        viewer, token, delay = self._viewer_args(req)
+        feed, grant = await self.replay.grant(game, viewer, token, delay)
+        header = self.replay.header_of(feed)
+        now = self.replay.clock.now_ms()
+        body = render(self.charts, feed, header, grant.viewer, grant.delay_ms, now)
+        await self._send(w, 200, body)
+
+    async def _tv(self, w: asyncio.StreamWriter) -> None:
+        await self._send(w, 200, await featured(self.replay, self.charts))
 
     async def _platform_key(self, w: asyncio.StreamWriter) -> None:
         from ..eventlog.signing import platform_key

@@ -11,7 +11,7 @@ from ..readside import entries
 
 TRANSPORTS = ("sse", "grpc")  # of streams
 LISTERS = ("http", "grpc")  # of lobby listings
-ROUTES = ("viewer", "static", "games", "game", "events", "stream", "verify", "other")
+ROUTES = ("viewer", "static", "games", "game", "events", "stream", "verify", "chart", "tv", "other")
 
 
 class Metrics:

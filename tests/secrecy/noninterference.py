@@ -60,6 +60,7 @@ from services.rules import api
 from services.rules.api import events as ev
 
 from .botchannel import bot_api
+from .chartchannel import chart
 
 SECRET = b"non-interference"
 GAME = "g"
@@ -422,6 +423,7 @@ CHANNELS = {
     "SSE": http,
     "seat": seat,
     "BotAPI": bot_api,  # a bot account's seat over HTTP (services/play/botapi.py)
+    "chart": chart,  # who is winning, and TV's featured game (services/readside/chart.py)
 }
 
 
