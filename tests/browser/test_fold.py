@@ -186,3 +186,31 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
     missing = wanted - kinds
     assert not missing, f"no game above produced {sorted(missing)}: add one that does"
     assert not browser.errors, browser.errors
+
+
+async def test_a_converted_card_is_shown_as_what_it_is_used_as(
+    browser: Tab, replay_server: str
+) -> None:
+    """大乔's 国色 uses 闪♦J as 乐不思蜀: the log and the judgement area show 乐不思蜀 with the
+    real card beside it (the page showed `judge: 闪♦J`); a card used as itself is just itself."""
+    await browser.goto(replay_server + "/")
+    await browser.wait_for("typeof namer === 'function' && typeof trackUse === 'function'")
+    cards = [[c.name, c.suit, c.rank] for c in api.new_game("standard", 5, 0, {}).cards]
+    dodge = next(i for i, c in enumerate(cards) if c == ["闪", "D", 11])
+    slash = next(i for i, c in enumerate(cards) if c[0] == "杀")
+    got = await browser.page.evaluate(
+        """([cards, dodge, slash]) => {
+          setLang('en');
+          const n = namer('standard', cards, {});
+          const S = (i) => `P${i}`;
+          const used = { type: 'card_used', user: 0, name: '乐不思蜀', suit: 'D', rank: 11, cards: [dodge], targets: [1], skill: '国色' };
+          const usedAs = {};
+          trackUse(usedAs, used, n);
+          const plain = { type: 'card_used', user: 0, name: '杀', suit: cards[slash][1], rank: cards[slash][2], cards: [slash], targets: [1], skill: '' };
+          return [describe(used, n, S), cardsHtml([dodge], n, usedAs), describe(plain, n, S)];
+        }""",
+        [cards, dodge, slash],
+    )
+    assert got[0] == "P0 uses 乐不思蜀♦ (闪♦J) → P1 [国色]", got
+    assert "乐不思蜀 (闪♦J)" in got[1] and "converted" in got[1], got
+    assert "(" not in got[2] and got[2].startswith("P0 uses 杀"), got

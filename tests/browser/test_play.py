@@ -238,6 +238,10 @@ async def test_a_person_plays_a_whole_game(
     await tab.screenshot(ARTIFACTS / f"play-{ruleset}.png")
     text = await tab.js("document.querySelector('#log').innerText")
     assert "the game ends" in text
+    assert " answered" not in text  # no chatter: a seat's own answers are not news to it
+    # the centre's number is the log's: the position of the last entry
+    centre, top = await tab.js("[q('#seq').textContent, q('#log li').value]")
+    assert int(centre) == top, (centre, top)
     won = await tab.js(f"arenaSeat.view().winners.includes({seat})")
     result = await tab.js("document.querySelector('#result').textContent")
     assert ("you won" if won else "you lost") in result, result

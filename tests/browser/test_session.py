@@ -129,8 +129,9 @@ async def test_one_language_per_page_and_a_switch(
         "[q('#playbox').innerText, ...[...document.querySelectorAll('.lobby h2')].map(h => h.innerText)].join('\\n')"
     )
     assert "快速开始" in lobby and not LATIN.search(lobby), lobby
-    await tab.page.set_viewport_size(PHONE)
-    assert await tab.js(no_sideways(tab))
+    for width in (360, PHONE["width"]):  # from 360 px up
+        await tab.page.set_viewport_size({"width": width, "height": PHONE["height"]})
+        assert await tab.js(no_sideways(tab)), width
     await tab.screenshot(ARTIFACTS / "screens/lobby-zh-phone.png")
     await tab.page.fill("#botwait", "0.2")
     await tab.page.click("#open-table")
@@ -164,4 +165,6 @@ async def test_one_language_per_page_and_a_switch(
     await tab.wait_for("document.querySelectorAll('.seat').length === 5")
     assert await tab.js(no_sideways(tab))
     await tab.screenshot(ARTIFACTS / "screens/live-phone.png")
+    await tab.page.set_viewport_size({"width": 360, "height": 740})
+    assert await tab.js(no_sideways(tab))
     assert not tab.errors, tab.errors
