@@ -37,6 +37,7 @@ from .botschema import BotAccount as BotAccountBody
 from .botschema import BotAccounts as BotAccountsBody
 from .botschema import BotMe, BotSeat, IssuedBot, NewBotAccount, Organiser, Rating, SeatNotice
 from .botschema import BotSeats as BotSeatsBody
+from .http import lang_of
 from .mounted import Mounted, bearer
 from .seat import Seats
 from .service import Play
@@ -290,7 +291,7 @@ class BotRouter(Mounted):
         self, req: Request, w: asyncio.StreamWriter, game: str, seat: int
     ) -> schema.SeatView:
         """See botroutes.py."""
-        return await self.api.seats.view(await self._bot(req), game, seat)
+        return await self.api.seats.view(await self._bot(req), game, seat, lang_of(req))
 
     async def bot_seat_stream(
         self, req: Request, w: asyncio.StreamWriter, game: str, seat: int
@@ -301,7 +302,7 @@ class BotRouter(Mounted):
         last = req.headers.get("last-event-id", "")
         if last.isdigit():
             after = int(last)
-        items = await self.api.seats.stream(p, game, seat, after)
+        items = await self.api.seats.stream(p, game, seat, after, lang_of(req))
         sent = self.metrics.sent["sse"]
 
         async def frames() -> AsyncIterator[bytes]:

@@ -13,6 +13,11 @@ BOT_SEAT_ERRORS = (400, 401, 403, 404, 503)
 
 
 def _make() -> list[Route]:
+    lang = Param(
+        "lang",
+        "the language of prompts and labels: zh or en (default: the Accept-Language, else en)",
+        {"type": "string", "enum": ["zh", "en"]},
+    )
     FROM = Param(  # noqa: N806
         "from",
         "the last entry already held (0: from the start); Last-Event-ID takes its place",
@@ -66,6 +71,7 @@ def _make() -> list[Route]:
             response=schema.SeatView,
             auth="bot",
             errors=BOT_SEAT_ERRORS,
+            query=(lang,),
         ),
         Route(
             "bot_seat_stream",
@@ -82,7 +88,7 @@ def _make() -> list[Route]:
                 "`kind`); `event: decision` + `data: SeatMessage`; `event: end` after the last "
                 'entry; `event: refused` + `data: {"error"}` if the stream must stop'
             ),
-            query=(FROM,),
+            query=(FROM, lang),
         ),
         Route(
             "bot_answer",

@@ -12,6 +12,7 @@ import msgspec
 
 from services.eventlog import InMemoryEventStore
 from services.eventlog.play import record_game
+from services.play.watchschema import Chart
 from services.readside import chart
 from services.readside.access import TablePolicy
 from services.readside.clock import ManualClock
@@ -29,6 +30,7 @@ async def _chart(reads: ReadSide, viewer: int = api.SPECTATOR, delay: int = 0) -
         grant.delay_ms,
         reads.clock.now_ms(),
     )
+    msgspec.json.decode(body, type=Chart)  # what the OpenAPI document says it sends
     out: dict[str, Any] = msgspec.json.decode(body)
     return out
 

@@ -4,8 +4,11 @@ reads what spectators were sent (a game held back by the delay counts as far as 
 
 from __future__ import annotations
 
+import msgspec
+
 from services.eventlog import InMemoryEventStore
 from services.eventlog.play import record_game
+from services.play.watchschema import Tv
 from services.readside.access import TablePolicy
 from services.readside.chart import Charts
 from services.readside.clock import ManualClock
@@ -49,6 +52,7 @@ async def test_the_featured_game_has_the_most_seats_alive_then_the_closest_race(
         await live.append(game, 0, logs[src][:n])
     replay = Replay(live, clock=clock, live_ids=_ids(list(cuts)))
     got = await featured(replay, Charts())
+    msgspec.convert(got, Tv)  # what the OpenAPI document says it sends
     rows = {r["game"]: r for r in got["candidates"]}
     assert set(rows) == {"a", "b", "c"}  # d is over
     assert rows["a"]["alive"] == rows["c"]["alive"] == 5 and rows["b"]["alive"] == 4
