@@ -49,7 +49,9 @@ def is_outage(exc: BaseException) -> bool:
     is no Redis outage, and is said as what it is."""
     from .batching import NotReplicated
 
-    if isinstance(exc, OSError) and (exc.filename is not None or exc.errno in _FILE_ERRNOS):
+    # (only a disk's refusals: a file not found yet, an archive being written, is retried
+    # soon as before, as an outage)
+    if isinstance(exc, OSError) and exc.errno in _FILE_ERRNOS:
         return False
     if isinstance(exc, (*OUTAGE, ClusterDownError, TryAgainError, NotReplicated)):
         return True

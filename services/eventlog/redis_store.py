@@ -47,7 +47,7 @@ return 1
 # 0.88 ms against 2.2 ms for XRANGE over 900 entries with hiredis, ~5x faster without it.
 # With ARGV[3] == '1' each frame also carries the append time (i64be, -1 when the entry has none)
 # between the length and the bytes. `e` is always an entry's first field and `t` its second.
-# ARGV[4]: at most this many entries (a page: `PAGE`).
+# ARGV[4]: at most this many entries (a page: `PAGE`). -1: no such log (deleted, or never made).
 PAGE = 1000
 """Entries per read: a log is read in pages, so no single command holds Redis for long. A
 whole-log read of a runaway game (500,000 entries) once took over 5 s of Redis's one thread,
@@ -69,6 +69,7 @@ for i, row in ipairs(rows) do
   end
   parts[2 * i] = value
 end
+if #rows == 0 and redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 return table.concat(parts)
 """
 _FRAME = struct.Struct(">II")
@@ -166,39 +167,54 @@ class RedisEventStore:
             Append(game, self.log_key(game), expected_version, records, outbox)
         )
 
+    async def append_many(
+        self, appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[OutboxCommand]]]
+    ) -> list[int | BaseException]:
+        """`append` for several games at once (game, expected version, records, outbox), in
+        the same script calls as the appends of this loop iteration: each one's new version or
+        its error (VersionConflict, Redis's refusal), never raised."""
+        return await self.appender.append_many(
+            [
+                Append(g, self.log_key(g), expected, records, outbox)
+                for g, expected, records, outbox in appends
+            ]
+        )
+
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
         """See EventStore.read (in pages of `PAGE` entries)."""
-        out: list[Record] = []
-        key = self.log_key(game)
-        while upto is None or upto > after:
-            end = "+" if upto is None else f"{upto}-0"
-            start = f"{after + 1}-0"
-            if self.framed_reads:
-                blob = await self._read(keys=[key], args=[start, end, 0, PAGE])
-                page = _unframe(bytes(blob))
-            else:
-                rows: Any = await self.client.xrange(key, start, end, count=PAGE)
-                page = [(_seq(sid), fields[b"e"]) for sid, fields in rows]
-            out += page
-            if len(page) < PAGE:
-                break
-            after = page[-1][0]
-        return out
+        return [(seq, data) for seq, data, _ in await self._paged(game, after, upto, False)]
 
     async def read_timed(
         self, game: str, after: int = 0, upto: int | None = None
     ) -> list[TimedRecord]:
         """See EventStore.read_timed (in pages of `PAGE` entries)."""
+        return await self._paged(game, after, upto, True)
+
+    async def _paged(
+        self, game: str, after: int, upto: int | None, timed: bool
+    ) -> list[TimedRecord]:
+        """Records after `after` up to `upto`, a page per command. A log deleted between two
+        pages (archived meanwhile) reads as no log at all: the caller then finds the archive,
+        as it would have a moment later; a read cut short there once looked like an unfinished
+        game (the ratings consumer left such a game unrated until its message was claimed)."""
         out: list[TimedRecord] = []
         key = self.log_key(game)
         while upto is None or upto > after:
             end = "+" if upto is None else f"{upto}-0"
             start = f"{after + 1}-0"
             if self.framed_reads:
-                blob = await self._read(keys=[key], args=[start, end, 1, PAGE])
-                page = _unframe_timed(bytes(blob))
+                blob = await self._read(keys=[key], args=[start, end, int(timed), PAGE])
+                if isinstance(blob, int):  # -1: no such log (any more)
+                    return []
+                page = (
+                    _unframe_timed(bytes(blob))
+                    if timed
+                    else [(q, d, None) for q, d in _unframe(bytes(blob))]
+                )
             else:
                 page = _timed_rows(await self.client.xrange(key, start, end, count=PAGE))
+                if not page and out and not await self.client.exists(key):
+                    return []
             out += page
             if len(page) < PAGE:
                 break

@@ -40,6 +40,8 @@ def test_what_is_an_outage() -> None:
     full = OSError(errno.ENOSPC, "No space left on device", "/var/archive/g.arena")
     assert not is_outage(full) and not is_outage(PermissionError(errno.EACCES, "denied", "/x"))
     assert is_outage(ConnectionRefusedError(errno.ECONNREFUSED, "refused"))
+    # a file not there yet (an archive being written) is tried again soon, as before
+    assert is_outage(FileNotFoundError(errno.ENOENT, "No such file", "/var/archive/g.arena"))
     refused = unavailable(MISCONF)
     assert refused is not None and refused.code == "UNAVAILABLE"
     assert refused.message == DISK_MESSAGE and "disk" in DISK_MESSAGE

@@ -277,6 +277,38 @@ async def test_redis_reads_a_page_a_command(
     try:
         assert [seq for seq, _ in await store.read("paged")] == list(range(1, 36))
         assert len(calls) == 4 and all(a[3] == 10 for a in calls)
+
+        async def archived_meanwhile(keys: list[str], args: list[Any]) -> Any:
+            reply = await read(keys=keys, args=args)
+            await store.client.delete(store.log_key("paged"))  # between two pages
+            return reply
+
+        store._read = archived_meanwhile  # type: ignore[assignment]
+        # a log gone half-way reads as no log (the caller finds the archive), never as a
+        # shorter log (a finished game's log cut short looks unfinished)
+        assert await store.read("paged") == [] and await store.read_timed("paged") == []
     finally:
         await store.client.delete(store.log_key("paged"))
+        await store.aclose()
+
+
+async def test_redis_xrange_reads_a_log_gone_between_pages_as_none(
+    redis_url: str, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.eventlog import redis_store
+
+    monkeypatch.setattr(redis_store, "PAGE", 10)
+    store = RedisEventStore(aioredis.Redis.from_url(redis_url), redis_namespace, False)
+    await store.append("gone", 0, [b"x%d" % i for i in range(25)])
+    xrange = store.client.xrange
+
+    async def archived_meanwhile(*args: Any, **kw: Any) -> Any:
+        rows = await xrange(*args, **kw)
+        await store.client.delete(store.log_key("gone"))
+        return rows
+
+    store.client.xrange = archived_meanwhile  # type: ignore[method-assign]
+    try:
+        assert await store.read("gone") == []
+    finally:
         await store.aclose()
