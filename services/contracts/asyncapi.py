@@ -1,7 +1,7 @@
 """The AsyncAPI document of the shared streams, generated from their typed messages.
 
-`python3 -m services.contracts.asyncapi > docs/asyncapi.json` writes it; a test keeps the
-published file equal to what this module generates. Each shared stream (streams.py: `SHARED`)
+`python3 -m services.proto_gen.build` writes it (with the other committed contract artefacts);
+a test keeps the published file equal to what this module generates. Each shared stream (streams.py: `SHARED`)
 is a channel whose address is its Redis key in the default namespace, with the partition's hash
 tag as the parameter `partition` (streams.py: a game's messages go to its partition's stream,
 consumers read every partition); its one message is the
@@ -96,7 +96,3 @@ def document() -> dict[str, Any]:
 def text() -> str:
     """The document as published (indented JSON, trailing newline)."""
     return json.dumps(document(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-if __name__ == "__main__":
-    print(text(), end="")

@@ -3,8 +3,11 @@
 - `services/proto_gen/arena/v1/*_pb2*.py` from `proto/arena/v1/*.proto` (grpcio-tools), with the
   cross-file imports rewritten to this package: protoc writes `from arena.v1 import …`, which
   would need a top-level `arena` package.
+  A proto that declares no service (common.proto) gets no `_pb2_grpc.py`: protoc writes one
+  anyway, holding only a version check, and nothing would import it.
 - `proto/arena/v1/events.schema.json`: JSON Schema of every event payload, from the msgspec event
   structs, so clients in other languages can decode `EventEnvelope.payload_json`.
+- `docs/asyncapi.json`: the shared streams' AsyncAPI document (services/contracts/asyncapi.py).
 
 Committed rather than built at install time: a fresh clone then needs no code generation step,
 and the freshness test regenerates into a temporary folder and compares.
@@ -24,6 +27,7 @@ PROTO_ROOT = ROOT / "proto"
 PROTO_DIR = PROTO_ROOT / "arena" / "v1"
 OUT = Path(__file__).resolve().parent
 SCHEMA = PROTO_DIR / "events.schema.json"
+ASYNCAPI = ROOT / "docs" / "asyncapi.json"
 PACKAGE = "services.proto_gen"
 # Lines that only name the generator's version: ignored by the freshness comparison so that a
 # different (compatible) grpcio-tools does not make the committed stubs look stale.
@@ -40,8 +44,15 @@ def generate_stubs(out: Path = OUT) -> list[Path]:
     target = out / "arena" / "v1"
     target.mkdir(parents=True, exist_ok=True)
     include = str(Path(protoc.__file__).parent / "_proto")
-    args = ["protoc", f"-I{PROTO_ROOT}", f"-I{include}", f"--python_out={out}",
-            f"--pyi_out={out}", f"--grpc_python_out={out}", *protos]
+    args = [
+        "protoc",
+        f"-I{PROTO_ROOT}",
+        f"-I{include}",
+        f"--python_out={out}",
+        f"--pyi_out={out}",
+        f"--grpc_python_out={out}",
+        *protos,
+    ]
     if protoc.main(args) != 0:
         raise RuntimeError(f"protoc failed: {' '.join(args)}")
     written = []
@@ -50,8 +61,11 @@ def generate_stubs(out: Path = OUT) -> list[Path]:
         written.append(init)
     for path in sorted([*target.glob("*_pb2*.py"), *target.glob("*_pb2.pyi")]):
         text = path.read_text().replace("from arena.v1 import", f"from {PACKAGE}.arena.v1 import")
-        if path.name.endswith("_grpc.py"):  # untyped generated code: keep mypy --strict quiet
-            text = "# mypy: ignore-errors\n" + text
+        if path.name.endswith("_grpc.py"):
+            if "Stub:" not in text and "Stub(object)" not in text:  # no service: no stub
+                path.unlink()
+                continue
+            text = "# mypy: ignore-errors\n" + text  # untyped generated code: mypy --strict
         path.write_text(text)
         written.append(path)
     return written
@@ -71,7 +85,10 @@ def event_schema() -> dict[str, Any]:
 
 def schema_text() -> str:
     """The schema file's exact contents."""
-    return msgspec.json.format(msgspec.json.encode(event_schema(), order="sorted"), indent=2).decode() + "\n"
+    return (
+        msgspec.json.format(msgspec.json.encode(event_schema(), order="sorted"), indent=2).decode()
+        + "\n"
+    )
 
 
 def stable(text: str) -> str:
@@ -80,11 +97,15 @@ def stable(text: str) -> str:
 
 
 def main() -> int:
-    """Regenerate the stubs and the schema."""
+    """Regenerate the stubs, the event schema and the AsyncAPI document."""
+    from ..contracts import asyncapi
+
     for path in generate_stubs():
         print(path.relative_to(ROOT))
     SCHEMA.write_text(schema_text())
     print(SCHEMA.relative_to(ROOT))
+    ASYNCAPI.write_text(asyncapi.text())
+    print(ASYNCAPI.relative_to(ROOT))
     return 0
 
 

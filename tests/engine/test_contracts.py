@@ -13,6 +13,11 @@ from services.proto_gen import build
 def test_stubs_are_fresh(tmp_path: Path) -> None:
     pytest.importorskip("grpc_tools")
     fresh = {p.relative_to(tmp_path): p for p in build.generate_stubs(tmp_path)}
+    committed = {p.relative_to(build.OUT) for p in (build.OUT / "arena").rglob("*_pb2*.py*")}
+    assert committed == {rel for rel in fresh if "_pb2" in rel.name}, (
+        "committed stubs differ from the generated set: run python3 -m services.proto_gen.build"
+    )
+    assert not any(rel.name == "common_pb2_grpc.py" for rel in fresh)  # no service, no stub
     for rel, path in fresh.items():
         committed = build.OUT / rel
         assert committed.exists(), f"{rel} missing: run python3 -m services.proto_gen.build"
