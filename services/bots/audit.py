@@ -280,6 +280,7 @@ def audit_games(
     names = policies or ["heuristic"]
     au = Audit()
     options = api.table_options(ruleset, players, options)
+    api.new_game(ruleset, players, seed, options)  # an unknown ruleset: ValueError, one line
     cls = role_classes(ruleset, players, options)
     for i in range(games):
         g = api.new_game(ruleset, players, seed + i, options)

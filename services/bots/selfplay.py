@@ -316,6 +316,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="one line of JSON (default: indented)")
     p.add_argument(
+        "--audit",
+        action="store_true",
+        help="count the policies' blunders over the same seeded games instead (bots/audit.py: "
+        "with the true roles, e.g. a teammate killed, a 桃 held while the lord died)",
+    )
+    p.add_argument(
         "--max-decisions",
         type=int,
         default=MAX_DECISIONS,
@@ -325,8 +331,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    """`arena selfplay`: play the games, print the summary as JSON."""
+    """`arena selfplay`: play the games, print the summary (or, with --audit, the blunder
+    counts) as JSON."""
     try:
+        if args.audit:
+            from .audit import audit_games
+
+            au = audit_games(
+                args.ruleset,
+                args.players,
+                args.games,
+                args.seed,
+                args.policies.split(","),
+                args.options,
+                args.assign,
+            )
+            print(json.dumps(dict(au.counts), ensure_ascii=False, indent=None if args.json else 2))
+            return 0
         out = selfplay(
             args.ruleset,
             args.players,

@@ -95,3 +95,21 @@ def test_blunders_fall(ruleset: str, players: int, options: dict[str, object]) -
     chosen = c["teammate_kills"] - c["forced_kills"]
     assert 0 <= chosen <= today, dict(c)  # a third of 3 x today's
     assert c["teammate_kills"] < 3 * today, dict(c)
+
+
+def test_arena_selfplay_audit_prints_the_counts() -> None:
+    """`arena selfplay --audit` (the auditor's command-line caller) prints the counts of the
+    same games audit_games plays, and refuses an unknown ruleset in one line."""
+    import json
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "services.cli", "selfplay", "--audit", "--json"]
+    table = ["--ruleset", "standard", "--players", "5", "--games", "2", "--seed", "3"]
+    out = subprocess.run([*argv, *table, "--policies", "heuristic"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    want = audit_games("standard", 5, 2, 3, ["heuristic"], {})
+    assert json.loads(out.stdout) == dict(want.counts)
+    bad = subprocess.run([*argv, "--ruleset", "nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
+    assert "unknown ruleset 'nope'" in bad.stderr

@@ -1,6 +1,7 @@
 """Ruleset ``chengtian`` (seed 003): the deck is the seed's table, random 1v1 games end cleanly
-with the invariants holding (the random policy orders camps and plays 走马换将), and the pieces no
-card of the deck reaches (白鸽, 拼点) work when a skill would use them.
+with the invariants holding (the random policy orders camps and plays 走马换将), and the piece no
+card of the deck reaches (白鸽, which forbids a 拼点 against its holder) works when a skill would
+use it.
 
 Default run: 50 games; ``-m slow`` plays 2,000.
 """
@@ -13,14 +14,13 @@ import pytest
 
 from services.rules import api
 from services.rules.core import events as ev
-from services.rules.core.query import distance, hand_limit, in_range
+from services.rules.core.query import distance, hand_limit, in_range, prohibited
 from services.rules.core.ruleset import RULESETS
 from services.rules.core.state import Answer, Game
 from services.rules.rulesets.chengtian import chengtian_deck
 from services.rules.rulesets.chengtian.camp import camp_of
 from services.rules.rulesets.chengtian.cards import give_baige
 from services.rules.rulesets.chengtian.events import GeneralBenched, GeneralFell
-from services.rules.rulesets.chengtian.pindian import Pindian, can_pindian
 from services.rules.scenario.loader import load_text
 from services.rules.scenario.table import build
 from tests.rules.invariants import check_cards, check_players, play_random
@@ -146,9 +146,9 @@ def test_baige_forbids_pindian_and_shields_equipment() -> None:
             TABLE.replace("hand: [闪 D2]", "hand: [闪 D2], equip: [藤甲 S2]") + "fill: true\n", "t"
         )
     )
-    assert can_pindian(g, 0, 1)
+    assert not prohibited(g, 1, 0, "拼点")
     assert give_baige(g, 1)
-    assert not can_pindian(g, 0, 1) and can_pindian(g, 1, 0)
+    assert prohibited(g, 1, 0, "拼点") and not prohibited(g, 0, 1, "拼点")
     rs = RULESETS["chengtian"]
     armor = g.players[1].equip["armor"]
     assert rs.equip_protected(g, 1, 0, armor) and not rs.equip_protected(g, 1, 1, armor)
@@ -159,16 +159,6 @@ def test_baige_forbids_pindian_and_shields_equipment() -> None:
     assert baige in g.removed and baige not in g.discard
     check_cards(g)
     check_players(g)
-
-
-def test_pindian_higher_rank_wins() -> None:
-    """拼点: both show a hand card; the initiator wins only with a strictly higher rank."""
-    g, _ = build(load_text(TABLE, "t"))
-    g.stack.append(Pindian(initiator=0, target=1))
-    g.auto_forced = True
-    api.advance(g)
-    assert g.ret is True  # 杀 S3 beats 闪 D2
-    assert not g.players[0].hand and not g.players[1].hand and len(g.discard) == 2
 
 
 def test_general_fell_event_names_the_fallen() -> None:

@@ -28,11 +28,16 @@ from hypothesis import strategies as st
 from services.bots.random_policy import RandomPolicy
 from services.rules import api
 from services.rules.api import Game, View
+from services.rules.core.engine import answer, ask_choice, emit, pop
+from services.rules.core.events import CardShown
 from services.rules.core.index import skills_changed
+from services.rules.core.keys import card_keys, card_of
+from services.rules.core.redeal import Redeal
+from services.rules.core.state import Frame
+from services.rules.core.zones import move
 from services.rules.determinize import NotDeciding, ViewMismatch, contradictions
 from services.rules.rulesets.chengtian import CampOrder
 from services.rules.rulesets.chengtian.camp import camp_of, refresh_skills
-from services.rules.rulesets.chengtian.pindian import Pindian
 from services.rules.rulesets.draft import Draft
 from services.rules.rulesets.extended.frames import CeLi, _candidates
 from services.rules.rulesets.jinyu import JinYu
@@ -414,6 +419,46 @@ def test_celi_offers_follow_the_roles_dealt() -> None:
         again = api.determinize(other, seat, None, det, view=view)
         assert api.snapshot(again) == api.snapshot(out)
         invariants.check(out)
+
+
+class Pindian(Frame, tag="test_pindian"):
+    """拼点, as this test needs it (no general of any ruleset starts one): both seats pick a hand card (the initiator first, unseen by the other), then both are
+    shown; pops True iff the initiator's rank is strictly higher."""
+
+    initiator: int
+    target: int
+    reason: str = ""
+    mine: int = -1
+    theirs: int = -1
+
+    def start(self, g: Game) -> None:
+        self.then(self.initiator_picked)
+        self.pick(g, self.initiator)
+
+    def pick(self, g: Game, seat: int) -> None:
+        """``seat`` picks its card, unseen by the other."""
+        hand = g.players[seat].hand
+        ask_choice(g, seat, card_keys(hand), about="拼点", reason=self.reason)
+
+    def redeal(self, g: Game, rd: Redeal) -> None:
+        """The initiator's card, picked unseen: for anyone else, a card dealt into its hand
+        again."""
+        if rd.seat != self.initiator and self.mine >= 0:
+            self.mine = rd.card(g, self.mine)
+
+    def initiator_picked(self, g: Game) -> None:
+        self.mine = card_of(answer(g)[0])
+        self.then(self.target_picked)
+        self.pick(g, self.target)
+
+    def target_picked(self, g: Game) -> None:
+        """Both cards are shown and discarded; the higher rank (strictly) wins for the initiator."""
+        self.theirs = card_of(answer(g)[0])
+        emit(g, CardShown(seat=self.initiator, card=self.mine))
+        emit(g, CardShown(seat=self.target, card=self.theirs))
+        move(g, [self.mine], "hand", "discard", self.initiator, reason="拼点")
+        move(g, [self.theirs], "hand", "discard", self.target, reason="拼点")
+        pop(g, g.cards[self.mine].rank > g.cards[self.theirs].rank)
 
 
 def _pindian(face: int) -> tuple[Game, View]:
