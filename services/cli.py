@@ -49,6 +49,10 @@ COMMANDS: dict[str, Command | Group] = {
                 "the engine worker's service layer in-process, beside the rules alone",
                 "services.bench.service",
             ),
+            "callgrind": Command(
+                "instructions per decision under callgrind: rules, engine service, bot worker",
+                "services.bench.callgrind",
+            ),
             "e2e": Command(
                 "the same games in-process and through the platform",
                 "services.bench.e2e_command",
