@@ -35,10 +35,17 @@ def opaque(key: bytes, decision: int) -> int:
 
 
 class DecisionIds:
-    """One game's opaque ids, and the numbers of those it has made (to map an id back)."""
+    """One game's opaque ids, and the numbers of those it has made (to map an id back).
+
+    The engine makes an id for every decision: the HMAC's two keyed SHA-256 states are set up
+    once per game and copied per id (RFC 2104 by hand: the same digest as `opaque`, at less
+    than half the cost of `hmac.new` per id; tests/contracts hold the two equal)."""
 
     def __init__(self, secret: bytes, game: str) -> None:
         self.key = game_key(secret, game)
+        block = self.key.ljust(64, b"\0")  # (the key is a 32-byte digest: no pre-hashing)
+        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
+        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
         self._made: dict[int, int] = {}  # opaque -> number
         self._of: dict[int, int] = {}  # number -> opaque
 
@@ -46,7 +53,11 @@ class DecisionIds:
         """The client's id of decision number ``decision`` (remembered for `number`)."""
         o = self._of.get(decision)
         if o is None:
-            o = opaque(self.key, decision)
+            inner = self._inner.copy()
+            inner.update(decision.to_bytes(8, "big", signed=True))
+            outer = self._outer.copy()
+            outer.update(inner.digest())
+            o = 1 + int.from_bytes(outer.digest()[:8], "big") % _SPAN
             self._of[decision] = o
             self._made[o] = decision
         return o

@@ -33,7 +33,7 @@ from ..proto_gen.arena.v1 import common_pb2, game_pb2, game_pb2_grpc
 from ..readside.decisions import Shown
 from ..rpc_guard import interceptors
 from . import bot_sessions
-from .service import Games
+from .service import Answering, Games, Result
 from .worlds import MAX_WORLDS, World
 
 log = logging.getLogger(__name__)
@@ -75,6 +75,11 @@ def decision_pb(game_id: str, d: Shown) -> common_pb2.Decision:
         version=d.version,
         deadline_ms=d.deadline_ms,
     )
+
+
+def _asked(actions: Sequence[game_pb2.SubmitActionRequest]) -> list[Answering]:
+    """The answers of a batch as `Games.answer_many` takes them."""
+    return [(a.game_id, a.seat_token, a.decision_id, a.picks) for a in actions]
 
 
 def signed_create_request(
@@ -191,31 +196,46 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     async def _submit_all(
         self, actions: Sequence[game_pb2.SubmitActionRequest]
     ) -> list[game_pb2.SubmitActionResult]:
-        """Each answer as SubmitAction would take it, concurrently (one game's answers in
-        order, by its lock), so their Redis writes share round trips; one result each."""
-        done = await asyncio.gather(
-            *(self._submit(a, with_next=False) for a in actions), return_exceptions=True
-        )
-        return [self._result(r) for r in done]
+        """Each answer as SubmitAction would take it (`Games.answer_many`: the usual ones
+        decided together, their appends in one write; the others one at a time, one game's in
+        order by its lock); one result each."""
+        start = time.perf_counter()
+        out = [game_pb2.SubmitActionResult() for _ in actions]
 
-    @staticmethod
-    def _result(
-        r: game_pb2.SubmitActionResponse | BaseException,
-    ) -> game_pb2.SubmitActionResult:
-        """One answer's result in a batch: its response, or its refusal's code and reason
-        (a cancellation is raised: not ours to swallow)."""
+        def done(i: int, r: Result | BaseException) -> None:
+            self._fill(out[i], r, start)
+
+        await self.games.answer_many(_asked(actions), done)
+        return out
+
+    def _fill(
+        self, out: game_pb2.SubmitActionResult, r: Result | BaseException, start: float
+    ) -> None:
+        """One answer's result in a batch, counted and timed, filled into `out` in place (not
+        copied in from parts: one is made per bot answer): its response, or its refusal's code
+        and reason (a cancellation is raised: not ours to swallow)."""
+        m = self.games.metrics
+        if isinstance(r, Result):
+            m.count("actions", "duplicate" if r.duplicate else "ok")
+            m.latency.observe(time.perf_counter() - start)
+            response = out.response
+            response.duplicate, response.version, response.over = r.duplicate, r.position, r.over
+            answer, given = response.answer, r.answer
+            answer.decision_id, answer.seat, answer.auto = r.decision_id, given.seat, given.auto
+            answer.picks.extend(given.picks)
+            out.code = 0
+            response.SetInParent()
+            return
+        m.count("actions", getattr(r, "code", "INTERNAL").lower())
         if isinstance(r, Exception) and not isinstance(r, Refused):
             r = unavailable(r) or r  # the store away: UNAVAILABLE, to be tried again
-        if isinstance(r, game_pb2.SubmitActionResponse):
-            return game_pb2.SubmitActionResult(code=0, response=r)
         if isinstance(r, Refused):
-            code = grpc.StatusCode[r.code].value[0]
-            return game_pb2.SubmitActionResult(code=code, reason=r.message)
-        if isinstance(r, Exception):
-            log.error("unexpected error in SubmitActions", exc_info=r)
-            code = grpc.StatusCode.INTERNAL.value[0]
-            return game_pb2.SubmitActionResult(code=code, reason="internal error")
-        raise r
+            out.code, out.reason = grpc.StatusCode[r.code].value[0], r.message
+        elif isinstance(r, Exception):
+            log.error("unexpected error in a batch of answers", exc_info=r)
+            out.code, out.reason = grpc.StatusCode.INTERNAL.value[0], "internal error"
+        else:
+            raise r
 
     async def BotSession(
         self,
@@ -242,19 +262,18 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         result as it is in; a message with too many gets INVALID_ARGUMENT for each."""
         batches: set[asyncio.Task[None]] = set()
 
-        async def answer_one(a: game_pb2.BotAnswer) -> None:
-            # queued as soon as it is in, not once the whole batch is: the answer's append
-            # pushed the game's next decision a moment ago, so both go in the same stream
-            # message (queued after the batch, the results went in one of their own)
-            r: game_pb2.SubmitActionResponse | BaseException
-            try:
-                r = await self._submit(a.action, with_next=False)
-            except Exception as exc:  # noqa: BLE001 - this answer's refusal, in its result
-                r = exc
-            session.add_results([game_pb2.BotAnswerResult(tag=a.tag, result=self._result(r))])
-
         async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
-            await asyncio.gather(*(answer_one(a) for a in batch))
+            # each result is queued as soon as it is in, not once the whole batch is: the
+            # answer's append pushed the game's next decision a moment ago, so both go in the
+            # same stream message (queued after the batch, the results went in one of their own)
+            start = time.perf_counter()
+
+            def done(i: int, r: Result | BaseException) -> None:
+                result = game_pb2.BotAnswerResult(tag=batch[i].tag)
+                self._fill(result.result, r, start)
+                session.add_results([result])
+
+            await self.games.answer_many(_asked([a.action for a in batch]), done)
 
         try:
             async for request in requests:
@@ -264,6 +283,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 if len(request.answers) > MAX_BATCH:
                     code, reason = grpc.StatusCode.INVALID_ARGUMENT.value[0], "too many answers"
                     refused = game_pb2.SubmitActionResult(code=code, reason=reason)
+                    self.games.metrics.count("actions", "invalid_argument", len(request.answers))
                     session.add_results(
                         [
                             game_pb2.BotAnswerResult(tag=a.tag, result=refused)

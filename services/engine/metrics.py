@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
+
+from ..observability import Latency
 
 
 class Metrics:
@@ -21,12 +23,12 @@ class Metrics:
             "games in this worker's cache that have not ended",
             registry=r,
         )
-        self.latency = Histogram(
+        self.latency = Latency(  # (observability.py: a Histogram without a lock)
             "arena_engine_action_latency_seconds",
             "SubmitAction latency",
-            buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
-            registry=r,
+            (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
         )
+        r.register(self.latency)
         self.conflicts = Counter(
             "arena_engine_append_conflicts",
             "appends refused for a stale expected version",
@@ -42,11 +44,11 @@ class Metrics:
         self.counts: dict[tuple[str, str], int] = {}
         r.register(_Counts(self.counts))
 
-    def count(self, counter: str, label: str) -> None:
-        """Count one `actions` (by result), `cache` lookup (by hit), `worlds` call, game
-        `ended` by the platform (by reason) or `sweep` failure."""
+    def count(self, counter: str, label: str, n: int = 1) -> None:
+        """Count `n` `actions` (by result), `cache` lookups (by hit), `worlds` calls, games
+        `ended` by the platform (by reason) or `sweep` failures."""
         key = (counter, label)
-        self.counts[key] = self.counts.get(key, 0) + 1
+        self.counts[key] = self.counts.get(key, 0) + n
 
 
 _FAMILIES = {

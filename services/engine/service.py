@@ -17,7 +17,7 @@ import logging
 import secrets as _secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +42,7 @@ from ..eventlog.records import (
     encode_payload,
     new_salt,
 )
-from ..eventlog.store import EventStore, VersionConflict, check_game_id
+from ..eventlog.store import EventStore, Snapshot, VersionConflict, check_game_id
 from ..readside.access import TablePolicy
 from ..readside.botfeed import SeatFeed
 from ..readside.clock import Clock, SystemClock
@@ -101,10 +101,25 @@ class Hot:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Result:
+@dataclass(slots=True)
+class _Step:
+    """An answer applied to a hot game and not yet appended (`Games._advance`)."""
+
+    rec: AnswerRecord
+    before: int  # the log's version before it
+    items: list[tuple[str, bytes]]  # the entries to append: the answer, its events, ...
+    effects: Effects
+    over: bool  # the game ended with it: finish it once appended
+
+
+Answering = tuple[str, str, int, Sequence[str]]
+"""A bot's answer for `Games.answer_many`: (game, seat token, opaque decision id, picks)."""
+
+
+class Result(msgspec.Struct, frozen=True):
     """What SubmitAction returns: the logged answer, the version after it, what is pending now;
-    for the client, the answer's opaque decision id and the answering seat's position after it."""
+    for the client, the answer's opaque decision id and the answering seat's position after it.
+    (A Struct: one is made per answer, and a frozen dataclass costs several times as much.)"""
 
     answer: AnswerRecord
     version: int
@@ -643,6 +658,28 @@ class Games:
         Advancing in place instead of on a fork saves a full encode/decode of the state per
         answer, which profiling showed as ~45% of an engine worker's CPU per decision.
         """
+        step = self._advance(hot, rec)
+        write = self._write(hot.log.game, step.effects)
+        try:
+            await hot.log.append(step.items, write)
+        except VersionConflict:
+            self.metrics.conflicts.inc()
+            self.evict(hot.log.game)
+            raise _Stale from None
+        except BaseException:
+            self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
+            raise
+        snapshot = self._landed(hot, step)
+        if snapshot is not None:
+            await hot.log.save_snapshot(snapshot)
+        if step.over:
+            await self._finish_soon(hot)
+        return self._result(hot, rec)
+
+    def _advance(self, hot: Hot, rec: AnswerRecord) -> _Step:
+        """`rec` applied to the cached state in place (Refused INVALID_ARGUMENT for an illegal
+        answer, which changes nothing): the entries to append for it and what they make due.
+        No await: the caller holds the game's lock, and appends the entries or evicts it."""
         game = hot.game
         try:
             events = api.submit(
@@ -653,35 +690,34 @@ class Games:
         before = hot.log.version
         encoded = [api.encode_event(e) for e in events]
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
+        items = [(ANSWER, encode_payload(rec))]
+        items += [(EVENT, data) for data in encoded]
         # the time-out that turns 托管 on, if this is it (a person's seat only: a bot seat's
         # default answer, when no bot answered by its deadline, puts nothing on 托管)
-        person = not hot.header.seats[rec.seat].bot
-        control = hot.hosting.answered(rec) if person else None
-        after = [(CONTROL, encode_payload(control))] if control is not None else []
-        end = self._capped(hot, rec.decision, before + 1 + len(encoded) + len(after))
+        if not hot.header.seats[rec.seat].bot:
+            control = hot.hosting.answered(rec)
+            if control is not None:
+                items.append((CONTROL, encode_payload(control)))
+        end = self._capped(hot, rec.decision, before + len(items))
         if end is not None:  # past the platform's cap: ended here, in the same batch
-            after += self._abandoning(hot, end)
+            items += self._abandoning(hot, end)
         hot.positions.add(before + 1, rec.seat)
-        for seq in range(before + 2, before + 2 + len(encoded) + len(after)):
-            hot.positions.add(seq, None)
-        effects = self._effects(hot, before + 1 + len(encoded) + len(after), answered=rec.decision)
-        write = self._write(hot.log.game, effects)
-        try:
-            await hot.log.record_answer(rec, encoded, write, after)
-        except VersionConflict:
-            self.metrics.conflicts.inc()
-            self.evict(hot.log.game)
-            raise _Stale from None
-        except BaseException:
-            self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
-            raise
+        hot.positions.add_many(before + 2, len(items) - 1)
+        effects = self._effects(hot, before + len(items), answered=rec.decision)
+        return _Step(rec, before, items, effects, game.over or api.pending(game) is None)
+
+    def _landed(self, hot: Hot, step: _Step) -> bytes | None:
+        """The answer of `step` is in the log: note it; the snapshot to store, if one is due."""
+        rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
         self.sessions.answered(hot.log.game, hot.ids.opaque(rec.decision))
-        if snapshot_due(before, hot.log.version, self.snapshot_every):
-            await hot.log.save_snapshot(api.snapshot(game))
-        version = hot.log.version
-        if game.over or api.pending(game) is None:
-            await self._finish_soon(hot)
+        if snapshot_due(step.before, hot.log.version, self.snapshot_every):
+            return api.snapshot(hot.game)
+        return None
+
+    def _result(self, hot: Hot, rec: AnswerRecord) -> Result:
+        """What SubmitAction returns for `rec`, just logged."""
+        game, version = hot.game, hot.log.version
         return Result(
             rec,
             version,
@@ -691,6 +727,157 @@ class Games:
             hot.ids.opaque(rec.decision),
             hot.positions.position(rec.seat, version),
         )
+
+    async def answer_many(
+        self, answers: Sequence[Answering], done: Callable[[int, Result | BaseException], None]
+    ) -> None:
+        """Bot answers of one session message (game, seat token, opaque decision id, picks),
+        each taken as `submit_action` would take it, its outcome handed to `done(i, ...)` (a
+        Result, or the Refused or error it met) as soon as it is known.
+
+        The usual answer (its game hot here and idle, the decision the seat's pending one) is
+        decided at once, without a task or an await of its own: the rules advance each game
+        in place, then every game's entries go out in one append (`Side.append_many`: one
+        script call on Redis), then their decisions to the bot sessions in one push. Every
+        other answer (a game to load, a duplicate, a decision no longer pending, a game busy
+        with another request) goes the one-at-a-time way, concurrently, as before."""
+        steps: list[tuple[int, Hot, _Step]] = []
+        slow: list[int] = []
+        hits, now = 0, _now_ms()
+        for i, (game_id, token, decision, picks) in enumerate(answers):
+            try:
+                hot = self._ready(game_id, token, decision, picks, now)
+                if hot is None:
+                    slow.append(i)
+                    continue
+                hits += 1
+                await hot.lock.acquire()  # free and unwaited (`_ready`): taken at once
+                d = api.pending(hot.game)
+                assert d is not None
+                try:
+                    step = self._advance(hot, AnswerRecord(d.id, d.seat, list(picks), False))
+                except BaseException:
+                    hot.lock.release()
+                    raise
+            except Exception as exc:  # noqa: BLE001 - this answer's refusal, in its outcome
+                done(i, exc)
+                continue
+            steps.append((i, hot, step))
+        self.metrics.count("cache", "true", hits)
+        later = [self._answer_alone(i, answers[i], done) for i in slow]
+        tasks = [asyncio.ensure_future(c) for c in later]
+        if steps:
+            await self._append_steps(answers, steps, done)
+        if tasks:
+            await asyncio.gather(*tasks)
+
+    def _ready(
+        self, game_id: str, token: str, decision: int, picks: Sequence[str], now_ms: int
+    ) -> Hot | None:
+        """The hot game an answer of `answer_many` can be decided in at once (see there), else
+        None; Refused as `submit_action` refuses a bad token or bad picks."""
+        try:
+            claims = self.tokens.verify(token, now_ms)
+        except tokens.BadToken as exc:
+            raise Refused("UNAUTHENTICATED", str(exc)) from None
+        if claims.g != game_id:
+            raise Refused("PERMISSION_DENIED", "the seat token is for another game")
+        if len(picks) > MAX_PICKS or (picks and max(map(len, picks)) > MAX_PICK_LEN):
+            raise Refused("INVALID_ARGUMENT", "too many or too long picks")
+        hot = self.cache.get(game_id)  # (a game in the cache has a valid id)
+        if hot is None or hot.lock.locked():
+            return None
+        seat = claims.s
+        if claims.b and not self._bot_seat(hot, seat):
+            raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
+        d = api.pending(hot.game)
+        if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
+            return None  # the one-at-a-time path says why, or finds the duplicate
+        self.cache.move_to_end(game_id)
+        return hot
+
+    async def _answer_alone(
+        self,
+        i: int,
+        answer: Answering,
+        done: Callable[[int, Result | BaseException], None],
+    ) -> None:
+        r: Result | BaseException
+        try:
+            r = await self.submit_action(*answer[:3], list(answer[3]))
+        except Exception as exc:  # noqa: BLE001 - this answer's refusal, in its outcome
+            r = exc
+        done(i, r)
+
+    async def _append_steps(
+        self,
+        answers: Sequence[Answering],
+        steps: list[tuple[int, Hot, _Step]],
+        done: Callable[[int, Result | BaseException], None],
+    ) -> None:
+        """Append the steps of `answer_many` (each game's lock held) in one write, push their
+        decisions, release the games and hand out the outcomes; a game whose append failed
+        leaves the cache (a conflict: its answer is decided again on a fresh load)."""
+        sealed = [hot.log.sealed(step.items) for _, hot, step in steps]
+        try:
+            versions = await self.side.append_many(
+                self.store,
+                [
+                    (hot.log.game, hot.log.version, records, step.effects)
+                    for (_, hot, step), (records, _) in zip(steps, sealed, strict=True)
+                ],
+            )
+        except BaseException as exc:
+            versions = [exc] * len(steps)
+        pushes: list[BotDecision] = []
+        snapshots: list[tuple[str, Snapshot]] = []
+        finishing: list[tuple[int, Hot, _Step]] = []
+        retry: list[int] = []
+        cancelled: BaseException | None = None
+        for (i, hot, step), (_, head), version in zip(steps, sealed, versions, strict=True):
+            if isinstance(version, BaseException):
+                self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
+                hot.lock.release()
+                if isinstance(version, VersionConflict):
+                    self.metrics.conflicts.inc()
+                    retry.append(i)
+                elif isinstance(version, Exception):
+                    done(i, version)
+                else:  # cancelled (shutdown): every game released, then stay cancelled
+                    cancelled = version
+                continue
+            hot.log.wrote(version, head)
+            pushes += step.effects.push
+            state = self._landed(hot, step)
+            if state is not None:  # (stored once the games are released: as of now)
+                snapshots.append((hot.log.game, Snapshot(version, head, state)))
+            if step.over:
+                finishing.append((i, hot, step))
+                continue
+            result = self._result(hot, step.rec)
+            hot.lock.release()
+            done(i, result)
+        if cancelled is not None:
+            raise cancelled
+        if pushes:
+            await self.publish(self.sessions.push(pushes))
+        saved = [self.store.save_snapshot(game, snap) for game, snap in snapshots]
+        if saved:  # a snapshot only saves a reload work: one not stored is not an error
+            for got in await asyncio.gather(*saved, return_exceptions=True):
+                if isinstance(got, Exception):
+                    log.warning("a snapshot was not stored (the next one will be): %r", got)
+        for i, hot, step in finishing:
+            outcome: Result | BaseException
+            try:
+                await self._finish_soon(hot)
+                outcome = self._result(hot, step.rec)
+            except Exception as exc:  # noqa: BLE001 - the answer's outcome
+                outcome = exc
+            finally:
+                hot.lock.release()
+            done(i, outcome)
+        if retry:  # another worker moved those games on: decided again on a fresh load
+            await asyncio.gather(*(self._answer_alone(i, answers[i], done) for i in retry))
 
     # ---- the platform's end of a game ---------------------------------------------------------
 

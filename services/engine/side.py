@@ -20,7 +20,7 @@ and concurrent games share one pipeline round trip (`batching.AutoPipeline`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -56,12 +56,12 @@ Message = BotDecision | GameFinished
 """What an engine worker publishes to the shared streams."""
 
 
-@dataclass(frozen=True)
-class Effects:
+class Effects(msgspec.Struct, frozen=True):
     """What an append makes due: drop the answered decision's deadline (`clear`), give the new
     one a deadline (`deadline` = (decision, due at ms)), publish `messages`; `push`: bot
     decisions for the bot sessions once the append is in (bot_sessions.py; not written to
-    Redis: their deadline stands for them)."""
+    Redis: their deadline stands for them). (A Struct: one is made per answer, and a frozen
+    dataclass costs several times as much to make.)"""
 
     clear: int | None = None
     deadline: tuple[int, int] | None = None
@@ -129,6 +129,31 @@ class Side(Protocol):
         """Append `records` to the game's log and apply `effects` only if that succeeded;
         returns the new version (VersionConflict as the store raises it)."""
         ...
+
+    async def append_many(
+        self, store: EventStore, appends: Sequence[Appending]
+    ) -> list[int | BaseException]:
+        """`append_with` for several games at once (game, expected version, records,
+        effects): each checked and applied on its own, in one write where the store allows
+        (one script call on Redis); each one's new version or the error it met."""
+        ...
+
+
+Appending = tuple[str, int, list[bytes], Effects]
+"""One game's part of `Side.append_many`: (game, expected version, records, effects)."""
+
+
+async def append_each(
+    side: Side, store: EventStore, appends: Sequence[Appending]
+) -> list[int | BaseException]:
+    """`append_many` one game after another (a store that cannot write several at once)."""
+    out: list[int | BaseException] = []
+    for game, expected, records, effects in appends:
+        try:
+            out.append(await side.append_with(store, game, expected, records, effects))
+        except Exception as exc:  # noqa: BLE001 - this game's outcome
+            out.append(exc)
+    return out
 
 
 async def append_then_apply(
@@ -265,6 +290,21 @@ class RedisSide:
         """See Side.append_with: one script on Redis (the effects as the append's outbox)."""
         if not isinstance(store, RedisEventStore) or store.client is not self.client:
             return await append_then_apply(self, store, game, expected, records, effects)
+        return await store.append(game, expected, records, self._outbox(game, effects))
+
+    async def append_many(
+        self, store: EventStore, appends: Sequence[Appending]
+    ) -> list[int | BaseException]:
+        """See Side.append_many: the appends of one batch in as few script calls as the layout
+        allows (eventlog/appends.py), each with its effects as its outbox."""
+        if not isinstance(store, RedisEventStore) or store.client is not self.client:
+            return await append_each(self, store, appends)
+        return await store.append_many(
+            [(g, expected, records, self._outbox(g, fx)) for g, expected, records, fx in appends]
+        )
+
+    def _outbox(self, game: str, effects: Effects) -> list[OutboxCommand]:
+        """The commands of an append's script that carry out `effects`."""
         outbox: list[OutboxCommand] = []
         if effects.clear is not None:
             member = _member(game, effects.clear)
@@ -278,7 +318,7 @@ class RedisSide:
             for k, v in encode(message).items():
                 args += [k, v]
             outbox.append(OutboxCommand("XADD", self.stream(message), tuple(args)))
-        return await store.append(game, expected, records, outbox)
+        return outbox
 
 
 class MemorySide:
@@ -354,6 +394,26 @@ class MemorySide:
     ) -> int:
         """See Side.append_with (two steps: nothing to make atomic in memory)."""
         return await append_then_apply(self, store, game, expected, records, effects)
+
+    async def append_many(
+        self, store: EventStore, appends: Sequence[Appending]
+    ) -> list[int | BaseException]:
+        """See Side.append_many (one after another; the effects as `apply_effects` would
+        apply them, without a coroutine each)."""
+        out: list[int | BaseException] = []
+        for game, expected, records, effects in appends:
+            try:
+                out.append(await store.append(game, expected, records))
+            except Exception as exc:  # noqa: BLE001 - this game's outcome
+                out.append(exc)
+                continue
+            if effects.deadline is not None:
+                decision, at_ms = effects.deadline
+                self.deadlines[_member(game, decision)] = at_ms
+            self.published += effects.messages
+            if effects.clear is not None:
+                self.deadlines.pop(_member(game, effects.clear), None)
+        return out
 
 
 def _raw(value: object) -> bytes:

@@ -165,6 +165,15 @@ class Appender:
                 raise ValueError(f"{cmd.name!r} is not an outbox command")
         return await self.batcher.submit(item)
 
+    async def append_many(self, items: Sequence[Append]) -> list[int | BaseException]:
+        """`append` for each of `items` (one game each), batched as concurrent appends are:
+        each one's new version or its error, never raised (one future for all, not one each)."""
+        for item in items:
+            for cmd in item.outbox:
+                if cmd.name not in OUTBOX_COMMANDS:
+                    raise ValueError(f"{cmd.name!r} is not an outbox command")
+        return await self.batcher.submit_many(items)
+
     def _groups(self, items: list[Append]) -> list[list[int]]:
         """Which appends may share a call: all on one Redis; on a cluster, those of one
         partition whose outbox keys all carry its tag."""

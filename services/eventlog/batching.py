@@ -48,7 +48,7 @@ class TickBatcher(Generic[T, R]):
         self._flush = flush
         self.max_items = max_items
         self.max_flights = max_flights
-        self._queue: list[tuple[T, asyncio.Future[R]]] = []
+        self._queue: list[tuple[T, Sink[R]]] = []
         self._scheduled = False
         self._running: set[asyncio.Task[None]] = set()
         self.batches = 0  # flushes started (for tests and benchmarks)
@@ -66,6 +66,21 @@ class TickBatcher(Generic[T, R]):
             loop.call_soon(self._start)
         return await fut
 
+    async def submit_many(self, items: Sequence[T]) -> list[R | BaseException]:
+        """Queue `items` for this iteration's batch; their results in order, an item's error
+        as its result (not raised). One future for all of them, not one each."""
+        if not items:
+            return []
+        loop = asyncio.get_running_loop()
+        many: _Many[R] = _Many(len(items), loop.create_future())
+        self._queue.extend((item, (many, i)) for i, item in enumerate(items))
+        if len(self._queue) >= self.max_items:
+            self._start()
+        elif not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._start)
+        return await many.done
+
     def _start(self) -> None:
         self._scheduled = False
         if not self._queue or len(self._running) >= self.max_flights:
@@ -81,7 +96,7 @@ class TickBatcher(Generic[T, R]):
         self._running.discard(task)
         self._start()
 
-    async def _run(self, batch: list[tuple[T, asyncio.Future[R]]]) -> None:
+    async def _run(self, batch: list[tuple[T, Sink[R]]]) -> None:
         try:
             results: Sequence[R | BaseException] = await self._flush([item for item, _ in batch])
             if len(results) != len(batch):
@@ -92,15 +107,38 @@ class TickBatcher(Generic[T, R]):
         else:
             failed = None
         for (_, fut), result in zip(batch, results, strict=True):
-            if fut.done():  # the caller was cancelled; its command may still have run
+            if isinstance(fut, tuple):  # one of a `submit_many`'s items
+                fut[0].settle(fut[1], result)
+            elif fut.done():  # the caller was cancelled; its command may still have run
                 continue
-            if isinstance(result, BaseException):
+            elif isinstance(result, BaseException):
                 fut.set_exception(result)
             else:
                 fut.set_result(result)
         if isinstance(failed, asyncio.CancelledError):
             raise failed  # the flush itself was cancelled (shutdown): stay cancelled
 
+
+class _Many(Generic[R]):
+    """The results of a `submit_many`, filled in as their batches land."""
+
+    def __init__(self, n: int, done: asyncio.Future[list[R | BaseException]]) -> None:
+        self.results: list[R | BaseException | None] = [None] * n
+        self.left, self.done = n, done
+
+    def settle(self, i: int, result: R | BaseException) -> None:
+        self.results[i] = result
+        self.left -= 1
+        if self.left or self.done.done():
+            return
+        if any(isinstance(r, asyncio.CancelledError) for r in self.results):
+            self.done.cancel()  # (the flush was cancelled: shutdown)
+        else:
+            self.done.set_result(self.results)  # type: ignore[arg-type]
+
+
+Sink = asyncio.Future[R] | tuple[_Many[R], int]
+"""Where an item's result goes: its caller's future, or its place in a `submit_many`."""
 
 AddCommand = Callable[[Pipeline], object]
 

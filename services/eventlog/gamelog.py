@@ -19,9 +19,8 @@ from .entry import (
     SEED_REVEAL,
     Entry,
     decode_entry,
-    encode_entry,
     first_break,
-    seal,
+    seal_records,
 )
 from .records import AnswerRecord, Header, SeedReveal, encode_payload
 from .store import EventStore, Snapshot, check_game_id
@@ -76,15 +75,24 @@ class GameLog:
         `write(expected_version, records)` stores the sealed records instead of the store's own
         append (the engine passes one that also publishes what the append makes due).
         """
-        entries = seal(self.head_hash, self.version + 1, items)
-        records = [encode_entry(e) for e in entries]
+        records, head = self.sealed(items)
         if write is None:
-            self.version = await self.store.append(self.game, self.version, records)
+            version = await self.store.append(self.game, self.version, records)
         else:
-            self.version = await write(self.version, records)
-        if entries:
-            self.head_hash = entries[-1].hash
+            version = await write(self.version, records)
+        self.wrote(version, head)
         return self.version
+
+    def sealed(self, items: Sequence[tuple[str, bytes]]) -> tuple[list[bytes], bytes]:
+        """The stored bytes of (kind, payload) items chained onto the head, and the hash the
+        head will have once they are written: an append in two steps, for a caller that writes
+        several games' records at once (the engine's batch of bot answers) and then calls
+        `wrote`."""
+        return seal_records(self.head_hash, self.version + 1, items)
+
+    def wrote(self, version: int, head_hash: bytes) -> None:
+        """Records sealed by `sealed` are stored: the log is at `version`, its head `head_hash`."""
+        self.version, self.head_hash = version, head_hash
 
     async def record_events(self, events: Sequence[bytes]) -> int:
         """Append engine events (already encoded with `api.encode_event`)."""

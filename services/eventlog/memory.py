@@ -40,11 +40,12 @@ class InMemoryEventStore:
         if len(log) != expected_version:
             raise VersionConflict(game, expected_version, len(log))
         if records:
-            log.extend(bytes(r) for r in records)
+            log.extend([r if type(r) is bytes else bytes(r) for r in records])
             self._times.setdefault(game, []).extend([self.clock()] * len(records))
-            cond = self._condition(game)
-            async with cond:
-                cond.notify_all()
+            cond = self._changed.get(game)  # (made by the first tail that waited on it)
+            if cond is not None:
+                async with cond:
+                    cond.notify_all()
         return len(log)
 
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:

@@ -66,6 +66,12 @@ class Positions:
             self._answers.append(seq)
             self._by_seat.setdefault(answer_seat, []).append(seq)
 
+    def add_many(self, seq: int, count: int) -> None:
+        """Entries ``seq`` .. ``seq + count - 1``, none of them an answer: `add` of each with
+        None, in one step (the engine adds every entry it appends)."""
+        if seq == self.head + 1 and count > 0:
+            self.head = seq + count - 1
+
     def add_entries(self, rows: Iterable[tuple[int, Entry]]) -> None:
         """Add decoded entries with their seqs."""
         for seq, entry in rows:
@@ -79,7 +85,13 @@ class Positions:
 
     def position(self, viewer: int, seq: int) -> int:
         """How many of entries 1..``seq`` ``viewer`` receives (``seq`` at most ``head``)."""
-        seq = max(0, min(seq, self.head))
+        if seq >= self.head:  # the usual question: where the viewer is now (no search)
+            seq = self.head
+            if viewer == GOD:
+                return seq
+            own = self._by_seat.get(viewer)
+            return seq - len(self._answers) + (len(own) if own else 0)
+        seq = max(0, seq)
         if viewer == GOD:
             return seq
         withheld = bisect.bisect_right(self._answers, seq)

@@ -59,6 +59,22 @@ def test_sealed_entries_chain_and_round_trip(items: list[tuple[str, bytes]]) -> 
         assert more == seal(GENESIS, 1, [*items, ("event", b"x")])[-1:]
 
 
+@given(
+    st.lists(st.tuples(st.sampled_from(["event", "answer", "control"]), st.binary(max_size=40))),
+    st.integers(1, 2**40),
+)
+def test_sealed_records_are_the_sealed_entries_encoded(
+    items: list[tuple[str, bytes]], first: int
+) -> None:
+    """The engine's fast path (`seal_records`) stores exactly the bytes `seal` and
+    `encode_entry` make, and hands on the same head hash."""
+    prev = bytes(range(32))
+    records, head = entry_mod.seal_records(prev, first, items)
+    entries = seal(prev, first, items)
+    assert records == [encode_entry(e) for e in entries]
+    assert head == (entries[-1].hash if entries else prev)
+
+
 def test_chain_names_the_tampered_entry() -> None:
     entries = seal(GENESIS, 1, [("event", bytes([i])) for i in range(5)])
     bad = list(entries)
