@@ -29,7 +29,7 @@ from ..contracts.streams import BotDecision
 from ..readside.botfeed import SeatView
 from ..rules import api
 from ..rules.api import Decision
-from .engine_client import Engine, EngineError
+from .engine_client import Engine, EngineError, Submitted
 from .seats import Minds, SeatMind
 
 T = TypeVar("T")
@@ -57,7 +57,7 @@ def parse(msg: BotDecision) -> Request:
     """The engine's message with its decision decoded; Poison if malformed or inconsistent
     (a message without a seat token too: bot workers hold no secret to make one)."""
     try:
-        d = msgspec.json.decode(msg.body, type=Decision)
+        d = _DECISION.decode(msg.body)
     except msgspec.MsgspecError as exc:
         raise Poison(f"malformed decision message: {exc!r}") from None
     if (d.id, d.seat) != (msg.decision, msg.seat) or not msg.game:
@@ -68,6 +68,19 @@ def parse(msg: BotDecision) -> Request:
 
 
 _VIEW = msgspec.msgpack.Decoder(SeatView)
+_DECISION = msgspec.json.Decoder(Decision)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A decision `Answerer.take` answered at once; `before`: what its seat had answered up to
+    before it (given back if the answer is not accepted)."""
+
+    msg: BotDecision
+    req: Request
+    mind: SeatMind
+    picks: list[str]
+    before: int
 
 
 def fold_view(mind: SeatMind, raw: bytes, upto: int) -> bool:
@@ -127,6 +140,72 @@ class Answerer:
             if self.minds.minds.get((req.game, d.seat)) is mind:
                 self.minds.drop(req.game, d.seat)
         return await self.handle(msg)
+
+    def take(self, msgs: list[BotDecision]) -> tuple[list[Taken], list[str], list[BotDecision]]:
+        """The decisions of `msgs` a seat answers without its view (random), answered now:
+        (their answers, to send with `submit_taken`; the outcomes of those known already; the
+        rest, for `handle` one at a time: another policy, a malformed message, a seat busy with
+        another of its messages, a repost of one answered, a pause before each answer). No
+        task and no future per decision (a bot worker answering random seats spent most of its
+        CPU on those). A seat's answer counts as given once taken (its next decision, which the
+        engine pushes as soon as the answer is logged, may come before the result does, and is
+        taken too); one not accepted is given back and goes to `handle`."""
+        taken: list[Taken] = []
+        outcomes: list[str] = []
+        rest: list[BotDecision] = []
+        if self.think_ms > 0:
+            return taken, outcomes, list(msgs)
+        for msg in msgs:
+            try:
+                req = parse(msg)
+            except Poison:
+                rest.append(msg)  # (dead-lettered there, with its reason)
+                continue
+            mind = self.minds.get(req.game, req.decision.seat, req.player)
+            if (
+                mind.needs_view
+                or mind.lock.locked()
+                or (req.version <= mind.answered and msg.repost)
+            ):
+                rest.append(msg)
+            elif req.version <= mind.answered:
+                outcomes.append("known")
+            else:
+                picks = list(mind.act(req.decision).picks)
+                taken.append(Taken(msg, req, mind, picks, mind.answered))
+                mind.answered = req.version
+        return taken, outcomes, rest
+
+    async def submit_taken(self, taken: list[Taken]) -> tuple[list[str], list[BotDecision]]:
+        """Send the answers of `take` in one `submit_many`: (the outcomes of those accepted,
+        answered or duplicate; the messages of the others, for `handle`, which tells a stale
+        decision, falls back to the default answer or retries as for any message)."""
+        try:
+            results: list[Submitted | EngineError] = await self.engine.submit_many(
+                [(t.req.game, t.req.token, t.req.decision.id, t.picks) for t in taken]
+            )
+        except BaseException:
+            for t in taken:
+                self._give_back(t)
+            raise
+        outcomes: list[str] = []
+        again: list[BotDecision] = []
+        for t, r in zip(taken, results, strict=True):
+            if isinstance(r, EngineError):
+                self._give_back(t)
+                again.append(t.msg)
+                continue
+            if r.over:
+                self.minds.drop_game(t.mind.game)
+            outcomes.append("duplicate" if r.duplicate else "answered")
+        return outcomes, again
+
+    @staticmethod
+    def _give_back(t: Taken) -> None:
+        """`t`'s answer was not accepted: its seat has not answered it (unless a later answer
+        of the seat was taken meanwhile)."""
+        if t.mind.answered == t.req.version:
+            t.mind.answered = t.before
 
     async def _answer(self, mind: SeatMind, req: Request) -> str:
         token = req.token

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import grpc
 import msgspec
 
+from ..contracts.streams import BotDecision
 from ..contracts.tokens import BOT_KEY_HEADER, BOT_WORKER_HEADER
 from ..eventlog.batching import TickBatcher
 from ..eventlog.liveness import BEAT_S, SILENT_S
@@ -91,11 +92,19 @@ class Engine(Protocol):
         role guesses), as `api.snapshot` bytes (GameService.Determinize)."""
         ...
 
+    async def submit_many(self, answers: list[Answering]) -> list[Submitted | EngineError]:
+        """`submit` of each answer, together: each one's reply or its error (not raised)."""
+        ...
 
-Pushed = Callable[[int, bytes], Awaitable[None]]
-"""Takes a decision an engine pushed on its bot session: (engine index, BotDecision msgpack).
-It must not wait for answers in flight to finish: their results come on the same stream,
-behind what the session has not read yet."""
+
+Pushed = Callable[[int, list[tuple[bytes, BotDecision | None]]], Awaitable[None]]
+"""Takes the decisions an engine pushed in one bot session message: (engine index, [(the
+BotDecision's msgpack, the message decoded once here, or None if it does not decode)]). It must
+not wait for answers in flight to finish: their results come on the same stream, behind what
+the session has not read yet."""
+
+Answering = tuple[str, str, int, list[str]]
+"""An answer for `submit_many`: (game, seat token, decision, picks)."""
 
 
 class Link:
@@ -268,14 +277,54 @@ class GrpcEngine:
         req = game_pb2.SubmitActionRequest(
             game_id=game, seat_token=token, decision_id=decision, picks=picks
         )
+        i, on_session = self._route(game)
+        link = self.links[i]
+        if on_session and link is not None:
+            return await link.batcher.submit(req)
+        return await self.batchers[i].submit(req)
+
+    async def submit_many(self, answers: list[Answering]) -> list[Submitted | EngineError]:
+        """See Engine.submit_many: the answers of one engine in one session message (or one
+        SubmitActions call), as `submit` routes each; one future per engine, not per answer."""
+        routes: dict[tuple[int, bool], list[int]] = {}
+        for k, (game, _, _, _) in enumerate(answers):
+            routes.setdefault(self._route(game), []).append(k)
+        out: list[Submitted | EngineError] = [EngineError("UNAVAILABLE", "not sent")] * len(answers)
+
+        async def send(route: tuple[int, bool], ks: list[int]) -> None:
+            i, on_session = route
+            reqs = [
+                game_pb2.SubmitActionRequest(
+                    game_id=answers[k][0],
+                    seat_token=answers[k][1],
+                    decision_id=answers[k][2],
+                    picks=answers[k][3],
+                )
+                for k in ks
+            ]
+            link = self.links[i]
+            batcher = link.batcher if on_session and link is not None else self.batchers[i]
+            for k, r in zip(ks, await batcher.submit_many(reqs), strict=True):
+                if isinstance(r, Submitted | EngineError):
+                    out[k] = r
+                else:  # the call failed as a whole (an error submit raises)
+                    out[k] = r if isinstance(r, EngineError) else EngineError("UNKNOWN", repr(r))
+
+        await asyncio.gather(*(send(route, ks) for route, ks in routes.items()))
+        return out
+
+    def _route(self, game: str) -> tuple[int, bool]:
+        """Where `submit` sends an answer of `game`: (engine index, on its session or not)."""
         i = self._pick(game)
         link = self.links[i]
-        if link is None or not link.up:
-            home = self.home.get(game)
-            link = self.links[home] if home is not None and self._up(home) else None
-            if link is None or not link.up:
-                return await self.batchers[i].submit(req)
-        return await link.batcher.submit(req)
+        if link is not None and link.up:
+            return i, True
+        home = self.home.get(game)
+        if home is not None and self._up(home):
+            link = self.links[home]
+            if link is not None and link.up:
+                return home, True
+        return i, False
 
     def _up(self, index: int) -> bool:
         return self.down_until[index] <= time.monotonic()
@@ -363,10 +412,10 @@ class GrpcEngine:
                     self._heard(i)
                     for r in reply.results:
                         link.resolve(r)
-                    for data in reply.decisions:
-                        self._home(data, i)
-                        self.pushed += 1
-                        await pushed(i, data)
+                    if reply.decisions:
+                        decoded = [(data, self._home(data, i)) for data in reply.decisions]
+                        self.pushed += len(decoded)
+                        await pushed(i, decoded)
             except grpc.aio.AioRpcError:
                 pass  # ended (the engine stopped, or refused the key): try again shortly
             except asyncio.CancelledError:
@@ -388,16 +437,19 @@ class GrpcEngine:
             self._ended[1] + sum(link.messages for link in live),
         )
 
-    def _home(self, data: bytes, index: int) -> None:
-        """Remember which engine pushed the game's decision (its answer goes back there)."""
+    def _home(self, data: bytes, index: int) -> BotDecision | None:
+        """The pushed decision decoded (None if it does not decode: the worker refuses it as
+        malformed); remember which engine pushed it (its answer goes back there)."""
         try:
-            game = _GAME.decode(data).game
+            message = _DECISION.decode(data)
         except msgspec.MsgspecError:
-            return  # the worker refuses it as malformed
+            return None
+        game = message.game
         self.home[game] = index
         self.home.move_to_end(game)
         while len(self.home) > 8192:
             self.home.popitem(last=False)
+        return message
 
     async def _submit_batch(
         self, index: int, reqs: list[game_pb2.SubmitActionRequest]
@@ -456,8 +508,4 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-class _Game(msgspec.Struct):
-    game: str
-
-
-_GAME = msgspec.msgpack.Decoder(_Game)  # just the game of a pushed BotDecision
+_DECISION = msgspec.msgpack.Decoder(BotDecision)  # a pushed decision, decoded once

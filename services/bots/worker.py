@@ -26,13 +26,13 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ..cliargs import consumer_options, metrics_option, redis_options
 from ..contracts import tokens
-from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode
+from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode, encode
 from ..eventlog.liveness import SILENT_S, Liveness
 from ..eventlog.migrate import OldLayout, check_layout
 from ..eventlog.partitions import group_consumers
@@ -40,8 +40,8 @@ from ..eventlog.reconnect import Outage, Voice, is_nogroup, is_outage, until_rea
 from ..eventlog.redis_client import connect
 from ..eventlog.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from ..gctune import tune_gc
-from ..observability import mean_ms, serve
-from .answer import Answerer, Poison
+from ..observability import Latency, mean_ms, serve
+from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
 from .heuristic import FALLBACKS
 from .seats import SERVABLE, Minds
@@ -60,9 +60,12 @@ class Metrics:
             ["outcome"],
             registry=self.registry,
         )
-        self.latency = Histogram(
-            "arena_bot_answer_seconds", "message received to acked", registry=self.registry
+        self.latency = Latency(  # (a Histogram without a lock: observability.py)
+            "arena_bot_answer_seconds",
+            "message received to acked",
+            (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0),
         )
+        self.registry.register(self.latency)
         self.fallbacks = Counter(
             "arena_bot_policy_fallbacks",
             "answers replaced by the safe default (policy error, over budget, illegal pick)",
@@ -165,7 +168,9 @@ class BotWorker:
         self.metrics = metrics or Metrics()
         self.outcomes: dict[str, int] = {}
         self.inflight: set[asyncio.Task[bool]] = set()
-        self.backlog: deque[bytes] = deque()  # pushed decisions waiting for room
+        # pushed decisions waiting for room (decoded, or the bytes of one that does not decode)
+        self.backlog: deque[BotDecision | bytes] = deque()
+        self.quick: set[asyncio.Task[None]] = set()  # batches of answers taken at once
 
     def _count(self, outcome: str) -> None:
         self.outcomes[outcome] = self.outcomes.get(outcome, 0) + 1
@@ -196,14 +201,43 @@ class BotWorker:
         self.metrics.sync_counts(self.answerer.worlds, self.answerer.unreadable)
         self.metrics.latency.observe(time.perf_counter() - start)
 
-    async def pushed(self, engine: int, data: bytes) -> None:
-        """A decision an engine pushed on its bot session (engine_client.py): handled as a
-        stream message is, in its own task, at once if there is room, else as soon as there is
-        (queued meanwhile: the session must read on, its results free the room; the queue is
-        bounded by the games, each has one pending decision). Nothing to ack: unanswered, it
-        has the engine publish it to the stream (services/engine/bot_sessions.py)."""
-        self.backlog.append(data)
+    async def pushed(self, engine: int, batch: list[tuple[bytes, BotDecision | None]]) -> None:
+        """The decisions an engine pushed in one bot session message (engine_client.py).
+
+        Those a seat answers without its view (random) are answered together, at once: the
+        policy for each, then one submit for all of them (`Answerer.take`, `submit_taken`), in
+        one task, not one per decision. Every other one is handled as a stream message is, in
+        its own task, at once if there is room, else as soon as there is (queued meanwhile: the
+        session must read on, its results free the room; the queue is bounded by the games,
+        each has one pending decision). Nothing to ack: unanswered, a decision has the engine
+        publish it to the stream (services/engine/bot_sessions.py)."""
+        decoded = [m for _, m in batch if m is not None]
+        taken, outcomes, rest = self.answerer.take(decoded) if decoded else ([], [], [])
+        self.backlog.extend(rest)
+        self.backlog.extend(data for data, m in batch if m is None)
         self._start_pushed()
+        for outcome in outcomes:
+            self._count(outcome)
+        if taken:
+            task = asyncio.create_task(self._submit_taken(taken))
+            self.quick.add(task)
+            task.add_done_callback(self.quick.discard)
+
+    async def _submit_taken(self, taken: list[Taken]) -> None:
+        start = time.perf_counter()
+        try:
+            outcomes, again = await self.answerer.submit_taken(taken)
+        except Exception:  # noqa: BLE001 - counted; the engine's deadline reposts them
+            self.outcomes["retry"] = self.outcomes.get("retry", 0) + len(taken)
+            self.metrics.outcome("retry").inc(len(taken))
+            return
+        seconds = time.perf_counter() - start
+        for outcome in outcomes:
+            self._count(outcome)
+            self.metrics.latency.observe(seconds)
+        if again:  # refused or failed: the one-at-a-time way says why, or tries again
+            self.backlog.extend(again)
+            self._start_pushed()
 
     def _start_pushed(self, _: object = None) -> None:
         while self.backlog and len(self.inflight) < self.max_inflight:
@@ -216,9 +250,15 @@ class BotWorker:
         self.inflight.discard(task)
         self._start_pushed()
 
-    async def _pushed(self, data: bytes) -> bool:
+    async def _pushed(self, pushed: BotDecision | bytes) -> bool:
+        def decision() -> BotDecision:  # (decoded once, by the session: engine_client.py)
+            return _pushed_decision(pushed) if isinstance(pushed, bytes) else pushed
+
+        async def park(why: str) -> None:
+            await self._park(pushed if isinstance(pushed, bytes) else encode(pushed)[FIELD], why)
+
         try:
-            await self._handle(lambda: _pushed_decision(data), lambda why: self._park(data, why))
+            await self._handle(decision, park)
         except Exception:  # noqa: BLE001 - counted; the engine's deadline reposts it
             return False
         return True
@@ -294,8 +334,8 @@ class BotWorker:
 
     async def settle(self, timeout: float | None = None) -> None:
         """Wait for the messages in hand (handled, and acked or left pending)."""
-        if self.inflight:
-            await asyncio.wait(self.inflight, timeout=timeout)
+        if self.inflight or self.quick:
+            await asyncio.wait([*self.inflight, *self.quick], timeout=timeout)
 
 
 async def run(args: argparse.Namespace) -> None:

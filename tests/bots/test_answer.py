@@ -13,7 +13,7 @@ from services.bots.engine_client import EngineError, Submitted
 from services.bots.search import SearchPolicy
 from services.bots.seats import Minds, SeatMind, policy_name
 from services.contracts import tokens
-from services.engine.service import Games, NewMatch, Refused
+from services.engine.service import Games, NewMatch, Refused, Result
 from services.engine.side import MemorySide
 from services.engine.worlds import World
 from services.eventlog import InMemoryEventStore, Seat, verify
@@ -38,6 +38,22 @@ class LocalEngine:
         except Refused as exc:
             raise EngineError(exc.code, exc.reason) from None
         return Submitted(r.duplicate, r.version, r.over)
+
+    async def submit_many(
+        self, answers: list[tuple[str, str, int, list[str]]]
+    ) -> list[Submitted | EngineError]:
+        """As a bot session sends them: the engine's `answer_many`, all in one batch."""
+        self.submits += len(answers)
+        out: list[Submitted | EngineError] = [EngineError("UNKNOWN", "none")] * len(answers)
+
+        def done(i: int, r: Result | BaseException) -> None:
+            if isinstance(r, Result):
+                out[i] = Submitted(r.duplicate, r.version, r.over)
+            else:
+                out[i] = EngineError(getattr(r, "code", "INTERNAL"), str(r))
+
+        await self.games.answer_many(answers, done)
+        return out
 
     async def determinize(
         self, game: str, token: str, decision: int, worlds: list[tuple[int, dict[int, str]]]
@@ -206,6 +222,79 @@ async def test_transient_errors_are_retried_then_left_pending() -> None:
     nxt = side.decisions()[1]
     with pytest.raises(EngineError):  # left pending: the stream delivers it again
         await Answerer(flaky, Minds("random"), backoff_s=0).handle(nxt)
+
+
+async def test_random_seats_are_taken_in_batches_and_the_games_verify() -> None:
+    """A worker answering random seats takes each session message's decisions at once (no
+    task per decision) and sends their answers in one batch, which the engine decides together
+    (`Games.answer_many`); three games played to the end that way verify, every decision
+    answered once, none left to the one-at-a-time path."""
+    side = MemorySide()
+    games = Games(InMemoryEventStore(), side, SECRET)  # type: ignore[arg-type]
+    seats = [Seat("bot:random", True) for _ in range(5)]
+    for i in range(3):
+        await games.create_game(NewMatch(match_id=f"g{i}", ruleset="standard", seats=seats, seed=i))
+    answerer = Answerer(LocalEngine(games), Minds("heuristic"))
+    outcomes: dict[str, int] = {}
+    done = 0
+    while done < len(msgs := side.decisions()):
+        batch, done = msgs[done:], len(msgs)
+        taken, known, rest = answerer.take(batch)
+        assert not rest and not known and len(taken) == len(batch) <= 3  # a game's one each
+        got, again = await answerer.submit_taken(taken)
+        assert not again
+        for o in got:
+            outcomes[o] = outcomes.get(o, 0) + 1
+    for i in range(3):
+        log = [d for _, d in await games.store.read(f"g{i}")]
+        assert verify(log).ok
+    assert outcomes == {"answered": len(side.decisions())}
+
+
+async def test_what_is_not_taken_goes_the_one_at_a_time_way() -> None:
+    """Another policy, a malformed message, a seat busy with another message, a repost: left to
+    `handle`; a decision the seat answered already: known, with no call."""
+    games, side = await _setup("random")
+    first = side.decisions()[0]
+    answerer = Answerer(LocalEngine(games), Minds("random"))
+    heuristic = msgspec.structs.replace(first, player="bot:heuristic", game="g2")
+    malformed = msgspec.structs.replace(first, body=b"{", game="g3")
+    taken, known, rest = answerer.take([first, first, heuristic, malformed])
+    assert [t.msg for t in taken] == [first] and known == ["known"]  # (taken: answered)
+    assert rest == [heuristic, malformed]
+    outcomes, again = await answerer.submit_taken(taken)
+    assert outcomes == ["answered"] and not again
+    taken, known, rest = answerer.take([first, msgspec.structs.replace(first, repost=True)])
+    assert not taken and known == ["known"] and len(rest) == 1 and rest[0].repost
+    # an answer the engine refuses (the decision moved on) goes back to `handle`, which says so
+    stale = Answerer(LocalEngine(games), Minds("random"))
+    taken, _, _ = stale.take([first])
+    assert await stale.submit_taken(taken) == (["duplicate"], [])
+    body = first.body.replace(b'"id":%d' % first.decision, b'"id":999')
+    later = msgspec.structs.replace(first, decision=999, body=body, version=first.version + 5)
+    taken, _, _ = stale.take([later])
+    assert await stale.submit_taken(taken) == ([], [later])
+    assert await stale.handle(later) == "stale"
+
+
+async def test_a_taken_answer_that_fails_is_given_back() -> None:
+    """The engine away: the taken answer is not counted as given (the seat has not answered
+    it), so `handle` answers it once the engine is back (it is not `known`)."""
+    games, side = await _setup("random")
+
+    class Away(LocalEngine):
+        async def submit_many(
+            self, answers: list[tuple[str, str, int, list[str]]]
+        ) -> list[Submitted | EngineError]:
+            return [EngineError("UNAVAILABLE", "down")] * len(answers)
+
+    first = side.decisions()[0]
+    answerer = Answerer(Away(games), Minds("random"))
+    taken, _, _ = answerer.take([first])
+    assert taken and taken[0].mind.answered == first.version
+    assert await answerer.submit_taken(taken) == ([], [first])
+    assert taken[0].mind.answered == -1
+    assert await answerer.handle(first) == "answered"
 
 
 def test_policy_per_seat() -> None:

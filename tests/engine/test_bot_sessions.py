@@ -212,9 +212,11 @@ async def test_grpc_engine_answers_what_its_sessions_push(env: Env) -> None:
     engine = GrpcEngine([f"127.0.0.1:{env.port}"])
     got: asyncio.Queue[BotDecision] = asyncio.Queue()
 
-    async def pushed(index: int, data: bytes) -> None:
+    async def pushed(index: int, batch: list[tuple[bytes, BotDecision | None]]) -> None:
         assert index == 0
-        await got.put(msgspec.msgpack.decode(data, type=BotDecision))
+        for data, decoded in batch:  # decoded once by the session, as the bytes say
+            assert decoded == msgspec.msgpack.decode(data, type=BotDecision)
+            await got.put(decoded)
 
     async def key() -> str | None:
         value = await env.redis.get(tokens.bot_key_name(env.ns))
