@@ -35,8 +35,6 @@ KNOWN_DEBT: dict[tuple[str, str], str] = {
     ("services.replay.server", "services.play.web"): "replay <-> play cycle",
     # replay's demo games play a bot policy in-process: demo games belong to the platform
     ("services.replay.demo", "services.bots.random_policy"): "demo games in replay",
-    # a table's bot level is checked against the bot levels: the levels belong in contracts
-    ("services.matchmaking.tables", "services.bots.levels"): "bot levels outside contracts",
     # the tools find the running `arena up` through VAR/up.json: that reader belongs in common
     ("services.eventlog.commands", "services.platform.up"): "find_running in platform",
     ("services.cliargs", "services.platform.up"): "find_running in platform",

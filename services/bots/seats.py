@@ -16,10 +16,10 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from ..contracts.levels import LEVELS, POLICIES, policy_of
 from ..readside.fold import SeatFold
 from ..rules.api import Answer, Decision, Game, View
 from ..rules.api import events as ev
-from .levels import LEVELS, POLICIES, policy_of
 from .random_policy import RandomPolicy
 from .search import SearchPolicy
 from .selfplay import Policy, make_policy

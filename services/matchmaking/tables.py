@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
+from ..contracts.levels import accepted, offered
 from ..contracts.streams import OptionValue
 from ..proto_gen.arena.v1 import matchmaker_pb2
 from ..rules import api
@@ -49,9 +50,7 @@ OPEN_ONLY = Policy(bot_after_ms=0, min_humans=1, window=1e9, widen_per_s=0.0, ma
 
 
 def bot_levels() -> list[str]:
-    """The levels a table's bots may play, the default first (services/bots/levels.py)."""
-    from ..bots.levels import offered
-
+    """The levels a table's bots may play, the default first (services/contracts/levels.py)."""
     return offered()
 
 
@@ -106,8 +105,6 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
                 f"{MAX_UNHOSTED_LIMIT_MS}: a silent seat would hold the table that long at "
                 "every decision"
             )
-        from ..bots.levels import accepted
-
         levels = bot_levels()
         level = self.bot_level or levels[0]
         if level not in accepted():

@@ -32,7 +32,7 @@ from ..bots.selfplay import camp_rotation, rotation
 from ..contracts.streams import NewMatch, Seat
 from ..rules import api
 
-SERVABLE = ("heuristic", "random", "easy", "hard")  # what a bot worker plays (bots/levels.py)
+SERVABLE = ("heuristic", "random", "easy", "hard")  # what a bot worker plays (contracts/levels.py)
 BOT = "bot:"
 BOT_ACCOUNT = re.compile(r"^b-[0-9a-f]{16}$")
 PERSON = re.compile(r"^g-[0-9a-f]{16}$")

@@ -1,12 +1,12 @@
-"""Bot levels (services/bots/levels.py) and the hard policy's look-ahead (services/bots/search.py)."""
+"""Bot levels (services/contracts/levels.py) and the hard policy's look-ahead (bots/search.py)."""
 
 from __future__ import annotations
 
 from services.bots.heuristic import HeuristicPolicy, legal
-from services.bots.levels import LEVELS, accepted, offered, policy_of
 from services.bots.search import SearchPolicy
 from services.bots.seats import Minds, policy_name
 from services.bots.selfplay import Table, play_game
+from services.contracts.levels import LEVELS, accepted, offered, policy_of
 from services.matchmaking.tables import TableSettings, bot_levels
 from services.rules import api
 

@@ -1,16 +1,19 @@
 """Bot levels for tables with people: what each plays and whether the bot service can serve it.
 
+A contract between processes: the matchmaker checks a table's level and seats its bots as
+``bot:LEVEL``, the engine names a hosted seat's level, the bot worker plays the level's policy.
+
 | level | policy | what it is |
 |---|---|---|
 | `normal` | `heuristic` | the heuristic (the default level) |
 | `easy` | `easy` | the heuristic, answering at random a third of the time |
-| `hard` | `hard` | the heuristic with determinized look-ahead on key decisions (:mod:`.search`) |
+| `hard` | `hard` | the heuristic with determinized look-ahead on key decisions (services/bots/search.py) |
 
 A table names its level (``bot_level``); the matchmaker seats its bots as ``bot:LEVEL`` and the
-bot worker plays that level's policy (:mod:`.seats`). ``hard`` looks ahead on worlds dealt from
+bot worker plays that level's policy (services/bots/seats.py). ``hard`` looks ahead on worlds dealt from
 the game state, which a bot worker (holding only the seat's view) does not have: the engine
 deals them (GameService.Determinize, services/engine/worlds.py) from what the seat may know,
-and the worker searches on them (:mod:`.search`, :mod:`.answer`).
+and the worker searches on them (services/bots/search.py, answer.py).
 """
 
 from __future__ import annotations
