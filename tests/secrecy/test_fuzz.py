@@ -677,6 +677,23 @@ PLAY_ROUTES = [
     ("POST", "/api/games/{game}/seats/{seat}/hosted"),
     ("POST", "/api/games/{game}/seats/{seat}/resign"),
     ("PUT", "/api/me"),
+    # the Bot API, organisers, tournaments, the chart and TV (#45)
+    ("GET", "/api/bot/me"),
+    ("GET", "/api/bot/events?after={table}"),
+    ("GET", "/api/bot/games/{game}/seats/{seat}"),
+    ("POST", "/api/bot/games/{game}/seats/{seat}/answer"),
+    ("POST", "/api/bot/games/{game}/seats/{seat}/hosted"),
+    ("POST", "/api/bot/quickplay"),
+    ("POST", "/api/bot/tables/{table}/join"),
+    ("DELETE", "/api/bot/ticket"),
+    ("POST", "/api/bot-accounts"),
+    ("GET", "/api/organiser"),
+    ("POST", "/api/tournaments"),
+    ("GET", "/api/tournaments/{table}"),
+    ("GET", "/api/tournaments/{table}/games.csv"),
+    ("POST", "/api/tournaments/{table}/stop"),
+    ("GET", "/api/games/{game}/chart?viewer={seat}"),
+    ("GET", "/api/tv"),
 ]
 
 
@@ -696,12 +713,14 @@ def play_requests(draw: st.DrawFn) -> tuple[bytes, bool]:
                     '{"hosted":true}',
                     '{"settings":{"ruleset":"standard","players":5}}',
                     '{"ruleset":"standard","players":99,"options":{"generals":"draft"}}',
+                    '{"ruleset":"standard","players":4,"entrants":["random"],"games":1}',
+                    '{"ruleset":"standard","players":4,"entrants":["b-0000000000000000"],"games":1}',
                 ]
             ),
         )
     ).encode("utf-8", "surrogatepass")
     ctype = draw(st.sampled_from(["application/json", "text/plain", ""]))
-    auth = draw(st.booleans())
+    auth = draw(st.sampled_from(["", "guest", "bot", "organiser"]))
     head = f"{method} {path} HTTP/1.1\r\nHost: x\r\n"
     if ctype:
         head += f"Content-Type: {ctype}\r\n"
@@ -730,6 +749,24 @@ async def _guest(port: int) -> str:
     return _GUEST[0]
 
 
+_CREDENTIALS: dict[str, str] = {}
+
+
+async def _credential(p: PlayPlatform, kind: str) -> str:
+    """A bot account's or an organiser's token (made once), as the CLI issues them."""
+    if kind not in _CREDENTIALS:
+        import redis.asyncio as aioredis
+
+        from services.play.accounts import Accounts
+
+        client = aioredis.Redis.from_url(p.redis_url)
+        accounts = Accounts(client, p.namespace)
+        _CREDENTIALS["bot"] = (await accounts.create_bot("fuzz bot", "fuzz"))[1]
+        _CREDENTIALS["organiser"] = await accounts.create_organiser("fuzz")
+        await client.aclose()
+    return _CREDENTIALS[kind]
+
+
 def _log_errors(var: Any) -> int:
     return sum(p.read_text(errors="replace").count("Traceback") for p in var.rglob("logs/*.log"))
 
@@ -746,7 +783,8 @@ async def test_fuzz_play_api(play_platform: PlayPlatform, req: Any) -> None:  # 
     assert list(var.glob("logs/replay-server.log"))  # the web server's log is read
     before = _log_errors(var)
     if auth:
-        head += b"Authorization: Bearer " + (await _guest(port)).encode() + b"\r\n"
+        token = await _guest(port) if auth == "guest" else await _credential(play_platform, auth)
+        head += b"Authorization: Bearer " + token.encode() + b"\r\n"
     status = await _http(port, head + b"\r\n" + body)
     assert status is not None and status < 500, (head[:120], status)
     assert _log_errors(var) == before

@@ -162,3 +162,54 @@ def test_the_command_line_and_the_browser_share_a_tournament(
         json.loads(x) for x in (var / "tournaments" / f"{key}.jsonl").read_text().splitlines()
     ]
     assert sorted(g["i"] for g in journal) == [0, 1, 2]  # games 0 and 1 not played again
+
+
+def test_a_person_plays_their_game_of_a_tournament(play_platform: PlayPlatform) -> None:
+    """A guest entered by their player id is seated through their session (GET /api/me names
+    the game and seat), answers at their seat like at any table, and may resign: the seat's bot
+    plays on and the game is recorded, with the person in their seat."""
+    base = play_platform.base
+    status, guest = http("POST", base + "/api/guests", None, {"name": "Ann"})
+    assert status == 201
+    org = organiser(play_platform)
+    body = {
+        "ruleset": "standard",
+        "players": 4,
+        "entrants": [guest["player"], "heuristic"],
+        "games": 1,
+        "seed": 12,
+        "time_limit_ms": 5000,
+    }
+    status, made = http("POST", base + "/api/tournaments", org, body)
+    assert status == 201, made
+    game = f"t{made['key'][:12]}-0"
+    deadline = time.monotonic() + 60
+    seated = None
+    while time.monotonic() < deadline and seated is None:
+        seated = http("GET", base + "/api/me", guest["token"])[1]["seated"]
+        time.sleep(0.3)
+    assert seated is not None and seated["game"] == game
+    seat = seated["seat"]
+    answered = False
+    while time.monotonic() < deadline and not answered:  # one answer of the person's own
+        view = http("GET", f"{base}/api/games/{game}/seats/{seat}", guest["token"])[1]
+        d = view.get("decision")
+        if d:
+            picks = [] if d["declinable"] else [o["key"] for o in d["options"][: d["min"]]]
+            status, got = http(
+                "POST",
+                f"{base}/api/games/{game}/seats/{seat}/answer",
+                guest["token"],
+                {"decision": d["id"], "picks": picks},
+            )
+            answered = status == 200
+        time.sleep(0.2)
+    assert answered
+    status, _ = http("POST", f"{base}/api/games/{game}/seats/{seat}/resign", guest["token"])
+    assert status == 200
+    t = wait_done(base, made["key"], 1)
+    row = t["results"][0]
+    assert row["seats"][seat] == guest["player"]
+    names = {e["id"]: e["name"] for e in t["summary"]["entrants"]}
+    assert names[guest["player"]] == "Ann"
+    assert http("GET", f"{base}/api/games/{game}/verify")[1]["ok"]
