@@ -24,6 +24,8 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
+from .contracts.streams import check_game_id
+
 log = logging.getLogger("arena.errors")
 
 HTTP_STATUS = {
@@ -99,9 +101,7 @@ class Unauthenticated(_Kind):
 
 
 def checked_game_id(game: str) -> str:
-    """``game`` if it is a valid game id, else BadRequest (see eventlog.store.check_game_id)."""
-    from .eventlog.store import check_game_id
-
+    """``game`` if it is a valid game id, else BadRequest (contracts/streams.py: check_game_id)."""
     try:
         return check_game_id(game)
     except ValueError as exc:

@@ -38,6 +38,7 @@ Nothing here imports a service package; every service may import this module.
 from __future__ import annotations
 
 import os
+import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -242,6 +243,19 @@ def stream_keys(namespace: str, name: str) -> list[str]:
     if name == MATCHES.name:
         keys.append(partition_key(namespace, MATCHMAKER_TAG, name))
     return keys
+
+
+# Game ids become part of Redis keys inside a hash tag, so braces (and anything that would need
+# quoting in a file name or a URL) are refused up front rather than producing a key in the wrong
+# cluster slot or an archive file name that cannot be written.
+_GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+
+
+def check_game_id(game: str) -> str:
+    """Return `game` if it is a valid game id, else raise ValueError."""
+    if not _GAME_ID.match(game):
+        raise ValueError(f"invalid game id {game!r}: use letters, digits, '_', '-', '.'")
+    return game
 
 
 def game_key(namespace: str, game: str, kind: str) -> str:

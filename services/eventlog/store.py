@@ -8,16 +8,12 @@ adapters stay small and the contract tests can pin their behaviour exactly.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import msgspec
 
-# Game ids become part of Redis keys inside a hash tag, so braces (and anything that would need
-# quoting in a file name or a URL) are refused up front rather than producing a key in the wrong
-# cluster slot or an archive file name that cannot be written.
-_GAME_ID = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
+from ..contracts.streams import check_game_id as check_game_id  # where game ids are keys
 
 Record = tuple[int, bytes]
 """One stored record: (sequence number, bytes)."""
@@ -48,13 +44,6 @@ class Snapshot(msgspec.Struct, frozen=True, array_like=True):
     version: int
     chain_hash: bytes
     state: bytes
-
-
-def check_game_id(game: str) -> str:
-    """Return `game` if it is a valid game id, else raise ValueError."""
-    if not _GAME_ID.match(game):
-        raise ValueError(f"invalid game id {game!r}: use letters, digits, '_', '-', '.'")
-    return game
 
 
 @runtime_checkable
