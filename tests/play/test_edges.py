@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,7 +32,7 @@ from services.matchmaking.core import Matchmaker
 from services.matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
 from services.matchmaking.modes import Policy, build_modes
 from services.matchmaking.rating_store import RatingStore
-from services.play import identity, routes
+from services.play import botapi, identity, routes, tournaments
 from services.play.clients import Engine
 from services.play.clients import Matchmaker as MatchmakerClient
 from services.play.http import PlayHttp
@@ -83,7 +84,9 @@ async def request(
 
 
 @pytest.fixture
-async def server(redis_client: aioredis.Redis, redis_namespace: str) -> AsyncIterator[Server]:
+async def server(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> AsyncIterator[Server]:
     ratings = RatingStore(redis_client, redis_namespace)
     mm = Matchmaker(
         redis_client,
@@ -108,10 +111,14 @@ async def server(redis_client: aioredis.Redis, redis_namespace: str) -> AsyncIte
         Engine(["127.0.0.1:1"]),  # no engine: these tests never reach a game
         limits=Limits(redis_client, f"{redis_namespace}:lim", exempt_loopback=False),
     )
-    http = HttpServer(replay, [PlayHttp(play)])
+    # every router the web server mounts (play/web.py): the play API, the Bot API, tournaments
+    bots = botapi.mount(play, redis_namespace, SECRET)
+    host = tournaments.mount(play, redis_namespace, tmp_path / "tournaments", 1, SECRET)
+    http = HttpServer(replay, [PlayHttp(play), bots, host])
     port = await http.start()
     yield Server(port, play, redis_client, redis_namespace)
     await http.close()
+    await host.host.close()
     await play.close()
     await replay.close()
     stop.set()
