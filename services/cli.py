@@ -103,7 +103,7 @@ COMMANDS: dict[str, Command | Group] = {
     ),
     "migrate": Command(
         "move a Redis from the layout before partitions into the partitioned one (once)",
-        "services.eventlog.migrate",
+        "services.redisinfra.migrate",
     ),
     "catalog": Command(
         "rebuild the archive's catalog from its files",
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args._prog}: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:
-        from .eventlog.reconnect import is_outage  # not at start-up: it imports redis-py
+        from .redisinfra.reconnect import is_outage  # not at start-up: it imports redis-py
 
         if not is_outage(exc):
             raise

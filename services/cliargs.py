@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+from .redisinfra.redis_client import REDIS_SCHEMES, redis_url  # the Redis options live there
 
 
 @dataclass(frozen=True)
@@ -140,43 +140,6 @@ def names(*choices: str) -> Callable[[str], list[str]]:
     return parse
 
 
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
-
-
-def redis_url(text: str) -> str:
-    """An argparse type: a Redis URL (redis://HOST:PORT/DB, rediss://…, unix://PATH)."""
-    if not text.startswith(REDIS_SCHEMES):
-        raise argparse.ArgumentTypeError(f"want redis://HOST:PORT/DB (got {text!r})")
-    return text
-
-
-def redis_options(
-    p: argparse.ArgumentParser, *, start: bool = False, namespace: bool = True
-) -> None:
-    """``--redis-url`` (and ``--namespace``) of a command that talks to Redis.
-
-    A service defaults to $REDIS_URL, else the local Redis; with ``start`` the command starts a
-    throw-away redis-server when neither $REDIS_URL nor the flag names one.
-    """
-    g = p.add_argument_group("Redis")
-    if start:  # None: the command looks at $REDIS_URL when it runs, then starts its own
-        g.add_argument(
-            "--redis-url",
-            type=redis_url,
-            default=None,
-            help="use this Redis (default: $REDIS_URL, else start a redis-server)",
-        )
-    else:
-        g.add_argument(
-            "--redis-url",
-            type=redis_url,
-            default=os.environ.get("REDIS_URL", LOCAL_REDIS),
-            help="the Redis to use ($REDIS_URL if set)",
-        )
-    if namespace:
-        g.add_argument("--namespace", default="arena", help="Redis key and stream prefix")
-
-
 class ToolError(Exception):
     """What a tool says on one line before it exits with status 2 (no traceback)."""
 
@@ -279,7 +242,7 @@ def consumer_options(
 
 
 def trim_option(p: argparse.ArgumentParser) -> None:
-    """``--trim-ms``: how often this service trims the shared streams (services/eventlog/trim.py)."""
+    """``--trim-ms``: how often this service trims the shared streams (services/redisinfra/trim.py)."""
     p.add_argument(
         "--trim-ms",
         type=int,

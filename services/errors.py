@@ -111,7 +111,7 @@ def checked_game_id(game: str) -> str:
 def unavailable(exc: BaseException) -> Refused | None:
     """An UNAVAILABLE refusal if ``exc`` is the store being away (or refusing writes it cannot
     make durable: its disk is full), else None."""
-    from .eventlog.reconnect import is_outage, refuses_writes
+    from .redisinfra.reconnect import is_outage, refuses_writes
 
     if not is_outage(exc):
         return None

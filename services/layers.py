@@ -9,7 +9,9 @@ relative ones resolved, and module names given to a call such as
 ``importlib.import_module("services.rules.api")`` or the CLI's ``Command(..., "services.x")``),
 and lists each broken rule it finds; the known ones are listed there as debts to pay off.
 
-Read bottom to top: the rules know nothing of the rest, the store knows no rules, the read side
+Read bottom to top: the rules know nothing of the rest; the Redis infrastructure (client,
+work streams, trimming, reconnecting, the redis-server launcher) knows no game; the store (the
+event log) knows no rules; the read side
 is what every viewer receives, the services talk to each other over gRPC and Redis streams
 (never by importing each other), the platform starts them as processes, the benchmarks measure
 them from outside and the ``arena`` command sits on top of everything.
@@ -36,6 +38,7 @@ class Part:
 SERVICES_AND_BELOW = (
     "rules",
     "contracts",
+    "redisinfra",
     "common",
     "eventlog",
     "readside",
@@ -62,6 +65,13 @@ PARTS: tuple[Part, ...] = (
         uses=("rules",),  # the event schema is generated from the rules' event types
     ),
     Part(
+        "redisinfra",
+        ("services.redisinfra",),
+        "the Redis infrastructure: the client, work streams with consumer groups, trimming, "
+        "reconnecting, batching, liveness, the redis-server launcher, migrate",
+        uses=("contracts",),  # the key layout and the stream messages
+    ),
+    Part(
         "common",
         (
             ROOT,  # the package's __init__ (process-wide switches), not what is under it
@@ -74,50 +84,60 @@ PARTS: tuple[Part, ...] = (
             "services.rpc_guard",
         ),
         "small helpers every process shares: options, refusals, ports, metrics, GC settings",
-        uses=("contracts",),
+        uses=("contracts", "redisinfra"),  # a refusal for an outage; finding the running Redis
     ),
     Part(
         "eventlog",
         ("services.eventlog",),
-        "the store: per-game hash-chained logs on Redis streams, shared streams, archive files",
-        uses=("contracts", "common"),
+        "the event log: per-game hash-chained logs (entries, records, the store and its "
+        "adapters), archive files, the catalog, signing",
+        uses=("contracts", "common", "redisinfra"),
     ),
     Part(
         "readside",
         ("services.readside",),
         "what every viewer receives: entry policy, positions, delay, envelope, a seat's fold",
-        uses=("rules", "contracts", "common", "eventlog"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog"),
     ),
     Part(
         "engine",
         ("services.engine",),
         "the engine worker: GameService, matches consumer, deadlines, archiving",
-        uses=("rules", "contracts", "common", "eventlog", "readside"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "readside"),
     ),
     Part(
         "bots",
         ("services.bots",),
         "bot policies, in-process self-play, the bot worker",
-        uses=("rules", "contracts", "common", "eventlog", "readside"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "readside"),
     ),
     Part(
         "matchmaking",
         ("services.matchmaking",),
         "tickets, tables, bot backfill, ratings",
-        uses=("rules", "contracts", "common", "eventlog"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog"),
     ),
     Part(
         "replay",
         ("services.replay",),
         "the web server: lobby, live spectating and replays over HTTP/SSE and gRPC",
-        uses=("rules", "contracts", "common", "eventlog", "readside"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "readside"),
     ),
     Part(
         "tournaments",
         ("services.tournaments",),
         "tournaments: specs, journals, the loop that plays one through a running platform, "
         "standings (hosted by arena tournament and by the web server)",
-        uses=("rules", "contracts", "common", "eventlog", "readside", "bots", "matchmaking"),
+        uses=(
+            "rules",
+            "contracts",
+            "redisinfra",
+            "common",
+            "eventlog",
+            "readside",
+            "bots",
+            "matchmaking",
+        ),
     ),
     Part(
         "play",
@@ -127,6 +147,7 @@ PARTS: tuple[Part, ...] = (
         uses=(
             "rules",
             "contracts",
+            "redisinfra",
             "common",
             "eventlog",
             "readside",
@@ -142,6 +163,7 @@ PARTS: tuple[Part, ...] = (
         uses=(
             "rules",
             "contracts",
+            "redisinfra",
             "common",
             "eventlog",
             "readside",

@@ -27,7 +27,7 @@ def redis_url() -> Iterator[str]:
     if url:
         yield url
         return
-    from services.eventlog.server import LocalRedis, find_server_binary
+    from services.redisinfra.server import LocalRedis, find_server_binary
 
     binary = find_server_binary()
     if binary is not None:

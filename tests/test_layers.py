@@ -41,8 +41,6 @@ KNOWN_DEBT: dict[tuple[str, str], str] = {
     # verify re-runs a game through the rules (hidden behind importlib): verify belongs above
     # the store (the read side, or a part of its own)
     ("services.eventlog.verify", "services.rules.api"): "verify re-runs the rules in the store",
-    # the refusal mapping asks the store whether an id is valid and an error an outage
-    ("services.errors", "services.eventlog.reconnect"): "outage test in the store",
 }
 
 

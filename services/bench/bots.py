@@ -23,9 +23,9 @@ from typing import Any
 
 from ..bots.cluster import answers, archived, publish_matches, start_bots, start_engines, stop
 from ..cliargs import bench_options, game_options, int_list
-from ..eventlog.redis_client import connect
-from ..eventlog.server import redis_or_throwaway
 from ..platform.procs import cpu_seconds
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import redis_or_throwaway
 from . import kit
 
 

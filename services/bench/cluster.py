@@ -26,10 +26,10 @@ import redis
 
 from ..contracts.streams import BotDecision
 from ..engine.side import Effects, RedisSide
-from ..eventlog.cluster_server import LocalCluster
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.server import LocalRedis, find_server_binary
+from ..redisinfra.cluster_server import LocalCluster
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import LocalRedis, find_server_binary
 from . import kit
 
 ENTRY = b"e" * 120  # about an event's size

@@ -33,9 +33,9 @@ from ..bots.cluster import answers
 from ..bots.selfplay import play_game
 from ..contracts.streams import NewMatch
 from ..eventlog.archive import SUFFIX
-from ..eventlog.redis_client import connect
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
+from ..redisinfra.redis_client import connect
 from ..tournaments.matches import Games, bot_match
 from . import kit
 from .engine import random_games

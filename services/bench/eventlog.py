@@ -37,10 +37,10 @@ from ..cliargs import bench_options
 from ..eventlog.entry import EVENT, decode_entry, encode_entry, seal
 from ..eventlog.gamelog import GameLog
 from ..eventlog.memory import InMemoryEventStore
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.server import find_server_binary, redis_or_throwaway
 from ..eventlog.verify import Engine, default_engine
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import find_server_binary, redis_or_throwaway
 from . import kit
 from .kit import Sample
 

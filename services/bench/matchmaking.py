@@ -24,8 +24,6 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from ..cliargs import bench_options
-from ..eventlog.redis_client import connect
-from ..eventlog.server import redis_or_throwaway
 from ..matchmaking.clock import ManualClock, SystemClock
 from ..matchmaking.core import Matchmaker
 from ..matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
@@ -33,6 +31,8 @@ from ..matchmaking.modes import Policy, build_modes
 from ..matchmaking.rating_store import RatingStore
 from ..proto_gen.arena.v1 import matchmaker_pb2 as pb
 from ..proto_gen.arena.v1 import matchmaker_pb2_grpc
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import redis_or_throwaway
 from ..rpc_guard import signed_channel
 from . import kit
 

@@ -26,9 +26,9 @@ from typing import Any, cast
 
 from ..cliargs import bench_options, int_list
 from ..eventlog.entry import SEED_REVEAL, decode_entry
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
-from ..eventlog.server import redis_or_throwaway
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import redis_or_throwaway
 from ..replay.core import Replay
 from ..replay.demo import play_live
 from ..replay.http import HttpServer

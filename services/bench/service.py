@@ -57,11 +57,11 @@ from ..engine.service import Games
 from ..engine.side import MemorySide, RedisSide
 from ..eventlog.archive import SUFFIX
 from ..eventlog.memory import InMemoryEventStore
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.server import redis_or_throwaway
 from ..gctune import tune_gc
 from ..proto_gen.arena.v1 import game_pb2
+from ..redisinfra.redis_client import connect
+from ..redisinfra.server import redis_or_throwaway
 from ..rules import api
 from . import kit
 from .engine import random_games

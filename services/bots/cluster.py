@@ -21,7 +21,7 @@ from services.contracts.streams import MATCHES, NewMatch, Seat
 from services.eventlog import archive
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
-from services.eventlog.streams import publish_message
+from services.redisinfra.streams import publish_message
 
 SECRET = "bots-e2e-secret-for-local-clusters-only"  # for local test and benchmark clusters only
 

@@ -27,9 +27,9 @@ import msgspec
 
 from ..contracts.streams import BotDecision
 from ..contracts.tokens import BOT_KEY_HEADER, BOT_WORKER_HEADER
-from ..eventlog.batching import TickBatcher
-from ..eventlog.liveness import BEAT_S, SILENT_S
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from ..redisinfra.batching import TickBatcher
+from ..redisinfra.liveness import BEAT_S, SILENT_S
 
 MAX_BATCH = 512  # = the engine's limit per SubmitActions call
 _CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}

@@ -30,17 +30,17 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from ..cliargs import consumer_options, metrics_option, redis_options
+from ..cliargs import consumer_options, metrics_option
 from ..contracts import tokens
 from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode, encode
-from ..eventlog.liveness import SILENT_S, Liveness
-from ..eventlog.migrate import OldLayout, check_layout
-from ..eventlog.partitions import group_consumers
-from ..eventlog.reconnect import Outage, Voice, is_nogroup, is_outage, until_reachable
-from ..eventlog.redis_client import connect
-from ..eventlog.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from ..gctune import tune_gc
 from ..observability import Latency, mean_ms, serve
+from ..redisinfra.liveness import SILENT_S, Liveness
+from ..redisinfra.migrate import OldLayout, check_layout
+from ..redisinfra.partitions import group_consumers
+from ..redisinfra.reconnect import Outage, Voice, is_nogroup, is_outage, until_reachable
+from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
 from .heuristic import FALLBACKS

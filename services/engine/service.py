@@ -28,10 +28,8 @@ from ..contracts.decision_ids import DecisionIds
 from ..contracts.streams import VIEWLESS_PLAYERS, BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
-from ..eventlog.durability import StorageUnwritable, StorageWatch, why_unwritable
 from ..eventlog.entry import ABANDON, ANSWER, CONTROL, EVENT, HEADER, SEED_REVEAL, decode_entry
 from ..eventlog.gamelog import GameLog, Write, snapshot_due
-from ..eventlog.reconnect import is_outage
 from ..eventlog.records import (
     Abandon,
     AnswerRecord,
@@ -49,6 +47,8 @@ from ..readside.clock import Clock, SystemClock
 from ..readside.decisions import Shown, may_see, shown
 from ..readside.positions import Positions
 from ..readside.watch import Seen, Watch
+from ..redisinfra.durability import StorageUnwritable, StorageWatch, why_unwritable
+from ..redisinfra.reconnect import is_outage
 from ..rules import api
 from .bot_sessions import BotSessions, Session
 from .hosting import Hosting, HostingRefused

@@ -35,9 +35,9 @@ from ..contracts.streams import (
     partitions,
     stream_of,
 )
-from ..eventlog.batching import AutoPipeline
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..eventlog.store import EventStore
+from ..redisinfra.batching import AutoPipeline
 
 
 class Secret(msgspec.Struct, frozen=True):

@@ -37,8 +37,8 @@ from prometheus_client import Gauge
 
 from ..contracts.streams import partition_key, partitions
 from ..eventlog.entry import SEED_REVEAL, decode_entry
-from ..eventlog.reconnect import is_outage
 from ..eventlog.records import Abandon
+from ..redisinfra.reconnect import is_outage
 from .service import Games, Refused
 
 STALL_MS = 300_000  # a game whose log has not moved this long, with nothing to wait for

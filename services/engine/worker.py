@@ -10,23 +10,23 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ..cliargs import consumer_options, listen_options, redis_options, trim_option
+from ..cliargs import consumer_options, listen_options, trim_option
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
-from ..eventlog.durability import NotDurable, StorageWatch, fsync_ack_mode
-from ..eventlog.liveness import BEAT_S, SILENT_S, Liveness
-from ..eventlog.migrate import OldLayout, check_layout
-from ..eventlog.partitions import group_consumers, run_all
-from ..eventlog.reconnect import forever, until_reachable, watch_health
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.streams import GroupConsumer, Message
-from ..eventlog.trim import StreamKeeper
 from ..gctune import tune_gc
 from ..observability import mean_ms, serve
 from ..ports import check_free
 from ..readside.clock import ServerClock
+from ..redisinfra.durability import NotDurable, StorageWatch, fsync_ack_mode
+from ..redisinfra.liveness import BEAT_S, SILENT_S, Liveness
+from ..redisinfra.migrate import OldLayout, check_layout
+from ..redisinfra.partitions import group_consumers, run_all
+from ..redisinfra.reconnect import forever, until_reachable, watch_health
+from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.streams import GroupConsumer, Message
+from ..redisinfra.trim import StreamKeeper
 from .grpc_server import make_server, set_serving
 from .service import MAX_DECISIONS, MAX_LOG_ENTRIES, Games
 from .side import RedisSide

@@ -35,8 +35,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError, ResponseError
 
 from ..contracts.streams import Layout
-from .batching import AutoPipeline, TickBatcher
-from .redis_client import is_cluster
+from ..redisinfra.batching import AutoPipeline, TickBatcher
+from ..redisinfra.redis_client import is_cluster
 from .store import VersionConflict
 
 LAST_SEQ_LUA = """

@@ -23,9 +23,9 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from ..contracts.streams import Layout
+from ..redisinfra.batching import AutoPipeline
+from ..redisinfra.redis_client import connect, decodes_responses
 from .appends import LAST_SEQ_LUA, OUTBOX_COMMANDS, Append, Appender, OutboxCommand
-from .batching import AutoPipeline
-from .redis_client import connect, decodes_responses
 from .store import Record, Snapshot, TimedRecord, check_game_id
 
 SNAPSHOT_LUA = (

@@ -1,7 +1,7 @@
 """The `arena:finished` consumer: each finished game counts once in its players' ratings.
 
 Delivery is at-least-once (consumer group from id 0, XAUTOCLAIM takeover, dead letters: see
-services/eventlog/streams.py); exactly-once counting comes from the per-game record in
+services/redisinfra/streams.py); exactly-once counting comes from the per-game record in
 `RatingStore.record`, so a redelivered or republished announcement changes nothing.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..contracts.streams import FINISHED, BadMessage, GameFinished, decode
 from ..eventlog.store import EventStore, check_game_id
-from ..eventlog.streams import GroupConsumer, Message
+from ..redisinfra.streams import GroupConsumer, Message
 from .metrics import Metrics
 from .rating_store import RatingStore
 from .ratings import fold

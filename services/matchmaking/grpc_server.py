@@ -17,9 +17,9 @@ import grpc
 import redis.asyncio as aioredis
 
 from ..errors import abort
-from ..eventlog.reconnect import Outage
 from ..ports import GRPC_OPTIONS, bind_grpc
 from ..proto_gen.arena.v1 import common_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+from ..redisinfra.reconnect import Outage
 from ..rpc_guard import interceptors
 from .core import TERMINAL, Matchmaker, Refused, TicketInfo
 from .rating_store import RatingStore

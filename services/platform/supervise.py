@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..eventlog.durability import folder_state
+from ..redisinfra.durability import folder_state
 from .procs import Child, Supervisor
 from .redis_proc import PersistentRedis
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from ..eventlog.reconnect import RedisGone
-from ..eventlog.redis_client import connect
+from ..redisinfra.reconnect import RedisGone
+from ..redisinfra.redis_client import connect
 from ..tournaments import journal as files
 from ..tournaments import runner, seating
 from ..tournaments.spec import Spec, SpecError, kind_of

@@ -21,10 +21,10 @@ from typing import IO, Any
 
 from ..contracts.tokens import checked_secret, new_secret
 from ..eventlog import signing
-from ..eventlog.cluster_server import LocalCluster
-from ..eventlog.durability import folder_state
-from ..eventlog.redis_client import CLUSTER_ENV
 from ..ports import PortBusy, check_free
+from ..redisinfra.cluster_server import LocalCluster
+from ..redisinfra.durability import folder_state
+from ..redisinfra.redis_client import CLUSTER_ENV
 from .procs import Supervisor, _die_with_parent, replay_ready
 from .redis_proc import PersistentRedis, ping
 from .supervise import Policy, Restarter

@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..cliargs import tool_redis, tool_redis_options
-from ..eventlog.redis_client import connect
 from ..matchmaking.tables import check_name
+from ..redisinfra.redis_client import connect
 from .accounts import Accounts
 
 

@@ -30,9 +30,9 @@ from pathlib import Path
 import msgspec
 
 from ..eventlog.entry import ANSWER, EVENT, decode_entry
-from ..eventlog.reconnect import Backoff, is_outage
 from ..eventlog.records import AnswerRecord, decode_payload
 from ..eventlog.store import EventStore, TimedRecord
+from ..redisinfra.reconnect import Backoff, is_outage
 from ..rules import api
 from .access import Grant, released
 from .clock import Clock

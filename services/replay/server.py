@@ -10,15 +10,16 @@ import os
 import signal
 from pathlib import Path
 
-from ..cliargs import listen_options, redis_options
+from ..cliargs import listen_options
 from ..contracts.tokens import require_secret
-from ..eventlog.reconnect import is_outage, until_reachable
 from ..eventlog.redis_store import RedisEventStore
 from ..observability import serve as serve_metrics
 from ..observability import stop_serving
 from ..ports import check_free
 from ..readside.access import TablePolicy, hmac_seat_check
 from ..readside.clock import ServerClock
+from ..redisinfra.reconnect import is_outage, until_reachable
+from ..redisinfra.redis_client import redis_options
 from .core import Replay
 from .decisions import EngineDecisions
 from .http import HttpServer, Router
@@ -194,7 +195,7 @@ def main(args: argparse.Namespace) -> int:
     if args.redis_url:
         asyncio.run(serve(args))
         return 0
-    from ..eventlog.server import LocalRedis, find_server_binary
+    from ..redisinfra.server import LocalRedis, find_server_binary
 
     binary = find_server_binary()
     if binary is None:

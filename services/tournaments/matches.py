@@ -29,11 +29,11 @@ from ..contracts.streams import (
 from ..eventlog.catalog import read_archived
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
-from ..eventlog.redis_client import is_cluster
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.streams import publish_message
 from ..matchmaking.ratings import GameResult
 from ..matchmaking.results import NotFinished, result_of
+from ..redisinfra.redis_client import is_cluster
+from ..redisinfra.streams import publish_message
 
 BOT = "bot:"
 

@@ -25,9 +25,9 @@ from typing import Any
 import msgspec
 
 from ..contracts.streams import Seat
-from ..eventlog.reconnect import OUTAGE, Outage, is_outage, until_reachable
 from ..eventlog.records import reveal_matches
-from ..eventlog.redis_client import connect
+from ..redisinfra.reconnect import OUTAGE, Outage, is_outage, until_reachable
+from ..redisinfra.redis_client import connect
 from . import seating
 from .journal import read_journal
 from .matches import Finished, Games

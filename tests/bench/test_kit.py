@@ -16,8 +16,8 @@ from services.bench import kit
 from services.bench.eventlog import bench_eventlog
 from services.bench.service import bench_service
 from services.cli import main
-from services.eventlog.redis_client import connect
-from services.eventlog.server import redis_or_throwaway
+from services.redisinfra.redis_client import connect
+from services.redisinfra.server import redis_or_throwaway
 
 
 def test_interleave_runs_the_variants_in_rounds() -> None:

@@ -18,7 +18,7 @@ from services.bots.answer import Poison
 from services.bots.engine_client import EngineError
 from services.bots.worker import GROUP, BotWorker
 from services.contracts.streams import DECISIONS, FIELD, BotDecision, decode, game_stream_key
-from services.eventlog.streams import GroupConsumer, publish_message
+from services.redisinfra.streams import GroupConsumer, publish_message
 
 
 class Stub:

@@ -43,8 +43,8 @@ from services.contracts.streams import (
     stream_keys,
 )
 from services.eventlog import verify
-from services.eventlog.redis_client import connect
-from services.eventlog.streams import ensure_group, publish
+from services.redisinfra.redis_client import connect
+from services.redisinfra.streams import ensure_group, publish
 from services.rules import api
 from services.rules.api import Decision
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from services.eventlog.cluster_server import LocalCluster, find_cli
-from services.eventlog.server import find_server_binary
+from services.redisinfra.cluster_server import LocalCluster, find_cli
+from services.redisinfra.server import find_server_binary
 
 
 def cluster_or_skip() -> LocalCluster:

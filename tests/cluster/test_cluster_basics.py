@@ -14,10 +14,10 @@ from redis.crc import key_slot
 
 from services.contracts.streams import DECISIONS, BotDecision, decode, game_key, game_stream_key
 from services.engine.side import Effects, RedisSide
-from services.eventlog.cluster_server import LocalCluster
-from services.eventlog.partitions import group_consumers
-from services.eventlog.redis_client import connect, is_cluster
 from services.eventlog.redis_store import RedisEventStore
+from services.redisinfra.cluster_server import LocalCluster
+from services.redisinfra.partitions import group_consumers
+from services.redisinfra.redis_client import connect, is_cluster
 
 
 def _decision(game: str) -> BotDecision:

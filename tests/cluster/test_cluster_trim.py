@@ -1,4 +1,4 @@
-"""The shared streams trimmed on a real 3-master cluster (services/eventlog/trim.py): every
+"""The shared streams trimmed on a real 3-master cluster (services/redisinfra/trim.py): every
 partition's stream, on whichever master holds its slot, loses what every group acked, and the
 keeper's metrics (arena_stream_*) report each stream's length, pending and lag. The keeper's
 round once sent TIME inside a pipeline, which redis-py's cluster client refuses: every round
@@ -13,10 +13,10 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from services.contracts.streams import DECISIONS, stream_keys
-from services.eventlog.cluster_server import LocalCluster
-from services.eventlog.redis_client import connect, is_cluster
-from services.eventlog.streams import ensure_group, publish
-from services.eventlog.trim import StreamKeeper, trim_all
+from services.redisinfra.cluster_server import LocalCluster
+from services.redisinfra.redis_client import connect, is_cluster
+from services.redisinfra.streams import ensure_group, publish
+from services.redisinfra.trim import StreamKeeper, trim_all
 
 NS = "trim"
 

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from services.eventlog.cluster_server import LocalCluster
-from services.eventlog.redis_client import connect, is_cluster
+from services.redisinfra.cluster_server import LocalCluster
+from services.redisinfra.redis_client import connect, is_cluster
 from tests.matchmaking import test_core as core
 from tests.matchmaking import test_tables as tables
 

@@ -18,10 +18,10 @@ from typing import Any
 import redis
 
 from services.contracts.streams import game_key
-from services.eventlog.batching import NotReplicated
-from services.eventlog.cluster_server import LocalCluster
-from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import RedisEventStore
+from services.redisinfra.batching import NotReplicated
+from services.redisinfra.cluster_server import LocalCluster
+from services.redisinfra.redis_client import connect
 
 GAMES = 8
 ROUNDS = 3

@@ -283,7 +283,7 @@ def test_dashboard_and_alerts_name_real_metrics() -> None:
     assert names
     # the matchmaker's and the replay server's panels
     assert {"arena_matchmaker_tables_formed_total", "arena_replay_spectators"} <= names
-    # the shared streams' lag and pending counts (services/eventlog/trim.py)
+    # the shared streams' lag and pending counts (services/redisinfra/trim.py)
     assert {"arena_stream_group_oldest_unacked_seconds", "arena_stream_group_missing"} <= names
     documented = set(re.findall(r"\barena_[a-z_]+", (DEPLOY / "README.md").read_text()))
     assert {"arena_matchmaker_queue_depth", "arena_replay_http_requests"} <= documented

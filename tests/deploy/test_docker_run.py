@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from services.eventlog.server import free_port
 from services.eventlog.signing import Signer
+from services.redisinfra.server import free_port
 from tests.deploy.test_deploy import _manifests
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,8 +23,8 @@ from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import RedisSide
 from services.eventlog import RedisEventStore, Seat
-from services.eventlog.redis_client import connect
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.redisinfra.redis_client import connect
 from services.rules import api
 
 SECRET = b"bot-sessions-test"

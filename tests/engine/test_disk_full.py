@@ -33,11 +33,11 @@ from services.contracts.streams import DECISIONS, BotDecision, decode, stream_ke
 from services.errors import DISK_MESSAGE
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
-from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.server import free_port
 from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.redisinfra.redis_client import connect
+from services.redisinfra.server import free_port
 from services.rules import api
 
 GAMES = 4

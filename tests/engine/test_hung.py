@@ -34,7 +34,7 @@ from services.bots.cluster import (
 )
 from services.contracts.streams import game_key
 from services.eventlog import verify
-from services.eventlog.server import free_port
+from services.redisinfra.server import free_port
 
 GAMES = 6
 PLAYERS = 4

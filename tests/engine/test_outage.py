@@ -13,10 +13,10 @@ from process_helpers import until
 
 from services.bots.cluster import start_engines
 from services.contracts.streams import MATCHES, NewMatch, Seat
-from services.eventlog.redis_client import connect
-from services.eventlog.streams import publish_message
 from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
+from services.redisinfra.redis_client import connect
+from services.redisinfra.streams import publish_message
 
 
 def _health(target: str) -> int:

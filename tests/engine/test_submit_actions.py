@@ -25,9 +25,9 @@ from services.engine.grpc_server import MAX_BATCH, make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide, RedisSide
 from services.eventlog import InMemoryEventStore, RedisEventStore, Seat
-from services.eventlog.redis_client import connect
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.readside.positions import positions_of
+from services.redisinfra.redis_client import connect
 from services.rules import api
 
 SECRET = b"submit-actions-test"

@@ -29,7 +29,7 @@ from services.engine.watchdog import RedisLogs, Watchdog
 from services.eventlog import InMemoryEventStore, RedisEventStore, Seat, archive, verify
 from services.eventlog.entry import ABANDON, ANSWER, EVENT, SEED_REVEAL, decode_entry
 from services.eventlog.records import Abandon, AnswerRecord, SeedReveal, decode_payload
-from services.eventlog.redis_client import connect
+from services.redisinfra.redis_client import connect
 from services.rules import api
 
 SECRET = b"watchdog-test-secret-of-32-bytes!"

@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
-from services.eventlog.batching import AutoPipeline, TickBatcher
+from services.redisinfra.batching import AutoPipeline, TickBatcher
 
 
 class Recorder:

@@ -1,4 +1,4 @@
-"""What the platform does when a disk stops taking writes (services/eventlog/durability.py,
+"""What the platform does when a disk stops taking writes (services/redisinfra/durability.py,
 reconnect.py, batching.py): a Redis refusing writes (MISCONF) is an outage answered with
 UNAVAILABLE and the disk's words, a local file error is no Redis outage, `--fsync-ack` knows
 which Redis can confirm an fsync, and a WAITAOF reply that does not confirm one fails the write.
@@ -14,8 +14,9 @@ from prometheus_client import CollectorRegistry
 from redis.exceptions import ResponseError
 
 from services.errors import DISK_MESSAGE, unavailable
-from services.eventlog.batching import AutoPipeline, NotReplicated
-from services.eventlog.durability import (
+from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.batching import AutoPipeline, NotReplicated
+from services.redisinfra.durability import (
     NotDurable,
     StorageUnwritable,
     StorageWatch,
@@ -23,9 +24,8 @@ from services.eventlog.durability import (
     fsync_ack_mode,
     why_unwritable,
 )
-from services.eventlog.reconnect import is_outage, outage_words
-from services.eventlog.redis_client import connect
-from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.reconnect import is_outage, outage_words
+from services.redisinfra.redis_client import connect
 
 MISCONF = ResponseError("MISCONF Errors writing to the AOF file: No space left on device")
 

@@ -23,9 +23,9 @@ from services.contracts.streams import (
     legacy_game_key,
 )
 from services.eventlog import RedisEventStore
-from services.eventlog.migrate import OldLayout, check_layout, migrate
 from services.eventlog.play import record_game
 from services.eventlog.verify import default_engine, verify
+from services.redisinfra.migrate import OldLayout, check_layout, migrate
 
 
 async def _old_layout(client: aioredis.Redis, ns: str) -> list[bytes]:

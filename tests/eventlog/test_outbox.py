@@ -11,8 +11,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from services.eventlog import RedisEventStore, VersionConflict
-from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import OutboxCommand
+from services.redisinfra.redis_client import connect
 
 
 @pytest.fixture

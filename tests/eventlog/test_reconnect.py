@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from redis.exceptions import BusyLoadingError, ResponseError, SlotNotCoveredError
 
-from services.eventlog.reconnect import Backoff, is_outage, watch_health
-from services.eventlog.redis_client import connect
-from services.eventlog.streams import GroupConsumer, Message, publish
 from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.reconnect import Backoff, is_outage, watch_health
+from services.redisinfra.redis_client import connect
+from services.redisinfra.streams import GroupConsumer, Message, publish
 
 
 def test_backoff_grows_to_its_cap_with_jitter_and_resets() -> None:

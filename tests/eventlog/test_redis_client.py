@@ -10,8 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError, DataError, ResponseError
 
-from services.eventlog.redis_client import HiredisPackConnection, WaitingConnectionPool, connect
 from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.redis_client import HiredisPackConnection, WaitingConnectionPool, connect
 
 BIG = bytes(range(256)) * 1024  # 256 KiB: above redis-py's buffer cutoff, so stock chunks it
 

@@ -8,7 +8,7 @@ import sys
 
 import redis.asyncio as aioredis
 
-from services.eventlog.streams import GroupConsumer, Message, ensure_group, publish
+from services.redisinfra.streams import GroupConsumer, Message, ensure_group, publish
 
 
 def names(ns: str) -> tuple[str, str]:

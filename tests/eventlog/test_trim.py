@@ -1,4 +1,4 @@
-"""Trimming the shared streams below every group's ack, on a real Redis (services/eventlog/trim.py)."""
+"""Trimming the shared streams below every group's ack, on a real Redis (services/redisinfra/trim.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import redis.asyncio as aioredis
 from prometheus_client import CollectorRegistry
 
 from services.contracts.streams import DECISIONS, stream_key
-from services.eventlog import streams
-from services.eventlog.streams import GroupConsumer, Message, ensure_group, publish
-from services.eventlog.trim import StreamKeeper, read_state, trim_acked
+from services.redisinfra import streams
+from services.redisinfra.streams import GroupConsumer, Message, ensure_group, publish
+from services.redisinfra.trim import StreamKeeper, read_state, trim_acked
 
 BIG = b"x" * 2000  # two entries fill a stream node (4 KB): `MINID ~` can remove whole nodes
 

@@ -12,8 +12,8 @@ import redis.asyncio as aioredis
 from redis.exceptions import ResponseError
 
 from services.eventlog import RedisEventStore, VersionConflict
-from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import OutboxCommand
+from services.redisinfra.redis_client import connect
 
 
 @pytest.fixture

@@ -13,12 +13,12 @@ from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.streams import GroupConsumer, ensure_group, publish_message
 from services.matchmaking import rating_store
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
 from services.matchmaking.results import load_result
+from services.redisinfra.streams import GroupConsumer, ensure_group, publish_message
 from services.rules import api
 
 

@@ -30,7 +30,7 @@ from services.contracts.streams import stream_keys
 from services.eventlog.verify import verify
 
 SHARED = ("matches", "decisions", "finished")
-FINISHED_WINDOW_S = 600  # services/eventlog/trim.py RETENTION_MS: tournaments read `finished`
+FINISHED_WINDOW_S = 600  # services/redisinfra/trim.py RETENTION_MS: tournaments read `finished`
 
 
 def _free_pair() -> int:

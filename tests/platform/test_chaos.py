@@ -29,12 +29,12 @@ from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 
 from services.contracts.streams import FINISHED, MATCHES, stream_keys
 from services.eventlog import archive
-from services.eventlog.redis_client import connect
 from services.eventlog.redis_store import RedisEventStore
 from services.eventlog.verify import verify
 from services.matchmaking.consumer import rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.redis_client import connect
 from services.tournaments.matches import Games, bot_match
 from services.tournaments.spec import Spec
 

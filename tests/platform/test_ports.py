@@ -11,7 +11,7 @@ from pathlib import Path
 
 from process_helpers import arena, clean_env
 
-from services.eventlog.server import free_port
+from services.redisinfra.server import free_port
 
 
 def _ports() -> list[str]:

@@ -42,8 +42,8 @@ from services.cli import COMMANDS, main
 from services.eventlog import signing
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.server import LocalRedis, find_server_binary, free_port
 from services.platform.up import Running
+from services.redisinfra.server import LocalRedis, find_server_binary, free_port
 from services.rules import api
 from tests.process_helpers import FREE_PORTS, ROOT, clean_env
 

@@ -25,7 +25,7 @@ import redis
 from process_helpers import FREE_PORTS, arena
 from prometheus_client.parser import text_string_to_metric_families
 
-from services.eventlog.server import free_port
+from services.redisinfra.server import free_port
 
 OPTIONS = '{"mougong": true}'
 

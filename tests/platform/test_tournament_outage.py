@@ -16,9 +16,9 @@ from process_helpers import arena
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.contracts.streams import game_key
-from services.eventlog.reconnect import Outage, RedisGone
-from services.eventlog.redis_client import connect
 from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.reconnect import Outage, RedisGone
+from services.redisinfra.redis_client import connect
 from services.tournaments import runner
 from services.tournaments.spec import Spec
 

@@ -26,6 +26,7 @@ error, so none of them fails once more after Redis is back.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import collections
 import logging
@@ -245,3 +246,41 @@ def connect(
         kwargs["connection_class"] = HiredisPackConnection
     pool = WaitingConnectionPool.from_url(url, timeout=pool_timeout, **kwargs)
     return aioredis.Redis.from_pool(pool)
+
+
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def redis_url(text: str) -> str:
+    """An argparse type: a Redis URL (redis://HOST:PORT/DB, rediss://…, unix://PATH)."""
+    if not text.startswith(REDIS_SCHEMES):
+        raise argparse.ArgumentTypeError(f"want redis://HOST:PORT/DB (got {text!r})")
+    return text
+
+
+def redis_options(
+    p: argparse.ArgumentParser, *, start: bool = False, namespace: bool = True
+) -> None:
+    """``--redis-url`` (and ``--namespace``) of a command that talks to Redis.
+
+    A service defaults to $REDIS_URL, else the local Redis; with ``start`` the command starts a
+    throw-away redis-server when neither $REDIS_URL nor the flag names one.
+    """
+    g = p.add_argument_group("Redis")
+    if start:  # None: the command looks at $REDIS_URL when it runs, then starts its own
+        g.add_argument(
+            "--redis-url",
+            type=redis_url,
+            default=None,
+            help="use this Redis (default: $REDIS_URL, else start a redis-server)",
+        )
+    else:
+        g.add_argument(
+            "--redis-url",
+            type=redis_url,
+            default=os.environ.get("REDIS_URL", LOCAL_REDIS),
+            help="the Redis to use ($REDIS_URL if set)",
+        )
+    if namespace:
+        g.add_argument("--namespace", default="arena", help="Redis key and stream prefix")

@@ -51,7 +51,7 @@ from ..contracts.streams import (
     partitions,
 )
 from .reconnect import is_outage
-from .redis_client import connect, is_cluster
+from .redis_client import connect, is_cluster, redis_options, redis_url
 
 KINDS = ("log", "snap", "secret")
 LEGACY_SHARED = tuple(s.name for s in SHARED) + ("deadlines",)
@@ -249,8 +249,6 @@ async def _reach(sides: list[tuple[aioredis.Redis, str, str]]) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena migrate` options."""
-    from ..cliargs import redis_options, redis_url
-
     p.description = (
         "Move a Redis from the layout before partitions (one matches/decisions/finished "
         "stream) into the partitioned one; with --to, copy the namespace (partitioned) into "
