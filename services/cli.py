@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
         if not is_outage(exc):
             raise
-        from .platform.redis_proc import redacted  # a URL from up.json carries its password
+        from .redisinfra.server import redacted  # a URL from up.json carries its password
 
         url = redacted(getattr(args, "redis_url", None) or "Redis")
         print(f"{args._prog}: cannot reach {url} ({type(exc).__name__})", file=sys.stderr)

@@ -27,11 +27,11 @@ def redis_url() -> Iterator[str]:
     if url:
         yield url
         return
-    from services.redisinfra.server import LocalRedis, find_server_binary
+    from services.redisinfra.server import RedisServer, find_server_binary
 
     binary = find_server_binary()
     if binary is not None:
-        with LocalRedis(binary) as server:
+        with RedisServer(persist=False, binary=binary) as server:
             yield server.url
         return
     try:

@@ -29,7 +29,7 @@ from ..engine.side import Effects, RedisSide
 from ..eventlog.redis_store import RedisEventStore
 from ..redisinfra.cluster_server import LocalCluster
 from ..redisinfra.redis_client import connect
-from ..redisinfra.server import LocalRedis, find_server_binary
+from ..redisinfra.server import RedisServer, find_server_binary
 from . import kit
 
 ENTRY = b"e" * 120  # about an event's size
@@ -157,7 +157,7 @@ def bench_cluster(
         raise RuntimeError("no redis-server >= 6.2 on PATH and none bundled")
     single: list[dict[str, Any]] = []
     multi: list[dict[str, Any]] = []
-    with LocalRedis(binary) as one, LocalCluster(masters) as cl:
+    with RedisServer(persist=False, binary=binary) as one, LocalCluster(masters) as cl:
         for _ in range(rounds):
             single.append(_run(one.url, [one.port], False, games, appends))
             multi.append(_run(cl.url, cl.ports, True, games, appends))

@@ -11,7 +11,6 @@ to a timeout for all of them, then SIGKILLs whatever group is left.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import re
 import signal
@@ -24,16 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-PR_SET_PDEATHSIG = 1
+from ..redisinfra.server import die_with_parent, signal_group
+
 Ready = Callable[[str], dict[str, object] | None]
 """Reads one stdout line; returns what it announced (ports, URL) or None if not the one."""
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGTERM it when the parent dies (Linux only)."""
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 def json_ready(line: str) -> dict[str, object] | None:
@@ -216,7 +209,7 @@ class Supervisor:
             errors="replace",
             env={**self.env, **env, "PYTHONUNBUFFERED": "1"},
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         child = Child(name, list(full), proc, log_path, ready=ready, env=env)
         assert proc.stdout is not None and proc.stderr is not None
@@ -254,12 +247,6 @@ class Supervisor:
         for log in self._logs:
             log.close()
         self._logs.clear()
-
-
-def signal_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal a whole process group; a group that is gone already is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
 
 
 def cpu_seconds(pid: int) -> float:

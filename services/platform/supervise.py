@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Protocol
 
 from ..redisinfra.durability import folder_state
+from ..redisinfra.server import RedisServer
 from .procs import Child, Supervisor
-from .redis_proc import PersistentRedis
 
 
 class Server(Protocol):
@@ -95,7 +95,7 @@ class Restarter:
     def __init__(
         self,
         sup: Supervisor,
-        redis: PersistentRedis | None,
+        redis: RedisServer | None,
         policy: Policy | None = None,
         rng: random.Random | None = None,
         servers: Mapping[str, Server] | None = None,

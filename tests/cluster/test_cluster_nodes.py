@@ -12,9 +12,9 @@ from pathlib import Path
 
 from process_helpers import FREE_PORTS, arena, descendants, until
 
-from services.platform.redis_proc import ping
 from services.redisinfra.cluster_server import LocalCluster
 from services.redisinfra.redis_client import connect, node_urls
+from services.redisinfra.server import ping
 
 
 async def test_a_client_started_after_the_first_node_died_finds_the_cluster(

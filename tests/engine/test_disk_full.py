@@ -34,10 +34,9 @@ from services.errors import DISK_MESSAGE
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.records import AnswerRecord, decode_payload
 from services.eventlog.redis_store import RedisEventStore
-from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.redisinfra.redis_client import connect
-from services.redisinfra.server import free_port
+from services.redisinfra.server import RedisServer, free_port
 from services.rules import api
 
 GAMES = 4
@@ -122,7 +121,7 @@ async def test_a_full_disk_refuses_answers_and_loses_none(
     tmpfs: Path, tmp_path: Path, redis_namespace: str
 ) -> None:
     ns = redis_namespace
-    redis = PersistentRedis(tmpfs / "redis")
+    redis = RedisServer(tmpfs / "redis")
     metrics = free_port()
     err_path = tmp_path / "e0.err"
     with err_path.open("w") as err:
@@ -169,7 +168,7 @@ async def test_a_full_disk_refuses_answers_and_loses_none(
         with contextlib.suppress(FileNotFoundError):
             filler.unlink()
     redis.stop()  # SIGTERM: Redis writes and fsyncs its AOF, then exits
-    redis = PersistentRedis(tmpfs / "redis", redis.port)  # ... and reloads it
+    redis = RedisServer(tmpfs / "redis", redis.port)  # ... and reloads it
     client = connect(redis.url)
     try:
         store = RedisEventStore(client, ns)

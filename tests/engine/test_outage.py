@@ -13,9 +13,9 @@ from process_helpers import until
 
 from services.bots.cluster import start_engines
 from services.contracts.streams import MATCHES, NewMatch, Seat
-from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import RedisServer
 from services.redisinfra.streams import publish_message
 
 
@@ -53,7 +53,7 @@ async def _publish(url: str, ns: str, game: str) -> None:
 
 
 async def test_engine_rides_out_a_redis_kill(tmp_path: Path) -> None:
-    redis = PersistentRedis(tmp_path / "redis")
+    redis = RedisServer(tmp_path / "redis")
     ns = "outage"
     [(proc, port)] = start_engines(redis.url, ns, 1, tmp_path / "archive")
     target = f"127.0.0.1:{port}"
@@ -68,7 +68,7 @@ async def test_engine_rides_out_a_redis_kill(tmp_path: Path) -> None:
         assert err.value.code() == grpc.StatusCode.UNAVAILABLE
         details = err.value.details() or ""
         assert "Redis" in details and "\n" not in details and "Error 111" not in details
-        redis = PersistentRedis(tmp_path / "redis", redis.port)  # reloads the AOF
+        redis = RedisServer(tmp_path / "redis", redis.port)  # reloads the AOF
         until(lambda: _health(target) == serving)
         await _publish(redis.url, ns, "g-after")  # the match consumer is alive
         until(lambda: _created(target, "g-after"), timeout=10)

@@ -14,7 +14,6 @@ from prometheus_client import CollectorRegistry
 from redis.exceptions import ResponseError
 
 from services.errors import DISK_MESSAGE, unavailable
-from services.platform.redis_proc import PersistentRedis
 from services.redisinfra.batching import AutoPipeline, NotReplicated
 from services.redisinfra.durability import (
     NotDurable,
@@ -26,6 +25,7 @@ from services.redisinfra.durability import (
 )
 from services.redisinfra.reconnect import is_outage, outage_words
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import RedisServer
 
 MISCONF = ResponseError("MISCONF Errors writing to the AOF file: No space left on device")
 
@@ -94,7 +94,7 @@ async def test_an_archive_write_failure_is_said_with_its_path(tmp_path: Path) ->
 async def test_fsync_ack_knows_which_redis_confirms_an_fsync(
     tmp_path: Path, fsync: str, mode: str | None
 ) -> None:
-    server = PersistentRedis(tmp_path / "redis", fsync=fsync)
+    server = RedisServer(tmp_path / "redis", fsync=fsync)
     client = connect(server.url)
     try:
         version = str((await client.info("server"))["redis_version"])

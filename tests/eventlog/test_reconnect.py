@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from redis.exceptions import BusyLoadingError, ResponseError, SlotNotCoveredError
 
-from services.platform.redis_proc import PersistentRedis
 from services.redisinfra.reconnect import Backoff, is_outage, watch_health
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import RedisServer
 from services.redisinfra.streams import GroupConsumer, Message, publish
 
 
@@ -36,7 +36,7 @@ def test_outage_errors_are_told_from_bad_requests() -> None:
 
 @pytest.mark.parametrize("persist", [True, False])
 async def test_consumer_survives_kill_9_of_redis(tmp_path: Path, persist: bool) -> None:
-    server = PersistentRedis(tmp_path / "redis", persist=persist)
+    server = RedisServer(tmp_path / "redis", persist=persist)
     client = connect(server.url)
     stream = "t:matches"
     consumer = GroupConsumer(client, stream, "engine", "w1", min_idle_ms=60_000)
@@ -61,7 +61,7 @@ async def test_consumer_survives_kill_9_of_redis(tmp_path: Path, persist: bool) 
         await _until(lambda: health == [False])
         await asyncio.sleep(0.5)  # a few failed polls with backoff
         assert not task.done()
-        server = PersistentRedis(tmp_path / "redis", server.port, persist=persist)
+        server = RedisServer(tmp_path / "redis", server.port, persist=persist)
         await publish(client, stream, {"n": "2"})
         await _until(lambda: got == [b"1", b"2"])
         await _until(lambda: health == [False, True])
@@ -88,7 +88,7 @@ async def test_consumer_outlives_a_redis_that_refuses_writes(
     after the stream was lost; a ResponseError, not an outage): the consumer says so once,
     backs off and consumes again once Redis accepts writes; its task never ends (it used to:
     the engine stayed SERVING with no match consumer)."""
-    server = PersistentRedis(tmp_path / "redis", persist=False)
+    server = RedisServer(tmp_path / "redis", persist=False)
     client = connect(server.url)
     stream = "t:matches"
     consumer = GroupConsumer(client, stream, "engine", "w1", min_idle_ms=60_000)

@@ -10,8 +10,8 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError, DataError, ResponseError
 
-from services.platform.redis_proc import PersistentRedis
 from services.redisinfra.redis_client import HiredisPackConnection, WaitingConnectionPool, connect
+from services.redisinfra.server import RedisServer
 
 BIG = bytes(range(256)) * 1024  # 256 KiB: above redis-py's buffer cutoff, so stock chunks it
 
@@ -215,7 +215,7 @@ async def test_a_cancelled_waiter_does_not_hold_up_the_next(
 async def test_after_a_redis_restart_no_idle_connection_fails_again(tmp_path: Path) -> None:
     """Idle pooled connections die with the server; the first error closes them all, so once
     Redis is back every command succeeds (redis-py alone would fail each stale one once)."""
-    redis = PersistentRedis(tmp_path / "redis", persist=False)
+    redis = RedisServer(tmp_path / "redis", persist=False)
     client = connect(redis.url)
     try:
         await asyncio.gather(*(client.blpop(["nothing"], 0.05) for _ in range(8)))  # 8 idle
@@ -223,7 +223,7 @@ async def test_after_a_redis_restart_no_idle_connection_fails_again(tmp_path: Pa
         redis.process.wait()
         with pytest.raises(ConnectionError):
             await client.ping()
-        redis = PersistentRedis(tmp_path / "redis", redis.port, persist=False)
+        redis = RedisServer(tmp_path / "redis", redis.port, persist=False)
         replies = await asyncio.gather(
             *(client.blpop(["nothing"], 0.05) for _ in range(8)), return_exceptions=True
         )

@@ -14,9 +14,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from process_helpers import arena, clean_env, until
 
-from services.platform.redis_proc import PersistentRedis
 from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
+from services.redisinfra.server import RedisServer
 from services.rpc_guard import call_metadata
 
 SECRET = "outage-test-" + "x" * 32
@@ -37,7 +37,7 @@ def _status(ch: grpc.Channel) -> int:
 
 
 def test_matchmaker_rides_out_a_redis_kill(tmp_path: Path) -> None:
-    redis = PersistentRedis(tmp_path / "redis")
+    redis = RedisServer(tmp_path / "redis")
     proc = arena(
         "matchmaker",
         *("--redis-url", redis.url, "--port", "0", "--ticket-ttl-ms", "600000"),
@@ -60,7 +60,7 @@ def test_matchmaker_rides_out_a_redis_kill(tmp_path: Path) -> None:
             assert err.value.code() == grpc.StatusCode.UNAVAILABLE
             details = err.value.details() or ""
             assert "Redis" in details and "Error" not in details and "\n" not in details
-            redis = PersistentRedis(tmp_path / "redis", redis.port)
+            redis = RedisServer(tmp_path / "redis", redis.port)
             until(lambda: _status(ch) == serving, what="SERVING again")
             t = _enqueue(stub, "p3", 10)
             assert t.ticket_id

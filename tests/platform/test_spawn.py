@@ -17,7 +17,7 @@ import asyncio, subprocess, sys
 import services  # first, as in every Arena process
 import grpc
 from grpc._cython import cygrpc
-from services.platform.procs import _die_with_parent
+from services.redisinfra.server import die_with_parent
 
 async def main() -> None:
     server = grpc.aio.server()
@@ -25,7 +25,7 @@ async def main() -> None:
     await server.start()
     died = 0
     for _ in range(int(sys.argv[1])):
-        p = subprocess.run(["true"], preexec_fn=_die_with_parent, start_new_session=True,
+        p = subprocess.run(["true"], preexec_fn=die_with_parent, start_new_session=True,
                            stderr=subprocess.PIPE)
         died += p.returncode != 0
     await server.stop(None)

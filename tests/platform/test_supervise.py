@@ -14,8 +14,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from process_helpers import FREE_PORTS, alive, arena, descendants, find_below, until
 
-from services.platform.redis_proc import ping
 from services.platform.supervise import CrashLoop, Policy, Restarter, how
+from services.redisinfra.server import ping
 
 
 def _serving(target: str) -> bool:

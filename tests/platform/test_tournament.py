@@ -14,7 +14,7 @@ import redis as redis_py
 from process_helpers import alive, arena, descendants, find_below, until
 
 from services.contracts.streams import DECISIONS, stream_keys
-from services.platform.redis_proc import PersistentRedis
+from services.redisinfra.server import RedisServer
 
 ARGS = [
     "--ruleset",
@@ -116,7 +116,7 @@ GAMES = 8  # of the crash test: the bot worker is frozen before the kills, so 8 
 def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) -> None:
     """The platform a tournament starts is kept alive by it: a killed engine and bot worker are
     restarted, a Redis restart is waited out; the run ends normally, without a traceback."""
-    redis = PersistentRedis(tmp_path / "redis", fsync="always")
+    redis = RedisServer(tmp_path / "redis", fsync="always")
     var = tmp_path / "var"
     p = arena(
         "tournament",
@@ -156,7 +156,7 @@ def test_tournament_rides_out_worker_crashes_and_a_redis_blip(tmp_path: Path) ->
         redis.process.kill()
         redis.process.wait()
         time.sleep(0.5)
-        redis = PersistentRedis(tmp_path / "redis", redis.port, "always")
+        redis = RedisServer(tmp_path / "redis", redis.port, "always")
         out, err = p.communicate(timeout=180)
     finally:
         if p.poll() is None:

@@ -16,9 +16,9 @@ from process_helpers import arena
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.contracts.streams import game_key
-from services.platform.redis_proc import PersistentRedis
 from services.redisinfra.reconnect import Outage, RedisGone
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import RedisServer
 from services.tournaments import runner
 from services.tournaments.spec import Spec
 
@@ -36,7 +36,7 @@ async def test_an_outage_longer_than_the_wait_ends_with_one_line() -> None:
 def test_the_tournament_gives_up_on_a_dead_redis(tmp_path: Path) -> None:
     """Redis killed under a running tournament: it says so once, says how long it waits, then
     gives up in one line with how to continue."""
-    server = PersistentRedis(tmp_path / "redis")
+    server = RedisServer(tmp_path / "redis")
     p = arena(
         "tournament",
         "--var",

@@ -246,9 +246,9 @@ def test_arena_ups_redis_has_a_password(tmp_path: Path) -> None:
     command line), and the URL it hands out carries it."""
     import redis
 
-    from services.platform.redis_proc import PersistentRedis, ping, redacted
+    from services.redisinfra.server import RedisServer, ping, redacted
 
-    server = PersistentRedis(tmp_path / "redis", persist=False, password="p" * 48)
+    server = RedisServer(tmp_path / "redis", persist=False, password="p" * 48)
     try:
         assert ping(server.url) and ":" + "p" * 48 + "@" in server.url
         bare = redis.Redis(host="127.0.0.1", port=server.port)
