@@ -164,7 +164,7 @@ def tool_redis_options(p: argparse.ArgumentParser) -> None:
 def tool_redis(args: argparse.Namespace) -> tuple[str, str]:
     """(Redis URL, namespace) for a tool: ``--redis-url`` if given, else the running platform
     in ``VAR/up.json``, else $REDIS_URL; ToolError (one line) if none, or the URL is bad."""
-    from .platform.up import STATE_FILE, find_running
+    from .running import STATE_FILE, find_running
 
     url, namespace = args.redis_url, args.namespace
     if not url:

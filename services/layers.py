@@ -81,6 +81,7 @@ PARTS: tuple[Part, ...] = (
             "services.layers",
             "services.observability",
             "services.ports",
+            "services.running",
             "services.rpc_guard",
         ),
         "small helpers every process shares: options, refusals, ports, metrics, GC settings",

@@ -18,8 +18,8 @@ from services.cli import main
 from services.eventlog import signing
 from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
-from services.platform.up import Running
 from services.rules import api
+from services.running import Running
 
 
 def _one_line(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:

@@ -175,7 +175,7 @@ def archive_arguments(p: argparse.ArgumentParser) -> None:
 def archive_command(args: argparse.Namespace) -> int:
     """`arena archive GAME --dir DIR`: move a finished game from Redis into the archive."""
     if args.dir is None:
-        from ..platform.up import find_running
+        from ..running import find_running
 
         run = None if args.redis_url else find_running(args.var)
         args.dir = Path(run.archive_dir) if run is not None else Path("archive")

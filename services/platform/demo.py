@@ -16,8 +16,8 @@ from redis.exceptions import RedisError
 
 from ..redisinfra.reconnect import Outage, until_reachable
 from ..redisinfra.redis_client import connect
+from ..running import Running
 from ..tournaments.matches import Games, bot_match
-from .up import Running
 
 POLICIES = ["heuristic", "random", "heuristic", "random", "heuristic"]
 

@@ -27,12 +27,13 @@ from typing import Any
 
 from ..redisinfra.reconnect import RedisGone
 from ..redisinfra.redis_client import connect
+from ..running import STATE_FILE, Running, find_running
 from ..tournaments import journal as files
 from ..tournaments import runner, seating
 from ..tournaments.spec import Spec, SpecError, kind_of
 from ..tournaments.standings import standings, table
 from .supervise import CrashLoop
-from .up import STATE_FILE, Platform, Running, UpConfig, find_running
+from .up import Platform, UpConfig
 
 OUTAGE_GIVE_UP_S = 120.0  # a Redis outage this long ends the run (one line; resumable)
 GAMES_PER_ENGINE = 100  # default games in flight per engine worker (their answers share batches)

@@ -2,20 +2,19 @@
 machine, as child processes of this one.
 
 `Platform` starts and stops the set (also used by `arena tournament` and `arena bench e2e`)
-and restarts a service that dies (supervise.py); `find_running` reads ``VAR/up.json``, which
-the command (up_command.py) writes.
+and restarts a service that dies (supervise.py); the command (up_command.py) writes where it
+listens to ``VAR/up.json``, which services/running.py reads.
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import secrets
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,10 +25,10 @@ from ..redisinfra.cluster_server import LocalCluster
 from ..redisinfra.durability import folder_state
 from ..redisinfra.redis_client import CLUSTER_ENV
 from ..redisinfra.server import RedisServer, die_with_parent, ping
+from ..running import Running as Running  # what Platform.start returns
 from .procs import Supervisor, replay_ready
 from .supervise import Policy, Restarter
 
-STATE_FILE = "up.json"
 LOCK_FILE = "up.lock"  # held (flock) by the process whose platform uses the var folder
 
 
@@ -67,27 +66,6 @@ class UpConfig:
     # appendfsync always); else AOF fsynced every second (docs/durability.md)
     fsync_ack: bool = False
     disk_wait_s: float = 60.0  # stopping: how long to wait for room for Redis's unwritten AOF
-
-
-@dataclass
-class Running:
-    """Where a started platform listens (also the content of VAR/up.json)."""
-
-    pid: int
-    redis_url: str
-    namespace: str
-    archive_dir: str
-    viewer_url: str | None = None
-    matchmaker: str | None = None
-    replay_grpc: str | None = None
-    engines: list[str] = field(default_factory=list)
-    metrics: list[str] = field(default_factory=list)
-    redis_started: bool = False
-    redis_cluster: list[str] = field(default_factory=list)  # the started cluster's node URLs
-
-    def to_json(self) -> str:
-        """One JSON line."""
-        return json.dumps(asdict(self))
 
 
 def _port(base: int, i: int) -> int:
@@ -404,21 +382,3 @@ def wait_for_room(url: str, data_dir: Path, wait_s: float) -> bool:
         flush=True,
     )
     return False
-
-
-def find_running(var_dir: Path) -> Running | None:
-    """The platform an `arena up` in ``var_dir`` runs, if its process lives and Redis answers."""
-    path = var_dir / STATE_FILE
-    try:
-        run = Running(**json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError):
-        return None
-    try:
-        os.kill(run.pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return None
-    for url in [run.redis_url, *run.redis_cluster]:  # a cluster: any live node will do
-        if ping(url):
-            run.redis_url = url
-            return run
-    return None

@@ -14,8 +14,9 @@ import time
 from types import FrameType
 
 from ..redisinfra.server import redacted
+from ..running import STATE_FILE, Running, find_running
 from .supervise import CrashLoop
-from .up import STATE_FILE, Platform, Running, UpConfig, find_running
+from .up import Platform, UpConfig
 
 
 def describe(run: Running, cfg: UpConfig) -> str:

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from services.platform.up import Platform, Running, UpConfig
+from services.platform.up import Platform, UpConfig
+from services.running import Running
 
 
 @dataclass(frozen=True)
