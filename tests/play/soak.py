@@ -169,19 +169,35 @@ def _next(must: list[str]) -> str:
     return must.pop(0) if must else ""
 
 
-def restart_bot_worker(platform: Platform) -> None:
-    """Kill the bot worker (SIGKILL: no goodbye) and let the supervisor start it again."""
+async def restart_bot_worker(platform: Platform) -> None:
+    """Kill the bot worker (SIGKILL: no goodbye) and let the supervisor start it again, as
+    `arena up` does, from this (the main) thread: a child started from another thread would
+    get its parent-death signal when that thread ends."""
     child = next(c for c in platform.sup.children if c.name.startswith("bots-"))
     os.killpg(child.pid, signal.SIGKILL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         platform.keep_alive()
         fresh = next(c for c in platform.sup.children if c.name == child.name)
-        if fresh is not child and fresh.alive():
-            platform.sup.wait_ready(fresh)
+        if fresh is not child and fresh.alive() and fresh.info:
             return
-        time.sleep(0.2)
+        await asyncio.sleep(0.2)
     raise AssertionError("the bot worker was not restarted")
+
+
+async def bots_play(base: str, seen: Seen, within_s: float) -> None:
+    """A table whose only person resigns at once, on the default clock (60 s a decision): its
+    bots must play it to the end well within a minute, which a dead bot worker cannot (the
+    engine would answer each of their decisions by default only after its time)."""
+    client = await Client.fetch(base)
+    game, seat = await sit(client, {"ruleset": "standard", "players": 4}, "probe")
+    seen.games.append(game)
+    await client.call("resign", game=game, seat=seat)
+    deadline = time.monotonic() + within_s
+    while not (await client.call("game", game=game))["over"]:
+        assert time.monotonic() < deadline, f"{game}: the bots did not play it in {within_s} s"
+        await asyncio.sleep(0.5)
+    seen.did["bots_played_after_restart"] += 1
 
 
 async def soak(
@@ -196,7 +212,8 @@ async def soak(
 ) -> Seen:
     """Run `sessions` scripted people (at most `at_once` at a time; one in five a bot game), kill
     and restart the bot worker after `restart_after_s`, then wait for every game to end,
-    leave the live games, be archived and verify. The first sessions each show one behaviour
+    leave the live games, be archived and verify; a table of bots alone, after the restart,
+    must be played at bot speed (by the restarted worker). The first sessions each show one behaviour
     for sure (a timeout, 托管 and taking back, a reconnect, a resignation and a new table)."""
     seen = Seen()
     rng = random.Random(seed)
@@ -213,12 +230,13 @@ async def soak(
 
     async def restart() -> None:
         await asyncio.sleep(restart_after_s)
-        await asyncio.to_thread(restart_bot_worker, platform)
+        await restart_bot_worker(platform)
         seen.did["bot_worker_restarted"] += 1
 
     restarting = asyncio.create_task(restart())
     await asyncio.gather(*(one(i) for i in range(sessions)))
     await restarting
+    await bots_play(base, seen, 60)  # the restarted worker plays (a game ends without it)
     await check_games(base, seen, end_within_s)
     return seen
 

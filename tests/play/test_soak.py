@@ -26,6 +26,7 @@ async def test_a_short_session_soak(play_platform: PlayPlatform) -> None:
     for behaviour in ("answer", "timeout", "hosting", "take_back", "reconnect", "resign"):
         assert seen.did[behaviour], (behaviour, seen.did)
     assert seen.did["new_table"] and seen.did["bot_game"] and seen.did["bot_worker_restarted"]
+    assert seen.did["bots_played_after_restart"]
     assert len(seen.games) >= 6
 
 
