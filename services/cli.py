@@ -79,25 +79,25 @@ COMMANDS: dict[str, Command | Group] = {
     ),
     "export": Command(
         "write a game's log from Redis to a self-verifying file",
-        "services.eventlog.commands",
+        "services.verify.commands",
         "export_arguments",
         "export_command",
     ),
     "verify": Command(
         "check a game's hash chain, seed commitment and re-run",
-        "services.eventlog.commands",
+        "services.verify.commands",
         "verify_arguments",
         "verify_command",
     ),
     "platform-key": Command(
         "print the public key the platform signs its archives with (arena verify --key)",
-        "services.eventlog.commands",
+        "services.verify.commands",
         "platform_key_arguments",
         "platform_key_command",
     ),
     "archive": Command(
         "move a finished game from Redis into the archive folder",
-        "services.eventlog.commands",
+        "services.verify.commands",
         "archive_arguments",
         "archive_command",
     ),
@@ -107,7 +107,7 @@ COMMANDS: dict[str, Command | Group] = {
     ),
     "catalog": Command(
         "rebuild the archive's catalog from its files",
-        "services.eventlog.commands",
+        "services.verify.commands",
         "catalog_arguments",
         "catalog_command",
     ),

@@ -11,7 +11,7 @@ and lists each broken rule it finds; the known ones are listed there as debts to
 
 Read bottom to top: the rules know nothing of the rest; the Redis infrastructure (client,
 work streams, trimming, reconnecting, the redis-server launcher) knows no game; the store (the
-event log) knows no rules; the read side
+event log) knows no rules, verifying a log against them sits just above it; the read side
 is what every viewer receives, the services talk to each other over gRPC and Redis streams
 (never by importing each other), the platform starts them as processes, the benchmarks measure
 them from outside and the ``arena`` command sits on top of everything.
@@ -41,6 +41,7 @@ SERVICES_AND_BELOW = (
     "redisinfra",
     "common",
     "eventlog",
+    "verify",
     "readside",
     "engine",
     "bots",
@@ -95,6 +96,14 @@ PARTS: tuple[Part, ...] = (
         uses=("contracts", "common", "redisinfra"),
     ),
     Part(
+        "verify",
+        ("services.verify",),
+        "a log verified end to end (the seed, a re-run through the rules, the reveal), games "
+        "recorded by driving the rules, and the arena commands over stored logs: the event "
+        "log's part that needs the rules, so the store itself knows none",
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog"),
+    ),
+    Part(
         "readside",
         ("services.readside",),
         "what every viewer receives: entry policy, positions, delay, envelope, a seat's fold",
@@ -122,7 +131,7 @@ PARTS: tuple[Part, ...] = (
         "replay",
         ("services.replay",),
         "the web server: lobby, live spectating and replays over HTTP/SSE and gRPC",
-        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "readside"),
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "verify", "readside"),
     ),
     Part(
         "tournaments",

@@ -16,10 +16,10 @@ from process_helpers import FREE_PORTS, arena, clean_env, until
 
 from services.cli import main
 from services.eventlog import signing
-from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.rules import api
 from services.running import Running
+from services.verify import record_game
 
 
 def _one_line(args: list[str], env: dict[str, str] | None = None) -> tuple[int, str]:

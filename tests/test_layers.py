@@ -35,9 +35,6 @@ KNOWN_DEBT: dict[tuple[str, str], str] = {
     ("services.replay.server", "services.play.web"): "replay <-> play cycle",
     # replay's demo games play a bot policy in-process: demo games belong to the platform
     ("services.replay.demo", "services.bots.random_policy"): "demo games in replay",
-    # verify re-runs a game through the rules (hidden behind importlib): verify belongs above
-    # the store (the read side, or a part of its own)
-    ("services.eventlog.verify", "services.rules.api"): "verify re-runs the rules in the store",
 }
 
 

@@ -38,9 +38,9 @@ from ..eventlog.entry import EVENT, decode_entry, encode_entry, seal
 from ..eventlog.gamelog import GameLog
 from ..eventlog.memory import InMemoryEventStore
 from ..eventlog.redis_store import RedisEventStore
-from ..eventlog.verify import Engine, default_engine
 from ..redisinfra.redis_client import connect
 from ..redisinfra.server import find_server_binary, redis_or_throwaway
+from ..verify import Engine, default_engine
 from . import kit
 from .kit import Sample
 
@@ -53,7 +53,7 @@ async def _corpus(engine: Engine | None, size: int) -> list[bytes]:
             for i in range(size)
         ]
         return [encode_entry(e) for e in seal(bytes(32), 1, items)]
-    from ..eventlog.play import record_game
+    from ..verify import record_game
 
     store, seed = InMemoryEventStore(), 0
     out: list[bytes] = []

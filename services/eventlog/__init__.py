@@ -1,16 +1,18 @@
-"""Arena's event log: per-game append-only logs, hash chains, snapshots, archive and verify.
+"""Arena's event log: per-game append-only logs, hash chains, snapshots, archives, the catalog.
+
+Verifying a log against the rules (and the `arena export/verify/archive` commands) is
+services/verify, above this package; the Redis machinery under it is services/redisinfra.
 
 See README.md beside this file for the storage layout, the entry format and the seed commitment.
 """
 
 from .catalog import CatalogRecord, archive_game, load_catalog, rebuild_catalog
-from .commands import export_game, verify_game
+from .checks import VerifyReport
 from .gamelog import GameLog, snapshot_due
 from .memory import InMemoryEventStore
 from .records import AnswerRecord, Header, Seat, SeedReveal, commit_seed, new_salt
 from .redis_store import RedisEventStore
 from .store import EventStore, Record, Snapshot, VersionConflict
-from .verify import VerifyReport, verify
 
 __all__ = [
     "AnswerRecord",
@@ -28,11 +30,8 @@ __all__ = [
     "VersionConflict",
     "archive_game",
     "commit_seed",
-    "export_game",
     "load_catalog",
     "new_salt",
     "rebuild_catalog",
     "snapshot_due",
-    "verify",
-    "verify_game",
 ]

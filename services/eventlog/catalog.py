@@ -41,11 +41,11 @@ from pathlib import Path
 import msgspec
 
 from . import archive
+from .checks import VerifyReport, check_chain, check_origin
 from .entry import HEADER, SEED_REVEAL, decode_entry, upgrade
 from .records import Header, SeedReveal, decode_payload, reveal_matches
 from .signing import PublicKey, Signer, platform_key, signer_from_env
 from .store import EventStore, check_game_id
-from .verify import VerifyReport, check_chain, check_origin
 
 CATALOG = "catalog.jsonl"
 """The catalog: an append-only journal, one JSON `CatalogRecord` per line."""

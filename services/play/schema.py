@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from ..eventlog.verify import Divergence as Divergence
-from ..eventlog.verify import VerifyReport as VerifyReport
+from ..eventlog.checks import Divergence as Divergence
+from ..eventlog.checks import VerifyReport as VerifyReport
 
 # the play API's body for a table is the matchmaker's own settings struct
 from ..matchmaking.tables import TableSettings as TableSettings

@@ -16,17 +16,18 @@ from pathlib import Path
 
 from ..errors import checked_game_id
 from ..eventlog.catalog import archive_file
+from ..eventlog.checks import Divergence, VerifyReport
 from ..eventlog.entry import decode_entry
 from ..eventlog.records import Header, SeedReveal, decode_payload
 from ..eventlog.redis_store import RedisEventStore
 from ..eventlog.store import EventStore
-from ..eventlog.verify import Divergence, VerifyReport, verify, verify_records
 from ..readside.access import NotFound, SeatCheck, TablePolicy
 from ..readside.clock import Clock
 from ..readside.decisions import DecisionSource
 from ..readside.feed import GameFeed
 from ..readside.reader import Page, ReadSide
 from ..rules.api import SPECTATOR
+from ..verify import verify, verify_records
 from .games import (
     GameFilter,
     GameSummary,

@@ -16,8 +16,9 @@ from services.contracts import tokens
 from services.engine.service import Games, NewMatch, Refused, Result
 from services.engine.side import MemorySide
 from services.engine.worlds import World
-from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import ANSWER, decode_entry
+from services.verify import verify
 
 SECRET = b"k"
 

@@ -42,11 +42,11 @@ from services.contracts.streams import (
     stream_key,
     stream_keys,
 )
-from services.eventlog import verify
 from services.redisinfra.redis_client import connect
 from services.redisinfra.streams import ensure_group, publish
 from services.rules import api
 from services.rules.api import Decision
+from services.verify import verify
 
 GAMES = int(os.environ.get("ARENA_BOTS_E2E_GAMES", "4"))  # concurrent games in the kill test
 PLAYERS = 4

@@ -16,8 +16,8 @@ import redis
 from process_helpers import arena
 
 from services.contracts.streams import stream_keys
-from services.eventlog.verify import verify
 from services.redisinfra.cluster_server import LocalCluster
+from services.verify import verify
 
 FREE = ["--http-port", "0", "--replay-grpc-port", "0", "--matchmaker-port", "0"]
 FREE += ["--engine-port", "0", "--metrics-port", "0"]

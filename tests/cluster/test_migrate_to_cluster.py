@@ -13,12 +13,11 @@ import redis.asyncio as aioredis
 from services.cli import main as arena
 from services.contracts.streams import DECISIONS, game_stream_key
 from services.eventlog import RedisEventStore
-from services.eventlog.play import record_game
-from services.eventlog.verify import default_engine, verify_records
 from services.redisinfra.cluster_server import LocalCluster
 from services.redisinfra.migrate import OldLayout, check_layout, copy_namespace
 from services.redisinfra.redis_client import connect
 from services.redisinfra.streams import GroupConsumer, publish
+from services.verify import default_engine, record_game, verify_records
 
 
 async def test_a_namespace_moves_onto_a_cluster_with_its_groups(

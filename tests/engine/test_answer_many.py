@@ -14,10 +14,11 @@ from services.contracts import tokens
 from services.contracts.streams import NewMatch
 from services.engine.service import Games, Refused, Result
 from services.engine.side import MemorySide
-from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import ANSWER, EVENT, decode_entry
 from services.eventlog.gamelog import GameLog
 from services.rules import api
+from services.verify import verify
 
 SECRET = b"answer-many"
 GAMES = [f"g{i}" for i in range(6)]

@@ -19,11 +19,11 @@ from services.bots.cluster import SECRET, archived, start_engines
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
 from services.contracts.streams import DECISIONS, MATCHES, BotDecision, NewMatch, Seat, decode
-from services.eventlog import verify
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc
 from services.redisinfra.partitions import group_consumers
 from services.redisinfra.streams import Message, publish_message
 from services.rules import api
+from services.verify import verify
 
 GAMES = 20  # the issue: two workers, 20 concurrent bot games, one killed mid-game
 PLAYERS = 4

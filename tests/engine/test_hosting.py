@@ -8,10 +8,11 @@ import pytest
 from services.contracts import tokens
 from services.engine.service import HOSTED_PLAYER, Games, NewMatch, Refused
 from services.engine.side import MemorySide
-from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.entry import ANSWER, CONTROL, decode_entry
 from services.eventlog.records import AnswerRecord, SeatControl, decode_payload
 from services.rules import api
+from services.verify import verify
 
 from .test_service import SECRET, play_out
 

@@ -33,8 +33,8 @@ from services.bots.cluster import (
     stop,
 )
 from services.contracts.streams import game_key
-from services.eventlog import verify
 from services.redisinfra.server import free_port
+from services.verify import verify
 
 GAMES = 6
 PLAYERS = 4

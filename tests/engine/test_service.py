@@ -14,10 +14,11 @@ from services.contracts.streams import GameFinished
 from services.engine import service
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
-from services.eventlog import InMemoryEventStore, Seat, verify
+from services.eventlog import InMemoryEventStore, Seat
 from services.eventlog.gamelog import GameLog
 from services.eventlog.store import Snapshot
 from services.rules import api
+from services.verify import verify
 
 SECRET = b"k"
 

@@ -26,11 +26,12 @@ from services.engine import service
 from services.engine.service import Games
 from services.engine.side import MemorySide, RedisSide
 from services.engine.watchdog import RedisLogs, Watchdog
-from services.eventlog import InMemoryEventStore, RedisEventStore, Seat, archive, verify
+from services.eventlog import InMemoryEventStore, RedisEventStore, Seat, archive
 from services.eventlog.entry import ABANDON, ANSWER, EVENT, SEED_REVEAL, decode_entry
 from services.eventlog.records import Abandon, AnswerRecord, SeedReveal, decode_payload
 from services.redisinfra.redis_client import connect
 from services.rules import api
+from services.verify import verify
 
 SECRET = b"watchdog-test-secret-of-32-bytes!"
 

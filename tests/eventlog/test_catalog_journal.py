@@ -21,8 +21,7 @@ from services.eventlog.catalog import (
     load_catalog,
     rebuild_catalog,
 )
-from services.eventlog.play import record_game
-from services.eventlog.verify import Engine
+from services.verify import Engine, record_game
 
 from . import fake_engine
 

@@ -11,9 +11,9 @@ import redis.asyncio as aioredis
 
 from services.cli import main as arena
 from services.eventlog import RedisEventStore
-from services.eventlog.play import record_game
 from services.eventlog.signing import keep_in
 from services.rules import api
+from services.verify import record_game
 
 
 async def test_export_verify_archive_round_trip(

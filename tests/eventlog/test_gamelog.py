@@ -20,7 +20,6 @@ from services.eventlog.entry import (
     upgrade,
 )
 from services.eventlog.gamelog import ChainBroken, GameLog, snapshot_due
-from services.eventlog.play import record_game
 from services.eventlog.records import (
     AnswerRecord,
     Header,
@@ -31,6 +30,7 @@ from services.eventlog.records import (
     encode_payload,
     reveal_matches,
 )
+from services.verify import record_game
 
 from . import fake_engine
 

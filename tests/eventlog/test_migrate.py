@@ -23,9 +23,8 @@ from services.contracts.streams import (
     legacy_game_key,
 )
 from services.eventlog import RedisEventStore
-from services.eventlog.play import record_game
-from services.eventlog.verify import default_engine, verify
 from services.redisinfra.migrate import OldLayout, check_layout, migrate
+from services.verify import default_engine, record_game, verify
 
 
 async def _old_layout(client: aioredis.Redis, ns: str) -> list[bytes]:

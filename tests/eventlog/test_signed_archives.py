@@ -31,7 +31,6 @@ from services.eventlog.entry import (
     encode_entry,
     seal,
 )
-from services.eventlog.play import record_game
 from services.eventlog.records import (
     AnswerRecord,
     Header,
@@ -41,7 +40,7 @@ from services.eventlog.records import (
     encode_payload,
 )
 from services.eventlog.signing import PublicKey, Signer, keep_in
-from services.eventlog.verify import Engine, verify
+from services.verify import Engine, record_game, verify
 
 from . import fake_engine
 
@@ -273,7 +272,7 @@ def test_arena_verify_command(
 
     monkeypatch.delenv("ARENA_ARCHIVE_KEY", raising=False)
     monkeypatch.delenv("ARENA_ARCHIVE_PUBKEY", raising=False)
-    monkeypatch.setattr(sys.modules["services.eventlog.verify"], "default_engine", lambda: ENGINE)
+    monkeypatch.setattr(sys.modules["services.verify.rerun"], "default_engine", lambda: ENGINE)
     genuine, forged = files
     good, bad = tmp_path / "g1.arena", tmp_path / "bad.arena"
     good.write_bytes(genuine)

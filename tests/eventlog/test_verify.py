@@ -16,11 +16,10 @@ from services.eventlog.catalog import (
     load_catalog,
     rebuild_catalog,
 )
-from services.eventlog.commands import export_game, verify_game
 from services.eventlog.entry import ANSWER, SEED_REVEAL, decode_entry, encode_entry, seal
-from services.eventlog.play import record_game
 from services.eventlog.records import AnswerRecord, SeedReveal, decode_payload, encode_payload
-from services.eventlog.verify import Engine, verify
+from services.verify import Engine, record_game, verify
+from services.verify.commands import export_game, verify_game
 
 from . import fake_engine
 

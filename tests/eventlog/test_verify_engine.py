@@ -10,10 +10,9 @@ import redis.asyncio as aioredis
 from services.eventlog import InMemoryEventStore, RedisEventStore, archive
 from services.eventlog.entry import ANSWER, EVENT, decode_entry
 from services.eventlog.gamelog import GameLog
-from services.eventlog.play import record_game
 from services.eventlog.records import AnswerRecord, decode_payload, encode_payload
-from services.eventlog.verify import verify
 from services.rules import api
+from services.verify import record_game, verify
 
 from .test_verify import reseal
 

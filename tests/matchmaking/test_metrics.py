@@ -18,7 +18,6 @@ from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
 from services.eventlog import Seat
-from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.matchmaking.clock import ManualClock
 from services.matchmaking.consumer import Ratings
@@ -31,6 +30,7 @@ from services.proto_gen.arena.v1 import matchmaker_pb2 as pb
 from services.proto_gen.arena.v1 import matchmaker_pb2_grpc
 from services.rpc_guard import signed_channel
 from services.rules import api
+from services.verify import record_game
 
 SECRET = "mm-metrics-" + "x" * 32
 

@@ -11,7 +11,6 @@ import redis.asyncio as aioredis
 from services.contracts.streams import FINISHED, GameFinished, stream_key
 from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
-from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.matchmaking import rating_store
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
@@ -20,6 +19,7 @@ from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
 from services.matchmaking.results import load_result
 from services.redisinfra.streams import GroupConsumer, ensure_group, publish_message
 from services.rules import api
+from services.verify import record_game
 
 
 def result(

@@ -27,7 +27,7 @@ from process_helpers import FREE_PORTS, arena
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.contracts.streams import stream_keys
-from services.eventlog.verify import verify
+from services.verify import verify
 
 SHARED = ("matches", "decisions", "finished")
 FINISHED_WINDOW_S = 600  # services/redisinfra/trim.py RETENTION_MS: tournaments read `finished`

@@ -30,13 +30,13 @@ from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
 from services.contracts.streams import FINISHED, MATCHES, stream_keys
 from services.eventlog import archive
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.verify import verify
 from services.matchmaking.consumer import rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.redisinfra.redis_client import connect
 from services.redisinfra.server import RedisServer
 from services.tournaments.matches import Games, bot_match
 from services.tournaments.spec import Spec
+from services.verify import verify
 
 GAMES = 40
 POLICIES = ["random"]  # the cheapest bots: the platform is what is under test

@@ -28,9 +28,9 @@ from process_helpers import FREE_PORTS, arena
 
 from services.eventlog import archive
 from services.eventlog.redis_store import RedisEventStore
-from services.eventlog.verify import verify
 from services.redisinfra.redis_client import connect
 from services.tournaments.matches import Games, bot_match
+from services.verify import verify
 
 GAMES = 8
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from process_helpers import FREE_PORTS, arena, find_below
 
-from services.eventlog.verify import verify
+from services.verify import verify
 
 STOPPED_S = 90.0
 

@@ -40,11 +40,11 @@ import pytest
 from services.bench.e2e import bench_e2e, bottleneck
 from services.cli import COMMANDS, main
 from services.eventlog import signing
-from services.eventlog.play import record_game
 from services.eventlog.redis_store import RedisEventStore
 from services.redisinfra.server import RedisServer, find_server_binary, free_port
 from services.rules import api
 from services.running import Running
+from services.verify import record_game
 from tests.process_helpers import FREE_PORTS, ROOT, clean_env
 
 README = ROOT / "README.md"

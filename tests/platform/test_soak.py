@@ -16,7 +16,7 @@ import pytest
 from process_helpers import arena
 
 from services.eventlog.catalog import load_catalog
-from services.eventlog.verify import verify
+from services.verify import verify
 
 
 def _soak(var: Path, games: int, timeout_s: float) -> None:

@@ -11,13 +11,13 @@ from typing import Any
 import msgspec
 
 from services.eventlog import InMemoryEventStore
-from services.eventlog.play import record_game
 from services.play.watchschema import Chart
 from services.readside import chart
 from services.readside.access import TablePolicy
 from services.readside.clock import ManualClock
 from services.readside.reader import ReadSide
 from services.rules import api
+from services.verify import record_game
 
 
 async def _chart(reads: ReadSide, viewer: int = api.SPECTATOR, delay: int = 0) -> dict[str, Any]:

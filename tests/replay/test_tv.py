@@ -7,7 +7,6 @@ from __future__ import annotations
 import msgspec
 
 from services.eventlog import InMemoryEventStore
-from services.eventlog.play import record_game
 from services.play.watchschema import Tv
 from services.readside.access import TablePolicy
 from services.readside.chart import Charts
@@ -15,6 +14,7 @@ from services.readside.clock import ManualClock
 from services.replay import Replay
 from services.replay.tv import featured
 from services.rules import api
+from services.verify import record_game
 
 
 async def _games(clock: ManualClock) -> tuple[InMemoryEventStore, dict[str, list[bytes]]]:

@@ -17,14 +17,13 @@ import pytest
 
 from services.bots.random_policy import RandomPolicy
 from services.eventlog import InMemoryEventStore
-from services.eventlog.play import record_game
-from services.eventlog.verify import verify
 from services.matchmaking import ratings
 from services.matchmaking.results import result_of
 from services.rules import api
 from services.rules.api import events as ev
 from services.rules.core.options import COMMON_DEFAULTS, RULES_VERSION
 from services.tournaments.standings import Played, rate
+from services.verify import record_game, verify
 from tests.rules.test_event_digests import Picker
 
 

@@ -11,12 +11,11 @@ from pathlib import Path
 import msgspec
 
 from services.eventlog import InMemoryEventStore, archive
-from services.eventlog.commands import verify_game
 from services.eventlog.entry import GENESIS, HEADER, SEED_REVEAL, decode_entry, encode_entry, seal
-from services.eventlog.play import record_game
 from services.eventlog.records import Header, Seat, SeedReveal, decode_payload, encode_payload
-from services.eventlog.verify import verify
 from services.rules import api
+from services.verify import record_game, verify
+from services.verify.commands import verify_game
 
 
 def reseal(records: list[bytes], index: int, kind: str, payload: bytes) -> list[bytes]:

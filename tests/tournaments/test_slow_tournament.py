@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from services.eventlog.signing import keep_in
-from services.eventlog.verify import verify
 from services.platform.up import Platform, UpConfig
+from services.verify import verify
 from tests.botapi.helpers import arena_tool, nodebot
 from tests.browser.conftest import ARTIFACTS, CHROMIUM, Tab
 

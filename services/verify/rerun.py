@@ -23,30 +23,32 @@ default the one the environment gives, `signing.platform_key`): `signature` in t
 
 from __future__ import annotations
 
-import importlib
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, cast
 
 import msgspec
 
-from . import archive
-from .entry import (
+from ..eventlog import archive
+from ..eventlog.checks import Divergence, VerifyReport, check_chain, check_origin, fail
+from ..eventlog.entry import (
     ABANDON,
     ANSWER,
     EVENT,
-    GENESIS,
     HEADER,
     SEED_REVEAL,
     Entry,
-    chain_hash,
-    decode_entry,
 )
-from .entry import upgrade as upgrade_entry
-from .records import Abandon, AnswerRecord, Header, SeedReveal, decode_payload, reveal_matches
-from .signing import PublicKey, platform_key, statement
+from ..eventlog.records import (
+    Abandon,
+    AnswerRecord,
+    Header,
+    SeedReveal,
+    decode_payload,
+    reveal_matches,
+)
+from ..eventlog.signing import PublicKey, platform_key
 
 
 class Engine(Protocol):
@@ -68,55 +70,10 @@ class Engine(Protocol):
 
 
 def default_engine() -> Engine:
-    """The real rules engine (imported lazily so the log has no hard dependency on it)."""
-    return cast(Engine, importlib.import_module("services.rules.api"))
+    """The real rules engine (imported when first needed: reading a report needs no rules)."""
+    from ..rules import api
 
-
-@dataclass
-class Divergence:
-    """The first thing wrong: entry sequence number (1 = header), its kind, what and why."""
-
-    entry: int
-    kind: str
-    reason: str
-    expected: str | None = None
-    actual: str | None = None
-
-
-@dataclass
-class VerifyReport:
-    """Outcome of `verify`: ok only if every check held."""
-
-    ok: bool
-    game_id: str = ""
-    entries: int = 0
-    chain_ok: bool = False
-    seed_ok: bool = False
-    replay_ok: bool = False
-    divergence: Divergence | None = None
-    notes: list[str] = field(default_factory=list)
-    signature: str = "unchecked"  # valid | unsigned | invalid | unchecked (module docstring)
-    signed_by: str = ""  # the id of the key the file names
-
-    def summary(self) -> str:
-        """A few human-readable lines."""
-        head = f"game {self.game_id or '?'}: {self.entries} entries"
-        if self.ok:
-            origin = {
-                "valid": f", signed by the platform key {self.signed_by}",
-                "unchecked": "; origin NOT checked (no platform key)",
-            }.get(self.signature, f"; signature {self.signature}")
-            return f"{head}: OK (chain, seed commitment, replay{origin})"
-        d = self.divergence
-        lines = [f"{head}: FAILED"]
-        if d:
-            lines.append(f"  entry {d.entry} ({d.kind}): {d.reason}")
-            if d.expected is not None:
-                lines.append(f"    expected: {d.expected}")
-            if d.actual is not None:
-                lines.append(f"    actual:   {d.actual}")
-        lines += [f"  note: {n}" for n in self.notes]
-        return "\n".join(lines)
+    return cast(Engine, api)
 
 
 Source = str | Path | bytes | Sequence[bytes]
@@ -148,67 +105,6 @@ def verify(
     return verify_records(list(source), engine)
 
 
-def check_origin(
-    report: VerifyReport, unpacked: archive.Unpacked, key: PublicKey | None | str
-) -> VerifyReport:
-    """The archive's signature against the platform `key` (see the module docstring): a file
-    that is not signed by it is not ok, whatever else holds."""
-    report.signed_by = unpacked.key
-    if not isinstance(key, PublicKey):
-        return report
-    if not unpacked.sig:
-        report.signature = "unsigned"
-        reason = "unsigned: no platform signature (archived before signatures, or not here)"
-    elif unpacked.key != key.key_id:
-        report.signature = "invalid"
-        reason = f"signed by another key ({unpacked.key or '?'}, not {key.key_id})"
-    else:
-        try:
-            last = archive.head(unpacked.records)
-        except (msgspec.MsgspecError, ValueError):
-            last = b""
-        message = statement(unpacked.game_id, len(unpacked.records), last)
-        if last and key.verifies(unpacked.sig, message):
-            report.signature = "valid"
-            return report
-        report.signature = "invalid"
-        reason = "signature does not verify: the file was edited or forged"
-    report.ok = False
-    if report.divergence is None:
-        report.divergence = Divergence(len(unpacked.records), "signature", reason)
-    else:
-        report.notes.append(reason)
-    return report
-
-
-def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] | None:
-    """Decode and chain-check entries (seq 1..n); on failure set the divergence, return None."""
-    entries: list[Entry] = []
-    prev = GENESIS
-    for seq, data in enumerate(records, 1):
-        try:
-            e = decode_entry(data)
-        except msgspec.MsgspecError as exc:
-            _fail(report, seq, "?", f"entry does not decode: {exc}")
-            return None
-        try:
-            recomputed = chain_hash(prev, seq, e.v, e.kind, e.payload)
-        except (ValueError, OverflowError) as exc:
-            _fail(report, seq, "?", f"entry malformed: {exc}")
-            return None
-        if recomputed != e.hash:
-            _fail(report, seq, e.kind, "hash chain broken", recomputed.hex(), e.hash.hex())
-            return None
-        prev = e.hash
-        try:
-            entries.append(upgrade_entry(e))
-        except ValueError as exc:
-            _fail(report, seq, e.kind, str(exc))
-            return None
-    report.chain_ok = True
-    return entries
-
-
 def verify_records(
     records: Sequence[bytes],
     engine: Engine | None = None,
@@ -222,30 +118,30 @@ def verify_records(
     if entries is None:
         return report
     if not entries or entries[0].kind != HEADER:
-        return _fail(report, 1, entries[0].kind if entries else "?", "first entry is not a header")
+        return fail(report, 1, entries[0].kind if entries else "?", "first entry is not a header")
     try:
         header = decode_payload(entries[0].payload, Header)
     except msgspec.MsgspecError as exc:
-        return _fail(report, 1, HEADER, f"header does not decode: {exc}")
+        return fail(report, 1, HEADER, f"header does not decode: {exc}")
     report.game_id = report.game_id or header.game_id
     if header.game_id != report.game_id:
         report.notes.append(f"file names game {report.game_id}, header says {header.game_id}")
-        return _fail(report, 1, HEADER, "game id does not match the archive")
+        return fail(report, 1, HEADER, "game id does not match the archive")
     last = entries[-1]
     if last.kind != SEED_REVEAL:
         report.notes.append("the game has not finished: the seed is not revealed yet")
-        return _fail(report, len(entries), last.kind, "no seed reveal at the end of the log")
+        return fail(report, len(entries), last.kind, "no seed reveal at the end of the log")
     try:
         reveal = decode_payload(last.payload, SeedReveal)
     except msgspec.MsgspecError as exc:
-        return _fail(report, len(entries), SEED_REVEAL, f"seed reveal does not decode: {exc}")
+        return fail(report, len(entries), SEED_REVEAL, f"seed reveal does not decode: {exc}")
     if not reveal_matches(header, reveal):
-        return _fail(report, len(entries), SEED_REVEAL, "revealed seed does not match commitment")
+        return fail(report, len(entries), SEED_REVEAL, "revealed seed does not match commitment")
     report.seed_ok = True
     try:
         engine = engine or default_engine()
     except ImportError as exc:
-        return _fail(report, 1, HEADER, f"rules engine unavailable: {exc}")
+        return fail(report, 1, HEADER, f"rules engine unavailable: {exc}")
     if header.rules_version != engine.RULES_VERSION:
         report.notes.append(
             f"log written by rules {header.rules_version}, re-run with {engine.RULES_VERSION}"
@@ -356,18 +252,6 @@ def check_reveal(
                     str(claimed),
                 )
     return None
-
-
-def _fail(
-    report: VerifyReport,
-    seq: int,
-    kind: str,
-    reason: str,
-    expected: str | None = None,
-    actual: str | None = None,
-) -> VerifyReport:
-    report.divergence = Divergence(seq, kind, reason, expected, actual)
-    return report
 
 
 def _show(engine: Engine, data: bytes) -> str:

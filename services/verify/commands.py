@@ -1,4 +1,4 @@
-"""The `arena` commands of the event log: export, verify, archive, catalog, platform-key.
+"""The `arena` commands over stored logs: export, verify, archive, catalog, platform-key.
 
 Each command is a pair: ``NAME_arguments(parser)`` defines its options, and a function of the
 parsed arguments runs it and returns the exit code (`services/cli.py` wires them into the tree).
@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..cliargs import ToolError, tool_redis, tool_redis_options
-from . import archive, signing
-from .catalog import NotArchivable, archive_game, rebuild_catalog
-from .redis_store import RedisEventStore
-from .store import EventStore
-from .verify import Engine, VerifyReport, verify, verify_records
+from ..eventlog import archive, signing
+from ..eventlog.catalog import NotArchivable, archive_game, rebuild_catalog
+from ..eventlog.checks import VerifyReport
+from ..eventlog.redis_store import RedisEventStore
+from ..eventlog.store import EventStore
+from .rerun import Engine, verify, verify_records
 
 T = TypeVar("T")
 
@@ -149,7 +150,7 @@ def verify_command(args: argparse.Namespace) -> int:
 
 def _looks_like_a_file(source: str) -> bool:
     """A path (a folder in it, a suffix, or not a valid game id), not a game id."""
-    from .store import check_game_id
+    from ..eventlog.store import check_game_id
 
     if "/" in source or source.endswith(archive.SUFFIX) or Path(source).exists():
         return True

@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .gamelog import GameLog, snapshot_due
-from .records import AnswerRecord, Header, Seat, SeedReveal, commit_seed, new_salt
-from .store import EventStore
-from .verify import Engine
+from ..eventlog.gamelog import GameLog, snapshot_due
+from ..eventlog.records import AnswerRecord, Header, Seat, SeedReveal, commit_seed, new_salt
+from ..eventlog.store import EventStore
+from .rerun import Engine
 
 Chooser = Callable[[Any, random.Random], list[str]]
 MAX_DECISIONS = 100_000  # a runaway engine must not hang a test or a benchmark
