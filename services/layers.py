@@ -118,8 +118,8 @@ PARTS: tuple[Part, ...] = (
     Part(
         "bots",
         ("services.bots",),
-        "bot policies, in-process self-play, the bot worker",
-        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "readside"),
+        "bot policies, in-process self-play, the bot worker, recorded random-bot games",
+        uses=("rules", "contracts", "redisinfra", "common", "eventlog", "verify", "readside"),
     ),
     Part(
         "matchmaking",

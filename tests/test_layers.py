@@ -33,8 +33,6 @@ KNOWN_DEBT: dict[tuple[str, str], str] = {
     # the replay server mounts the play API (function-local): the web server's composition
     # belongs above both (platform or its own part), replay <-> play is a cycle
     ("services.replay.server", "services.play.web"): "replay <-> play cycle",
-    # replay's demo games play a bot policy in-process: demo games belong to the platform
-    ("services.replay.demo", "services.bots.random_policy"): "demo games in replay",
 }
 
 

@@ -24,13 +24,13 @@ from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
+from ..bots.demo import play_live
 from ..cliargs import bench_options, int_list
 from ..eventlog.entry import SEED_REVEAL, decode_entry
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
 from ..redisinfra.redis_client import connect
 from ..redisinfra.server import redis_or_throwaway
 from ..replay.core import Replay
-from ..replay.demo import play_live
 from ..replay.http import HttpServer
 from ..rules.api import SPECTATOR
 from . import kit

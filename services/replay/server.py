@@ -87,13 +87,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="tournaments' folder: specs and journals (default: beside --archive, e.g. "
         "var/tournaments, where `arena tournament` writes)",
     )
-    p.add_argument(
-        "--demo",
-        type=int,
-        default=0,
-        metavar="N",
-        help="also play N random-bot games, one after another, at a watchable pace",
-    )
 
 
 async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
@@ -140,8 +133,6 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
         grpc_server, grpc_port = await start_grpc(replay, f"{args.host}:{args.port}")
         print(f"replay-server: gRPC ReplayService on {args.host}:{grpc_port}", flush=True)
     tasks: list[asyncio.Task[object]] = [asyncio.create_task(_resync(clock))]
-    if args.demo:
-        tasks.append(asyncio.create_task(_demo(store, args.demo)))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -173,18 +164,6 @@ async def _resync(clock: ServerClock) -> object:
         except Exception as exc:  # Redis restarting: keep the last offset
             if not is_outage(exc):
                 log.exception("measuring the Redis clock")
-
-
-async def _demo(store: RedisEventStore, games: int) -> object:
-    import time
-
-    from .demo import play_live, sleeper
-
-    for i in range(games):
-        await play_live(
-            store, f"demo-{int(time.time())}-{i}", players=6, seed=i + 1, pace=sleeper(300)
-        )
-    return None
 
 
 def main(args: argparse.Namespace) -> int:

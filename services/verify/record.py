@@ -2,14 +2,16 @@
 
 The engine worker records live games the same way, one decision at a time: header first, then
 the events `advance` produced, then each accepted answer with the events it produced, and the
-seed reveal last. Here the answers come from a seeded chooser instead of players.
+seed reveal last. Here the answers come from a seeded chooser instead of players; a ``pace``
+awaited before every answer makes a live game that spectators can watch unfold
+(services/bots/demo.py: `play_live`).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..eventlog.gamelog import GameLog, snapshot_due
@@ -19,6 +21,8 @@ from .rerun import Engine
 
 Chooser = Callable[[Any, random.Random], list[str]]
 MAX_DECISIONS = 100_000  # a runaway engine must not hang a test or a benchmark
+Pace = Callable[[int], Awaitable[None]]
+"""Awaited before each answer with the log version so far."""
 
 
 def random_picks(decision: Any, rng: random.Random) -> list[str]:
@@ -50,8 +54,10 @@ async def record_game(
     options: dict[str, Any] | None = None,
     choose: Chooser = random_picks,
     snapshot_every: int = 0,
+    pace: Pace | None = None,
 ) -> GameLog:
-    """Play one game to the end with `choose` answering every decision; returns the log."""
+    """Play one game to the end with `choose` answering every decision, awaiting `pace` (if
+    any) before each answer; returns the log."""
     salt = new_salt()
     header = Header(
         game_id=game_id,
@@ -73,6 +79,8 @@ async def record_game(
         decision = pending(game)
         if decision is None or engine.is_over(game):
             break
+        if pace is not None:
+            await pace(log.version)
         before = log.version
         answer = AnswerRecord(decision.id, decision.seat, choose(decision, rng))
         try:

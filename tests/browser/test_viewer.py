@@ -8,9 +8,9 @@ import json
 
 import redis.asyncio as aioredis
 
+from services.bots.demo import play_live, sleeper
 from services.eventlog import RedisEventStore
 from services.eventlog.entry import EVENT, decode_entry
-from services.replay.demo import play_live, sleeper
 from services.rules import api
 from services.rules.api import GOD, fold
 

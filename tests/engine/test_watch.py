@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.bots.demo import play_live
 from services.eventlog import InMemoryEventStore, archive_game
 from services.readside import schema
 from services.readside.clock import SystemClock
 from services.readside.positions import positions_of
 from services.readside.watch import Watch
-from services.replay.demo import play_live
 from services.rules.api import SPECTATOR
 
 

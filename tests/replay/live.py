@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from services.bots.demo import play_live
 from services.eventlog.store import EventStore
-from services.replay.demo import play_live
 
 
 async def settle(rounds: int = 50) -> None:

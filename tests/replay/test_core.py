@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from services.bots.demo import play_live
 from services.eventlog import InMemoryEventStore, archive_game
 from services.readside.access import BadRequest, Forbidden, NotFound
 from services.readside.feed import GameFeed
 from services.replay import ManualClock, Replay, TablePolicy
-from services.replay.demo import play_live
 from services.replay.games import GameFilter
 from services.rules import api
 from services.rules.api import GOD, SPECTATOR, fold

@@ -10,9 +10,9 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from services.bots.demo import play_live, sleeper
 from services.eventlog import RedisEventStore
 from services.replay import Replay, fanout
-from services.replay.demo import play_live, sleeper
 from services.replay.http import HttpServer
 
 from .sse import SseClient, get_json, open_sse

@@ -8,10 +8,10 @@ import json
 import grpc
 import pytest
 
+from services.bots.demo import play_live
 from services.eventlog import InMemoryEventStore
 from services.proto_gen.arena.v1 import replay_pb2, replay_pb2_grpc
 from services.replay import Replay
-from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.rules.api import GOD, SPECTATOR
 

@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
+from services.bots.demo import play_live, sleeper
 from services.eventlog import RedisEventStore
 from services.readside.clock import ServerClock
 from services.replay import Replay, TablePolicy
-from services.replay.demo import play_live, sleeper
 from services.replay.http import HttpServer
 from services.rules.api import SPECTATOR
 

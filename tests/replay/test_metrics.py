@@ -20,6 +20,7 @@ from process_helpers import arena, clean_env
 from scrape_helpers import Samples
 from scrape_helpers import scrape as scrape_names
 
+from services.bots.demo import play_live
 from services.eventlog import InMemoryEventStore, RedisEventStore
 from services.eventlog.store import EventStore
 from services.observability import serve, stop_serving
@@ -28,7 +29,6 @@ from services.proto_gen.arena.v1 import replay_pb2, replay_pb2_grpc
 from services.readside.decisions import Pending
 from services.readside.positions import positions_of
 from services.replay import Replay
-from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
 from services.replay.metrics import Metrics

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from services.bots.demo import play_live
 from services.contracts import tokens
 from services.engine.grpc_server import make_server, set_serving, signed_create_request
 from services.engine.service import Games, NewMatch
@@ -29,7 +30,6 @@ from services.eventlog import InMemoryEventStore, Seat
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
 from services.readside.access import hmac_seat_check
 from services.replay import Replay
-from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.replay.http import HttpServer
 

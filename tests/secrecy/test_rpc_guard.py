@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import pytest
 
+from services.bots.demo import play_live
 from services.contracts import tokens
 from services.engine.grpc_server import make_server
 from services.engine.service import Games, NewMatch
@@ -33,7 +34,6 @@ from services.matchmaking.modes import Policy, build_modes
 from services.matchmaking.rating_store import RatingStore
 from services.proto_gen.arena.v1 import game_pb2, matchmaker_pb2, replay_pb2
 from services.replay import Replay
-from services.replay.demo import play_live
 from services.replay.grpc_service import start_grpc
 from services.rpc_guard import signed_channel
 
