@@ -117,7 +117,7 @@ COMMANDS: dict[str, Command | Group] = {
     ),
     "replay-server": Command(
         "web viewer, HTTP/SSE and gRPC replay and live spectating",
-        "services.replay.server",
+        "services.webserver",
     ),
     "matchmaker": Command(
         "Matchmaker on gRPC: tickets, tables, bot backfill, ratings consumer",

@@ -49,6 +49,7 @@ SERVICES_AND_BELOW = (
     "replay",
     "tournaments",
     "play",
+    "webserver",
     "platform",
 )
 
@@ -164,6 +165,25 @@ PARTS: tuple[Part, ...] = (
             "replay",
             "matchmaking",
             "tournaments",
+        ),
+    ),
+    Part(
+        "webserver",
+        ("services.webserver",),
+        "the web server process (arena replay-server): the replay server with the play API, "
+        "the Bot API and tournaments mounted beside it",
+        uses=(
+            "rules",
+            "contracts",
+            "redisinfra",
+            "common",
+            "eventlog",
+            "verify",
+            "readside",
+            "replay",
+            "matchmaking",
+            "tournaments",
+            "play",
         ),
     ),
     Part(

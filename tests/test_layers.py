@@ -29,11 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVICES = ROOT / "services"
 
 # (importer, imported) -> why it is a debt and who pays it. Remove an entry when it is paid.
-KNOWN_DEBT: dict[tuple[str, str], str] = {
-    # the replay server mounts the play API (function-local): the web server's composition
-    # belongs above both (platform or its own part), replay <-> play is a cycle
-    ("services.replay.server", "services.play.web"): "replay <-> play cycle",
-}
+KNOWN_DEBT: dict[tuple[str, str], str] = {}  # all paid (issue 41): keep it empty
 
 
 def module_name(path: Path) -> str:

@@ -1,4 +1,10 @@
-"""``arena replay-server``: the HTTP/SSE viewer (and the gRPC ReplayService) over one Redis."""
+"""``arena replay-server``: the web server process. The replay server's HTTP/SSE viewer and
+gRPC ReplayService over one Redis (services/replay), with the play API, the Bot API and
+tournaments mounted beside it (services/play/web.py) when it is given a matchmaker and engines.
+
+Its own part (services/layers.py: webserver): it composes replay and play, which sit below it,
+so that replay never imports play.
+"""
 
 from __future__ import annotations
 
@@ -10,20 +16,21 @@ import os
 import signal
 from pathlib import Path
 
-from ..cliargs import listen_options
-from ..contracts.tokens import require_secret
-from ..eventlog.redis_store import RedisEventStore
-from ..observability import serve as serve_metrics
-from ..observability import stop_serving
-from ..ports import check_free
-from ..readside.access import TablePolicy, hmac_seat_check
-from ..readside.clock import ServerClock
-from ..redisinfra.reconnect import is_outage, until_reachable
-from ..redisinfra.redis_client import redis_options
-from .core import Replay
-from .decisions import EngineDecisions
-from .http import HttpServer, Router
-from .metrics import Metrics
+from .cliargs import listen_options
+from .contracts.tokens import require_secret
+from .eventlog.redis_store import RedisEventStore
+from .observability import serve as serve_metrics
+from .observability import stop_serving
+from .play.web import mount
+from .ports import check_free
+from .readside.access import TablePolicy, hmac_seat_check
+from .readside.clock import ServerClock
+from .redisinfra.reconnect import is_outage, until_reachable
+from .redisinfra.redis_client import redis_options
+from .replay.core import Replay
+from .replay.decisions import EngineDecisions
+from .replay.http import HttpServer, Router
+from .replay.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +125,6 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     close_play = None
     routers: list[Router] = []
     if args.matchmaker and engines:  # the play API, the Bot API and tournaments beside it
-        from ..play.web import mount
-
         _, routers, close_play = mount(replay, store.client, args, engines)
     http = HttpServer(replay, routers)
     http_port = await http.start(args.host, args.http_port)
@@ -128,7 +133,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     print(f"replay-server: web viewer on http://{args.host}:{http_port}/{also}", flush=True)
     grpc_server = None
     if args.port:
-        from .grpc_service import start_grpc
+        from .replay.grpc_service import start_grpc
 
         grpc_server, grpc_port = await start_grpc(replay, f"{args.host}:{args.port}")
         print(f"replay-server: gRPC ReplayService on {args.host}:{grpc_port}", flush=True)
@@ -174,7 +179,7 @@ def main(args: argparse.Namespace) -> int:
     if args.redis_url:
         asyncio.run(serve(args))
         return 0
-    from ..redisinfra.server import RedisServer, find_server_binary
+    from .redisinfra.server import RedisServer, find_server_binary
 
     binary = find_server_binary()
     if binary is None:
