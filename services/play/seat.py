@@ -10,6 +10,8 @@ what is pending after it), so the seat gets its options and nobody else does.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import time
 from collections import OrderedDict
@@ -34,6 +36,7 @@ StreamItem = tuple[list[tuple[int, bytes]], bytes | None]
 message."""
 _json = msgspec.json.Encoder()
 T = TypeVar("T")
+ENDING_WAIT_S = 3  # how long an answer to a game the engine no longer has waits to see its end
 
 
 def shown_of(d: common_pb2.Decision) -> Shown:
@@ -107,11 +110,17 @@ class Seats:
             if exc.code != "NOT_FOUND":
                 raise
             try:
-                over = (await self.replay.feed(game)).over
+                feed = await self.replay.feed(game)
             except Refused:
                 raise exc from None
-            if over:
-                raise Refused("FAILED_PRECONDITION", "the game is over") from None
+            # the engine drops a game once it is archived: this server's feed of it may not
+            # have read its last entries yet, so give it a moment to see the end
+            for _ in range(ENDING_WAIT_S * 10):
+                if feed.over:
+                    raise Refused("FAILED_PRECONDITION", "the game is over") from None
+                self.reader.reads.keep_tailing(feed)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(feed.wait_beyond(feed.version), 0.1)
             raise
 
     async def table(self, game: str) -> labels.Table:
