@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from .cards import CardDef
 from .damage import Death, recover
-from .engine import end_game
+from .engine import emit, end_game
+from .events import GeneralChosen
 from .options import COMMON_CHOICES, COMMON_DEFAULTS
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
@@ -33,6 +34,36 @@ __all__ = [
 
 class UnknownOption(ValueError):
     """A game was asked for with an unknown ruleset, option or player count."""
+
+
+def announce_general(
+    g: Game,
+    seat: int,
+    gen: General | None = None,
+    *,
+    seen_by: list[int] | None = None,
+) -> None:
+    """Emit ``GeneralChosen`` for ``seat``: the one place it is written. By default the general
+    the seat plays now, with its HP; ``gen`` (at its printed HP) for a general not given to the
+    seat yet (a draft's secret pick). ``seen_by``: only those seats see it (a
+    secret pick, a general deployed face down)."""
+    if gen is None:
+        p = g.players[seat]
+        name, gender, faction, max_hp, now = p.general, p.gender, p.faction, p.max_hp, p.hp
+    else:
+        name, gender, faction, max_hp, now = gen.name, gen.gender, gen.faction, gen.hp, gen.hp
+    emit(
+        g,
+        GeneralChosen(
+            seat=seat,
+            general=name,
+            gender=gender,
+            faction=faction,
+            max_hp=max_hp,
+            hp=now,
+            seen_by=seen_by,
+        ),
+    )
 
 
 class General:

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Protocol
 import msgspec
 
 from ..core.engine import answer, ask, emit, pop, shuffle
-from ..core.events import DraftOffered, GeneralChosen
+from ..core.events import DraftOffered
 from ..core.keys import general_key, general_of
 from ..core.registry import ruleset_of
-from ..core.ruleset import General
+from ..core.ruleset import General, announce_general
 from ..core.state import Frame, Game
 
 if TYPE_CHECKING:
@@ -181,15 +181,4 @@ def _rules(g: Game) -> DraftRules:
 
 
 def _secret_pick(g: Game, seat: int, gen: General) -> None:
-    emit(
-        g,
-        GeneralChosen(
-            seat=seat,
-            general=gen.name,
-            gender=gen.gender,
-            faction=gen.faction,
-            max_hp=gen.hp,
-            hp=gen.hp,
-            seen_by=[seat],
-        ),
-    )
+    announce_general(g, seat, gen, seen_by=[seat])

@@ -16,11 +16,11 @@ import msgspec
 from ...core.damage import Damage
 from ...core.delayed import DelayedResolve
 from ...core.engine import emit, pop
-from ...core.events import GeneralChosen, MaxHpChanged
+from ...core.events import MaxHpChanged
 from ...core.flow import end_turn_now
 from ...core.index import skills_changed
 from ...core.registry import ruleset_of
-from ...core.ruleset import General
+from ...core.ruleset import General, announce_general
 from ...core.skills import Skill, register
 from ...core.state import Frame, Game, Player, SeatExt
 from ...core.triggers import Trigger
@@ -111,18 +111,7 @@ def deploy(g: Game, seat: int, face_down: bool) -> None:
         p.marks.pop("face_down", None)
     refresh_skills(g, seat)
     emit(g, GeneralDeployed(seat=seat, face_down=face_down, camp=len(camp_of(p))))
-    emit(
-        g,
-        GeneralChosen(
-            seat=seat,
-            general=gen.name,
-            gender=gen.gender,
-            faction=gen.faction,
-            max_hp=p.max_hp,
-            hp=p.hp,
-            seen_by=[seat] if face_down else None,
-        ),
-    )
+    announce_general(g, seat, seen_by=[seat] if face_down else None)
     emit(g, MaxHpChanged(seat=seat, max_hp=p.max_hp, hp=p.hp))
 
 
@@ -144,17 +133,7 @@ def reveal(g: Game, seat: int) -> None:
     if not p.marks.pop("face_down", 0):
         return
     refresh_skills(g, seat)
-    emit(
-        g,
-        GeneralChosen(
-            seat=seat,
-            general=p.general,
-            gender=p.gender,
-            faction=p.faction,
-            max_hp=p.max_hp,
-            hp=p.hp,
-        ),
-    )
+    announce_general(g, seat)
 
 
 def redeal_camps(g: Game, seat: int, rd: Redeal) -> None:

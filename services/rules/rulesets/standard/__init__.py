@@ -24,11 +24,11 @@ from typing import Any
 from ... import skills as _skills  # noqa: F401  (registers the general skills)
 from ...core.cards import CardDef, standard_deck
 from ...core.engine import emit, push, shuffle
-from ...core.events import GameStarted, GeneralChosen, RoleAssigned
+from ...core.events import GameStarted, RoleAssigned
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
 from ...core.options import RULES_VERSION
-from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
+from ...core.ruleset import VANILLA, General, Ruleset, announce_general, register_ruleset
 from ...core.state import Game
 from ...core.zones import draw
 from ..draft import Draft, seen_in_draft
@@ -126,17 +126,7 @@ class Standard(Ruleset):
         p.max_hp = p.hp = gen.hp + bonus
         p.skills = list(gen.skills)
         skills_changed(g, seat)
-        emit(
-            g,
-            GeneralChosen(
-                seat=seat,
-                general=gen.name,
-                gender=gen.gender,
-                faction=gen.faction,
-                max_hp=p.max_hp,
-                hp=p.hp,
-            ),
-        )
+        announce_general(g, seat)
 
     def deal(self, g: Game, per_seat: int = 4) -> None:
         """Shuffle the deck into the draw pile and deal ``per_seat`` cards to everyone."""
