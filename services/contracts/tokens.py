@@ -53,8 +53,12 @@ import sys
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:  # the gRPC messages, imported where a request is built or read
+    from ..proto_gen.arena.v1 import game_pb2
 
 DOMAIN = b"arena-seat-v1."
 CREATE_KEY_DOMAIN = b"arena-create-key-v1"
@@ -279,6 +283,41 @@ def sign_create(
         secrets.token_hex(NONCE_BYTES),
     )
     return fields, create_signature(secret, fields)
+
+
+def create_request(fields: CreateFields, signature: bytes) -> game_pb2.CreateGameRequest:
+    """The signed create request as GameService.CreateGame takes it: ``create_request(
+    *sign_create(secret, ...))`` (the one way a create request is signed)."""
+    from ..proto_gen.arena.v1 import common_pb2, game_pb2
+
+    return game_pb2.CreateGameRequest(
+        match_id=fields.match_id,
+        ruleset=fields.ruleset,
+        seats=[
+            common_pb2.Seat(seat=i, player=p, bot=b, name=n)
+            for i, (p, b, n) in enumerate(fields.seats)
+        ],
+        options_json=fields.options_json,
+        time_limit_ms=fields.time_limit_ms,
+        hosted_after=fields.hosted_after,
+        issued_at_ms=fields.issued_at_ms,
+        nonce=fields.nonce,
+        signature=signature,
+    )
+
+
+def create_fields(request: game_pb2.CreateGameRequest) -> CreateFields:
+    """The fields a CreateGame request signs (what `check_create` checks)."""
+    return CreateFields(
+        match_id=request.match_id,
+        ruleset=request.ruleset,
+        seats=[(s.player, s.bot, s.name) for s in request.seats],
+        options_json=request.options_json,
+        time_limit_ms=request.time_limit_ms,
+        hosted_after=request.hosted_after,
+        issued_at_ms=request.issued_at_ms,
+        nonce=request.nonce,
+    )
 
 
 def check_create(

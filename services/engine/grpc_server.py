@@ -82,36 +82,6 @@ def _asked(actions: Sequence[game_pb2.SubmitActionRequest]) -> list[Answering]:
     return [(a.game_id, a.seat_token, a.decision_id, a.picks) for a in actions]
 
 
-def signed_create_request(
-    secret: bytes,
-    match_id: str,
-    ruleset: str,
-    seats: list[tuple[str, bool]] | list[tuple[str, bool, str]],
-    options_json: str = "",
-    time_limit_ms: int = 0,
-    now_ms: int | None = None,
-    hosted_after: int = 0,
-) -> game_pb2.CreateGameRequest:
-    """A CreateGameRequest signed with the deployment's create key (for the platform's own
-    tools; a retry calls this again: each request's nonce is accepted once)."""
-    f, signature = tokens.sign_create(
-        secret, match_id, ruleset, seats, options_json, time_limit_ms, now_ms, hosted_after
-    )
-    return game_pb2.CreateGameRequest(
-        match_id=f.match_id,
-        ruleset=f.ruleset,
-        seats=[
-            common_pb2.Seat(seat=i, player=p, bot=b, name=n) for i, (p, b, n) in enumerate(f.seats)
-        ],
-        options_json=f.options_json,
-        time_limit_ms=f.time_limit_ms,
-        hosted_after=f.hosted_after,
-        issued_at_ms=f.issued_at_ms,
-        nonce=f.nonce,
-        signature=signature,
-    )
-
-
 class GameServicer(game_pb2_grpc.GameServiceServicer):
     """The transport shim over `Games`."""
 
@@ -123,17 +93,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self, request: game_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> game_pb2.CreateGameResponse:
         """See game.proto: only a request signed with the create key (contracts/tokens.py)."""
-        fields = tokens.CreateFields(
-            match_id=request.match_id,
-            ruleset=request.ruleset,
-            seats=[(s.player, s.bot, s.name) for s in request.seats],
-            options_json=request.options_json,
-            time_limit_ms=request.time_limit_ms,
-            hosted_after=request.hosted_after,
-            issued_at_ms=request.issued_at_ms,
-            nonce=request.nonce,
-        )
-        await self.games.authorize_create(fields, request.signature)
+        await self.games.authorize_create(tokens.create_fields(request), request.signature)
         match = NewMatch(
             match_id=checked_game_id(request.match_id),
             ruleset=request.ruleset,

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.contracts import tokens
-from services.engine.grpc_server import make_server, set_serving, signed_create_request
+from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
@@ -193,7 +193,9 @@ async def test_bad_create_never_unknown(
     if mid in ("g1", "g2"):
         return
     seats = [(f"p{i}", False) for i in range(n)]
-    request = signed_create_request(SECRET, mid, ruleset, seats, options, limit)
+    request = tokens.create_request(
+        *tokens.sign_create(SECRET, mid, ruleset, seats, options, limit)
+    )
     code = await _code(stub.CreateGame(request))  # signed: the fuzz reaches the checks
     assert code != grpc.StatusCode.UNKNOWN and code != grpc.StatusCode.INTERNAL, code
 

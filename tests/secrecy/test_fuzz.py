@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from services.bots.demo import play_live
 from services.contracts import tokens
-from services.engine.grpc_server import make_server, set_serving, signed_create_request
+from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
@@ -194,7 +194,7 @@ def game_calls(draw: st.DrawFn) -> tuple[str, Any]:
             draw(st.sampled_from(["standard", "", "x"])),
         )
         if signed:
-            req = signed_create_request(SECRET, game, rs, seats, opts, limit)
+            req = tokens.create_request(*tokens.sign_create(SECRET, game, rs, seats, opts, limit))
         else:
             req = game_pb2.CreateGameRequest(match_id=game, ruleset=rs, options_json=opts)
             req.signature = draw(st.binary(max_size=40))
@@ -528,7 +528,9 @@ async def test_measured_bad_inputs(
         ):
             assert await _code(call) == grpc.StatusCode.INVALID_ARGUMENT
         deep = '{"a":' * 5000 + "1" + "}" * 5000
-        req = signed_create_request(SECRET, "m9", "standard", [("p", False)] * 5, deep)
+        req = tokens.create_request(
+            *tokens.sign_create(SECRET, "m9", "standard", [("p", False)] * 5, deep)
+        )
         assert await _code(stub.CreateGame(req)) == grpc.StatusCode.INVALID_ARGUMENT
         assert await _http(hport, b"GET /api/games/%00/verify HTTP/1.1\r\nHost: x\r\n\r\n") == 400
         assert (

@@ -19,7 +19,7 @@ import pytest
 
 from services.bots.random_policy import RandomPolicy
 from services.contracts import tokens
-from services.engine.grpc_server import make_server, set_serving, signed_create_request
+from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games, NewMatch
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
@@ -193,15 +193,17 @@ async def test_create_game_needs_the_service_credential(env: Env) -> None:
     """Unsigned, forged (another key, a changed field) and replayed create requests are refused
     and change nothing; a signed one creates, and a fresh signature of it is idempotent."""
     seats = [(f"p{i}", False) for i in range(5)]
-    good = signed_create_request(SECRET, "t0-0", "standard", seats)
+    good = tokens.create_request(*tokens.sign_create(SECRET, "t0-0", "standard", seats))
     unsigned = game_pb2.CreateGameRequest()
     unsigned.CopyFrom(good)
     unsigned.ClearField("signature")
-    forged = signed_create_request(b"guessed", "t0-0", "standard", seats)
+    forged = tokens.create_request(*tokens.sign_create(b"guessed", "t0-0", "standard", seats))
     changed = game_pb2.CreateGameRequest()
     changed.CopyFrom(good)
     changed.seats[0].player = "mallory"
-    stale = signed_create_request(SECRET, "t0-0", "standard", seats, now_ms=1_000)
+    stale = tokens.create_request(
+        *tokens.sign_create(SECRET, "t0-0", "standard", seats, now_ms=1_000)
+    )
     for bad, code in (
         (unsigned, C.UNAUTHENTICATED),
         (forged, C.UNAUTHENTICATED),
@@ -214,7 +216,9 @@ async def test_create_game_needs_the_service_credential(env: Env) -> None:
     assert made.created
     head = await env.games.store.head("t0-0")
     assert await _code(env.stub.CreateGame(good)) == C.PERMISSION_DENIED  # a replay
-    again = await env.stub.CreateGame(signed_create_request(SECRET, "t0-0", "standard", seats))
+    again = await env.stub.CreateGame(
+        tokens.create_request(*tokens.sign_create(SECRET, "t0-0", "standard", seats))
+    )
     assert not again.created and await env.games.store.head("t0-0") == head
 
 
@@ -235,7 +239,9 @@ async def test_invalid_game_ids_are_invalid_arguments(env: Env, game: str) -> No
 
 async def test_deeply_nested_options_are_refused_cleanly(env: Env) -> None:
     for options in ('{"a":' * 5000 + "1" + "}" * 5000, "[" * 100_000, '{"a":[1,2]}'):
-        req = signed_create_request(SECRET, "m1", "standard", [("p", False)] * 5, options)
+        req = tokens.create_request(
+            *tokens.sign_create(SECRET, "m1", "standard", [("p", False)] * 5, options)
+        )
         assert await _code(env.stub.CreateGame(req)) == C.INVALID_ARGUMENT
     assert await env.games.store.head("m1") == 0
 

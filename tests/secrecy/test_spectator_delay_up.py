@@ -17,7 +17,6 @@ import pytest
 
 from services.cli import parser
 from services.contracts import tokens
-from services.engine.grpc_server import signed_create_request
 from services.platform.up import Platform, UpConfig
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
 
@@ -80,8 +79,10 @@ def test_arena_up_holds_spectators_behind_on_the_engine_and_the_replay_server(
         with grpc.insecure_channel(run.engines[0]) as ch:
             stub = game_pb2_grpc.GameServiceStub(ch)
             stub.CreateGame(
-                signed_create_request(
-                    secret, game, "standard", [(f"p{i}", False) for i in range(4)]
+                tokens.create_request(
+                    *tokens.sign_create(
+                        secret, game, "standard", [(f"p{i}", False) for i in range(4)]
+                    )
                 ),
                 timeout=10,
             )
