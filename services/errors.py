@@ -7,10 +7,12 @@ nothing. Anything else that escapes a handler is a bug: it is logged once with i
 and reported as INTERNAL / 500 with a generic message (never the exception's text, which could
 carry state the caller may not see).
 
-A store that is away (Redis unreachable, restarting or loading its AOF) is neither the caller's
-fault nor a bug: it is UNAVAILABLE / 503 with one plain line (never the store's own text, such
-as "Error 111 connecting to …"), logged once per request without a traceback. The caller may
-try again.
+A store that is away (Redis unreachable, restarting or loading its AOF, or refusing writes it
+cannot make durable: its disk is full) is neither the caller's fault nor a bug: it is
+UNAVAILABLE / 503 with one plain line (never the store's own text, such as "Error 111
+connecting to …"). The caller may try again. It is logged once per change of state, without a
+traceback (`OutageLog`): while a disk is full every write is refused, and a line per refused
+request flooded the log.
 
 For gRPC, :func:`grpc_unary` and :func:`grpc_stream` wrap servicer methods; for HTTP,
 :func:`http_error` gives (status, JSON body) for an exception. New endpoints (the seat API)
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -108,14 +111,51 @@ def checked_game_id(game: str) -> str:
         raise BadRequest(str(exc)) from None
 
 
+class OutageLog:
+    """Says the store's outages once per change of state: a line when requests start being
+    refused for one reason (Redis away, refusing writes to a full disk, busy), and again only
+    when the reason changes, or when the same one comes back after `quiet_s` with no refusal
+    (taken as over in between: a refusal is all this sees, never a success; a read that
+    succeeds while the disk is full does not end that state). The next line counts the
+    requests refused silently under the one before."""
+
+    def __init__(self, quiet_s: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.quiet_s, self.clock = quiet_s, clock
+        self.state: str | None = None  # the reason said last
+        self.last = -float("inf")  # when a request was last refused
+        self.unsaid = 0  # refused since the last line
+
+    def refused(self, exc: BaseException) -> None:
+        """One request refused for `exc` (an outage)."""
+        from .redisinfra.reconnect import outage_words, refuses_writes
+
+        now = self.clock()
+        state = "disk" if refuses_writes(exc) else type(exc).__name__
+        if state == self.state and now - self.last <= self.quiet_s:
+            self.unsaid += 1
+        else:
+            before = f" ({self.unsaid} more refused under the last line)" if self.unsaid else ""
+            log.warning(
+                "store unavailable: %s; refusing requests that need it until it is back "
+                "(said once)%s",
+                outage_words(exc),
+                before,
+            )
+            self.state, self.unsaid = state, 0
+        self.last = now
+
+
+outages = OutageLog()  # this process's
+
+
 def unavailable(exc: BaseException) -> Refused | None:
     """An UNAVAILABLE refusal if ``exc`` is the store being away (or refusing writes it cannot
-    make durable: its disk is full), else None."""
+    make durable: its disk is full), else None; said by `outages`."""
     from .redisinfra.reconnect import is_outage, refuses_writes
 
     if not is_outage(exc):
         return None
-    log.warning("store unavailable: %s", type(exc).__name__)
+    outages.refused(exc)
     if refuses_writes(exc):  # nothing written: an answer taken now would not be kept
         return Refused("UNAVAILABLE", DISK_MESSAGE)
     return Refused("UNAVAILABLE", UNAVAILABLE_MESSAGE)
