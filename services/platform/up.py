@@ -201,7 +201,10 @@ class Platform:
         checker_env = {**self.secret, signing.PUBKEY_ENV: public.hex}
         url, started = self._redis_url()
         archive = str((cfg.var_dir / "archive").resolve())
-        common = ["--redis-url", url, "--namespace", cfg.namespace]
+        # the Redis URL carries its password: in the children's environment (REDIS_URL, read
+        # by every service), never on their command lines, which `ps` shows to every user
+        self.sup.env["REDIS_URL"] = url
+        common = ["--namespace", cfg.namespace]
         run = Running(os.getpid(), url, cfg.namespace, archive, redis_started=started)
         if self.cluster is not None:
             run.redis_cluster = [f"redis://127.0.0.1:{p}/0" for p in self.cluster.ports]

@@ -3,6 +3,7 @@ answer gRPC health checks, demo games appear, and SIGTERM leaves no process behi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -54,6 +55,13 @@ def test_up_serves_and_stops_clean(tmp_path: Path) -> None:
         # redis-server, 2 engines, 1 bot worker, the matchmaker, the replay server
         assert len(kids) >= 6, kids
         assert run["redis_started"]
+        # the started Redis has a password, and no child shows it on its command line (ps)
+        password = run["redis_url"].split("://:", 1)[1].split("@", 1)[0]
+        assert len(password) >= 32, run["redis_url"]
+        for kid in kids:
+            with contextlib.suppress(FileNotFoundError):  # (a short-lived helper, gone)
+                argv = Path(f"/proc/{kid}/cmdline").read_bytes()
+                assert password.encode() not in argv, argv.replace(b"\0", b" ")[:300]
         assert run["metrics"] == []  # --metrics-port 0: no /metrics on any service
         assert any((var / "redis").glob("appendonly*")), "no AOF under VAR/redis"
         assert json.loads((var / "up.json").read_text())["viewer_url"] == run["viewer_url"]
