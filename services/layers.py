@@ -81,6 +81,7 @@ PARTS: tuple[Part, ...] = (
             "services.errors",
             "services.gctune",
             "services.layers",
+            "services.lifecycle",
             "services.observability",
             "services.ports",
             "services.running",

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import os
-import signal
 import sys
 import time
 from collections import deque
@@ -34,11 +33,11 @@ from ..cliargs import consumer_options, metrics_option
 from ..contracts import tokens
 from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode, encode
 from ..gctune import tune_gc
+from ..lifecycle import run_main, started
 from ..observability import Latency, mean_ms, serve
 from ..redisinfra.liveness import SILENT_S, Liveness
-from ..redisinfra.migrate import OldLayout, check_layout
 from ..redisinfra.partitions import group_consumers
-from ..redisinfra.reconnect import Outage, Voice, is_nogroup, is_outage, until_reachable
+from ..redisinfra.reconnect import Outage, Voice, is_nogroup, is_outage
 from ..redisinfra.redis_client import connect, redis_options
 from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from .answer import Answerer, Poison, Taken
@@ -372,12 +371,7 @@ async def run(args: argparse.Namespace) -> None:
     if args.metrics_port is not None:
         serve(args.metrics_port, worker.metrics.registry, args.host)
     tune_gc()
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await until_reachable(client, f"arena bots {args.consumer}", stop)
-    await check_layout(client, args.namespace)  # one partition count; no old layout
+    stop = await started(client, args.namespace, f"arena bots {args.consumer}")
     for consumer in consumers:
         await consumer.start()
     print(json.dumps({"consumer": args.consumer, "policy": args.policy}), flush=True)
@@ -486,9 +480,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the worker until SIGTERM/SIGINT."""
-    try:
-        asyncio.run(run(args))
-    except OldLayout as exc:
-        print(f"arena bots: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_main("arena bots", run(args))

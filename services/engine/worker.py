@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,14 +15,14 @@ from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
 from ..eventlog.redis_store import RedisEventStore
 from ..gctune import tune_gc
+from ..lifecycle import finished, run_main, started
 from ..observability import mean_ms, serve
 from ..ports import check_free
 from ..readside.clock import ServerClock
 from ..redisinfra.durability import NotDurable, StorageWatch, fsync_ack_mode
 from ..redisinfra.liveness import BEAT_S, SILENT_S, Liveness
-from ..redisinfra.migrate import OldLayout, check_layout
 from ..redisinfra.partitions import group_consumers, run_all
-from ..redisinfra.reconnect import forever, until_reachable, watch_health
+from ..redisinfra.reconnect import forever, watch_health
 from ..redisinfra.redis_client import connect, redis_options
 from ..redisinfra.streams import GroupConsumer, Message
 from ..redisinfra.trim import StreamKeeper
@@ -58,13 +57,9 @@ async def run(args: argparse.Namespace) -> None:
     client = connect(args.redis_url, client_name=f"arena-engine:{args.consumer}")
     side = RedisSide(client, args.namespace)
     clock = ServerClock(client.time)  # entries carry Redis TIME: the delay is measured on it
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     who = f"arena engine {args.consumer}"
-    await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
-    await check_layout(client, args.namespace)  # one partition count; no old layout
+    stop = await started(client, args.namespace, who)
+    loop = asyncio.get_running_loop()
     # acknowledged only once fsynced: WAITAOF where Redis has it, else its appendfsync always
     wait_aof = args.fsync_ack and await fsync_ack_mode(client) == "waitaof"
     await clock.sync()
@@ -189,10 +184,7 @@ async def run(args: argparse.Namespace) -> None:
     await stop.wait()
     await health.down("stopping")
     await server.stop(grace=2)
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
-    await client.aclose()
+    await finished(tasks, client)
     print(
         json.dumps(
             {
@@ -389,9 +381,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Run the worker until SIGTERM/SIGINT."""
-    try:
-        asyncio.run(run(args))
-    except (OldLayout, NotDurable) as exc:
-        print(f"arena engine: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_main("arena engine", run(args), (NotDurable,))

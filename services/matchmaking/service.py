@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import signal
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -24,11 +23,11 @@ from ..cliargs import (
 from ..contracts import tokens
 from ..contracts.streams import FINISHED
 from ..eventlog.redis_store import RedisEventStore
+from ..lifecycle import finished, run_main, started
 from ..observability import serve, stop_serving
 from ..ports import check_free
-from ..redisinfra.migrate import OldLayout, check_layout
 from ..redisinfra.partitions import group_consumers, run_all
-from ..redisinfra.reconnect import forever, until_reachable, watch_health
+from ..redisinfra.reconnect import forever, watch_health
 from ..redisinfra.redis_client import connect, redis_options
 from ..redisinfra.streams import GroupConsumer, Message
 from ..redisinfra.trim import StreamKeeper
@@ -111,13 +110,8 @@ async def run(args: argparse.Namespace) -> None:
     secret = tokens.require_secret("arena matchmaker")  # no secret, no start
     check_free(args.host, args.port, "--port")  # a busy port: one line, before waiting on Redis
     client = connect(args.redis_url)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     who = f"arena matchmaker {args.consumer}"
-    await until_reachable(client, who, stop)  # restarted while Redis restarts: wait for it
-    await check_layout(client, args.namespace)  # one partition count; no old layout
+    stop = await started(client, args.namespace, who)
     base, overrides = _policies(args)
     ratings = RatingStore(client, args.namespace)
     metrics = Metrics()
@@ -178,22 +172,14 @@ async def run(args: argparse.Namespace) -> None:
     await stop.wait()
     await set_serving(checker, False)
     await server.stop(grace=1)
-    for t in tasks:
-        t.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
     if exporter is not None:
         await asyncio.to_thread(stop_serving, exporter)
-    await client.aclose()
+    await finished(tasks, client)
 
 
 def main(args: argparse.Namespace) -> int:
     """`arena matchmaker`: serve until SIGTERM/SIGINT."""
-    try:
-        asyncio.run(run(args))
-    except OldLayout as exc:
-        print(f"arena matchmaker: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return run_main("arena matchmaker", run(args))
 
 
 def rebuild_arguments(p: argparse.ArgumentParser) -> None:
