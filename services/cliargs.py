@@ -18,7 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
-from .redisinfra.redis_client import REDIS_SCHEMES, redis_url  # the Redis options live there
+from .redisinfra.redis_client import (  # the Redis options live there
+    REDIS_SCHEMES,
+    redis_options,
+    redis_url,
+)
 
 
 @dataclass(frozen=True)
@@ -239,6 +243,23 @@ def consumer_options(
         help=f"this process's consumer name in the {stream} group (host-pid)",
     )
     g.add_argument("--claim-idle-ms", type=int, default=claim_idle_ms, help=claim_help)
+
+
+def worker_options(
+    p: argparse.ArgumentParser,
+    stream: str,
+    claim_idle_ms: int,
+    claim_help: str,
+    port: int | None = None,
+    port_help: str = "",
+) -> None:
+    """What every worker takes (arena engine, arena bots, arena matchmaker): ``--redis-url``
+    and ``--namespace``, ``--host`` and ``--port`` if it listens on ``port``, and the consumer
+    group options of its reader of ``stream``."""
+    redis_options(p)
+    if port is not None:
+        listen_options(p, port, port_help)
+    consumer_options(p, stream, claim_idle_ms, claim_help)
 
 
 def trim_option(p: argparse.ArgumentParser) -> None:

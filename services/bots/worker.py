@@ -29,7 +29,7 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from ..cliargs import consumer_options, metrics_option
+from ..cliargs import metrics_option, worker_options
 from ..contracts import tokens
 from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode, encode
 from ..gctune import tune_gc
@@ -38,7 +38,7 @@ from ..observability import Latency, mean_ms, serve
 from ..redisinfra.liveness import SILENT_S, Liveness
 from ..redisinfra.partitions import group_consumers
 from ..redisinfra.reconnect import Outage, Voice, is_nogroup, is_outage
-from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
@@ -440,8 +440,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
         help="GameService address(es), comma-separated ($ARENA_ENGINE if set)",
     )
-    redis_options(p)
-    consumer_options(
+    worker_options(
         p, "arena:decisions", 10_000, "take over messages pending this long (their worker died)"
     )
     p.add_argument("--max-deliveries", type=int, default=5, help="then dead-letter")

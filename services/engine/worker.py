@@ -9,7 +9,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ..cliargs import consumer_options, listen_options, trim_option
+from ..cliargs import trim_option, worker_options
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
@@ -23,7 +23,7 @@ from ..redisinfra.durability import NotDurable, StorageWatch, fsync_ack_mode
 from ..redisinfra.liveness import BEAT_S, SILENT_S, Liveness
 from ..redisinfra.partitions import group_consumers, run_all
 from ..redisinfra.reconnect import forever, watch_health
-from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import GroupConsumer, Message
 from ..redisinfra.trim import StreamKeeper
 from .grpc_server import make_server, set_serving
@@ -265,10 +265,13 @@ def _batched(owner: object) -> dict[str, int]:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena engine` options."""
     p.description = "Run one engine worker: arena:matches consumer, GameService on gRPC."
-    redis_options(p)
-    listen_options(p, 50051, "GameService gRPC port (0: any free port)")
-    consumer_options(
-        p, "arena:matches", 30_000, "take over matches pending this long with a dead worker"
+    worker_options(
+        p,
+        "arena:matches",
+        30_000,
+        "take over matches pending this long with a dead worker",
+        50051,
+        "GameService gRPC port (0: any free port)",
     )
     p.add_argument(
         "--archive-dir",

@@ -12,14 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..cliargs import (
-    consumer_options,
-    json_object,
-    listen_options,
-    tool_redis,
-    tool_redis_options,
-    trim_option,
-)
+from ..cliargs import json_object, tool_redis, tool_redis_options, trim_option, worker_options
 from ..contracts import tokens
 from ..contracts.streams import FINISHED
 from ..eventlog.redis_store import RedisEventStore
@@ -28,7 +21,7 @@ from ..observability import serve, stop_serving
 from ..ports import check_free
 from ..redisinfra.partitions import group_consumers, run_all
 from ..redisinfra.reconnect import forever, watch_health
-from ..redisinfra.redis_client import connect, redis_options
+from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import GroupConsumer, Message
 from ..redisinfra.trim import StreamKeeper
 from .clock import SystemClock
@@ -43,10 +36,13 @@ from .rating_store import RatingStore
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena matchmaker` options."""
     p.description = "Run a matchmaker: gRPC Matchmaker, table forming, ratings from arena:finished."
-    redis_options(p)
-    listen_options(p, 50052, "Matchmaker gRPC port (0: any free port)")
-    consumer_options(
-        p, "arena:finished", 30_000, "take over finished games pending this long (dead reader)"
+    worker_options(
+        p,
+        "arena:finished",
+        30_000,
+        "take over finished games pending this long (dead reader)",
+        50052,
+        "Matchmaker gRPC port (0: any free port)",
     )
     p.add_argument(
         "--archive-dir", default=None, help="where finished games are archived (default: none)"
