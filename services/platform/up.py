@@ -126,8 +126,13 @@ class Platform:
         else:
             self._tmp = tempfile.TemporaryDirectory(prefix="arena-cluster-")
             data = Path(self._tmp.name)
+        # a password as for one Redis (issue 40): every node requires it, replicas use it
         self.cluster = LocalCluster(
-            masters, data_dir=data.resolve(), persist=self.cfg.persist, child_setup=die_with_parent
+            masters,
+            data_dir=data.resolve(),
+            persist=self.cfg.persist,
+            child_setup=die_with_parent,
+            password=secrets.token_hex(24),
         )
         self.sup.env[CLUSTER_ENV] = "1"
         return self.cluster.nodes_url  # every node: a service restarted later finds a live one
@@ -207,7 +212,7 @@ class Platform:
         common = ["--namespace", cfg.namespace]
         run = Running(os.getpid(), url, cfg.namespace, archive, redis_started=started)
         if self.cluster is not None:
-            run.redis_cluster = [f"redis://127.0.0.1:{p}/0" for p in self.cluster.ports]
+            run.redis_cluster = [self.cluster.node_url(p) for p in self.cluster.ports]
         engines = []
         for i in range(cfg.engines):
             argv = [

@@ -9,12 +9,16 @@ tests); `stop()` ends them all and removes the folders.
 
 Settings chosen for a local cluster: `cluster-node-timeout` 1000 ms (a dead master is failed
 over in about two seconds), `cluster-require-full-coverage no` (while one master's slots fail
-over, the others keep serving), AOF when `persist`.
+over, the others keep serving), AOF when `persist`. With a `password` (`arena up` gives one)
+every node requires it of clients and replicas use it with their masters (`requirepass`,
+`masterauth`, in a 0600 file of the node's folder, never on a command line: `ps` shows those;
+`redis-cli --cluster create` gets it in its environment); `url` and `nodes_url` carry it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import shutil
 import socket
@@ -75,6 +79,7 @@ class LocalCluster:
         node_timeout_ms: int = 1000,
         binary: Path | None = None,
         child_setup: Callable[[], None] | None = None,
+        password: str | None = None,
     ) -> None:
         if masters < 3:
             raise RuntimeError("a Redis Cluster needs at least 3 masters")
@@ -87,6 +92,7 @@ class LocalCluster:
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="arena-cluster-")
         self.data_dir = data_dir or Path(self._tmp.name if self._tmp else ".")
         self.masters = masters
+        self.password = password
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
         self._args: dict[int, list[str]] = {}
         self._child_setup = child_setup
@@ -101,7 +107,8 @@ class LocalCluster:
             for port in self.ports:
                 folder = self.data_dir / str(port)
                 folder.mkdir(parents=True, exist_ok=True)
-                args = [str(server), "--port", str(port), "--bind", "127.0.0.1"]
+                args = [str(server), *self._auth_conf(folder)]
+                args += ["--port", str(port), "--bind", "127.0.0.1"]
                 args += ["--dir", str(folder), "--daemonize", "no", *durability]
                 args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
                 args += ["--cluster-node-timeout", str(node_timeout_ms)]
@@ -114,13 +121,30 @@ class LocalCluster:
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
             create = [str(cli), "--cluster", "create", *nodes]
             create += ["--cluster-replicas", "1", "--cluster-yes"]
-            out = subprocess.run(create, capture_output=True, text=True, timeout=60)
+            auth = {"REDISCLI_AUTH": password} if password else {}
+            out = subprocess.run(
+                create, capture_output=True, text=True, timeout=60, env={**os.environ, **auth}
+            )
             if out.returncode != 0:
                 raise RuntimeError(f"redis-cli --cluster create failed: {out.stdout}{out.stderr}")
             self.wait_ok()
         except BaseException:
             self.stop()
             raise
+
+    def _auth_conf(self, folder: Path) -> list[str]:
+        """The node's config file holding the password (none without one)."""
+        if not self.password:
+            return []
+        path = folder / "arena-auth.conf"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"requirepass {self.password}\nmasterauth {self.password}\n")
+        return [str(path.resolve())]
+
+    @property
+    def _auth(self) -> str:
+        return f":{self.password}@" if self.password else ""
 
     def _launch(self, port: int) -> None:
         self.processes[port] = subprocess.Popen(
@@ -134,15 +158,18 @@ class LocalCluster:
     @property
     def url(self) -> str:
         """A URL of one live node (the cluster client discovers the rest)."""
-        port = next(p for p in self.ports if self.processes[p].poll() is None)
-        return f"redis://127.0.0.1:{port}/0"
+        return self.node_url(next(p for p in self.ports if self.processes[p].poll() is None))
+
+    def node_url(self, port: int) -> str:
+        """The URL of the node on `port` (with the password)."""
+        return f"redis://{self._auth}127.0.0.1:{port}/0"
 
     @property
     def nodes_url(self) -> str:
         """One URL naming every node (``redis://127.0.0.1:P1,127.0.0.1:P2,…/0``, see
         `redis_client.node_urls`): what services are given, so a client started after any
         node died still finds the cluster through the others."""
-        return "redis://" + ",".join(f"127.0.0.1:{p}" for p in self.ports) + "/0"
+        return f"redis://{self._auth}" + ",".join(f"127.0.0.1:{p}" for p in self.ports) + "/0"
 
     def nodes(self) -> list[ClusterNodeProcess]:
         """Each node as a process a supervisor can watch and restart."""
@@ -159,7 +186,9 @@ class LocalCluster:
         self._launch(port)  # returns at once: a node that cannot start exits again
 
     def _client(self, port: int) -> redis.Redis:
-        return redis.Redis(port=port, socket_timeout=2, socket_connect_timeout=2)
+        return redis.Redis(
+            port=port, password=self.password, socket_timeout=2, socket_connect_timeout=2
+        )
 
     def _wait_ping(self, port: int, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout

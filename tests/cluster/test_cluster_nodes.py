@@ -9,7 +9,10 @@ import os
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
+import redis
 from process_helpers import FREE_PORTS, arena, descendants, until
 
 from services.redisinfra.cluster_server import LocalCluster
@@ -51,6 +54,23 @@ def _node_pid(up_pid: int, port: int) -> int:
     raise AssertionError(f"no redis-server on {port} below arena up")
 
 
+def _cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
+def _refuses_without_password(port: int) -> None:
+    with (
+        redis.Redis(port=port, socket_timeout=5) as anonymous,
+        pytest.raises(redis.AuthenticationError),
+    ):
+        anonymous.ping()
+
+
+def _replica_synced(node: redis.Redis) -> bool:
+    info: Any = node.info("replication")
+    return info["role"] == "slave" and info.get("master_link_status") == "up"
+
+
 def test_arena_up_restarts_a_dead_cluster_node(tmp_path: Path) -> None:
     up = arena(
         "up",
@@ -72,12 +92,26 @@ def test_arena_up_restarts_a_dead_cluster_node(tmp_path: Path) -> None:
         assert up.stdout is not None
         run = json.loads(up.stdout.readline())
         assert len(node_urls(run["redis_url"])) == 6, run  # the services get every node
-        port = int(run["redis_cluster"][-1].rsplit(":", 1)[1].split("/")[0])
+        # a password, as a single Redis has: every URL handed out carries it, every node
+        # refuses a client without it, and no node shows it on its command line
+        password = run["redis_url"].split("://:", 1)[1].split("@", 1)[0]
+        assert len(password) >= 32, run["redis_url"]
+        ports = [int(url.rsplit(":", 1)[1].split("/")[0]) for url in run["redis_cluster"]]
+        assert run["redis_cluster"] == [f"redis://:{password}@127.0.0.1:{p}/0" for p in ports]
+        for p in ports:
+            _refuses_without_password(p)
+            assert password.encode() not in _cmdline(_node_pid(up.pid, p))
+        port = ports[-1]
         os.kill(_node_pid(up.pid, port), signal.SIGKILL)
         err = tmp_path / "up.err"
         until(lambda: f"redis-{port} restarted" in err.read_text(), 30, "the node's restart")
-        until(lambda: ping(f"redis://127.0.0.1:{port}/0"), 30, "the node answering again")
+        url = run["redis_cluster"][-1]
+        until(lambda: ping(url), 30, "the node answering again")
         assert f"redis-{port} exited (killed by SIGKILL)" in err.read_text()
+        _refuses_without_password(port)
+        # it rejoined as a replica that authenticates to its master (masterauth)
+        with redis.Redis.from_url(url) as node:
+            until(lambda: _replica_synced(node), 30, "the restarted node syncing")
         assert up.poll() is None
     finally:
         up.send_signal(signal.SIGTERM)
