@@ -103,22 +103,30 @@ class NotSigned(ValueError):
     """An archive file the platform key does not vouch for (unsigned, forged or edited)."""
 
 
+def signed_archive(data: bytes, name: str, key: PublicKey) -> archive.Unpacked:
+    """An archive file's contents (`name`: for messages), if the whole file unpacks, its chain
+    holds and the platform `key` signed it; else ArchiveDamaged or NotSigned (unsigned, signed
+    by another key, edited or forged). What the catalog lists and the ratings count."""
+    unpacked = archive.unpack(data)
+    if unpacked.damage is not None:
+        raise unpacked.damage
+    report = VerifyReport(ok=False, game_id=unpacked.game_id, entries=len(unpacked.records))
+    if check_chain(unpacked.records, report) is None:
+        raise archive.ArchiveDamaged(1, f"{name}: {report.divergence}")
+    check_origin(report, unpacked, key)
+    if report.signature != "valid":
+        why = report.divergence.reason if report.divergence else report.signature
+        raise NotSigned(f"{name}: {why}")
+    return unpacked
+
+
 def record_of(path: Path, key: PublicKey | None = None) -> CatalogRecord:
     """Catalog record of an archive file, reading only its first and last blocks; with the
     platform `key`, only for a whole file whose chain holds and that the key signed
     (NotSigned otherwise: a forged file is never listed)."""
     data = path.read_bytes()
     if key is not None:
-        unpacked = archive.unpack(data)
-        if unpacked.damage is not None:
-            raise unpacked.damage
-        report = VerifyReport(ok=False, game_id=unpacked.game_id, entries=len(unpacked.records))
-        if check_chain(unpacked.records, report) is None:
-            raise archive.ArchiveDamaged(1, f"{path.name}: {report.divergence}")
-        check_origin(report, unpacked, key)
-        if report.signature != "valid":
-            why = report.divergence.reason if report.divergence else report.signature
-            raise NotSigned(f"{path.name}: {why}")
+        signed_archive(data, path.name, key)
     _, first, last = archive.ends(data)
     head, tail = upgrade(decode_entry(first)), upgrade(decode_entry(last))
     if head.kind != HEADER or tail.kind != SEED_REVEAL:

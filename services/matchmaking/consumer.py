@@ -15,7 +15,7 @@ from ..redisinfra.streams import GroupConsumer, Message
 from .metrics import Metrics
 from .rating_store import RatingStore
 from .ratings import fold
-from .results import load_result, scan_archive
+from .results import NotSigned, load_result, scan_archive
 
 GROUP = FINISHED.groups[0]
 
@@ -50,7 +50,10 @@ class Ratings:
         except (BadMessage, ValueError) as exc:
             await consumer.dead_letter(msg, f"bad finished message: {exc}")
             return
-        await self.rate(game)
+        try:
+            await self.rate(game)
+        except NotSigned as exc:  # refused for good (results.py logged it): not retried
+            await consumer.dead_letter(msg, f"not rated: {exc}")
 
 
 async def rebuild(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
@@ -12,11 +13,12 @@ from services.contracts.streams import FINISHED, GameFinished, stream_key
 from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
 from services.eventlog.redis_store import RedisEventStore
+from services.eventlog.signing import PUBKEY_ENV, Signer
 from services.matchmaking import rating_store
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
-from services.matchmaking.results import load_result
+from services.matchmaking.results import NotSigned, load_result
 from services.redisinfra.streams import GroupConsumer, ensure_group, publish_message
 from services.rules import api
 from services.verify import record_game
@@ -231,3 +233,54 @@ async def test_finished_stream_to_ratings_and_rebuild(
     stored, _ = await rebuild(tmp_path, ratings)  # write the rebuild back: same numbers
     assert stored == rebuilt
     assert {m: await ratings.table(m) for m in live} == live
+
+
+async def test_archives_the_platform_did_not_sign_move_no_rating(
+    redis_client: aioredis.Redis,
+    redis_namespace: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A game read from an archive file counts only if the platform's key signed it: a file
+    dropped in the folder unsigned, or forged whole with a key of its own, is refused (its
+    message dead-lettered, not retried) and logged once, and moves no one's rating; the
+    rebuild from the folder skips it too."""
+    monkeypatch.setenv("ARENA_PARTITIONS", "1")
+    platform, forger = Signer.generate(), Signer.generate()
+    monkeypatch.setenv(PUBKEY_ENV, platform.public.hex)  # what the matchmaker is given
+    ns = redis_namespace
+    store = RedisEventStore(redis_client, ns)
+    ratings = RatingStore(redis_client, ns)
+    signers = {"signed": platform, "unsigned": None, "forged": forger}
+    for i, (game, signer) in enumerate(signers.items()):
+        await play(store, game, 300 + i, [f"{game}{k}" for k in range(5)], [False] * 5)
+        await archive_game(store, game, tmp_path, signer=signer)  # the log leaves Redis
+        await publish_message(redis_client, ns, FINISHED, GameFinished(game=game))
+    finished = stream_key(ns, FINISHED.name, 0)
+    await ensure_group(redis_client, finished, GROUP)
+    worker = Ratings(store, ratings, tmp_path)
+    consumer = GroupConsumer(redis_client, finished, GROUP, "c1", dead_stream=f"{ns}:dead")
+
+    async def handler(msg: object) -> None:
+        await worker.on_finished(consumer, msg)  # type: ignore[arg-type]
+
+    with caplog.at_level(logging.WARNING, "services.matchmaking.results"):
+        while await consumer.poll(handler, count=5, block_ms=50):
+            pass
+        for _ in range(3):  # asked again (a redelivery, a republished message): said once
+            with pytest.raises(NotSigned):
+                await load_result(store, "forged", tmp_path)
+    rated = set(await redis_client.hkeys(f"{ns}:{{rt}}:res:standard-5"))
+    assert rated == {b"signed"}, rated
+    table = await ratings.table("standard-5")
+    assert set(table) == {f"signed{k}" for k in range(5)}, table
+    dead = [f for _, f in await redis_client.xrange(f"{ns}:dead")]
+    assert len(dead) == 2 and await redis_client.xlen(finished) == 3
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2, said
+    assert any("game unsigned not rated" in m and "unsigned" in m.split("(")[1] for m in said)
+    assert any("game forged not rated" in m and "another key" in m for m in said)
+    rebuilt, skipped = await rebuild(tmp_path)
+    assert set(skipped) == {"unsigned.arena", "forged.arena"}, skipped
+    assert set(rebuilt["standard-5"]) == {f"signed{k}" for k in range(5)}
