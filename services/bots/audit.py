@@ -39,12 +39,11 @@ from typing import Any
 from ..rules import api
 from ..rules.api import Answer, Decision, Game
 from ..rules.api import events as ev
-from .cardinfo import HOSTILE_CARDS, SLASHES, std_skill
+from .cardinfo import AOE, HOSTILE_CARDS, SLASHES, std_skill
 from .heuristic import HeuristicPolicy
 from .selfplay import Table, camp_rotation, role_classes
 from .threat import Reading
 
-AOE = ("南蛮入侵", "万箭齐发")
 SURE = 0.02  # a target the bot thought a teammate with less than this chance (hostile_sure)
 KEYS = (
     "games",

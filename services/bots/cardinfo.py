@@ -1,6 +1,11 @@
 """Public card knowledge a policy may use: the printed card table of a ruleset (the id → face map is
 the same for every game with the same ruleset and options; secrecy lies in which ids a seat sees),
-weapon ranges, and how much a policy values keeping a card."""
+weapon ranges, and how much a policy values keeping a card.
+
+What a card is (a 杀, hostile to its target, harmful, helpful, aimed at every other seat, which
+slot it takes) is read from the rules' card registry (`api.card_uses`, `api.SLASHES`,
+`api.EQUIP_SLOTS`), never written here again; what it is worth to a policy (the values below) is
+the bots' own judgement."""
 
 from __future__ import annotations
 
@@ -8,34 +13,32 @@ import json
 from functools import cache
 from typing import Any
 
-from ..rules.api import RANGE_OF_WEAPON, RULESETS, SKILLS, CardDef
+from ..rules.api import (
+    EQUIP_SLOTS,
+    RANGE_OF_WEAPON,
+    RULESETS,
+    SKILLS,
+    CardDef,
+    card_uses,
+)
+from ..rules.api import SLASHES as SLASHES  # every 杀 (the policies import it from here)
 
-SLASHES = ("杀", "火杀", "雷杀")
-HOSTILE_CARDS = frozenset(
-    SLASHES + ("决斗", "过河拆桥", "顺手牵羊", "火攻", "乐不思蜀", "兵粮寸断")
-)
+_USES = card_uses()
+_TRICK_KINDS = ("trick", "delayed")
+HOSTILE_CARDS = frozenset(n for n, u in _USES.items() if u.stance == "hostile")
+"""Cards that hurt the one target their user picks (every 杀, 决斗, 乐不思蜀 …)."""
 HARMFUL_TRICKS = frozenset(
-    (
-        "决斗",
-        "过河拆桥",
-        "顺手牵羊",
-        "火攻",
-        "乐不思蜀",
-        "兵粮寸断",
-        "南蛮入侵",
-        "万箭齐发",
-        "借刀杀人",
-        "闪电",
-        "铁索连环",
-    )
+    n for n, u in _USES.items() if u.kind in _TRICK_KINDS and u.stance in ("hostile", "harmful")
 )
-HELPFUL_TRICKS = frozenset(("无中生有", "桃园结义", "五谷丰登"))
-SLOT_OF = {
-    "weapon": "weapon",
-    "armor": "armor",
-    "defensive_horse": "plus",
-    "offensive_horse": "minus",
-}
+"""Tricks (delayed ones too) that hurt their targets."""
+HELPFUL_TRICKS = frozenset(
+    n for n, u in _USES.items() if u.kind in _TRICK_KINDS and u.stance == "helpful"
+)
+AOE = frozenset(n for n, u in _USES.items() if u.every_other and u.stance == "harmful")
+"""Harmful tricks aimed at every other seat (南蛮入侵, 万箭齐发)."""
+BAD_JUDGE = frozenset(n for n, u in _USES.items() if u.kind == "delayed" and u.stance == "hostile")
+"""Delayed tricks that hurt the seat whose judgement area holds them (乐不思蜀, 兵粮寸断)."""
+SLOT_OF = EQUIP_SLOTS
 ARMOR_VALUE = {"八卦阵": 6.0, "仁王盾": 5.5, "藤甲": 4.0, "白银狮子": 5.0}
 BASE_VALUE = {
     "桃": 10.0,
@@ -91,7 +94,7 @@ def keep_value(c: CardDef, dup: int = 0) -> float:
     if c.type == "equip":
         return equip_value(c) * 0.8
     v = BASE_VALUE.get(c.name, 3.0)
-    if dup and c.name in ("闪", "杀", "火杀", "雷杀", "酒"):
+    if dup and (c.name in SLASHES or c.name in ("闪", "酒")):
         v -= 2.5 * min(dup, 2)
     return v
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ..rules.api import RULESETS, CardDef
 from ..rules.api import events as ev
-from .cardinfo import HARMFUL_TRICKS, HOSTILE_CARDS, card_table
+from .cardinfo import HARMFUL_TRICKS, HELPFUL_TRICKS, HOSTILE_CARDS, card_table
 from .roles import Belief, classes_of, make_belief, table_key
 
 HEALS = frozenset(("青囊", "葬花", "结姻"))
-TRICKS = HARMFUL_TRICKS | frozenset(("无中生有", "桃园结义", "五谷丰登"))
+TRICKS = HARMFUL_TRICKS | HELPFUL_TRICKS
 
 
 class Memory:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ..rules.api import SKILLS, CardDef, Decision
-from .cardinfo import SLASHES, SLOT_OF, equip_value, keep_value, std_skill
+from ..rules.api import SKILLS, CardDef, Decision, nature_of
+from .cardinfo import BAD_JUDGE, SLASHES, SLOT_OF, equip_value, keep_value, std_skill
 from .threat import Reading
 
-BAD_JUDGE = ("乐不思蜀", "兵粮寸断")
 HEAL_SKILLS = ("青囊",)
 
 
@@ -15,7 +14,7 @@ def slash_value(r: Reading, t: int, c: CardDef | None = None) -> float:
     a 火杀/雷杀's chain could)."""
     if passed_on_kills(r, t):
         return -9.0
-    nature = {"火杀": "fire", "雷杀": "thunder"}.get(c.name, "normal") if c else "normal"
+    nature = nature_of(c.name) if c else "normal"
     hit = 1.0 - r.dodge(t, c, nature)
     if nature == "normal":
         return r.harm_value(t) * hit

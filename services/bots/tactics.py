@@ -4,11 +4,19 @@ card, discards, skill costs and the draft."""
 from __future__ import annotations
 
 from ..rules.api import RULESETS, SKILLS, Decision
-from .cardinfo import ARMOR_VALUE, HARMFUL_TRICKS, SLASHES, equip_value, keep_value, std_skill
-from .play import BAD_JUDGE, CHAIN_KILLS, chain_value
+from .cardinfo import (
+    AOE,
+    ARMOR_VALUE,
+    BAD_JUDGE,
+    HARMFUL_TRICKS,
+    SLASHES,
+    equip_value,
+    keep_value,
+    std_skill,
+)
+from .play import CHAIN_KILLS, chain_value
 from .threat import Reading
 
-AOE = ("南蛮入侵", "万箭齐发")
 SKILL_RANK = {
     "制衡": 3.0,
     "奸雄": 2.0,

@@ -4,7 +4,9 @@ Everything outside ``services.rules`` — event log, engine worker, bots, replay
 imports from here and nothing deeper: the functions below, the types they take and return, and
 the named sub-APIs ``events`` (every event type, the rulesets' too), ``keys`` (building and
 reading option keys), ``views`` (redaction and the view fold) and ``rng`` (the counter-based
-generator the bots share), plus the read-only tables a player's program may consult (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``).
+generator the bots share), plus the read-only tables a player's program may consult
+(``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``, ``EQUIP_SLOTS``, ``SLASHES`` and ``nature_of``,
+``card_uses``: what each card does to its targets, from the card registry).
 """
 
 from __future__ import annotations
@@ -23,7 +25,15 @@ from .core.engine import DECISION_KINDS, IllegalAnswer, abandon, advance, submit
 from .core.events import Event, event_types
 from .core.options import RULES_VERSION
 from .core.query import RANGE_OF_WEAPON
-from .core.ruleset import RULESETS, General, Ruleset, UnknownOption, allows, describe_choices
+from .core.ruleset import (
+    EQUIP_SLOTS,
+    RULESETS,
+    General,
+    Ruleset,
+    UnknownOption,
+    allows,
+    describe_choices,
+)
 from .core.skills import SKILLS, Skill
 from .core.state import (
     Answer,
@@ -34,12 +44,16 @@ from .core.state import (
     frame_type,
     register_deck,
 )
+from .core.use import CardUse, card_uses
+from .core.vcard import SLASHES, nature_of
 from .core.views import GOD, SPECTATOR, SeatView, View, decision_visible, fold, new_view, redact
 from .core.views import apply as fold_view
 
 __all__ = [
     "Answer",
     "CardDef",
+    "CardUse",
+    "EQUIP_SLOTS",
     "Decision",
     "Event",
     "Game",
@@ -52,6 +66,7 @@ __all__ = [
     "RULES_VERSION",
     "Ruleset",
     "SKILLS",
+    "SLASHES",
     "SNAPSHOT_FORMAT",
     "SPECTATOR",
     "SeatView",
@@ -62,6 +77,7 @@ __all__ = [
     "abandon",
     "advance",
     "apply_view",
+    "card_uses",
     "color_of",
     "decision_visible",
     "decode_event",
@@ -77,6 +93,7 @@ __all__ = [
     "general_table",
     "is_over",
     "keys",
+    "nature_of",
     "new_game",
     "new_view",
     "option_table",

@@ -44,6 +44,7 @@ class Slash(CardSpec):
     user's own equipment used as the 杀 does not count for that range: A-STD-04)."""
 
     name = "杀"
+    stance = "hostile"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         if t == user:

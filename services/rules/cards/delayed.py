@@ -23,6 +23,7 @@ class Indulgence(DelayedSpec):
     """乐不思蜀: judge; not ♥ → skip this turn's play phase."""
 
     name = "乐不思蜀"
+    stance = "hostile"
 
     def hit(self, g: Game, seat: int) -> None:
         skip_phase(g, seat, "play")
@@ -36,6 +37,7 @@ class SupplyShortage(DelayedSpec):
     """兵粮寸断 (distance ≤ 1): judge; not ♣ → skip this turn's draw phase."""
 
     name = "兵粮寸断"
+    stance = "hostile"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, Any]) -> bool:
         return super().target_ok(g, user, vc, t, data) and distance_ok(g, user, t, self.name)
@@ -59,6 +61,7 @@ class Lightning(DelayedSpec):
     """闪电 (on yourself): judge; ♠2–9 → 3 thunder damage with no source; else it moves on."""
 
     name = "闪电"
+    stance = "harmful"
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return [] if self.name in judge_names(g, user) else [user]

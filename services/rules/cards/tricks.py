@@ -35,6 +35,7 @@ class Dismantlement(TrickSpec):
     """过河拆桥: discard one card (hand blindly, equipment or judgement face up) of another."""
 
     name = "过河拆桥"
+    stance = "hostile"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         return t != user and card_count(g, t, judge=True) > 0
@@ -53,6 +54,7 @@ class Snatch(TrickSpec):
     """顺手牵羊: take one card of another character at distance ≤ 1."""
 
     name = "顺手牵羊"
+    stance = "hostile"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         return t != user and distance_ok(g, user, t, self.name) and card_count(g, t, judge=True) > 0
@@ -113,6 +115,7 @@ class ExNihilo(TrickSpec):
     """无中生有: draw two cards."""
 
     name = "无中生有"
+    stance = "helpful"
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return [user]
@@ -127,6 +130,7 @@ class Duel(TrickSpec):
     takes 1 damage from the other."""
 
     name = "决斗"
+    stance = "hostile"
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         g.stack.append(DuelEffect(user=g.stack[use_idx].user, target=t, turn=t))
@@ -179,6 +183,7 @@ class Collateral(TrickSpec):
     """借刀杀人: a character A with a weapon uses a 杀 on B in its range, or gives you the weapon."""
 
     name = "借刀杀人"
+    stance = "harmful"
     min_targets = 1
     max_targets = 1
 
@@ -251,6 +256,9 @@ class CollateralEffect(Frame, tag="collateral_effect"):
 class AOESpec(TrickSpec):
     """All other alive characters, from the user's next seat."""
 
+    stance = "harmful"
+    every_other = True
+
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return order_from(g, user, include_start=False)
 
@@ -304,6 +312,7 @@ class GodSalvation(TrickSpec):
     """桃园结义: every character recovers 1 HP."""
 
     name = "桃园结义"
+    stance = "helpful"
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return order_from(g, user)
@@ -317,6 +326,7 @@ class AmazingGrace(TrickSpec):
     """五谷丰登: reveal one card per character; each in turn takes one."""
 
     name = "五谷丰登"
+    stance = "helpful"
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         return order_from(g, user)
@@ -377,6 +387,7 @@ class IronChain(TrickSpec):
     """铁索连环: one or two characters toggle their chain state; or recast it (draw 1)."""
 
     name = "铁索连环"
+    stance = "harmful"
     recastable = True
     min_targets = 1
     max_targets = 2
@@ -396,6 +407,7 @@ class FireAttack(TrickSpec):
     1 fire damage."""
 
     name = "火攻"
+    stance = "hostile"
 
     def target_ok(self, g: Game, user: int, vc: VCard, t: int, data: dict[str, object]) -> bool:
         hand = g.players[t].hand

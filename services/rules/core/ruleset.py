@@ -66,6 +66,15 @@ def announce_general(
     )
 
 
+EQUIP_SLOTS = {
+    "weapon": "weapon",
+    "armor": "armor",
+    "defensive_horse": "plus",
+    "offensive_horse": "minus",
+}
+"""The equipment slot of each equipment subtype (a ruleset may place them otherwise)."""
+
+
 class General:
     """A general (or seed character): name, faction, gender, HP and skill names."""
 
@@ -160,12 +169,7 @@ class Ruleset(ABC):
 
     def equip_slot(self, subtype: str) -> str:
         """The equipment slot of a card subtype (weapon, armor, plus, minus)."""
-        return {
-            "weapon": "weapon",
-            "armor": "armor",
-            "defensive_horse": "plus",
-            "offensive_horse": "minus",
-        }[subtype]
+        return EQUIP_SLOTS[subtype]
 
     def display_name(self, name: str) -> str:
         """A card or role name as this ruleset prints it."""

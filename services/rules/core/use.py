@@ -38,6 +38,12 @@ class CardSpec:
     max_targets: ClassVar[int] = 1
     text: ClassVar[str] = ""
     recastable: ClassVar[bool] = False  # 重铸: may be put into the discard pile to draw one
+    # What the card does to its targets, for players' programs (the bots) to read, never the
+    # rules: "hostile" (hurts the one target its user picks: 杀, 决斗, 乐不思蜀 …), "harmful"
+    # (hurts, but not aimed at a picked enemy: 南蛮入侵, 借刀杀人, 铁索连环, 闪电 …), "helpful"
+    # (good for its targets: 无中生有, 桃园结义, 五谷丰登), "" (neither)
+    stance: ClassVar[str] = ""
+    every_other: ClassVar[bool] = False  # its targets are every other seat (南蛮入侵, 万箭齐发)
 
     def fixed_targets(self, g: Game, user: int, vc: VCard) -> list[int] | None:
         """Targets that are not chosen (self, all others …), or None if the user chooses."""
@@ -144,6 +150,23 @@ def register_card_for(ruleset: str) -> Callable[[type[CardSpec]], type[CardSpec]
         return cls
 
     return wrap
+
+
+class CardUse(msgspec.Struct, frozen=True):
+    """What a player's program may know of a card name from the registry (`card_uses`)."""
+
+    name: str
+    kind: str  # basic, trick, delayed, equip
+    stance: str  # hostile, harmful, helpful, "" (CardSpec.stance)
+    every_other: bool
+
+
+def card_uses() -> dict[str, CardUse]:
+    """Every registered card name's `CardUse` (its standard spec: a ruleset's own text of a card
+    keeps its stance), for the bots; the rules themselves read the specs."""
+    specs = {n: s for own in RULESET_SPECS.values() for n, s in own.items()}
+    specs.update(CARD_SPECS)  # a name of every ruleset: its standard spec
+    return {n: CardUse(n, s.kind, s.stance, s.every_other) for n, s in specs.items()}
 
 
 def specs_of(g: Game) -> dict[str, CardSpec]:

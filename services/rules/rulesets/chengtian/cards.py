@@ -28,6 +28,7 @@ class SealIndulgence(DelayedSpec):
     目标的判定阶段进行判定：结果不为红桃，此牌继续留在判定区。"""
 
     name = "乐不思蜀"
+    stance = "hostile"
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         use: UseCard = g.stack[use_idx]
