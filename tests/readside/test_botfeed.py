@@ -23,7 +23,6 @@ from services.readside.positions import Positions, positions_of
 from services.rules import api
 from services.rules.api import fold_view as apply
 from services.rules.api import new_view
-
 from tests.engine.test_service import _games, play_out
 
 
