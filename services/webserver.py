@@ -21,6 +21,7 @@ from .contracts.tokens import require_secret
 from .eventlog.redis_store import RedisEventStore
 from .observability import serve as serve_metrics
 from .observability import stop_serving
+from .play.ratelimit import trusted_proxy_option
 from .play.web import mount
 from .ports import check_free
 from .readside.access import TablePolicy, hmac_seat_check
@@ -82,6 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=20,
         help="play API: answers a seat may send per second (more: 429)",
     )
+    trusted_proxy_option(p)
     p.add_argument(
         "--secure-cookie",
         action="store_true",

@@ -344,7 +344,7 @@ class BotRouter(Mounted):
     async def bot_join(self, req: Request, w: asyncio.StreamWriter, table: str) -> schema.Joined:
         """See botroutes.py."""
         p = await self._bot(req)
-        await self.play.limits.seat(req.peer, p.player)
+        await self.play.limits.seat(req, p.player)
         return await self.api.join(p, table)
 
     async def bot_quickplay(
@@ -352,7 +352,7 @@ class BotRouter(Mounted):
     ) -> schema.Joined:
         """See botroutes.py."""
         p = await self._bot(req)
-        await self.play.limits.seat(req.peer, p.player)
+        await self.play.limits.seat(req, p.player)
         return await self.api.quickplay(p, body)
 
     async def bot_leave(self, req: Request, w: asyncio.StreamWriter) -> BotMe:

@@ -38,6 +38,7 @@ from ..replay.http import KEEPALIVE_S, HttpError, Request, Route, Router, head, 
 from ..rules.api import keys
 from . import identity, routes, schema
 from .clients import Engine, Matchmaker
+from .ratelimit import Limits
 from .service import Play
 
 _json = msgspec.json.Encoder()
@@ -94,9 +95,9 @@ class PlayHttp:
         if route.body is not None:
             args["body"] = self._decode(req, route.body)
         if route.name == "new_guest":  # creation limits (ratelimit.py): 429 with Retry-After
-            await self.play.limits.new_guest(req.peer)
+            await self.play.limits.new_guest(req)
         elif route.name in LIMITED:
-            await self.play.limits.seat(req.peer, args["p"].player)
+            await self.play.limits.seat(req, args["p"].player)
         handler = getattr(self, route.name)
         out = await handler(req, w, **args)
         if out is not None:
@@ -310,16 +311,20 @@ def mount(
     replay: Replay, client: aioredis.Redis, args: Any, engines: list[str]
 ) -> tuple[Play, Router]:
     """The play API over `replay` (same process, same Redis), as a router for its HTTP server;
-    `args` has namespace, matchmaker, answers_per_s and secure_cookie (replay-server flags)."""
+    `args` has namespace, matchmaker, answers_per_s and secure_cookie (replay-server flags),
+    and may have trusted_proxy (ratelimit.py)."""
     if replay.secret is None:
         raise ValueError("the play API needs the deployment's secret (the replay's)")
     secret = replay.secret
+    sessions = identity.Sessions(client, args.namespace, secret)
+    proxies = getattr(args, "trusted_proxy", None)
     play = Play(
         replay,
-        identity.Sessions(client, args.namespace, secret),
+        sessions,
         Matchmaker(args.matchmaker, secret),
         Engine(engines),
         answers_per_s=args.answers_per_s,
+        limits=Limits(client, f"{sessions.prefix}:lim", proxies=proxies),
     )
     return play, PlayHttp(play, secure_cookie=args.secure_cookie)
 

@@ -3,7 +3,8 @@ with the play router, a real matchmaker over signed gRPC, Redis; requests over s
 
 - CSRF: every state-changing route refuses a request whose Origin is another origin (another
   port of the same host too) or whose Sec-Fetch-Site is not same-origin: 403, nothing changes.
-- Limits: a flood of guests from one address gets 429 with Retry-After after 100; tables and
+- Limits: a flood of guests from one address gets 429 with Retry-After after 100 (whatever
+  X-Forwarded-For it sends, unless a trusted proxy sends it: then per forwarded client); tables and
   tickets per guest; the lobby lists the newest (and joinable) tables first, with paging.
 - Numbers past any bound are 400 with one line (they were 500 with a traceback).
 - A half-sent request is dropped after the head timeout, not held 60 s.
@@ -12,6 +13,7 @@ with the play router, a real matchmaker over signed gRPC, Redis; requests over s
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import logging
@@ -36,7 +38,7 @@ from services.play import botapi, identity, routes, tournaments
 from services.play.clients import Engine
 from services.play.clients import Matchmaker as MatchmakerClient
 from services.play.http import PlayHttp
-from services.play.ratelimit import Limits, Window
+from services.play.ratelimit import Limits, Proxies, Window
 from services.play.service import Play
 from services.replay import Replay
 from services.replay import http as replay_http
@@ -203,6 +205,64 @@ async def test_a_flood_of_guests_from_one_address_is_limited(server: Server) -> 
     assert all(0 < r <= 600 for r in retry)
     doc = routes.openapi()["paths"]["/api/guests"]["post"]["responses"]
     assert "Retry-After" in doc["429"]["headers"]
+
+
+async def _guests(s: Server, forwarded: list[str]) -> list[int]:
+    """POST /api/guests once per X-Forwarded-For value (all from this machine's address)."""
+    out = []
+    for i, value in enumerate(forwarded):
+        headers = {"X-Forwarded-For": value} if value else {}
+        status, _, _ = await request(s.port, "POST", "/api/guests", {"name": f"f{i}"}, headers)
+        out.append(status)
+    return out
+
+
+async def test_forwarded_for_is_ignored_unless_a_trusted_proxy_sends_it(server: Server) -> None:
+    """Off by default: a client naming any address it likes in X-Forwarded-For is still
+    counted under its own (here 127.0.0.1), so it cannot mint guests past the limit."""
+    assert not server.play.limits.proxies.networks
+    spoofed = [f"203.0.113.{i % 250}" for i in range(105)]
+    assert await _guests(server, spoofed) == [201] * 100 + [429] * 5
+
+
+async def test_behind_a_trusted_proxy_each_client_is_counted_by_its_own_address(
+    server: Server,
+) -> None:
+    """With --trusted-proxy naming the proxy (here this machine), the client is the address
+    the proxy appended: two clients behind it have a limit each, and a client cannot escape
+    its count by putting other addresses to the left of its own."""
+    server.play.limits.proxies = Proxies.parse("127.0.0.1, 10.0.0.0/8")
+    ann = [f"198.51.100.{i % 250}, 192.0.2.7" for i in range(101)]  # junk left of her address
+    assert await _guests(server, ann) == [201] * 100 + [429]
+    # another client behind two proxies of ours (10.1.2.3 appended hers), and one whose
+    # proxy wrote its address with a port: each has a count of its own
+    assert await _guests(server, ["192.0.2.8, 10.1.2.3"] * 3) == [201] * 3
+    assert await _guests(server, ["[2001:db8::1]:5555"] * 2) == [201] * 2
+    # and a request with no header is the proxy's own: counted under it (loopback: exempt)
+    assert await _guests(server, [""]) == [201]
+
+
+def test_which_forwarded_address_is_believed() -> None:
+    off = Proxies()
+    assert off.client("203.0.113.9", "1.2.3.4") == "203.0.113.9"
+    on = Proxies.parse("10.0.0.1,fd00::/8")
+    assert on.client("203.0.113.9", "1.2.3.4") == "203.0.113.9"  # not from a proxy of ours
+    assert on.client("10.0.0.1", "1.2.3.4") == "1.2.3.4"
+    assert on.client("10.0.0.1", None) == "10.0.0.1"
+    assert on.client("10.0.0.1", "6.6.6.6, 1.2.3.4:80, 10.0.0.1") == "1.2.3.4"
+    assert on.client("::ffff:10.0.0.1", "1.2.3.4") == "1.2.3.4"  # an IPv4-mapped peer
+    assert on.client("fd00::5", "[2001:db8::2]:443") == "2001:db8::2"
+    assert on.client("10.0.0.1", "unknown") == "10.0.0.1"  # junk where an address belongs
+    assert on.client("10.0.0.1", "junk, 10.0.0.1") == "10.0.0.1"
+    assert on.client("10.0.0.1", ",".join(["1.1.1.1"] * 1000)) == "1.1.1.1"
+    with pytest.raises(ValueError, match="not an address or a network"):
+        Proxies.parse("10.0.0.1, proxy.example")
+    from services.webserver import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert not parser.parse_args([]).trusted_proxy.networks  # off by default
+    assert parser.parse_args(["--trusted-proxy", "10.0.0.0/8"]).trusted_proxy.trusts("10.9.9.9")
 
 
 async def test_tables_and_tickets_per_guest_are_limited(server: Server) -> None:
