@@ -168,6 +168,22 @@ class Sessions:
         )
         return bool(done)
 
+    async def seat_at(self, player: str, game: str, seat: int, ttl_ms: int) -> Seat:
+        """Seat the player at `seat` of `game` directly, as a host that publishes the game
+        itself does (a tournament the web server runs, `arena bench play`): a seat token for
+        `ttl_ms` kept as a matched ticket's is (its hash and expiry); any ticket, table or left
+        seat dropped. Needs the deployment's secret (ValueError without it)."""
+        if self.secret is None:
+            raise ValueError("seating a player needs the deployment's secret")
+        exp = int(time.time() * 1000) + ttl_ms
+        token = tokens.issue(self.secret, game, seat, ttl_ms=exp, now_ms=0)
+        key = self._player(player)
+        async with self.client.pipeline(transaction=True) as pipe:
+            pipe.hdel(key, "ticket", "table", "token", "left")
+            pipe.hset(key, mapping={"game": game, "seat": seat, "tokh": _digest(token), "exp": exp})
+            await pipe.execute()
+        return Seat(game, seat, token)
+
     async def leave(self, player: str, game: str, seat: int) -> bool:
         """The player leaves their seat `seat` of `game` (a no-op, False, if they sit elsewhere
         by now): they are free for the next table."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import csv
-import hashlib
 import io
 import logging
 import time
@@ -28,7 +27,6 @@ from typing import Any
 
 import msgspec
 
-from ..contracts import tokens
 from ..errors import Refused
 from ..readside.access import NotFound
 from ..replay.http import Request, send
@@ -141,21 +139,7 @@ class TournamentHost:
                 return False  # matched elsewhere, about to start
         if await sessions.ticket(player) is not None:
             return False
-        exp = int(time.time() * 1000) + PERSON_SEAT_TTL_MS
-        token = tokens.issue(self.secret, game, seat, ttl_ms=exp, now_ms=0)
-        key = sessions._player(player)
-        async with sessions.client.pipeline(transaction=True) as pipe:
-            pipe.hdel(key, "ticket", "table", "token", "left")
-            pipe.hset(
-                key,
-                mapping={
-                    "game": game,
-                    "seat": seat,
-                    "tokh": hashlib.sha256(token.encode()).hexdigest(),
-                    "exp": exp,
-                },
-            )
-            await pipe.execute()
+        await sessions.seat_at(player, game, seat, PERSON_SEAT_TTL_MS)
         return True
 
     async def close(self) -> None:
