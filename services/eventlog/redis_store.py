@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 
 from ..contracts.streams import Layout
 from ..redisinfra.batching import AutoPipeline
-from ..redisinfra.redis_client import connect, decodes_responses
+from ..redisinfra.redis_client import connect, decodes_responses, is_cluster
 from .appends import LAST_SEQ_LUA, OUTBOX_COMMANDS, Append, Appender, OutboxCommand
 from .store import Record, Snapshot, TimedRecord, check_game_id
 
@@ -242,6 +242,32 @@ class RedisEventStore:
         if block_ms <= 0:
             return await self.read_timed(game, after)
         return _timed_rows(await self._xread(game, after, block_ms))
+
+    @property
+    def tails_together(self) -> bool:
+        """Whether `tail_many` may name several games in one XREAD: on one Redis, not on a
+        Redis Cluster (the games' logs lie in other slots)."""
+        return not is_cluster(self.client)
+
+    async def tail_many(
+        self, afters: dict[str, int], block_ms: int
+    ) -> dict[str, list[TimedRecord]]:
+        """`tail_timed` of several games in one XREAD (`tails_together` only): the entries after
+        each game's seq, for the games that have any, waiting up to ``block_ms`` (> 0) for one
+        (services/readside/tail.py: every feed of a process waits in one call)."""
+        keys = {self.log_key(game): game for game in afters}
+        streams = {key: f"{afters[game]}-0" for key, game in keys.items()}
+        reply: Any = await self.client.xread(streams, count=PAGE, block=max(1, block_ms))  # type: ignore[arg-type]
+        if not reply:
+            return {}
+        # RESP2 gives [[key, rows], ...], RESP3 a {key: [rows]} map; accept both
+        pairs = [(k, v[0]) for k, v in reply.items()] if isinstance(reply, dict) else reply
+        out: dict[str, list[TimedRecord]] = {}
+        for key, rows in pairs:
+            name = key.decode() if isinstance(key, bytes) else str(key)
+            if name in keys and rows:
+                out[keys[name]] = _timed_rows(rows)
+        return out
 
     async def head(self, game: str) -> int:
         """See EventStore.head."""

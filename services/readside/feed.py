@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from .decisions import DecisionSource, Pending, cleared_json, may_see, public_js
 from .entries import OpaqueId, stored_envelope, terminal
 from .fold import SeatFold
 from .positions import Positions, answer_seat
-from .tail import read_on
+from .tail import Tails, read_on
 
 log = logging.getLogger(__name__)
 # well under redis-py's default socket timeout (5 s since redis-py 8): an XREAD blocking as long
@@ -70,6 +71,10 @@ class GameFeed:
         self.pending: Pending | None = None  # as the decision source last said
         self._public: tuple[Pending, bool] | None = None  # the last pending, and if public
         self._dirty = asyncio.Event()
+        # the streams that show the public pending decision (Cursor's `show`): it is asked of
+        # the source only while one does (a person's seat asks for its own: seats.py)
+        self._showing: weakref.WeakSet[Cursor] = weakref.WeakSet()
+        self._wanted = asyncio.Event()
         self.over = False  # game_ended or the seed reveal is in: nothing is secret any more
         self.closed = False  # the seed reveal is in: no entry will follow
         self.watchers = 0
@@ -171,12 +176,26 @@ class GameFeed:
             fold.entry(seq, decode_entry(self.records[seq - 1]))
         return fold
 
+    def show_to(self, cursor: Cursor) -> None:
+        """``cursor`` shows the public pending decision: ask for it (now, and after each batch
+        while any such cursor lives)."""
+        self._showing.add(cursor)
+        self._dirty.set()
+        self._wanted.set()
+
     async def _ask_decisions(self, source: DecisionSource) -> None:
         """Ask for the pending decision whenever entries arrive (one request at a time;
-        entries arriving during a request cause one more)."""
+        entries arriving during a request cause one more), while a stream shows it: a feed
+        only people's seats read asked the engine after every batch for nothing, ~2 calls a
+        decision of their games."""
         backoff = 0.5
         while not self.closed:
             await self._dirty.wait()
+            if not self._showing:  # nobody shows it: forget it, ask once someone does
+                self.pending, self._public = None, None
+                self._wanted.clear()
+                await self._wanted.wait()
+                continue
             self._dirty.clear()
             if self.over:
                 continue
@@ -220,12 +239,25 @@ class GameFeed:
             if any_change:
                 return
 
-    def tail(self, store: EventStore, idle_ms: int, on_stop: Callable[[], None]) -> None:
-        """Keep reading new entries in the background until the game closes or sits unwatched."""
+    def tail(
+        self,
+        store: EventStore,
+        idle_ms: int,
+        on_stop: Callable[[], None],
+        tails: Tails | None = None,
+    ) -> None:
+        """Keep reading new entries in the background until the game closes or sits unwatched
+        (with ``tails``: waiting together with the process's other feeds, tail.py)."""
         if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._tail(store, idle_ms, on_stop))
+            self._task = asyncio.create_task(self._tail(store, idle_ms, on_stop, tails))
 
-    async def _tail(self, store: EventStore, idle_ms: int, on_stop: Callable[[], None]) -> None:
+    async def _tail(
+        self,
+        store: EventStore,
+        idle_ms: int,
+        on_stop: Callable[[], None],
+        tails: Tails | None,
+    ) -> None:
         asking = None
         if self.decisions is not None:
             self._dirty.set()
@@ -237,7 +269,7 @@ class GameFeed:
                     break
                 try:
                     got, gone = await read_on(
-                        store, self.game, len(self.records), TAIL_BLOCK_MS, self.archive_dir
+                        store, self.game, len(self.records), TAIL_BLOCK_MS, self.archive_dir, tails
                     )
                 except Exception as exc:  # Redis restarting: keep the watchers, retry shortly
                     if not is_outage(exc):
@@ -281,6 +313,8 @@ class Cursor:
         self.after = after
         self.show = show and grant.live and feed.decisions is not None
         self.sent: bytes | None = None
+        if self.show:
+            feed.show_to(self)
 
     def take(self, now_ms: int) -> Update | None:
         """What to send now: the entries released since ``after`` (redacted for the grant's

@@ -18,6 +18,7 @@ import functools
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from ..contracts import decision_ids
 from ..errors import checked_game_id
@@ -31,6 +32,7 @@ from .catalogue import card_table
 from .clock import Clock, SystemClock
 from .decisions import DecisionSource
 from .feed import Cursor, GameFeed, Update
+from .tail import Tails, TailsMany
 
 MAX_CLOSED_FEEDS = 64  # finished games kept in memory for replays
 
@@ -75,6 +77,9 @@ class ReadSide:
         self.secret = secret
         self._feeds: dict[str, GameFeed] = {}
         self._loading: dict[str, asyncio.Future[GameFeed]] = {}
+        # the feeds wait for new entries together where the store can (tail.py: one Redis)
+        together = getattr(store, "tails_together", False)
+        self.tails = Tails(cast(TailsMany, store)) if together else None
 
     @property
     def feeds(self) -> int:
@@ -93,7 +98,7 @@ class ReadSide:
             feed = await asyncio.shield(loading)
         feed.last_used = self.clock.now_ms()
         if not feed.closed:
-            feed.tail(self.store, self.idle_ms, lambda: None)
+            feed.tail(self.store, self.idle_ms, lambda: None, self.tails)
         return feed
 
     async def _load(self, game: str) -> GameFeed:
@@ -263,7 +268,7 @@ class ReadSide:
 
     def keep_tailing(self, feed: GameFeed) -> None:
         """Make sure ``feed`` reads on (its tail stops when it sits unwatched)."""
-        feed.tail(self.store, self.idle_ms, lambda: None)
+        feed.tail(self.store, self.idle_ms, lambda: None, self.tails)
 
     async def close(self) -> None:
         """Stop every tail task."""

@@ -149,6 +149,9 @@ class SeatReader:
                         shown = (0, 0, 0)
                         message = SeatMessage(position, None, None)
                 elif asked != after:
+                    if batch:  # the entries go out at once, not after the engine is asked
+                        yield batch, None
+                        batch = []
                     try:
                         now = await self._asked(feed, seat, token, after)
                     except Refused as exc:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+
+from services.eventlog import InMemoryEventStore
+from services.readside.access import Grant
+from services.readside.clock import SystemClock
 from services.readside.decisions import Pending, cleared_json, public_json, shown
+from services.readside.feed import Cursor, GameFeed
 from services.rules import api
 
 
@@ -36,3 +43,45 @@ def test_being_asked_is_withheld_where_it_tells_a_hand() -> None:
 def test_the_public_messages() -> None:
     assert public_json(Pending(4, 2, "discard"), 9) == b'{"version":9,"seat":2,"kind":"discard"}'
     assert cleared_json(9) == b'{"version":9}'
+
+
+class _Counting:
+    """A decision source that counts the questions (the engine's GetDecision)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    async def pending(self, game: str) -> Pending | None:
+        self.asked += 1
+        return Pending(1, 0, "play")
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_the_public_decision_is_asked_only_while_a_stream_shows_it() -> None:
+    """A feed that only people's seats read (their own decisions come from their seat reader)
+    asks the source nothing; a spectator's stream that shows the decision makes it ask at once
+    and after each batch; once that stream is gone, it stops again."""
+    store = InMemoryEventStore()
+    source = _Counting()
+    feed = GameFeed("g1", SystemClock(), source)
+    feed.tail(store, 60_000, lambda: None)
+    entry = b"\x94\x01\xa5event\xc4\x00\xc4\x00"  # (an event entry, empty)
+    for n in range(3):
+        await store.append("g1", n, [b"x"])
+        feed.add([(n + 1, entry, None)], 0)
+        await asyncio.sleep(0.01)
+    assert source.asked == 0
+    cur = Cursor(feed, Grant(api.SPECTATOR, 0), 0, show=True)
+    await asyncio.sleep(0.01)
+    assert source.asked == 1
+    feed.add([(4, entry, None)], 0)
+    await asyncio.sleep(0.01)
+    assert source.asked == 2
+    del cur
+    gc.collect()
+    feed.add([(5, entry, None)], 0)
+    await asyncio.sleep(0.01)
+    assert source.asked == 2 and feed.pending is None
+    await feed.stop()
