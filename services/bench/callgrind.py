@@ -188,17 +188,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--target", default="rules,service", help="comma-separated: " + ", ".join(TARGETS)
     )
     p.add_argument("--minus", type=int, default=2, help="games of the run subtracted")
-    p.add_argument("--out", default=None, help="keep the callgrind files in this folder")
-    p.add_argument("--run", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--report", default=None, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--out",
+        default=None,
+        help="keep the callgrind files in this folder (default: none kept, a temporary folder)",
+    )
     bench_options(p)
 
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench callgrind`: print the JSON report."""
-    if args.run:
-        Path(args.report).write_text(json.dumps(_run(args.run, args)))
-        return 0
     bad = [t for t in args.target.split(",") if t not in TARGETS]
     if bad or not 0 <= args.minus < args.games:
         print(
@@ -215,7 +214,17 @@ def main(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_under_callgrind(argv: list[str]) -> int:
+    """The program valgrind runs (this module as a script, not an `arena` command): one target's
+    games with the bench's options, its report written to --report."""
+    p = argparse.ArgumentParser(prog="python3 -m services.bench.callgrind")
+    add_arguments(p)
+    p.add_argument("--run", required=True, choices=TARGETS, help="the target to run")
+    p.add_argument("--report", required=True, help="write the target's JSON report here")
+    args = p.parse_args(argv)
+    Path(args.report).write_text(json.dumps(_run(args.run, args)))
+    return 0
+
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="arena bench callgrind")
-    add_arguments(parser)
-    sys.exit(main(parser.parse_args()))
+    sys.exit(run_under_callgrind(sys.argv[1:]))

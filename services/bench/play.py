@@ -1,18 +1,42 @@
 """`arena bench play`: simulated people playing over the HTTP API while bot games run.
 
-    arena bench play --json [--people 10,25,50,100] [--seconds 20] [--bot-games 50]
+    arena bench play --json [--people 10,25] [--seconds 10] [--bot-games 20] [--tables]
 
 A platform of its own (Redis, engine and bot workers, matchmaker, the web server with the play
-API: what `arena up` starts) keeps `--bot-games` all-bot games running. For each step of
-`--people`, that many people sit down as guests, open tables (one person and bots each) and
-play them out over HTTP and SSE exactly as the page does: each reads its seat's stream and,
-`--person-think-ms` after a decision of its own arrives, POSTs a legal answer; a finished game
-is followed by a new table. The latency measured is from an answer's POST to the seat's next
-event on its stream (the answer's entries coming back through the engine, Redis and the web
-server). Per step: p50/p90/p99/max, answers per second, each process's CPU share over the
-step's wall time, and the load average; and, over the steps, the most people one web-server
-process held with p99 under 250 ms. A report (never a timed test): its figures depend on the
-machine and on whatever else it runs.
+API: what `arena up` starts) keeps `--bot-games` all-bot games running at full speed. For each
+step of `--people`, that many people sit down as guests and play tables of one person and bots
+over HTTP and SSE exactly as the page does: each follows its status stream to its seat, reads
+its seat's stream and, `--person-think-ms` after a decision of its own arrives, POSTs a legal
+answer; a finished game is followed by a new table.
+
+Tables: by default the bench seats its people itself, as a host that publishes its games does
+(a tournament the web server runs): the person's session is given the seat and the match goes
+to the engines on `arena:matches`, so a table costs Redis writes and no round trip to the
+matchmaker (at 25 people and more, loaded, the matchmaker's CreateTable once ran past the
+play API's 5 s deadline and people never sat down). `--tables`: each person opens its table
+through the play API (`POST /api/tables`, the matchmaker), as the page does; its failures are
+counted (`table_errors`).
+
+Each step has three windows, measured apart:
+- the bot games alone (`--bots-seconds`): the platform's CPU per bot decision (every process's
+  CPU over the decisions the engines took: their `arena_engine_actions` metric);
+- the people beside the bot games (`--seconds`, after they sat down): the people's latency, from
+  an answer's POST to the seat's next event on its stream (the answer's entries back through the
+  engine, Redis and the web server): p50/p90/p99/max; how fast the bot games went on beside
+  them; each process's CPU share;
+- the people alone (`--alone-seconds`), once the bot games have run out (none is started
+  meanwhile, they are resumed after): the platform's CPU per person-answer (every process: the
+  engines, the bot workers for the bot seats at the people's tables, Redis, the web server, the
+  matchmaker), less what the platform costs with nobody playing (a last window, `--idle-seconds`,
+  once the people have left: its loops and heartbeats), and the people's latency with nothing
+  beside them. (Charged at the bot rate from the first window, the people's share of a window
+  with the bot games was too small to tell from their noise: ~100 answers among ~10,000 bot
+  decisions.)
+Each with the load average; and once, the CPU per decision of the same rules in this process
+(`in_process_cpu_us_per_decision`: the ratios' peer, measured in this run).
+
+Over the steps: the most people held with p99 under 150 ms (the goal of issue 44) and no table
+failing. A report (never a timed test): its figures depend on the machine and its other load.
 """
 
 from __future__ import annotations
@@ -23,19 +47,29 @@ import contextlib
 import json
 import os
 import random
+import socket
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+from redis.exceptions import RedisError
+
 from ..cliargs import bench_options, int_list
-from ..platform.demo import keep_playing
+from ..contracts.streams import NewMatch, Seat
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
+from ..play.identity import Sessions
+from ..redisinfra.redis_client import connect
+from ..tournaments.matches import Games, bot_match
 from . import kit
+from .engine import random_games
 
-P99_BUDGET_MS = 250.0
+P99_BUDGET_MS = 150.0  # issue 44's goal for 100 people
+SEAT_TTL_MS = 3600_000  # a directly seated person's seat token
 
 
 class Http:
@@ -90,27 +124,130 @@ class Http:
             writer.close()
 
 
+class Host:
+    """Seats the bench's people directly (the default): the person's session gets the seat
+    (`Sessions.seat_at`, as the web server's tournaments seat a person) and the match goes to
+    the engines on `arena:matches`: no round trip to the matchmaker per table."""
+
+    def __init__(self, run: Running, secret: bytes, ruleset: str, players: int) -> None:
+        self.client = connect(run.redis_url)
+        self.sessions = Sessions(self.client, run.namespace, secret)
+        self.games = Games(self.client, run.namespace, None)
+        self.ruleset, self.players = ruleset, players
+        self.count = 0
+
+    async def seat(self, person: Person) -> None:
+        """A new table for `person`: one person and random bots, the person's seat moving."""
+        self.count += 1
+        game, seat = f"bp-{person.idx}-{self.count}", self.count % self.players
+        seats = [Seat("bot:random", True) for _ in range(self.players)]
+        seats[seat] = Seat(person.player, False, person.name)
+        match = NewMatch(match_id=game, ruleset=self.ruleset, seats=seats, seed=self.count)
+        await self.sessions.seat_at(person.player, game, seat, SEAT_TTL_MS)
+        await self.games.publish(match)
+
+    async def close(self) -> None:
+        """Close the Redis client."""
+        await self.client.aclose()
+
+
+class BotGames:
+    """Keeps `n` all-bot games running at full speed (random bots), and can let them run out
+    (`drain`: no new one until `resume`), so that the people can be measured alone."""
+
+    def __init__(self, run: Running, n: int) -> None:
+        self.client = connect(run.redis_url)
+        self.games = Games(self.client, run.namespace, None)
+        self.n, self.live, self.count = n, set[str](), 0
+        self.people: set[str] = set()  # the games people sat down in (Person)
+        self.playing = True
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Until `stop`: top the live games up to `n` (while playing), note the finished."""
+        await self.games.mark()
+        try:
+            while not stop.is_set():
+                while self.playing and len(self.live) < self.n:
+                    self.count += 1
+                    game = f"bench-bots-{self.count}"
+                    await self.games.publish(
+                        bot_match(game, "standard", ["random"] * 5, self.count)
+                    )
+                    self.live.add(game)
+                ended = await self.games.finished(block_ms=200)
+                self.live.difference_update(ended)
+                self.people.difference_update(ended)
+        finally:
+            await self.client.aclose()
+
+    async def drain(self, people: bool = False, timeout_s: float = 120.0) -> None:
+        """No new bot game; wait until those in play have ended (with `people`: the people's
+        games the bench seated too, played out by their bots once the people left)."""
+        self.playing = False
+        until = time.monotonic() + timeout_s
+        while (self.live or (people and self.people)) and time.monotonic() < until:
+            await asyncio.sleep(0.2)
+        if self.live or (people and self.people):
+            left = len(self.live) + (len(self.people) if people else 0)
+            raise RuntimeError(f"{left} games still running after {timeout_s:.0f} s")
+
+    def resume(self) -> None:
+        """Keep `n` bot games running again."""
+        self.playing = True
+
+
 class Person:
     """One simulated person: sits down, plays tables out, records answer latencies."""
 
-    def __init__(self, http: Http, idx: int, settings: dict[str, Any], think_s: float) -> None:
+    def __init__(
+        self,
+        http: Http,
+        idx: int,
+        settings: dict[str, Any],
+        think_s: float,
+        host: Host | None,
+        games: BotGames,
+    ) -> None:
         self.http, self.idx, self.settings, self.think_s = http, idx, settings, think_s
+        self.host = host  # None: the person opens its tables through the play API
+        self.all_games = games  # told of each game the person sits in (to wait for its end)
         self.rng = random.Random(idx)
-        self.token = ""
+        self.token, self.player, self.name = "", "", f"bench {idx}"
         self.latencies: list[float] = []
+        self.posts: list[float] = []  # an answer's POST to its response (the engine's reply)
+        self.answers = 0  # answers the engine took (POST 2xx)
+        self.table_ms: list[float] = []  # asking for a table -> seated
+        self.table_errors: list[str] = []
         self.sent_at: float | None = None
-        self.arrived = asyncio.Event()
         self.seat: tuple[str, int] | None = None
         self.games = 0
 
+    def clear(self) -> None:
+        """Start counting afresh (the measured window begins)."""
+        self.latencies.clear()
+        self.posts.clear()
+        self.table_ms.clear()
+        self.answers = 0
+
     async def run(self, stop: asyncio.Event) -> None:
         """Play tables until `stop`, then resign the current one (its bot finishes it)."""
-        guest = await self.http.call("POST", "/api/guests", {"name": f"bench {self.idx}"})
-        self.token = guest["token"]
+        guest = await self.http.call("POST", "/api/guests", {"name": self.name})
+        self.token, self.player = guest["token"], guest["player"]
         try:
             while not stop.is_set():
-                await self.http.call("POST", "/api/tables", self.settings, self.token)
+                asked = time.perf_counter()
+                try:
+                    if self.host is not None:
+                        await self.host.seat(self)
+                    else:
+                        await self.http.call("POST", "/api/tables", self.settings, self.token)
+                except (RuntimeError, OSError, RedisError) as exc:  # counted; tried again
+                    self.table_errors.append(repr(exc))
+                    await asyncio.sleep(1.0)
+                    continue
                 self.seat = await self._seated()
+                self.all_games.people.add(self.seat[0])
+                self.table_ms.append(time.perf_counter() - asked)
                 while not stop.is_set() and not await self._play(stop):
                     await asyncio.sleep(0.5)  # the stream was cut (or the game not started yet)
                 self.games += 1
@@ -157,13 +294,16 @@ class Person:
         picks = [] if d["declinable"] else keys[: d["min"]]
         if d["kind"] == "draft" or (not d["declinable"] and d["min"] == 1):
             picks = [self.rng.choice(keys)]
-        self.sent_at = time.perf_counter()
+        self.sent_at = sent = time.perf_counter()
         try:
             await self.http.call(
                 "POST", path + "/answer", {"decision": d["id"], "picks": picks}, self.token
             )
         except RuntimeError:
             self.sent_at = None  # refused (a duplicate of a decision already moved on)
+        else:
+            self.answers += 1
+            self.posts.append(time.perf_counter() - sent)
 
 
 def _pct(xs: list[float], p: float) -> float:
@@ -171,46 +311,176 @@ def _pct(xs: list[float], p: float) -> float:
     return round(xs[min(len(xs) - 1, int(p * len(xs)))] * 1000, 2) if xs else 0.0
 
 
+class Meter:
+    """The platform's processes' CPU seconds and the engines' decisions, read together."""
+
+    def __init__(self, procs: dict[str, int], engine_metrics: list[str]) -> None:
+        self.procs, self.urls = procs, engine_metrics
+
+    async def read(self) -> tuple[float, dict[str, float], int]:
+        """(monotonic seconds, CPU seconds per process, decisions the engines took so far)."""
+        decisions = sum(await asyncio.gather(*(asyncio.to_thread(_actions, u) for u in self.urls)))
+        cpu = {n: cpu_seconds(p) for n, p in self.procs.items()}
+        return time.perf_counter(), cpu, decisions
+
+    @staticmethod
+    def window(
+        a: tuple[float, dict[str, float], int], b: tuple[float, dict[str, float], int]
+    ) -> dict[str, Any]:
+        """What happened between two readings."""
+        wall = max(b[0] - a[0], 1e-9)
+        used = {n: b[1][n] - a[1][n] for n in a[1]}
+        return {
+            "seconds": wall,
+            "cpu_s": sum(used.values()),
+            "cpu_share": {n: round(c / wall, 3) for n, c in used.items()},
+            "decisions": b[2] - a[2],
+        }
+
+
+def _actions(url: str) -> int:
+    """Answers an engine has accepted so far (`arena_engine_actions_total{result="ok"}`)."""
+    with urllib.request.urlopen(url, timeout=10) as r:  # noqa: S310 - the bench's own engine
+        text = r.read().decode()
+    for family in text_string_to_metric_families(text):
+        if family.name == "arena_engine_actions":
+            return int(sum(s.value for s in family.samples if s.labels.get("result") == "ok"))
+    return 0
+
+
 async def _step(
-    base: str, people: int, seconds: float, settings: dict[str, Any], think_s: float
+    base: str,
+    people: int,
+    args: argparse.Namespace,
+    settings: dict[str, Any],
+    host: Host | None,
+    meter: Meter,
+    bots: BotGames,
 ) -> dict[str, Any]:
+    """One step: the bot games alone, then the people beside them (their latency), then the
+    people alone once the bot games have run out (their CPU), the bot games resumed after."""
+    alone = await _window(meter, args.bots_seconds)
     http = Http(base)
     stop = asyncio.Event()
-    crowd = [Person(http, i, settings, think_s) for i in range(people)]
+    think_s = args.person_think_ms / 1000
+    crowd = [Person(http, i, settings, think_s, host, bots) for i in range(people)]
     tasks = [asyncio.create_task(p.run(stop)) for p in crowd]
-    await asyncio.sleep(min(5.0, seconds / 4))  # sit down and get the first decisions
-    for p in crowd:
-        p.latencies.clear()
-    t0 = time.perf_counter()
-    await asyncio.sleep(seconds)
-    wall = time.perf_counter() - t0
-    lat = [x for p in crowd for x in p.latencies]
+    await asyncio.sleep(min(5.0, args.seconds / 4))  # sit down and get the first decisions
+    beside = await _measured(crowd, meter, args.seconds)
+    await bots.drain()
+    by_themselves = await _measured(crowd, meter, args.alone_seconds)
     stop.set()  # people resign (their bots finish the games); a stream left idle is cut
     _, late = await asyncio.wait(tasks, timeout=20)
     for t in late:
         t.cancel()
     done = await asyncio.gather(*tasks, return_exceptions=True)
+    await bots.drain(people=True)  # (the people's games, played out by their bots, end too)
+    idle = await _window(meter, args.idle_seconds)  # nobody plays: what the platform costs idle
+    bots.resume()
+    net = by_themselves["cpu_s"] - idle["cpu_s"] * by_themselves["seconds"] / idle["seconds"]
+    answered = max(by_themselves["people"]["answers"], 1)
     errors = [repr(e) for e in done if isinstance(e, Exception)]
+    table_errors = [e for p in crowd for e in p.table_errors]
     return {
         "people": people,
-        "answers": len(lat),
-        "answers_per_s": round(len(lat) / wall, 2),
+        "tables": "play API (matchmaker)" if host is None else "seated by the bench",
+        **beside["people"],
+        "games_finished": sum(p.games for p in crowd),
+        "table_errors": len(table_errors),
+        "errors_total": len(errors),  # people whose run failed (could not sit down, say)
+        "errors": (errors + table_errors)[:3],
+        "bot_decisions_per_s_beside_people": round(
+            max(beside["decisions"] - beside["people"]["answers"], 0) / beside["seconds"], 1
+        ),
+        "cpu_share": beside["cpu_share"],
+        "loadavg_1m": beside["loadavg_1m"],
+        "bots_alone": {
+            "seconds": round(alone["seconds"], 2),
+            "decisions_per_s": round(alone["decisions"] / alone["seconds"], 1),
+            "platform_cpu_us_per_decision": round(
+                alone["cpu_s"] * 1e6 / max(alone["decisions"], 1), 1
+            ),
+            "cpu_share": alone["cpu_share"],
+            "loadavg_1m": alone["loadavg_1m"],
+        },
+        "people_alone": {
+            **by_themselves["people"],
+            "decisions_per_person_answer": round(
+                by_themselves["decisions"] / max(by_themselves["people"]["answers"], 1), 2
+            ),
+            "platform_cpu_us_per_person_answer": round(net * 1e6 / answered, 1),
+            "with_idle_cpu_us_per_person_answer": round(by_themselves["cpu_s"] * 1e6 / answered, 1),
+            "cpu_share": by_themselves["cpu_share"],
+            "loadavg_1m": by_themselves["loadavg_1m"],
+        },
+        "idle": {
+            "seconds": round(idle["seconds"], 2),
+            "platform_cpu_share": round(idle["cpu_s"] / idle["seconds"], 3),
+            "cpu_share": idle["cpu_share"],
+        },
+    }
+
+
+async def _window(meter: Meter, seconds: float) -> dict[str, Any]:
+    """The platform's CPU and decisions over `seconds` from now, with the load average."""
+    load = os.getloadavg()[0]
+    before = await meter.read()
+    await asyncio.sleep(seconds)
+    w = Meter.window(before, await meter.read())
+    w["loadavg_1m"] = [round(load, 2), round(os.getloadavg()[0], 2)]
+    return w
+
+
+async def _measured(crowd: list[Person], meter: Meter, seconds: float) -> dict[str, Any]:
+    """`_window` with what the people did in it: answers, latencies, time to sit down."""
+    for p in crowd:
+        p.clear()
+    w = await _window(meter, seconds)
+    lat = [x for p in crowd for x in p.latencies]
+    posts = [x for p in crowd for x in p.posts]
+    answers = sum(p.answers for p in crowd)
+    seated = [x for p in crowd for x in p.table_ms]
+    w["people"] = {
+        "answers": answers,
+        "answers_per_s": round(answers / w["seconds"], 2),
         "latency_ms": {
             "p50": _pct(lat, 0.50),
             "p90": _pct(lat, 0.90),
             "p99": _pct(lat, 0.99),
             "max": _pct(lat, 1.0),
         },
-        "games_finished": sum(p.games for p in crowd),
-        "errors_total": len(errors),  # people whose run failed (could not sit down, say)
-        "errors": errors[:3],
-        "seconds": round(wall, 2),
+        # (how much of it the POST took: the web server, the engine's SubmitAction and back)
+        "answer_post_ms": {"p50": _pct(posts, 0.5), "p99": _pct(posts, 0.99)},
+        "seated_ms": {"p50": _pct(seated, 0.5), "p99": _pct(seated, 0.99), "n": len(seated)},
+        "seconds": round(w["seconds"], 2),
     }
+    return w
+
+
+def _free_base(count: int) -> int:
+    """A port base with `count` free ports above it at +0.. and +100.. (the engines' and the
+    bot workers' /metrics, as `arena up` numbers them)."""
+    for _ in range(200):
+        base = random.randint(20_000, 40_000)
+        ports = [base + i for i in range(count)] + [base + 100 + i for i in range(count)]
+        if all(_free(port) for port in ports):
+            return base
+    raise RuntimeError("no free ports for the workers' /metrics")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def bench_play(args: argparse.Namespace) -> dict[str, Any]:
     """Run every step of `args.people`; the report."""
     env = kit.Envelope("play")
+    peer = kit.timed(lambda: random_games(args.ruleset, args.players, 20, 1))
     with tempfile.TemporaryDirectory(prefix="arena-bench-play-") as tmp:
         cfg = UpConfig(
             engines=args.engines,
@@ -223,7 +493,9 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
             replay_grpc_port=0,
             matchmaker_port=0,
             engine_port=0,
-            metrics_port=0,
+            metrics_port=_free_base(max(args.engines, args.bots)),
+            matchmaker_metrics_port=0,
+            replay_metrics_port=0,
             think_ms=args.bot_think_ms,
         )
         with Platform(cfg) as platform:
@@ -240,31 +512,53 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
                 "bot_level": "random",
                 "hosted_after": 0,
             }
-            steps = asyncio.run(_steps(run, base, args, settings, procs))
+            meter = Meter(procs, run.metrics[: args.engines])
+            secret = platform.secret["ARENA_SECRET"].encode()
+            steps = asyncio.run(_steps(run, base, args, settings, meter, secret))
     held = [
         s["people"]
         for s in steps
-        if s["answers"] and not s["errors"] and s["latency_ms"]["p99"] < P99_BUDGET_MS
+        if s["answers"]
+        and not s["errors"]
+        and not s["table_errors"]
+        and s["latency_ms"]["p99"] <= P99_BUDGET_MS
     ]
+    in_process = peer.cpu_us_per_unit
     return env.wrap(
         {
             "bot_games": args.bot_games,
             "bot_think_ms": args.bot_think_ms,
             "person_think_ms": args.person_think_ms,
-            "table": f"{args.ruleset}-{args.players}: one person, bots in the other seats",
+            "table": f"{args.ruleset}-{args.players}: one person, random bots in the other seats",
+            "tables": "play API (matchmaker)" if args.tables else "seated by the bench",
             "engines": args.engines,
             "bot_workers": args.bots,
             "cores": os.cpu_count(),
+            "in_process_cpu_us_per_decision": round(in_process, 2),
             "steps": steps,
-            "people_held_p99_under_250ms": max(held, default=0),
+            "people_held_p99_under_150ms": max(held, default=0),
             "by_people": [
                 {
                     "people": n,
                     "repeats": len(rs),
                     "p99_ms": kit.spread([s["latency_ms"]["p99"] for s in rs], 2),
-                    "platform_cpu_us_per_answer": kit.spread(
-                        [s["platform_cpu_us_per_answer"] for s in rs], 1
+                    "p99_ms_alone": kit.spread(
+                        [s["people_alone"]["latency_ms"]["p99"] for s in rs], 2
                     ),
+                    "platform_cpu_us_per_person_answer": kit.spread(
+                        [s["people_alone"]["platform_cpu_us_per_person_answer"] for s in rs], 1
+                    ),
+                    "person_answer_vs_in_process_decision": kit.spread(
+                        [
+                            s["people_alone"]["platform_cpu_us_per_person_answer"] / in_process
+                            for s in rs
+                        ],
+                        1,
+                    ),
+                    "platform_cpu_us_per_bot_decision": kit.spread(
+                        [s["bots_alone"]["platform_cpu_us_per_decision"] for s in rs], 1
+                    ),
+                    "table_errors": sum(s["table_errors"] for s in rs),
                 }
                 for n in args.people
                 if (rs := [s for s in steps if s["people"] == n])
@@ -278,51 +572,52 @@ async def _steps(
     base: str,
     args: argparse.Namespace,
     settings: dict[str, Any],
-    procs: dict[str, int],
+    meter: Meter,
+    secret: bytes,
 ) -> list[dict[str, Any]]:
     stop = asyncio.Event()
-    bots = asyncio.create_task(
-        keep_playing(run, args.bot_games, stop, ["random"] * 5, {}, "bench-bots")
-    )
+    games = BotGames(run, args.bot_games)
+    bots = asyncio.create_task(games.run(stop))
+    host = None if args.tables else Host(run, secret, args.ruleset, args.players)
     await asyncio.sleep(3)  # the bot games under way
     out = []
     try:
         for people in [n for _ in range(args.repeat) for n in args.people]:  # 10, 25, 10, 25
-            load = os.getloadavg()[0]
-            cpu0 = {n: cpu_seconds(p) for n, p in procs.items()}
-            me0, t0 = time.process_time(), time.perf_counter()
-            step = await _step(base, people, args.seconds, settings, args.person_think_ms / 1000)
-            wall = time.perf_counter() - t0
-            step["cpu_share"] = {
-                n: round((cpu_seconds(p) - cpu0[n]) / wall, 3) for n, p in procs.items()
-            }
-            step["cpu_share"]["people (this process)"] = round(
-                (time.process_time() - me0) / wall, 3
-            )
-            # the platform's processes (not the simulated people) per person's answer; the bot
-            # games running beside them are in it too, so it is an upper bound
-            step["platform_cpu_us_per_answer"] = round(
-                sum(cpu_seconds(p) - cpu0[n] for n, p in procs.items())
-                * 1e6
-                / max(step["answers"], 1),
-                1,
-            )
-            step["loadavg_1m"] = [round(load, 2), round(os.getloadavg()[0], 2)]
+            step = await _step(base, people, args, settings, host, meter, games)
             out.append(step)
             print(json.dumps(step), file=sys.stderr, flush=True)
     finally:
         stop.set()
         await bots
+        if host is not None:
+            await host.close()
     return out
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena bench play` options."""
     bench_options(p)
-    # the defaults finish in about a minute; the figures of docs/benchmarks.md took
-    # --people 10,25,50 --seconds 20 --bot-games 50 (and 100 people: ~3 minutes a round)
+    # the defaults finish in about a minute; docs/benchmarks.md names the flags of each figure
     p.add_argument("--people", type=int_list, default="10,25", help="simulated people per step")
     p.add_argument("--seconds", type=float, default=10.0, help="measured time per step")
+    p.add_argument(
+        "--bots-seconds",
+        type=float,
+        default=5.0,
+        help="the bot games alone before each step (their CPU per decision)",
+    )
+    p.add_argument(
+        "--idle-seconds",
+        type=float,
+        default=3.0,
+        help="the platform with nobody playing after each step (its CPU is taken off the people's)",
+    )
+    p.add_argument(
+        "--alone-seconds",
+        type=float,
+        default=5.0,
+        help="the people alone after each step, once the bot games ran out (their CPU)",
+    )
     p.add_argument("--repeat", type=int, default=1, help="rounds over the people counts")
     p.add_argument("--bot-games", type=int, default=20, help="all-bot games kept running")
     p.add_argument("--bot-think-ms", type=int, default=0, help="each bot's pause before it answers")
@@ -332,6 +627,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=300,
         help="a person's mean pause before answering (uniform in 0.5x-1.5x)",
     )
+    p.add_argument(
+        "--tables",
+        action="store_true",
+        help="people open their tables through the play API (the matchmaker), as the page "
+        "does, instead of being seated by the bench",
+    )
     p.add_argument("--ruleset", default="standard", help="the people's tables")
     p.add_argument("--players", type=int, default=5, help="seats at a person's table")
     p.add_argument("--engines", type=int, default=1, help="engine worker processes")
@@ -340,9 +641,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench play`: print the JSON report."""
-    if args.repeat < 1 or args.seconds <= 0 or not args.people or min(args.people) < 1:
+    if (
+        args.repeat < 1
+        or args.seconds <= 0
+        or args.bots_seconds <= 0
+        or args.alone_seconds <= 0
+        or args.idle_seconds <= 0
+        or not args.people
+        or min(args.people) < 1
+    ):
         print(
-            "arena bench play: --repeat, --seconds and --people must be positive", file=sys.stderr
+            "arena bench play: --repeat, --seconds, --bots-seconds, --alone-seconds and --people "
+            "must be positive",
+            file=sys.stderr,
         )
         return 2
     try:

@@ -1,7 +1,10 @@
-"""`arena bench play` runs end to end and reports what #16 asks for (p50/p99 from an answer's
-POST to the seat's next event, the people held with p99 under 250 ms, CPU beside wall): a smoke
-run with one person and one bot game (-m slow: it starts a whole platform). No figure is
-asserted: it is a report, not a timed test."""
+"""`arena bench play` runs end to end and reports what #16 and #44 ask for: p50/p99 from an
+answer's POST to the seat's next event beside the bot games, the platform's CPU per
+person-answer measured apart from them (the people alone, less the idle platform), the bot games
+alone, and the people held with p99 under 150 ms; with the bench seating its people (no table
+round trip) and with `--tables` (the play API, the matchmaker). A smoke run with one person and
+one bot game (-m slow: it starts a whole platform). No figure is asserted: it is a report, not
+a timed test."""
 
 from __future__ import annotations
 
@@ -14,18 +17,30 @@ from tests.process_helpers import arena
 
 
 @pytest.mark.slow
-def test_bench_play_reports_latency_and_people_held() -> None:
+@pytest.mark.parametrize("tables", [False, True], ids=["seated", "tables"])
+def test_bench_play_reports_latency_cpu_apart_and_people_held(tables: bool) -> None:
     proc = arena(
         *("bench", "play", "--people", "1", "--seconds", "4", "--bot-games", "1", "--json"),
+        *("--bots-seconds", "1", "--alone-seconds", "2", "--idle-seconds", "1"),
         *("--ruleset", "chengtian", "--players", "2"),  # 1v1: the person is asked often
+        *(["--tables"] if tables else []),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    out, err = proc.communicate(timeout=240)
+    out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err[-2000:]
     report = json.loads(out)
     (step,) = report["steps"]
-    assert step["answers"] > 0 and step["errors_total"] == 0, step
+    assert step["answers"] > 0 and step["errors_total"] == 0 and step["table_errors"] == 0, step
+    assert step["tables"] == ("play API (matchmaker)" if tables else "seated by the bench")
     assert set(step["latency_ms"]) == {"p50", "p90", "p99", "max"}
     assert {"engine-0", "replay-server", "matchmaker"} <= set(step["cpu_share"])
-    assert "people_held_p99_under_250ms" in report and report["load_avg"]["before"]
+    assert step["bots_alone"]["decisions_per_s"] > 0
+    assert step["bots_alone"]["platform_cpu_us_per_decision"] > 0
+    alone = step["people_alone"]
+    assert alone["answers"] > 0 and alone["with_idle_cpu_us_per_person_answer"] > 0
+    assert step["idle"]["platform_cpu_share"] >= 0
+    assert report["in_process_cpu_us_per_decision"] > 0
+    (row,) = report["by_people"]
+    assert row["person_answer_vs_in_process_decision"]["median"] != 0
+    assert "people_held_p99_under_150ms" in report and report["load_avg"]["before"]
