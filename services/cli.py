@@ -34,6 +34,22 @@ COMMANDS: dict[str, Command | Group] = {
     "selfplay": Command(
         "play seeded games in-process and summarise them", "services.bots.selfplay"
     ),
+    "fit": Group(
+        "refit the bots' and the chart's models from self-play (prints the module to commit)",
+        {
+            "likelihoods": Command(
+                "the role belief's likelihoods (services/bots/likelihoods.py)", "services.bots.fit"
+            ),
+            "value": Command(
+                "the look-ahead's state value (services/bots/valuemodel.py)",
+                "services.bots.valuefit",
+            ),
+            "chart": Command(
+                "the win-chance chart's models (services/readside/chartmodel.py)",
+                "services.bots.valuepublic",
+            ),
+        },
+    ),
     "bench": Group(
         "benchmarks (JSON out, CPU time beside wall time)",
         {

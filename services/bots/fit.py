@@ -10,7 +10,7 @@ is the rate ``count / exposure`` — P(this particular seat of class ``b`` is th
 class ``a``) — smoothed towards the act kind's overall rate, so a pair rarely seen stays near the
 average. The belief uses the logs (:mod:`.likelihoods`).
 
-    python3 -m services.bots.fit --games 200 > services/bots/likelihoods.py
+    arena fit likelihoods --games 200 > services/bots/likelihoods.py
 
 fits over standard 5 and 8, jinyu 8 谋攻 and extended 8 (seeds from 10,000, apart from the
 measurement seeds).
@@ -127,7 +127,7 @@ def render(r: dict[Key, float], games: int) -> str:
     tables = ", ".join(f"{rs} {n}{' 谋攻' if o else ''}" for rs, n, o in FIT_TABLES)
     lines = [
         '"""The role belief\'s likelihoods, fitted from self-play by services/bots/fit.py',
-        f"(`python3 -m services.bots.fit --games {games} > services/bots/likelihoods.py`: {games}",
+        f"(`arena fit likelihoods --games {games} > services/bots/likelihoods.py`: {games}",
         f"all-heuristic games of each of {tables}).",
         "",
         "RATES[(table, bucket, kind, actor class, target class)] is P(a given seat of the target",
@@ -159,16 +159,29 @@ def render(r: dict[Key, float], games: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Fit and print the likelihoods module."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--games", type=int, default=200, help="games per fit table")
-    p.add_argument("--seed", type=int, default=10_000)
-    a = p.parse_args(argv)
+def _games(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text}: at least one game per table")
+    return n
+
+
+def fit_options(p: argparse.ArgumentParser, games: int, seed: int) -> None:
+    """The options of every `arena fit` command: how many games per fit table, from which
+    seed (each fitter's own seeds, apart from the measurement seeds)."""
+    p.add_argument("--games", type=_games, default=games, help="all-heuristic games per fit table")
+    p.add_argument(
+        "--seed", type=int, default=seed, help="game i of a table is dealt seed SEED + i"
+    )
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena fit likelihoods`'s options."""
+    fit_options(p, games=200, seed=10_000)
+
+
+def main(a: argparse.Namespace) -> int:
+    """`arena fit likelihoods`: fit and print the likelihoods module."""
     count, exposure = collect(a.games, a.seed)
     sys.stdout.write(render(rates(count, exposure), a.games))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,5 +1,5 @@
 """The role belief's likelihoods, fitted from self-play by services/bots/fit.py
-(`python3 -m services.bots.fit --games 300 > services/bots/likelihoods.py`: 300
+(`arena fit likelihoods --games 300 > services/bots/likelihoods.py`: 300
 all-heuristic games of each of standard 5, standard 8, jinyu 8 谋攻, extended 8).
 
 RATES[(table, bucket, kind, actor class, target class)] is P(a given seat of the target

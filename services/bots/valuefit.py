@@ -5,7 +5,7 @@ Every turn start of all-heuristic games (the policy the look-ahead plays out wit
 seat alive, the features from that seat's side and whether it went on to win; a ridge-regularised
 logistic regression per (table, class) is fitted by Newton's method (pure Python: ~30 weights).
 
-    python3 -m services.bots.valuefit --games 600 > services/bots/valuemodel.py
+    arena fit value --games 600 > services/bots/valuemodel.py
 
 fits standard 5 and 8, jinyu 8 谋攻 and extended 8 (seeds from 20,000, apart from the
 measurement seeds and the likelihood fit's).
@@ -20,6 +20,7 @@ from typing import Any
 
 from ..rules import api
 from ..rules.api import events as ev
+from .fit import fit_options
 from .roles import table_key
 from .selfplay import Table
 from .value import FEATURES, classes, features, phase_key
@@ -151,7 +152,7 @@ def render(models: dict[str, dict[str, list[float]]], notes: list[str], games: i
     """The value model module's text."""
     lines = [
         '"""The look-ahead\'s state value, fitted from self-play by services/bots/valuefit.py',
-        f"(`python3 -m services.bots.valuefit --games {games} > services/bots/valuemodel.py`).",
+        f"(`arena fit value --games {games} > services/bots/valuemodel.py`).",
         "",
         "WEIGHTS[table][class] are the logistic weights of P(a seat of that class wins) over",
         "value.FEATURES; held-out log-loss against the base rate's:",
@@ -175,12 +176,13 @@ def render(models: dict[str, dict[str, list[float]]], notes: list[str], games: i
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Collect, fit and print the value model module."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--games", type=int, default=600, help="games per fit table")
-    p.add_argument("--seed", type=int, default=20_000)
-    a = p.parse_args(argv)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena fit value`'s options."""
+    fit_options(p, games=600, seed=20_000)
+
+
+def main(a: argparse.Namespace) -> int:
+    """`arena fit value`: collect, fit and print the value model module."""
     models: dict[str, dict[str, list[float]]] = {}
     notes: list[str] = []
     for ruleset, players, options in FIT_TABLES:
@@ -204,7 +206,3 @@ def main(argv: list[str] | None = None) -> int:
             print(notes[-1], file=sys.stderr)
     sys.stdout.write(render(models, notes, a.games))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,5 +1,5 @@
 """The look-ahead's state value, fitted from self-play by services/bots/valuefit.py
-(`python3 -m services.bots.valuefit --games 600 > services/bots/valuemodel.py`).
+(`arena fit value --games 600 > services/bots/valuemodel.py`).
 
 WEIGHTS[table][class] are the logistic weights of P(a seat of that class wins) over
 value.FEATURES; held-out log-loss against the base rate's:

@@ -9,7 +9,7 @@ that won (draws are left out). A multinomial logistic regression per (table, kin
 regularised, is fitted by Newton's method with numpy (the `test` extra); the last fifth of the
 games is held out and its log-loss printed beside the base rate's.
 
-    python3 -m services.bots.valuepublic --games 1500 > services/readside/chartmodel.py
+    arena fit chart --games 1500 > services/readside/chartmodel.py
     python3 -m ruff format services/readside/chartmodel.py
 
 Unlike the look-ahead's model (value.py: one seat's side, under a world's roles), these read only
@@ -26,6 +26,7 @@ from typing import Any
 from ..readside.chart import Table, feature_names, features, table
 from ..rules import api
 from ..rules.api import events as ev
+from .fit import fit_options
 from .selfplay import Table as Players
 
 FIT_TABLES: list[tuple[str, int, dict[str, Any]]] = [
@@ -146,7 +147,7 @@ def render(
     """The chart model module's text."""
     lines = [
         '"""The win-chance chart\'s models, fitted from self-play by services/bots/valuepublic.py',
-        f"(`python3 -m services.bots.valuepublic --games {games} > services/readside/chartmodel.py`).",
+        f"(`arena fit chart --games {games} > services/readside/chartmodel.py`).",
         "",
         "WEIGHTS[table][kind][camp] are the softmax weights of P(camp wins) over chart.features",
         "(`public`: the spectator's view; `full`: the god view); FEATURES[table] names them.",
@@ -177,12 +178,13 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Collect, fit and print the chart model module."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--games", type=int, default=1500, help="games per fit table")
-    p.add_argument("--seed", type=int, default=40_000)
-    a = p.parse_args(argv)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """`arena fit chart`'s options."""
+    fit_options(p, games=1500, seed=40_000)
+
+
+def main(a: argparse.Namespace) -> int:
+    """`arena fit chart`: collect, fit and print the chart model module."""
     models: dict[str, dict[str, dict[str, list[float]]]] = {}
     names: dict[str, list[str]] = {}
     notes: list[str] = []
@@ -209,7 +211,3 @@ def main(argv: list[str] | None = None) -> int:
             print(notes[-1], file=sys.stderr, flush=True)
     sys.stdout.write(render(models, names, notes, a.games))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

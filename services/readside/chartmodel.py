@@ -1,5 +1,5 @@
 """The win-chance chart's models, fitted from self-play by services/bots/valuepublic.py
-(`python3 -m services.bots.valuepublic --games 1500 > services/readside/chartmodel.py`).
+(`arena fit chart --games 1500 > services/readside/chartmodel.py`).
 
 WEIGHTS[table][kind][camp] are the softmax weights of P(camp wins) over chart.features
 (`public`: the spectator's view; `full`: the god view); FEATURES[table] names them.
