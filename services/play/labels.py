@@ -5,8 +5,11 @@ never shows a raw option key. One language per request: Chinese (`zh`) or Englis
 Names come from the game's catalogue (services/readside/catalogue.py: the ruleset's deck and
 printed names, generals with their skills, every skill's text from the rules' registry); a seat
 is named by the general it plays now, and by its person's name where a person sits there (never
-by a bot's player id). The words here are the page's own: decision kinds, the fixed option
-keys of the rules, suits and phases.
+by a bot's player id). What a card's or skill's `choose` decision asks, and what its options
+do, comes from the rules' registry too (api.CHOICES: arrange, take, suit, show, give, either,
+enhance; the options' effects), so no word here is keyed by a card's or a skill's name. The words
+here are the page's own: decision kinds, the fixed option keys of the rules, the kinds of choice
+and their effects, suits and phases.
 """
 
 from __future__ import annotations
@@ -45,16 +48,16 @@ ZH: dict[str, str] = {
     "word.recover": "回复1点体力",
     "word.extra_turn": "获得一个额外回合",
     "word.lose_hp": "失去1点体力",
-    "word.雌雄双股剑.discard": "弃置一张手牌",
-    "word.雌雄双股剑.draw": "令其摸一张牌",
-    "word.刚烈.discard": "弃置两张手牌",
-    "word.强化.slash": "强化杀：不可被闪避",
-    "word.强化.dodge": "强化闪",
-    "word.强化.damage": "强化：伤害+1",
-    "word.强化.slash+damage": "强化杀：不可被闪避且伤害+1",
-    "word.强化.peach": "强化桃",
-    "word.强化.wine": "强化酒",
-    "word.强化.delayed": "强化延时锦囊",
+    "effect.discard_hand": "弃置一张手牌",
+    "effect.discard_hand_2": "弃置两张手牌",
+    "effect.user_draws": "令使用者摸一张牌",
+    "enhance.slash": "强化杀：不可被闪避",
+    "enhance.dodge": "强化闪",
+    "enhance.damage": "强化：伤害+1",
+    "enhance.slash+damage": "强化杀：不可被闪避且伤害+1",
+    "enhance.peach": "强化桃",
+    "enhance.wine": "强化酒",
+    "enhance.delayed": "强化延时锦囊",
     "recast": "重铸 {card}",
     "general": "{general}（{faction} {hp}血）",
     "play": "出牌阶段：使用一张牌或发动技能，或结束出牌阶段。",
@@ -78,15 +81,16 @@ ZH: dict[str, str] = {
     "draft": "选择你的武将",
     "draft.camp": "选择阵容第{n}位的武将",
     "choose": "{about}：请选择",
-    "观星": "观星：按顺序选择置于牌堆顶的牌（先选的在最上）；其余留在其下，或选“其余置于牌堆底”",
-    "五谷丰登": "五谷丰登：选择一张牌获得",
-    "反间": "反间：选择一种花色",
-    "火攻_show": "火攻：展示一张手牌",
-    "遗计": "遗计：将{card}交给一名角色",
-    "遗计.any": "遗计：交出一张牌",
-    "强化": "是否强化{card}（{rage}点怒气）？",
-    "雌雄双股剑": "雌雄双股剑：弃置一张手牌，或令使用者摸一张牌",
-    "刚烈": "刚烈：弃置两张手牌，或受到1点伤害",
+    "asks.arrange": "{about}：按顺序选择置于牌堆顶的牌（先选的在最上）；其余留在其下，"
+    "或选“其余置于牌堆底”",
+    "asks.take": "{about}：选择一张牌获得",
+    "asks.suit": "{about}：选择一种花色",
+    "asks.show": "{about}：展示一张手牌",
+    "asks.give": "{about}：将{card}交给一名角色",
+    "asks.give.any": "{about}：交出一张牌",
+    "asks.enhance": "是否{about}{card}（{rage}点怒气）？",
+    "asks.either": "{about}：{options}",
+    "or": "，或",
     "decide": "{kind}：请选择",
     "n": "{lo}–{hi}",
 }
@@ -113,16 +117,16 @@ EN: dict[str, str] = {
     "word.recover": "recover 1 HP",
     "word.extra_turn": "take an extra turn",
     "word.lose_hp": "lose 1 HP",
-    "word.雌雄双股剑.discard": "discard a hand card",
-    "word.雌雄双股剑.draw": "let the user draw a card",
-    "word.刚烈.discard": "discard 2 hand cards",
-    "word.强化.slash": "强化 杀: cannot be dodged",
-    "word.强化.dodge": "强化 闪",
-    "word.强化.damage": "强化: +1 damage",
-    "word.强化.slash+damage": "强化 杀: cannot be dodged and +1 damage",
-    "word.强化.peach": "强化 桃",
-    "word.强化.wine": "强化 酒",
-    "word.强化.delayed": "强化 the delayed trick",
+    "effect.discard_hand": "discard a hand card",
+    "effect.discard_hand_2": "discard 2 hand cards",
+    "effect.user_draws": "let the user draw a card",
+    "enhance.slash": "强化 杀: cannot be dodged",
+    "enhance.dodge": "强化 闪",
+    "enhance.damage": "强化: +1 damage",
+    "enhance.slash+damage": "强化 杀: cannot be dodged and +1 damage",
+    "enhance.peach": "强化 桃",
+    "enhance.wine": "强化 酒",
+    "enhance.delayed": "强化 the delayed trick",
     "recast": "recast {card}",
     "general": "{general} ({faction}, {hp} HP)",
     "play": "Your play phase: use a card or a skill, or end the phase.",
@@ -146,21 +150,20 @@ EN: dict[str, str] = {
     "draft": "Choose your general",
     "draft.camp": "Choose the general for camp position {n}",
     "choose": "{about}: choose",
-    "观星": "观星: pick the cards to put on top, in order (top first); the rest stay below them, "
-    "or go to the bottom",
-    "五谷丰登": "五谷丰登: take one of the cards shown",
-    "反间": "反间: name a suit",
-    "火攻_show": "火攻: show a card from your hand",
-    "遗计": "遗计: give {card} to a player",
-    "遗计.any": "遗计: give a card",
-    "强化": "强化 {card} ({rage} 怒气)?",
-    "雌雄双股剑": "雌雄双股剑: discard a hand card, or let the user draw a card",
-    "刚烈": "刚烈: discard 2 hand cards, or take 1 damage",
+    "asks.arrange": "{about}: pick the cards to put on top, in order (top first); the rest stay "
+    "below them, or go to the bottom",
+    "asks.take": "{about}: take one of the cards shown",
+    "asks.suit": "{about}: name a suit",
+    "asks.show": "{about}: show a card from your hand",
+    "asks.give": "{about}: give {card} to a player",
+    "asks.give.any": "{about}: give a card",
+    "asks.enhance": "{about} {card} ({rage} 怒气)?",
+    "asks.either": "{about}: {options}",
+    "or": ", or ",
     "decide": "{kind}: choose",
     "n": "{lo}–{hi}",
 }
 LANGS: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
-CHOICE_PROMPTS = ("观星", "五谷丰登", "反间", "火攻_show", "雌雄双股剑", "刚烈")
 
 
 @dataclass(frozen=True)
@@ -223,9 +226,17 @@ class Words:
         )
 
     def word(self, about: str, key: str) -> str | None:
-        """The label of a named choice, if it has one."""
+        """The label of a named option of a decision ``about`` a card or skill, if it has one:
+        the effect the rules' registry names for it, else the word of its choice's kind, else
+        the key's own word."""
         words = LANGS[self.lang]
-        return words.get(f"word.{about}.{key}") or words.get(f"word.{key}")
+        choice = api.CHOICES.get(about)
+        if choice is not None:
+            effect = choice.options.get(key)
+            label = words.get(f"effect.{effect}") if effect else words.get(f"{choice.asks}.{key}")
+            if label:
+                return label
+        return words.get(f"word.{key}")
 
     def count(self, lo: int, hi: int) -> str:
         """A number of picks: `2`, or `1–3`."""
@@ -287,7 +298,7 @@ def _respond(d: api.Decision, t: Words) -> str:
         what = t.name(reason)
         if src >= 0:
             what += t.w("from", seat=t.seat(src))
-        if i.get("need") == "无懈可击" and tgt >= 0:
+        if tgt >= 0:  # whom it is for (AskCard.target: a 无懈可击's trick target, 青龙's 杀's)
             what += t.w("on", seat=t.seat(tgt))
         against = t.w("against", reason=what)
     return t.w(f"respond.{how}", need=need, against=against)
@@ -349,15 +360,21 @@ def _draft(d: api.Decision, t: Words) -> str:
 
 def _choose(d: api.Decision, t: Words) -> str:
     about = str(d.info.get("about", ""))
-    if about in CHOICE_PROMPTS:
-        return t.w(about)
-    if about == "遗计":
-        return (
-            t.w("遗计", card=t.card(int(d.info["card"]))) if "card" in d.info else t.w("遗计.any")
-        )
-    if about == "强化":
-        return t.w("强化", card=t.name(str(d.info.get("card", ""))), rage=d.info.get("rage", 0))
-    return t.w("choose", about=t.name(about))
+    choice = api.CHOICES.get(about)
+    if choice is None:
+        return t.w("choose", about=t.name(about))
+    name = t.name(choice.name or about)
+    if choice.asks == "give":
+        if "card" in d.info:
+            return t.w("asks.give", about=name, card=t.card(int(d.info["card"])))
+        return t.w("asks.give.any", about=name)
+    if choice.asks == "enhance":
+        card = t.name(str(d.info.get("card", "")))
+        return t.w("asks.enhance", about=name, card=card, rage=d.info.get("rage", 0))
+    if choice.asks == "either":
+        options = LANGS[t.lang]["or"].join(t.word(about, o) or o for o in d.options)
+        return t.w("asks.either", about=name, options=options)
+    return t.w(f"asks.{choice.asks}", about=name)
 
 
 PROMPTS: dict[str, Callable[[api.Decision, Words], str]] = {
@@ -377,13 +394,16 @@ PROMPTS: dict[str, Callable[[api.Decision, Words], str]] = {
 }
 
 
+def _ordered(d: api.Decision) -> bool:
+    """Whether the picks' order matters, as the rules' registry says of the decision's choice."""
+    choice = api.CHOICES.get(str(d.info.get("about", ""))) if d.kind == "choose" else None
+    return choice is not None and choice.ordered
+
+
 def prompt(d: api.Decision, t: Words) -> str:
     """What the decision asks, in a player's words."""
     make = PROMPTS.get(d.kind)
     return make(d, t) if make is not None else t.w("decide", kind=d.kind)
-
-
-ORDERED = frozenset({"观星"})  # choices whose picks' order matters
 
 
 def decision(
@@ -406,7 +426,7 @@ def decision(
         min=d.min,
         max=d.max,
         declinable=d.declinable,
-        ordered=bool(d.info.get("ordered")) or d.info.get("about") in ORDERED,
+        ordered=bool(d.info.get("ordered")) or _ordered(d),
         info=dict(d.info),
         version=version,
         deadline_ms=deadline_ms,

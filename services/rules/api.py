@@ -6,7 +6,8 @@ the named sub-APIs ``events`` (every event type, the rulesets' too), ``keys`` (b
 reading option keys), ``views`` (redaction and the view fold) and ``rng`` (the counter-based
 generator the bots share), plus the read-only tables a player's program may consult
 (``RULESETS``, ``SKILLS``, ``RANGE_OF_WEAPON``, ``EQUIP_SLOTS``, ``SLASHES`` and ``nature_of``,
-``card_uses``: what each card does to its targets, from the card registry).
+``card_uses``: what each card does to its targets, from the card registry; ``CHOICES``: what
+each card's or skill's ``choose`` decision asks, by its ``info["about"]``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core import keys, rng, views
 from .core.cards import CardDef, color_of
+from .core.choices import CHOICES, Choice
 from .core.engine import DECISION_KINDS, IllegalAnswer, abandon, advance, submit
 from .core.events import Event, event_types
 from .core.options import RULES_VERSION
@@ -53,6 +55,8 @@ __all__ = [
     "Answer",
     "CardDef",
     "CardUse",
+    "CHOICES",
+    "Choice",
     "EQUIP_SLOTS",
     "Decision",
     "Event",

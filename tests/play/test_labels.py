@@ -186,3 +186,55 @@ def test_a_general_is_offered_with_its_skills_text() -> None:
     # seats by general and by the person's name; the asked seat is "you"
     words = labels.Words(table, "zh", me=1, playing=["曹操", ""])
     assert words.seat(0) == "曹操（Ann）" and words.seat(1) == "2号位（你）"
+
+
+def test_a_choice_is_worded_from_the_rules_registry() -> None:
+    """What a card's or skill's `choose` decision asks and what its options do come from the
+    rules' registry (api.CHOICES): no word of labels.py is keyed by a card's or a skill's name,
+    every registered kind of choice and effect has its words, and a prompt names its card as
+    the ruleset prints it (红楼梦 prints 鸳鸯剑 for 雌雄双股剑; the prompt once said 雌雄双股剑)."""
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    assert not [key for key in labels.ZH if cjk.search(key)]
+    assert {"观星", "五谷丰登", "反间", "火攻_show", "遗计", "刚烈", "雌雄双股剑", "强化"} <= set(
+        api.CHOICES
+    )
+    for about, choice in api.CHOICES.items():
+        assert f"asks.{choice.asks}" in labels.ZH, about
+        assert all(f"effect.{e}" in labels.ZH for e in choice.options.values()), about
+    table = labels.Table(cards=[], seat_names=["", ""], names=printed_names("honglou"), generals={})
+    d = api.Decision(
+        id=1,
+        seat=0,
+        kind="choose",
+        options=["discard", "draw"],
+        min=1,
+        max=1,
+        declinable=False,
+        info={"about": "雌雄双股剑"},
+    )
+    zh, en = (labels.decision(d, table, 1, 0, lang) for lang in ("zh", "en"))
+    assert zh.prompt == "鸳鸯剑：弃置一张手牌，或令使用者摸一张牌"
+    assert [o.text for o in zh.options] == ["弃置一张手牌", "令使用者摸一张牌"]
+    assert en.prompt == "鸳鸯剑: discard a hand card, or let the user draw a card"
+    ganglie = api.Decision(
+        id=2,
+        seat=1,
+        kind="choose",
+        options=["discard", "damage"],
+        min=1,
+        max=1,
+        declinable=False,
+        info={"about": "刚烈"},
+    )
+    assert labels.decision(ganglie, table, 1, 0).prompt == "刚烈：弃置两张手牌，或受到1点伤害"
+    guanxing = api.Decision(
+        id=3,
+        seat=0,
+        kind="choose",
+        options=["card:1", "bottom"],
+        min=1,
+        max=2,
+        info={"about": "观星", "cards": [1]},
+    )
+    out = labels.decision(guanxing, table, 1, 0, "en")
+    assert out.ordered and out.prompt.startswith("观星: pick the cards to put on top")

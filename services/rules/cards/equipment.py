@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.cards import color_of
+from ..core.choices import Choice, register_choice
 from ..core.damage import Damage, recover
 from ..core.engine import answer, ask, ask_choice, ask_discard, pop
 from ..core.events import SkillInvoked
@@ -147,6 +148,11 @@ class DoubleSwords(Skill):
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         use = ctx_frame(g, trig)
         g.stack.append(DoubleSwordsChoice(user=seat, target=(use.targets or [])[trig.data["i"]]))
+
+
+register_choice(
+    "雌雄双股剑", Choice("either", options={"discard": "discard_hand", "draw": "user_draws"})
+)
 
 
 class DoubleSwordsChoice(Frame, tag="double_swords"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.choices import Choice, register_choice
 from ..core.damage import damage, recover
 from ..core.engine import answer, ask_choice, ask_discard, pop
 from ..core.events import CardShown, CardsMoved, ChainToggled
@@ -350,6 +351,9 @@ class AmazingGrace(TrickSpec):
             move(g, left, "processing", "discard", reason="五谷丰登")
 
 
+register_choice("五谷丰登", Choice("take"))
+
+
 class GraceEffect(Frame, tag="grace_effect"):
     """One 五谷丰登 target takes one of the revealed cards."""
 
@@ -420,6 +424,9 @@ class FireAttack(TrickSpec):
 
     def effect(self, g: Game, use_idx: int, t: int) -> None:
         g.stack.append(FireAttackEffect(user=g.stack[use_idx].user, target=t))
+
+
+register_choice("火攻_show", Choice("show", name="火攻"))
 
 
 class FireAttackEffect(Frame, tag="fire_attack_effect"):

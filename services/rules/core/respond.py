@@ -27,7 +27,7 @@ class AskCard(Frame, tag="ask_card"):
     user: int
     need: str
     mode: str = "use"  # use, play, or select (the caller then uses it through the pipeline)
-    target: int = -1  # 桃: the dying seat
+    target: int = -1  # whom it is for: 桃's dying seat, 无懈可击's trick target, 青龙's 杀's
     source: int = -1  # who demands it
     reason: str = ""
     tried: list[str] = msgspec.field(default_factory=list)

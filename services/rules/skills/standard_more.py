@@ -10,6 +10,7 @@ import msgspec
 
 from ..cards.basic import UNLIMITED
 from ..core.cards import color_of
+from ..core.choices import Choice, register_choice
 from ..core.damage import lose_hp, recover
 from ..core.engine import answer, ask, emit, pop, push
 from ..core.events import SkillInvoked
@@ -198,6 +199,9 @@ class GuanXing(Skill):
 
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         push(g, GuanXingFrame(seat=seat))
+
+
+register_choice("观星", Choice("arrange", ordered=True))
 
 
 class GuanXingFrame(Frame, tag="guanxing"):

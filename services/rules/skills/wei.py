@@ -8,6 +8,7 @@ import msgspec
 
 from ..cards.tricks import TakeEffect
 from ..core.cards import color_of
+from ..core.choices import Choice, register_choice
 from ..core.damage import Damage, damage
 from ..core.engine import answer, ask, ask_choice, ask_discard, emit, pop, push
 from ..core.events import CardPlayed, SkillInvoked
@@ -211,6 +212,9 @@ class GangLie(Skill):
         push(g, GangLieFrame(seat=seat, source=ctx_frame(g, trig).source, skill=self.name))
 
 
+register_choice("刚烈", Choice("either", options={"discard": "discard_hand_2"}))
+
+
 class GangLieFrame(Frame, tag="ganglie"):
     """Judge; not ♥ → the source discards two hand cards or takes 1 damage."""
 
@@ -315,6 +319,9 @@ class YiJi(Skill):
     def run(self, g: Game, seat: int, trig: Trigger) -> None:
         d = ctx_frame(g, trig)
         push(g, YiJiFrame(seat=seat, left=d.dealt, skill=self.name))
+
+
+register_choice("遗计", Choice("give"))
 
 
 class YiJiFrame(Frame, tag="yiji"):

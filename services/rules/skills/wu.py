@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import msgspec
 
+from ..core.choices import Choice, register_choice
 from ..core.damage import damage, recover
 from ..core.engine import answer, ask_choice, emit, pop, push
 from ..core.events import CardShown, SuitNamed, TargetChanged
@@ -153,6 +154,9 @@ class FanJian(Procedure):
 
     def apply(self, g: Game, seat: int, f: SkillFrame) -> None:
         push(g, FanJianFrame(seat=seat, target=f.seats[0], skill=self.name))
+
+
+register_choice("反间", Choice("suit"))
 
 
 class FanJianFrame(Frame, tag="fanjian"):

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ...core.choices import Choice, register_choice
 from ...core.damage import Damage, DyingFrame, recover
 from ...core.delayed import DelayedResolve
 from ...core.engine import answer, ask, ask_confirm, emit, pop, push, rand_below
@@ -337,6 +338,9 @@ class InsightAsk(Frame, tag="insight_ask"):
                     seat=self.seat, target=self.target, result=result, seen_by=[self.seat]
                 ),
             )
+
+
+register_choice("强化", Choice("enhance"))
 
 
 class EnhanceAsk(Frame, tag="enhance_ask"):
