@@ -85,6 +85,38 @@ def _ready(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return out
 
 
+def _worker(
+    command: str,
+    url: str,
+    ns: str,
+    name: str,
+    args: list[str],
+    stderr: IO[str] | None,
+    secret: bool,
+) -> subprocess.Popen[str]:
+    """`arena COMMAND` on the cluster's Redis namespace as consumer `name`, with `args`; its
+    stdout is ours to read (the JSON line it prints once it serves, and at exit)."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "services.cli",
+            command,
+            "--redis-url",
+            url,
+            "--namespace",
+            ns,
+            "--consumer",
+            name,
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env=_env(secret),
+    )
+
+
 def spawn_engine(
     url: str,
     ns: str,
@@ -95,35 +127,9 @@ def spawn_engine(
     stderr: IO[str] | None = None,
 ) -> subprocess.Popen[str]:
     """An engine worker on a free port (its first line of output names the port)."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "engine",
-            "--redis-url",
-            url,
-            "--namespace",
-            ns,
-            "--port",
-            "0",
-            "--consumer",
-            name,
-            "--archive-dir",
-            str(archive_dir),
-            "--claim-idle-ms",
-            "1000",
-            "--bot-repost-ms",
-            str(repost_ms),
-            "--sweep-ms",
-            "100",
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        env=_env(),
-    )
+    args = ["--port", "0", "--archive-dir", str(archive_dir), "--claim-idle-ms", "1000"]
+    args += ["--bot-repost-ms", str(repost_ms), "--sweep-ms", "100", *extra]
+    return _worker("engine", url, ns, name, args, stderr, secret=True)
 
 
 def spawn_bots(
@@ -139,34 +145,10 @@ def spawn_bots(
     stderr: IO[str] | None = None,
 ) -> subprocess.Popen[str]:
     """A bot worker talking to the engines on `ports` (it prints a line once it consumes)."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "services.cli",
-            "bots",
-            "--redis-url",
-            url,
-            "--namespace",
-            ns,
-            "--consumer",
-            name,
-            "--policy",
-            policy,
-            "--claim-idle-ms",
-            str(claim_idle_ms),
-            "--engine",
-            ",".join(f"127.0.0.1:{p}" for p in ports),
-            "--sessions" if sessions else "--no-sessions",
-            "--think-ms",
-            str(think_ms),
-            *extra,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        env=_env(secret=False),
-    )
+    args = ["--policy", policy, "--claim-idle-ms", str(claim_idle_ms)]
+    args += ["--engine", ",".join(f"127.0.0.1:{p}" for p in ports)]
+    args += ["--sessions" if sessions else "--no-sessions", "--think-ms", str(think_ms), *extra]
+    return _worker("bots", url, ns, name, args, stderr, secret=False)
 
 
 def stop(procs: list[subprocess.Popen[str]]) -> list[dict[str, Any]]:
