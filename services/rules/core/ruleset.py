@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from .cards import CardDef
 from .damage import Death, recover
 from .engine import emit, end_game
-from .events import GeneralChosen
-from .options import COMMON_CHOICES, COMMON_DEFAULTS
+from .events import GameStarted, GeneralChosen
+from .options import COMMON_CHOICES, COMMON_DEFAULTS, RULES_VERSION
 from .registry import RULESETS, ruleset_of
 from .state import Game, Player, SeatExt
 from .use import specs_of
@@ -34,6 +34,22 @@ __all__ = [
 
 class UnknownOption(ValueError):
     """A game was asked for with an unknown ruleset, option or player count."""
+
+
+def announce_start(g: Game, deck: int | None = None) -> None:
+    """Emit ``GameStarted``, the game's first event: the one place it is written (the ruleset,
+    table size, options and this build's ``RULES_VERSION``). ``deck``: the cards in play, where
+    that is not every card of the game's table."""
+    emit(
+        g,
+        GameStarted(
+            ruleset=g.ruleset,
+            players=len(g.players),
+            options=g.options,
+            rules_version=RULES_VERSION,
+            deck=len(g.cards) if deck is None else deck,
+        ),
+    )
 
 
 def announce_general(

@@ -60,11 +60,10 @@ from ... import skills as _skills  # noqa: F401  (registers the standard skills)
 from ...core.cards import CardDef
 from ...core.damage import Death
 from ...core.engine import answer, ask, emit, end_game, pop, push, rand_below, shuffle
-from ...core.events import DraftOffered, GameStarted
+from ...core.events import DraftOffered
 from ...core.flow import GameFrame
 from ...core.keys import general_key, general_of
-from ...core.options import RULES_VERSION
-from ...core.ruleset import VANILLA, General, Ruleset, register_ruleset
+from ...core.ruleset import VANILLA, General, Ruleset, announce_start, register_ruleset
 from ...core.state import Frame, Game
 from ...core.zones import draw
 from ..honglou.data import characters
@@ -221,16 +220,7 @@ class ChengTian(Ruleset):
             raise ValueError(
                 "chengtian: damage_to other than 'battlefield' needs several battlefield generals"
             )
-        emit(
-            g,
-            GameStarted(
-                ruleset=g.ruleset,
-                players=len(g.players),
-                options=g.options,
-                rules_version=RULES_VERSION,
-                deck=104,
-            ),
-        )
+        announce_start(g, deck=104)
         first = g.options.get("first_player", "random")
         seat = rand_below(g, len(g.players)) if first == "random" else int(first)
         per = 1 + int(g.options.get("camp_size", 2))

@@ -42,11 +42,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from ...core.engine import emit, end_game, pop, push
-from ...core.events import GameStarted, RoleLearned, SkillInvoked
+from ...core.events import RoleLearned, SkillInvoked
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
-from ...core.options import NO_WINNER, RULES_VERSION
-from ...core.ruleset import VANILLA, General, UnknownOption, register_ruleset
+from ...core.options import NO_WINNER
+from ...core.ruleset import VANILLA, General, UnknownOption, announce_start, register_ruleset
 from ...core.state import Frame, Game
 from ...core.views import View, secret
 from ..honglou.data import characters
@@ -169,16 +169,7 @@ class Extended(Standard):
         if g.options.get("generals", "draft") != "vanilla":
             self.setup_drafted(g)
             return
-        emit(
-            g,
-            GameStarted(
-                ruleset=g.ruleset,
-                players=len(g.players),
-                options=g.options,
-                rules_version=RULES_VERSION,
-                deck=len(g.cards),
-            ),
-        )
+        announce_start(g)
         self.deal_roles(g)
         for seat in range(len(g.players)):
             self.seat_general(g, seat, VANILLA)

@@ -24,11 +24,17 @@ from typing import Any
 from ... import skills as _skills  # noqa: F401  (registers the general skills)
 from ...core.cards import CardDef, standard_deck
 from ...core.engine import emit, push, shuffle
-from ...core.events import GameStarted, RoleAssigned
+from ...core.events import RoleAssigned
 from ...core.flow import GameFrame
 from ...core.index import skills_changed
-from ...core.options import RULES_VERSION
-from ...core.ruleset import VANILLA, General, Ruleset, announce_general, register_ruleset
+from ...core.ruleset import (
+    VANILLA,
+    General,
+    Ruleset,
+    announce_general,
+    announce_start,
+    register_ruleset,
+)
 from ...core.state import Game
 from ...core.zones import draw
 from ..draft import Draft, seen_in_draft
@@ -98,16 +104,7 @@ class Standard(Ruleset):
         roles = self.roles(n, g.options)
         rest = shuffle(g, list(range(1, len(roles))))
         dealt = ["lord"] + [roles[i] for i in rest]
-        emit(
-            g,
-            GameStarted(
-                ruleset=g.ruleset,
-                players=n,
-                options=g.options,
-                rules_version=RULES_VERSION,
-                deck=len(g.cards),
-            ),
-        )
+        announce_start(g)
         for seat, role in enumerate(dealt):
             g.players[seat].role = role
             g.players[seat].role_revealed = role == "lord"
@@ -150,16 +147,7 @@ class Standard(Ruleset):
     def setup_drafted(self, g: Game, draft: bool = True) -> None:
         """Roles, a shuffled draw pile, then the draft (hands are dealt once it is over); with
         ``draft`` false, ``pick_generals`` seats everyone and the hands are dealt at once."""
-        emit(
-            g,
-            GameStarted(
-                ruleset=g.ruleset,
-                players=len(g.players),
-                options=g.options,
-                rules_version=RULES_VERSION,
-                deck=len(g.cards),
-            ),
-        )
+        announce_start(g)
         self.deal_roles(g)
         g.draw = shuffle(g, list(range(len(g.cards))))  # dealt once the draft is over
         push(g, GameFrame(seat=self.first_seat(g)))
