@@ -333,31 +333,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """`arena selfplay`: play the games, print the summary (or, with --audit, the blunder
     counts) as JSON."""
+    games = (args.ruleset, args.players, args.games, args.seed, args.policies.split(","))
     try:
         if args.audit:
             from .audit import audit_games
 
-            au = audit_games(
-                args.ruleset,
-                args.players,
-                args.games,
-                args.seed,
-                args.policies.split(","),
-                args.options,
-                args.assign,
-            )
+            au = audit_games(*games, args.options, args.assign)
             print(json.dumps(dict(au.counts), ensure_ascii=False, indent=None if args.json else 2))
             return 0
-        out = selfplay(
-            args.ruleset,
-            args.players,
-            args.games,
-            args.seed,
-            args.policies.split(","),
-            args.options,
-            args.assign,
-            args.max_decisions,
-        )
+        out = selfplay(*games, args.options, args.assign, args.max_decisions)
     except ValueError as err:  # an unknown ruleset, option or policy (UnknownOption included)
         print(f"arena selfplay: {err}", file=sys.stderr)
         return 2
