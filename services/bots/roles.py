@@ -239,6 +239,13 @@ class _Base(ABC):
             self._marg = None
         return True
 
+    def _evidence(self, actor: int, target: int) -> bool:
+        """Whether an act of ``actor`` towards ``target`` can move the belief: two seats of the
+        table, not the same, not both known."""
+        if actor == target or not (0 <= actor < self.n and 0 <= target < self.n):
+            return False
+        return not (actor in self.known and target in self.known)
+
     _marg: list[dict[str, float]] | None
 
     def _learn(self, seat: int, role: str) -> None:
@@ -310,9 +317,7 @@ class RoleBelief(_Base):
     ) -> None:
         """Reweight by an act of ``actor`` towards ``target`` in round ``rnd`` (``rebels_left``:
         whether a rebel may still be alive; once none is, every class plays differently)."""
-        if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
-            return
-        if actor in self.known and target in self.known:
+        if not self._evidence(actor, target):
             return
         table, other = loglik(hostile, rnd, rebels_left, self.table)
         w = strength * self.temper
@@ -403,9 +408,7 @@ class FactoredBelief(_Base):
         rebels_left: bool = True,
     ) -> None:
         """Reweight by an act; an unknown counterpart is taken in expectation."""
-        if actor == target or actor < 0 or target < 0 or actor >= self.n or target >= self.n:
-            return
-        if actor in self.known and target in self.known:
+        if not self._evidence(actor, target):
             return
         table, missing = loglik(hostile, rnd, rebels_left, self.table)
         strength *= self.temper
