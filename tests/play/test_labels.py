@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from services.bots.selfplay import make_policy
-from services.play import labels
+from services.play import labels, schema
 from services.readside.catalogue import general_skills, printed_names, skill_texts
 from services.rules import api
 from services.rules.api import fold_view as apply
@@ -202,39 +202,17 @@ def test_a_choice_is_worded_from_the_rules_registry() -> None:
         assert f"asks.{choice.asks}" in labels.ZH, about
         assert all(f"effect.{e}" in labels.ZH for e in choice.options.values()), about
     table = labels.Table(cards=[], seat_names=["", ""], names=printed_names("honglou"), generals={})
-    d = api.Decision(
-        id=1,
-        seat=0,
-        kind="choose",
-        options=["discard", "draw"],
-        min=1,
-        max=1,
-        declinable=False,
-        info={"about": "雌雄双股剑"},
-    )
-    zh, en = (labels.decision(d, table, 1, 0, lang) for lang in ("zh", "en"))
+
+    def choose(about: str, options: list[str], lang: str = "zh") -> schema.Decision:
+        info = {"about": about, "cards": [1]}
+        d = api.Decision(id=1, seat=0, kind="choose", options=options, info=info)
+        return labels.decision(d, table, 1, 0, lang)
+
+    zh = choose("雌雄双股剑", ["discard", "draw"])
     assert zh.prompt == "鸳鸯剑：弃置一张手牌，或令使用者摸一张牌"
     assert [o.text for o in zh.options] == ["弃置一张手牌", "令使用者摸一张牌"]
+    en = choose("雌雄双股剑", ["discard", "draw"], "en")
     assert en.prompt == "鸳鸯剑: discard a hand card, or let the user draw a card"
-    ganglie = api.Decision(
-        id=2,
-        seat=1,
-        kind="choose",
-        options=["discard", "damage"],
-        min=1,
-        max=1,
-        declinable=False,
-        info={"about": "刚烈"},
-    )
-    assert labels.decision(ganglie, table, 1, 0).prompt == "刚烈：弃置两张手牌，或受到1点伤害"
-    guanxing = api.Decision(
-        id=3,
-        seat=0,
-        kind="choose",
-        options=["card:1", "bottom"],
-        min=1,
-        max=2,
-        info={"about": "观星", "cards": [1]},
-    )
-    out = labels.decision(guanxing, table, 1, 0, "en")
+    assert choose("刚烈", ["discard", "damage"]).prompt == "刚烈：弃置两张手牌，或受到1点伤害"
+    out = choose("观星", ["card:1", "bottom"], "en")
     assert out.ordered and out.prompt.startswith("观星: pick the cards to put on top")
