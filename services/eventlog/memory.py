@@ -13,6 +13,11 @@ def _wall_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 class InMemoryEventStore:
     """EventStore kept in a dict; safe for any number of tasks on one event loop.
 
@@ -26,13 +31,10 @@ class InMemoryEventStore:
         self._logs: dict[str, list[bytes]] = {}
         self._times: dict[str, list[int]] = {}
         self._snapshots: dict[str, Snapshot] = {}
-        self._changed: dict[str, asyncio.Condition] = {}
-
-    def _condition(self, game: str) -> asyncio.Condition:
-        cond = self._changed.get(game)
-        if cond is None:
-            cond = self._changed[game] = asyncio.Condition()
-        return cond
+        # the tails waiting on each game: a plain future each, woken by the next append. (An
+        # asyncio.Condition under asyncio.wait_for could swallow a tail's cancellation on
+        # Python 3.11, and a read side's close then waited for its feed's idle time: 60 s.)
+        self._tails: dict[str, set[asyncio.Future[None]]] = {}
 
     async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
         """See EventStore.append."""
@@ -42,10 +44,9 @@ class InMemoryEventStore:
         if records:
             log.extend([r if type(r) is bytes else bytes(r) for r in records])
             self._times.setdefault(game, []).extend([self.clock()] * len(records))
-            cond = self._changed.get(game)  # (made by the first tail that waited on it)
-            if cond is not None:
-                async with cond:
-                    cond.notify_all()
+            for waiter in self._tails.pop(game, ()):  # (only a game someone tails)
+                if not waiter.done():
+                    waiter.set_result(None)
         return len(log)
 
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
@@ -71,15 +72,19 @@ class InMemoryEventStore:
         records = await self.read_timed(game, after)
         if records or block_ms <= 0:
             return records
-        cond = self._condition(game)
-        async with cond:
-            try:
-                await asyncio.wait_for(
-                    cond.wait_for(lambda: len(self._logs.get(game, [])) > after),
-                    block_ms / 1000,
-                )
-            except TimeoutError:
-                return []
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._tails.setdefault(game, set()).add(waiter)
+        expiry = loop.call_later(block_ms / 1000, _wake, waiter)
+        try:
+            await waiter
+        finally:
+            expiry.cancel()
+            waiting = self._tails.get(game)
+            if waiting is not None:
+                waiting.discard(waiter)
+                if not waiting:
+                    del self._tails[game]
         return await self.read_timed(game, after)
 
     async def head(self, game: str) -> int:

@@ -85,12 +85,15 @@ async def _frames(port: int, query: str, token: str) -> AsyncIterator[tuple[int,
         writer.close()
 
 
-async def _play(games: Games) -> None:
-    """Both seats answered by random bots until the game ends."""
+async def _play(games: Games, watched: int) -> None:
+    """Both seats answered by random bots until the game ends; the watched seat's answers come
+    after a moment's thought, as a person's do (the stream has its decision to show by then)."""
     policy = RandomPolicy(4)
     while not (hot := await games.get(GAME)).game.over:
         d = api.pending(hot.game)
         assert d is not None
+        if d.seat == watched:
+            await asyncio.sleep(0.005)
         tok = tokens.issue(SECRET, GAME, d.seat)
         try:
             await games.submit_action(GAME, tok, hot.ids.opaque(d.id), list(policy.act(d).picks))
@@ -115,7 +118,7 @@ async def test_the_readme_websocket_seat_stream(seat: int) -> None:
         refused = [f async for f in _frames(port, f"game={GAME}&seat={seat}", "forged")]
         why = b"seat %d's view needs that seat's token" % seat
         assert refused == [(0x8, (1000 + 8).to_bytes(2, "big") + why)]
-        player = asyncio.create_task(_play(games))
+        player = asyncio.create_task(_play(games, seat))
         got = [f async for f in _frames(port, f"game={GAME}&seat={seat}&from=0", token)]
         await player
         entries = [p for op, p in got if op == 0x1 and not p.startswith(b'{"decision"')]
