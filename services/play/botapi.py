@@ -375,9 +375,11 @@ class BotRouter(Mounted):
 
 
 def _stream_id(text: str) -> bool:
-    """Whether ``text`` is a Redis stream id (``MS-N``) or ``0``."""
-    ms, _, n = text.partition("-")
-    return ms.isdigit() and (not n or n.isdigit()) and len(text) <= 40
+    """Whether ``text`` is a Redis stream id (``MS-N``, each part an unsigned 64-bit number) or
+    ``0``: Redis refuses anything else (a 1e30 was a traceback in the stream, and no 400)."""
+    ms, dash, n = text.partition("-")
+    parts = [ms, n] if dash else [ms]
+    return all(p.isascii() and p.isdigit() and len(p) <= 20 and int(p) < 1 << 64 for p in parts)
 
 
 def mount(play: Play, namespace: str, secret: bytes) -> BotRouter:

@@ -70,7 +70,7 @@ class PlayHttp:
 
     async def _wrong_method(self, req: Request, w: asyncio.StreamWriter) -> None:
         allowed = sorted({r.method for r in PLAY_ROUTES if routes.match(r, req.path) is not None})
-        raise HttpError(405, f"{req.method} {req.path}: use {', '.join(allowed)}")
+        raise HttpError(405, f"{req.line}: use {', '.join(allowed)}")
 
     async def _run(
         self, route: routes.Route, params: dict[str, str], req: Request, w: asyncio.StreamWriter

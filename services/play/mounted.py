@@ -44,7 +44,7 @@ class Mounted(PlayHttp):
         allowed = sorted({r.method for r in self.mine if match(r, req.path) is not None})  # type: ignore[arg-type]
 
         async def wrong(req: Request, w: asyncio.StreamWriter) -> None:
-            raise HttpError(405, f"{req.method} {req.path}: use {', '.join(allowed)}")
+            raise HttpError(405, f"{req.line}: use {', '.join(allowed)}")
 
         return f"{self.prefix}.other", wrong
 

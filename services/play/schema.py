@@ -4,7 +4,7 @@ generated from the same structs, so the document cannot drift from what the serv
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -15,6 +15,10 @@ from ..eventlog.checks import VerifyReport as VerifyReport
 from ..matchmaking.tables import TableSettings as TableSettings
 from ..readside import schema as readside_schema
 from ..replay.games import GameSummary as GameSummary
+
+DecisionId = Annotated[int, msgspec.Meta(ge=0, le=(1 << 53) - 1)]
+"""A decision's opaque id as a seat is shown it (contracts/decision_ids.py: 53 bits, so it
+survives JSON in a browser): a number past it is a 400, not an overflow of the engine's int64."""
 
 Lang = Literal["zh", "en"]
 """The languages of the words a player reads (prompts and option labels): 中文 or English."""
@@ -286,7 +290,7 @@ class SeatView(msgspec.Struct, kw_only=True):
 class Answer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """An answer to the pending decision: its id and the picked option keys (none declines)."""
 
-    decision: int
+    decision: DecisionId
     picks: list[str] = []
 
 

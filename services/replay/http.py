@@ -122,6 +122,11 @@ class Request:
     body: bytes = b""
     peer: str = ""  # the client's address (what per-address limits count)
 
+    @property
+    def line(self) -> str:
+        """The method and path as an error may quote them: cut short (both are the client's)."""
+        return f"{shown(self.method, 10)} {shown(self.path)}"
+
     def cookie(self, name: str) -> str | None:
         """The value of cookie ``name``, if sent."""
         for part in self.headers.get("cookie", "").split(";"):
@@ -137,6 +142,12 @@ class Request:
             return int(raw) if raw else default
         except ValueError:
             raise BadRequest(f"{name} must be an integer") from None
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """Text the client sent, as an error quotes it: at most `limit` characters (an error's one
+    line never grows with what an attacker sends)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def head(status: int, ctype: str, extra: str = "", length: int | None = None) -> bytes:
@@ -279,13 +290,11 @@ class HttpServer:
             found = next((r for router in self.routers if (r := router(req)) is not None), None)
             if found is None and req.method not in ("GET", "HEAD"):
                 status = 405
-                return await self._send(
-                    w, 405, {"error": f"{req.method} {req.path}: no such route"}
-                )
+                return await self._send(w, 405, {"error": f"{req.line}: no such route"})
             found = found or self._route(req)
             if found is None:
                 status = 404
-                return await self._send(w, 404, {"error": f"no route {req.path}"})
+                return await self._send(w, 404, {"error": f"no route {shown(req.path)}"})
             name, route = found
             if req.body.startswith(b"\0"):
                 raise HttpError(
@@ -345,9 +354,14 @@ class HttpServer:
         await send(w, status, body, ctype)
 
     async def _static(self, name: str, w: asyncio.StreamWriter) -> None:
+        bad = len(name) > 200 or name.startswith(".") or "/" in name or "\\" in name or "\0" in name
         f = WEB.joinpath(name)
-        if name.startswith(".") or "/" in name or "\\" in name or not f.is_file():
-            raise NotFound(f"no file {name}")
+        try:
+            found = not bad and f.is_file()
+        except OSError:  # a name the file system refuses (too long, …): not an outage of Redis
+            found = False
+        if not found:
+            raise NotFound(f"no file {name[:60]}")
         ctype = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if ctype.startswith("text/") or ctype.endswith("javascript"):
             ctype += "; charset=utf-8"
