@@ -5,6 +5,8 @@ reason (errors.py). Create these inside the running event loop (grpc.aio channel
 from __future__ import annotations
 
 import json
+import logging
+import time
 import zlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -18,6 +20,10 @@ from . import schema
 from .errors import from_grpc
 
 TIMEOUT_S = 5.0
+TRY_S = 2.0  # with several engine workers: how long a game's worker may take before the next
+COOLDOWN_S = 10.0  # a worker that timed out or was unreachable is passed over this long
+PASS_OVER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+log = logging.getLogger(__name__)
 
 
 def table_of(t: matchmaker_pb2.Table) -> schema.OpenTable:
@@ -107,21 +113,64 @@ class Matchmaker:
 
 
 class Engine:
-    """GameService on the engine workers; a game's calls go to one worker (a hash of its id,
-    as the bot service picks: that worker keeps the game hot)."""
+    """GameService on the engine workers. Any worker serves any game (a game is its log), but a
+    game's calls go to one worker while it answers (a hash of its id, as the bot service picks:
+    that worker keeps the game hot).
 
-    def __init__(self, addresses: list[str]) -> None:
+    A hung worker (stopped, wedged) fails nothing: it just never answers (issue 46). So with
+    several workers a call waits at most `try_s` for the game's worker; a worker that times out
+    or is unreachable is passed over for `cooldown_s` and the call goes to the next one, which
+    loads the game from its log (a game taken over after its worker hung is served there too).
+    Sending an answer again is safe: the engine applies an answer once (`duplicate`). The last
+    worker tried gets the whole `timeout_s`; with one worker, there is no other to try."""
+
+    def __init__(
+        self,
+        addresses: list[str],
+        *,
+        timeout_s: float = TIMEOUT_S,
+        try_s: float = TRY_S,
+        cooldown_s: float = COOLDOWN_S,
+    ) -> None:
         if not addresses:
             raise ValueError("no engine address")
+        self.addresses = list(addresses)
         self.channels = [grpc.aio.insecure_channel(a) for a in addresses]
         self.stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in self.channels]  # type: ignore[no-untyped-call]
+        self.timeout_s, self.try_s, self.cooldown_s = timeout_s, try_s, cooldown_s
+        self.down_until = [0.0] * len(self.stubs)  # monotonic: passed over until then
+
+    def order(self, game: str) -> list[int]:
+        """The workers to try for `game`: its own first (the hash), then the next ones; those
+        passed over lately go last."""
+        n, now = len(self.stubs), time.monotonic()
+        first = zlib.crc32(game.encode()) % n
+        ring = [(first + k) % n for k in range(n)]
+        return sorted(ring, key=lambda i: self.down_until[i] > now)
 
     async def _call(self, game: str, method: str, request: Any) -> Any:
-        stub = self.stubs[zlib.crc32(game.encode()) % len(self.stubs)]
-        try:
-            return await getattr(stub, method)(request, timeout=TIMEOUT_S)
-        except grpc.aio.AioRpcError as err:
-            raise from_grpc(err, "the engine") from None
+        order = self.order(game)
+        for k, i in enumerate(order):
+            last = k == len(order) - 1
+            try:
+                return await getattr(self.stubs[i], method)(
+                    request, timeout=self.timeout_s if last else self.try_s
+                )
+            except grpc.aio.AioRpcError as err:
+                if last or err.code() not in PASS_OVER:
+                    raise from_grpc(err, "the engine") from None
+                self.down_until[i] = time.monotonic() + self.cooldown_s
+                log.warning(
+                    "engine %s: %s on %s of game %s; trying engine %s (this one is passed "
+                    "over for %.0f s)",
+                    self.addresses[i],
+                    err.code().name,
+                    method,
+                    game,
+                    self.addresses[order[k + 1]],
+                    self.cooldown_s,
+                )
+        raise AssertionError("unreachable")  # the last worker's error was raised
 
     async def submit(
         self, game: str, token: str, decision: int, picks: list[str]
