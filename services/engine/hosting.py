@@ -38,21 +38,28 @@ class HostingRefused(Exception):
 class Hosting:
     """One game's 托管 state: the seats the bot plays for their person, the seats whose person
     resigned, and each seat's time-outs in a row. `after` is the table's setting (0 = never);
-    `level` the bot level that plays a hosted seat ("": the engine's default)."""
+    `level` the bot level that plays a hosted seat ("": the engine's default), unless its
+    person chose one (`levels`, kept in the control entries: it holds for the seat's later
+    托管 too, by time-outs or a resignation)."""
 
     after: int = 0
     level: str = ""
+    levels: dict[int, str] = field(default_factory=dict)
     hosted: set[int] = field(default_factory=set)
     resigned: set[int] = field(default_factory=set)
     timeouts: dict[int, int] = field(default_factory=dict)
 
-    def player(self, default: str) -> str:
+    def player(self, seat: int, default: str) -> str:
         """The player id a hosted seat's decisions name for the bot workers (`bot:LEVEL`: the
-        level's policy plays it; a level a worker does not serve falls back to its default)."""
-        return f"bot:{self.level}" if self.level else default
+        level's policy plays it; a level a worker does not serve falls back to its default):
+        the level the seat's person chose, else the table's."""
+        level = self.levels.get(seat) or self.level
+        return f"bot:{level}" if level else default
 
     def apply(self, c: SeatControl) -> None:
         """Fold one control entry."""
+        if c.level:
+            self.levels[c.seat] = c.level
         if c.hosted:
             self.hosted.add(c.seat)
             if c.reason == RESIGNED:
@@ -75,18 +82,25 @@ class Hosting:
         self.apply(c)
         return c
 
-    def request(self, seat: int, hosted: bool, resign: bool = False) -> SeatControl | None:
+    def request(
+        self, seat: int, hosted: bool, resign: bool = False, level: str = ""
+    ) -> SeatControl | None:
         """The control entry a person's request needs (None: nothing changes, the request is a
-        repeat); raises HostingRefused for a seat that resigned and wants it back."""
+        repeat); raises HostingRefused for a seat that resigned and wants it back. `level`:
+        the bot level the person chooses for the seat's 托管 ("": as before); asked of a seat
+        on 托管 already, it changes the level its bot plays at."""
+        new_level = level if level and level != self.levels.get(seat, "") else ""
         if seat in self.resigned:
-            if hosted:
+            if hosted and not new_level:
                 return None
+            if hosted:
+                return SeatControl(seat, True, RESIGNED, new_level)
             raise HostingRefused("the seat's player resigned: its bot plays to the end")
         if resign:
-            return SeatControl(seat, True, RESIGNED)
-        if hosted == (seat in self.hosted):
+            return SeatControl(seat, True, RESIGNED, level)
+        if hosted == (seat in self.hosted) and not (hosted and new_level):
             return None
-        return SeatControl(seat, hosted, ASKED if hosted else TAKEN_BACK)
+        return SeatControl(seat, hosted, ASKED if hosted else TAKEN_BACK, level if hosted else "")
 
     def fold(self, entries: Iterable[Entry]) -> None:
         """Fold the answers and control entries of a stretch of the log, in order."""

@@ -25,6 +25,7 @@ import msgspec
 
 from ..contracts import tokens
 from ..contracts.decision_ids import DecisionIds
+from ..contracts.levels import offered
 from ..contracts.streams import VIEWLESS_PLAYERS, BotDecision, GameFinished, NewMatch
 from ..errors import Refused as Refused  # re-exported: the engine's callers catch it here
 from ..eventlog.catalog import archive_game
@@ -452,12 +453,18 @@ class Games:
         return 0 <= seat < len(seats) and (seats[seat].bot or seat in hot.hosting.hosted)
 
     async def set_hosted(
-        self, game_id: str, token: str, hosted: bool, resign: bool = False
+        self, game_id: str, token: str, hosted: bool, resign: bool = False, level: str = ""
     ) -> tuple[int, bool]:
         """Put the token's seat on 托管 (`hosted`), take it back, or resign (its bot plays to
         the end): one `control` entry (hosting.py). Returns (log version, whether the seat is on
         托管 now); a repeated request changes nothing. Only the person's own token may: a bot's
-        (SeatClaims.b) never changes who plays a seat."""
+        (SeatClaims.b) never changes who plays a seat. `level`: the bot level the person
+        chooses for the seat's 托管 (one of the offered levels; "": the seat's earlier choice,
+        else the table's)."""
+        if level and level not in offered():
+            raise Refused(
+                "INVALID_ARGUMENT", f"level must be one of {', '.join(offered())} (or none)"
+            )
         claims = self._claims_of(game_id, token)
         if claims.b:
             raise Refused("PERMISSION_DENIED", "a bot's token cannot change who plays a seat")
@@ -472,7 +479,7 @@ class Games:
                 if hot.game.over or hot.finished:
                     raise Refused("FAILED_PRECONDITION", "the game is over")
                 try:
-                    control = hot.hosting.request(seat, hosted, resign)
+                    control = hot.hosting.request(seat, hosted, resign, level)
                 except HostingRefused as exc:
                     raise Refused("FAILED_PRECONDITION", str(exc)) from None
                 if control is None:
@@ -1038,8 +1045,8 @@ class Games:
         never log versions."""
         seat = hot.header.seats[d.seat]
         opaque_id = hot.ids.opaque(d.id)
-        # a seat on 托管 is played at its table's level (`bot:LEVEL`), like the table's bots
-        player = seat.player if seat.bot else hot.hosting.player(HOSTED_PLAYER)
+        # a seat on 托管 is played at the level its person chose, else its table's (`bot:LEVEL`)
+        player = seat.player if seat.bot else hot.hosting.player(d.seat, HOSTED_PLAYER)
         # a policy that reads no view is sent none (and its seat has no feed to keep)
         view = (
             None

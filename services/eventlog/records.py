@@ -54,17 +54,20 @@ class AnswerRecord(msgspec.Struct, frozen=True):
     auto: bool = False
 
 
-class SeatControl(msgspec.Struct, frozen=True):
+class SeatControl(msgspec.Struct, frozen=True, omit_defaults=True):
     """Who plays a person's seat from here on (entry kind ``control``): ``hosted`` True = the
     seat's bot (托管), False = the person again.
 
     ``reason``: ``timeouts`` (the table's number of time-outs in a row), ``asked`` (the person
     asked for 托管), ``resigned`` (the person left: the bot plays to the end) or ``taken_back``.
+    ``level``: the bot level the person chose for their seat's 托管 ("": none chosen, the
+    table's; left out when empty, so entries without it encode as before).
     It carries no engine input: re-running a game skips it (verify.py)."""
 
     seat: int
     hosted: bool
     reason: str
+    level: str = ""
 
 
 class Abandon(msgspec.Struct, frozen=True):

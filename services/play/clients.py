@@ -189,11 +189,11 @@ class Engine:
         return r
 
     async def set_hosted(
-        self, game: str, token: str, hosted: bool, resign: bool = False
+        self, game: str, token: str, hosted: bool, resign: bool = False, level: str = ""
     ) -> game_pb2.SetHostedResponse:
-        """托管 on or off, or resign."""
+        """托管 on or off (at the bot `level` the person chose: "" for as before), or resign."""
         req = game_pb2.SetHostedRequest(
-            game_id=game, seat_token=token, hosted=hosted, resign=resign
+            game_id=game, seat_token=token, hosted=hosted, resign=resign, level=level
         )
         r: game_pb2.SetHostedResponse = await self._call(game, "SetHosted", req)
         return r

@@ -223,8 +223,11 @@ ROUTES = [
         "hosting",
         "POST",
         SEAT + "/hosted",
-        "托管: let the seat's bot play it (hosted true; at the table's bot level), or take the "
-        "seat back (false). 409 after the end, or once the person resigned",
+        "托管: let the seat's bot play it (hosted true), or take the seat back (false). The bot "
+        "plays at the person's own `level` (one of /api/modes `bot_levels`; sent while on 托管 "
+        "it changes the level), else at the level chosen before for this seat, else at the "
+        "table's; a chosen level holds for the seat's later 托管 (time-outs, resign). 400 for "
+        "another level; 409 after the end, or once the person resigned",
         schema.Hosting,
         schema.Hosted,
         errors=(*SEAT_ERRORS, 409, 415),

@@ -306,9 +306,13 @@ class Answered(msgspec.Struct, kw_only=True):
 
 
 class Hosting(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """托管: true = let the seat's bot play, false = take the seat back."""
+    """托管: true = let the seat's bot play, false = take the seat back. `level`: the bot level
+    that plays the seat on 托管, the person's own choice (one of /api/modes `bot_levels`; sent
+    while on 托管, it changes the level); "" or absent: the level chosen before for this seat,
+    else the table's. A chosen level holds for the seat's later 托管 too (time-outs, resign)."""
 
     hosted: bool
+    level: Annotated[str, msgspec.Meta(max_length=32)] = ""
 
 
 class Hosted(msgspec.Struct, kw_only=True):

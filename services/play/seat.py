@@ -262,9 +262,12 @@ class Seats:
     async def hosting(
         self, p: identity.Player, game: str, seat: int, body: schema.Hosting
     ) -> schema.Hosted:
-        """托管 on (the seat's bot plays it) or off (take the seat back)."""
+        """托管 on (the seat's bot plays it, at the level the person chose) or off (take the
+        seat back)."""
         s = await self.seat_of(p, game, seat)
-        r = await self._engine(game, self.engine.set_hosted(game, s.token, body.hosted))
+        r = await self._engine(
+            game, self.engine.set_hosted(game, s.token, body.hosted, level=body.level)
+        )
         return schema.Hosted(hosted=r.hosted, version=r.version)
 
     async def resign(self, p: identity.Player, game: str, seat: int) -> schema.Hosted:

@@ -66,11 +66,13 @@ class RevealBody(msgspec.Struct, kw_only=True):
 
 class ControlBody(msgspec.Struct, kw_only=True):
     """Who plays a person's seat from here on: ``hosted`` (托管: its bot) or the person again;
-    ``reason`` timeouts, asked, resigned or taken_back."""
+    ``reason`` timeouts, asked, resigned or taken_back; ``level`` the bot level the person chose
+    for the seat's 托管 (absent: the table's)."""
 
     seat: int
     hosted: bool
     reason: str
+    level: str = ""
 
 
 class AbandonBody(msgspec.Struct, kw_only=True):

@@ -8,6 +8,7 @@ artifacts/browser/ (one per decision kind and screen)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -396,6 +397,30 @@ async def test_time_outs_turn_hosting_on_and_the_person_takes_the_seat_back(
     # the person's own decisions come back, with their clock
     d = await decide(tab, random.Random(1), None)
     assert d is not None
+    assert not tab.errors, tab.errors
+
+
+async def test_the_person_picks_the_level_their_seat_is_hosted_at(
+    chromium: Browser, play_platform: PlayPlatform
+) -> None:
+    """托管 at the person's own level (issue 39): the seat's level list offers the table's and
+    every bot level; 托管 with `hard` picked puts `hard` in the seat's control entry."""
+    tab = await new_tab(chromium)
+    game, seat = await sit_down(tab, play_platform.base, "picky", "standard", 5)
+    await tab.page.wait_for_function(READY, arg=None, timeout=60_000)
+    await tab.wait_for("document.querySelectorAll('#hostlevel option').length === 4")
+    labels = await tab.js("[...document.querySelectorAll('#hostlevel option')].map((o) => o.value)")
+    assert labels == ["", "normal", "easy", "hard"]
+    await tab.page.select_option("#hostlevel", "hard")
+    await tab.page.click("#hosting")
+    controls = f"""fetch('/api/games/{game}/events').then((r) => r.json()).then((p) =>
+      p.entries.filter((e) => e.kind === 'control').map((e) => e.control))"""
+    for _ in range(300):  # (evaluate awaits the fetch; wait_for would not)
+        got = await tab.js(controls)
+        if got:
+            break
+        await asyncio.sleep(0.1)
+    assert got[0] == {"seat": seat, "hosted": True, "reason": "asked", "level": "hard"}, got
     assert not tab.errors, tab.errors
 
 

@@ -16,10 +16,21 @@ async function playSeat(game, seat) {
   q("#title").textContent = t("seat_title", { game });
   const base = `/api/games/${encodeURIComponent(game)}/seats/${seat}`;
   tableShell(`${rulesetName(info.header.ruleset)} · ${game}`, `
-    <div class="seat-controls"><button id="hosting"></button> <button id="resign"></button>
+    <div class="seat-controls"><button id="hosting"></button> <select id="hostlevel"></select>
+    <button id="resign"></button>
     <a href="#/live/${encodeURIComponent(game)}" class="spectate"></a></div>`,
   `<div class="panel" id="decision-panel"></div><div class="myhand" id="myhand"></div>`);
   q("#resign").textContent = t("resign");
+  // the bot level of this seat's 托管: the person's own choice (default: the table's)
+  const hostLevel = q("#hostlevel");
+  hostLevel.title = t("hosting_level");
+  hostLevel.innerHTML = `<option value="">${esc(t("level.table"))}</option>`;
+  call("GET", "/api/modes").then((m) => {
+    for (const l of m.bot_levels || []) {
+      hostLevel.insertAdjacentHTML("beforeend", `<option value="${esc(l)}">${esc(tOr(`level.${l}`, l))}</option>`);
+    }
+  }).catch(() => {});
+  const hostBody = (on) => (on && hostLevel.value ? { hosted: true, level: hostLevel.value } : { hosted: on });
   q(".spectate").textContent = t("spectate");
   const usedAs = {};
   let decision = null, waits = null, offset = 0, picked = [], busy = false, drawn = false, seq = 0;
@@ -165,7 +176,13 @@ async function playSeat(game, seat) {
   }, 250);
   q("#hosting").onclick = async () => {
     try {
-      await call("POST", `${base}/hosted`, { hosted: !hosted.has(seat) });
+      await call("POST", `${base}/hosted`, hostBody(!hosted.has(seat)));
+    } catch (err) { q("#conn").textContent = err.message; }
+  };
+  hostLevel.onchange = async () => { // on 托管 already: its bot plays at the new level
+    if (!hosted.has(seat) || !hostLevel.value) return;
+    try {
+      await call("POST", `${base}/hosted`, hostBody(true));
     } catch (err) { q("#conn").textContent = err.message; }
   };
   q("#resign").onclick = async () => {

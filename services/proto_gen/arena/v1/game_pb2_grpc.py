@@ -7,7 +7,7 @@ import warnings
 from services.proto_gen.arena.v1 import common_pb2 as arena_dot_v1_dot_common__pb2
 from services.proto_gen.arena.v1 import game_pb2 as arena_dot_v1_dot_game__pb2
 
-GRPC_GENERATED_VERSION = '1.85.1'
+GRPC_GENERATED_VERSION = '1.85.4'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
