@@ -20,10 +20,18 @@ def _redis(p: PlayPlatform) -> list[str]:
     return ["--redis-url", p.redis_url, "--namespace", p.namespace]
 
 
-def _tournament(p: PlayPlatform, entrants: list[str], games: int, seed: int) -> dict[str, Any]:
+def _tournament(
+    p: PlayPlatform,
+    entrants: list[str],
+    games: int,
+    seed: int,
+    ruleset: str = "standard",
+    players: int = 5,
+) -> dict[str, Any]:
     """A tournament made through the API, waited for to the end."""
     org = arena_tool("organiser-token", "create", "Olga", *_redis(p))["token"]
-    body = {"ruleset": "standard", "players": 5, "entrants": entrants, "games": games, "seed": seed}
+    body = {"ruleset": ruleset, "players": players, "entrants": entrants, "games": games}
+    body["seed"] = seed
     status, made = http("POST", p.base + "/api/tournaments", org, body)
     assert status == 201, made
     deadline = time.monotonic() + 180
@@ -54,6 +62,7 @@ async def test_a_replays_chart_tells_who_won_and_jumps_to_a_death(
     assert deaths and await browser.js(
         "document.querySelectorAll('#chart .moment.death').length"
     ) == len(deaths)
+    assert await browser.js(MARKS_APART)  # no mark's click area lies over another's
     await browser.page.click("#chart .moment.death")
     at = await browser.wait_for("Number(document.querySelector('#at').value)")
     steps = await browser.js("window.arenaReplay.events.map(x => x.seq)")
@@ -69,6 +78,60 @@ async def test_a_replays_chart_tells_who_won_and_jumps_to_a_death(
     won = [c for c, p in zip(chart["camps"], chart["points"][-1][1:], strict=True) if p >= 0.5]
     assert ahead and "100%" in ahead and won  # the winner, in words
     await browser.screenshot(ARTIFACTS / "chart-replay.png")
+    assert not browser.errors, browser.errors
+
+
+MARKS_APART = """(document.querySelector('#chart svg').scrollIntoView({ block: 'center' }),
+[...document.querySelectorAll('#chart .moment')].every((g) => {
+  const r = g.querySelector('.mhit').getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return hit && hit.closest('.moment') === g;
+}))"""
+
+
+async def test_a_table_without_a_fitted_model_is_charted_and_every_mark_takes_its_clicks(
+    play_platform: PlayPlatform, browser: Tab
+) -> None:
+    """jinyu with 6 seats has no fitted model: its replay still draws each camp's chance (the
+    hand-set score, said under the chart). A swing's click area at a death's seq once lay over
+    the death's and took its clicks: here the chart is served with swings crowded onto and
+    beside each death, and every mark's centre must be its own, a death's click must jump to
+    the death, and the merged mark's words must say both."""
+    t = _tournament(play_platform, ["heuristic"], 1, 31, "jinyu", 6)
+    game = t["results"][0]["game"]
+    real = http("GET", f"{play_platform.base}/api/games/{game}/chart")[1]
+    assert real["model"] == "hand-set" and real["over"] and real["points"], real["model"]
+    deaths = [m for m in real["moments"] if m["kind"] == "death"]
+    assert deaths
+    crowd = [
+        {"seq": m["seq"] + d, "kind": "swing", "camp": real["camps"][0]["key"], "delta": 0.2}
+        for m in deaths
+        for d in (0, 1)
+    ]
+    crowded = dict(
+        real, moments=sorted(real["moments"] + crowd, key=lambda m: (m["seq"], m["kind"]))
+    )
+
+    async def serve(route: Any) -> None:
+        await route.fulfill(status=200, content_type="application/json", body=json.dumps(crowded))
+
+    await browser.page.route(f"**/api/games/{game}/chart*", serve)
+    await browser.goto(f"{play_platform.base}/#/replay/{game}")
+    await browser.wait_for(
+        "window.arenaChart && document.querySelectorAll('#chart .camp-line').length"
+    )
+    note = await browser.js("document.querySelector('#chart .chart-note').textContent")
+    assert "no model fitted" in note, note
+    assert await browser.js("document.querySelectorAll('#chart .moment.death').length") == len(
+        deaths
+    )
+    assert await browser.js(MARKS_APART)
+    title = await browser.js("document.querySelector('#chart .moment.death title').textContent")
+    assert "·" in title and "swing" in title, title  # the death and its swing, in one mark
+    await browser.page.click("#chart .moment.death")
+    at = await browser.wait_for("Number(document.querySelector('#at').value)")
+    steps = await browser.js("window.arenaReplay.events.map(x => x.seq)")
+    assert steps[at - 1] <= deaths[0]["seq"] and (at == len(steps) or steps[at] > deaths[0]["seq"])
     assert not browser.errors, browser.errors
 
 

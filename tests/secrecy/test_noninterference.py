@@ -88,8 +88,26 @@ async def test_permuted_roles_look_the_same(
         assert roles_a[seat] == roles_b[seat] and roles_a[seat] not in (a, b)
         found = await differences(pair, SPECTATOR) + await differences(pair, seat)
         assert not found, found
+        await _charted(pair, ruleset, players, options)
     finally:
         await pair.close()
+
+
+async def _charted(pair: Pair, ruleset: str, players: int, options: dict[str, Any]) -> None:
+    """The chart channel compared above said something (not vacuous): points, from the fitted
+    model where there is one, else the hand-set score (jinyu 6, 谋攻, extended 12: no model is
+    fitted for them, so these cases cover the fallback)."""
+    import json
+
+    from services.readside.chart import table
+    from services.readside.chartmodel import WEIGHTS
+
+    from .chartchannel import chart
+
+    body = json.loads((await chart(pair.a, SPECTATOR, 0))[0])
+    fitted = table(ruleset, players, json.dumps(options, sort_keys=True)).key in WEIGHTS
+    assert body["model"] in (("public", "full") if fitted else ("hand-set",)), body["model"]
+    assert body["points"], body
 
 
 HAND_CASES = [  # ruleset, players, seed, the two seats swapped, the viewers compared

@@ -99,24 +99,43 @@ function attachChart(game, info, n, opts = {}) {
       d += ` H ${X(x1).toFixed(1)}`;
       out += `<path class="camp-line" pointer-events="none" data-camp="${esc(c.key)}" d="${d}" stroke="${colour(i)}"/>`;
     });
+    // one mark per seq (a death and the swing it caused share it: its words say both), drawn
+    // most telling first; each mark's click area reaches at most halfway to its neighbours, so
+    // no mark's area lies over another's (a swing's once took the clicks of a death beside it)
+    const groups = [];
     for (const m of chart.moments) {
-      const x = X(m.seq).toFixed(1);
-      const sym = { death: "✝", reveal: "◉", swing: "▲", end: "⚑" }[m.kind] || "•";
-      out += `<g class="moment ${m.kind}" data-seq="${m.seq}" data-kind="${m.kind}"><rect class="mhit" x="${(X(m.seq) - 8).toFixed(1)}" y="0" width="16" height="${CHART_H + 24}"/><line x1="${x}" x2="${x}" y1="0" y2="${CHART_H}"/><text x="${x}" y="${CHART_H + 18}">${sym}</text><title></title></g>`;
+      const last = groups[groups.length - 1];
+      if (last && last.seq === m.seq) last.items.push(m);
+      else groups.push({ seq: m.seq, items: [m] });
     }
+    const rank = { end: 0, death: 1, reveal: 2, swing: 3 };
+    for (const g of groups) g.items.sort((a, b) => (rank[a.kind] ?? 4) - (rank[b.kind] ?? 4));
+    groups.forEach((g, k) => {
+      const xs = X(g.seq);
+      // (and never past the chart's edges, where it would be cut off: the end sits on one)
+      const lo = Math.max(k ? Math.max(xs - 8, (X(groups[k - 1].seq) + xs) / 2) : xs - 8, 0);
+      const hi = Math.min(k < groups.length - 1 ? Math.min(xs + 8, (xs + X(groups[k + 1].seq)) / 2) : xs + 8, CHART_W);
+      const x = xs.toFixed(1), kind = g.items[0].kind;
+      const kinds = [...new Set(g.items.map((m) => m.kind))].join(" ");
+      const sym = { death: "✝", reveal: "◉", swing: "▲", end: "⚑" }[kind] || "•";
+      out += `<g class="moment ${kinds}" data-seq="${g.seq}" data-kind="${kind}"><rect class="mhit" x="${lo.toFixed(1)}" y="0" width="${Math.max(hi - lo, 1).toFixed(1)}" height="${CHART_H + 24}"/><line x1="${x}" x2="${x}" y1="0" y2="${CHART_H}"/><text x="${x}" y="${CHART_H + 18}">${sym}</text><title></title></g>`;
+    });
     out += `<line class="now" x1="0" x2="0" y1="0" y2="${CHART_H}" visibility="hidden"/>`;
     svg.innerHTML = out;
-    svg.querySelectorAll(".moment").forEach((g, k) => {
-      const m = chart.moments[k];
-      const camp = m.camp !== undefined ? camps.find((c) => c.key === m.camp) : null;
-      const words = {
-        death: () => t("chart.death", { seat: seatName(m.seat), role: n.role(m.role) }),
-        reveal: () => t("chart.reveal", { seat: seatName(m.seat), role: n.role(m.role) }),
-        swing: () => t("chart.swing", { camp: camp ? campName(camp, n, seatName) : m.camp, delta: `${m.delta > 0 ? "+" : ""}${Math.round(m.delta * 100)}%` }),
-        end: () => (m.draw ? t("chart.draw") : t("chart.end")),
+    svg.querySelectorAll(".moment").forEach((el, k) => {
+      const g = groups[k];
+      const said = (m) => {
+        const camp = m.camp !== undefined ? camps.find((c) => c.key === m.camp) : null;
+        const words = {
+          death: () => t("chart.death", { seat: seatName(m.seat), role: n.role(m.role) }),
+          reveal: () => t("chart.reveal", { seat: seatName(m.seat), role: n.role(m.role) }),
+          swing: () => t("chart.swing", { camp: camp ? campName(camp, n, seatName) : m.camp, delta: `${m.delta > 0 ? "+" : ""}${Math.round(m.delta * 100)}%` }),
+          end: () => (m.draw ? t("chart.draw") : t("chart.end")),
+        };
+        return (words[m.kind] || (() => m.kind))();
       };
-      g.querySelector("title").textContent = (words[m.kind] || (() => m.kind))();
-      g.addEventListener("click", (ev) => { ev.stopPropagation(); jump(m.seq); });
+      el.querySelector("title").textContent = g.items.map(said).join(" · ");
+      el.addEventListener("click", (ev) => { ev.stopPropagation(); jump(g.seq); });
     });
     place = () => { // the replay's position: the line moved, nothing redrawn (clicks stay put)
       const line = svg.querySelector(".now");
