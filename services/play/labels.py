@@ -177,6 +177,7 @@ class Table:
     generals: dict[str, tuple[str, int]]  # name -> (faction, max HP)
     skills: dict[str, list[str]] = field(default_factory=dict)  # general -> its skills
     texts: dict[str, str] = field(default_factory=dict)  # skill -> its text
+    english: dict[str, str] = field(default_factory=dict)  # card -> its English name (api)
 
 
 @dataclass(frozen=True)
@@ -194,8 +195,9 @@ class Words:
         return LANGS[self.lang][key].format(**args)
 
     def name(self, n: str) -> str:
-        """A card, role or skill name as the ruleset prints it."""
-        return self.t.names.get(n, n)
+        """A card, role or skill name as the ruleset prints it (a card's English name in
+        English: generals and skills keep their Chinese names)."""
+        return (self.lang == "en" and self.t.english.get(n)) or self.t.names.get(n, n)
 
     def card(self, cid: int) -> str:
         """A card's face: printed name, suit and rank."""

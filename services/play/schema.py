@@ -337,13 +337,15 @@ class GameList(msgspec.Struct, kw_only=True):
 class GameInfo(msgspec.Struct, kw_only=True):
     """A game: its header (ruleset, seats, options, the commitment to its seed), whether it is
     over, how many entries a spectator has been sent (`version`), its card table (`cards`, by
-    card id) and the names its ruleset prints differently (`names`)."""
+    card id), the names its ruleset prints differently (`names`) and every card's English name
+    (`english`: what an English page shows; generals and skills keep their Chinese names)."""
 
     header: readside_schema.HeaderBody
     over: bool
     version: int
     cards: list[CardRow]
     names: dict[str, str]
+    english: dict[str, str] = {}
 
 
 class EventsPage(msgspec.Struct, kw_only=True):
@@ -368,12 +370,14 @@ class PlatformKey(msgspec.Struct, kw_only=True):
 
 
 class CardInfo(msgspec.Struct, kw_only=True):
-    """One card of a game: its id, name, the name its ruleset prints (红楼梦: 桃 is 药), suit,
-    rank, type (basic, trick, equip) and subtype (attack, delayed_trick, weapon …)."""
+    """One card of a game: its id, name, the name its ruleset prints (红楼梦: 桃 is 药), its
+    English name (杀 Slash, 闪 Dodge …; "" if none), suit, rank, type (basic, trick, equip)
+    and subtype (attack, delayed_trick, weapon …)."""
 
     id: int
     name: str
     printed: str
+    english: str = ""
     suit: str
     rank: int
     type: str
@@ -398,5 +402,6 @@ class Catalogue(msgspec.Struct, kw_only=True):
     ruleset: str
     cards: list[CardInfo]
     names: dict[str, str]
+    english: dict[str, str]  # every card name -> its English name (generals, skills: none)
     generals: dict[str, GeneralInfo]
     skills: dict[str, str]

@@ -131,7 +131,13 @@ class Seats:
             c = catalogue(h)
             people = [s.name or s.player if not s.bot else "" for s in h.seats]
             t = labels.Table(
-                c.cards, people, c.names, c.generals, general_skills(h.ruleset), skill_texts()
+                c.cards,
+                people,
+                c.names,
+                c.generals,
+                general_skills(h.ruleset),
+                skill_texts(),
+                api.english_names(h.ruleset),
             )
             self._tables[game] = t
             while len(self._tables) > 256:
@@ -144,6 +150,7 @@ class Seats:
         c = catalogue(h)
         skills = general_skills(h.ruleset)
         texts = skill_texts()
+        english = api.english_names(h.ruleset)
         return schema.Catalogue(
             game=game,
             ruleset=h.ruleset,
@@ -152,6 +159,7 @@ class Seats:
                     id=i,
                     name=row[0],
                     printed=c.names.get(row[0], row[0]),
+                    english=english.get(row[0], ""),
                     suit=row[1],
                     rank=row[2],
                     type=row[3],
@@ -160,6 +168,7 @@ class Seats:
                 for i, row in enumerate(c.cards)
             ],
             names=c.names,
+            english=english,
             generals={
                 g: schema.GeneralInfo(faction=f, hp=hp, skills=skills.get(g, []))
                 for g, (f, hp) in c.generals.items()

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import mimetypes
@@ -46,7 +47,7 @@ from ..readside.catalogue import names_json
 from ..readside.chart import Charts, render
 from ..readside.entries import header_json
 from ..readside.feed import GameFeed, Update
-from ..rules.api import keys
+from ..rules.api import english_names, keys
 from .core import GameFilter, Replay
 from .fanout import END, Fanout, sse_chunk
 from .tv import featured
@@ -224,6 +225,12 @@ async def _read_request(reader: asyncio.StreamReader) -> Request | int | None:
     return req
 
 
+@functools.lru_cache(maxsize=16)
+def _english_json(ruleset: str) -> bytes:
+    """Every card name of ``ruleset`` -> its English name (the rules' registry), as JSON."""
+    return msgspec.json.encode(english_names(ruleset))
+
+
 class HttpServer:
     """Routes HTTP requests to a Replay."""
 
@@ -385,12 +392,13 @@ class HttpServer:
     async def _game(self, game: str, w: asyncio.StreamWriter) -> None:
         feed = await self.replay.feed(game)
         header = await self.replay.header(game)
-        body = b'{"header":%s,"over":%s,"version":%d,"cards":%s,"names":%s}' % (
+        body = b'{"header":%s,"over":%s,"version":%d,"cards":%s,"names":%s,"english":%s}' % (
             msgspec.json.encode(header_json(header)),
             b"true" if feed.over else b"false",
             await self.replay.spectator_version(game),  # never ahead of the spectator delay
             await self.replay.cards(game),
             names_json(header.ruleset),
+            _english_json(header.ruleset),
         )
         await self._send(w, 200, body)
 

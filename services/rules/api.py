@@ -21,7 +21,7 @@ from . import determinize as _determinize
 from . import events
 from . import rulesets as _rulesets  # noqa: F401  (registers the rulesets)
 from .core import keys, rng, views
-from .core.cards import CardDef, color_of
+from .core.cards import ENGLISH_NAMES, CardDef, color_of
 from .core.choices import CHOICES, Choice
 from .core.engine import DECISION_KINDS, IllegalAnswer, abandon, advance, submit
 from .core.events import Event, event_types
@@ -88,6 +88,7 @@ __all__ = [
     "default_answer",
     "determinize",
     "display_names",
+    "english_names",
     "encode_event",
     "event_types",
     "events",
@@ -134,6 +135,22 @@ def display_names(ruleset: str) -> dict[str, str]:
         names.update(c.name for c in rs.deck(opts))
         names.update(rs.roles(players, opts))
     return {n: p for n in sorted(names) if n and (p := rs.display_name(n)) != n}
+
+
+def english_names(ruleset: str) -> dict[str, str]:
+    """Every card name of ``ruleset`` (the engine's) -> its English name, of the name the
+    ruleset prints (红楼梦's 桃 is 药: Medicine), for English pages and labels
+    (core/cards.py ENGLISH_NAMES; a card without one keeps its Chinese name)."""
+    rs = RULESETS[ruleset]
+    names: set[str] = set()
+    for _, options in rs.tables():
+        names.update(c.name for c in rs.deck(resolve_options(ruleset, options)))
+    out = {}
+    for n in sorted(names):
+        en = ENGLISH_NAMES.get(rs.display_name(n)) or ENGLISH_NAMES.get(n)
+        if en:
+            out[n] = en
+    return out
 
 
 def general_table(ruleset: str) -> dict[str, tuple[str, int]]:

@@ -424,6 +424,42 @@ async def test_the_person_picks_the_level_their_seat_is_hosted_at(
     assert not tab.errors, tab.errors
 
 
+async def test_the_english_page_names_the_cards_in_english(
+    chromium: Browser, play_platform: PlayPlatform
+) -> None:
+    """On an English page the cards have their English names (杀 Slash, 闪 Dodge, 桃 Peach …,
+    from the rules' card registry: the hand and the decisions' options), and on a Chinese page
+    their Chinese ones; generals and skills keep their Chinese names."""
+    from services.rules import api
+
+    english = api.english_names("standard")
+    for locale, lang in (("en-US", "en"), ("zh-CN", "zh")):
+        tab = await new_tab(chromium, locale)
+        game, _ = await sit_down(tab, play_platform.base, "reader", "standard", 5)
+        cards = json.loads(await tab.js(f"fetch('/api/games/{game}').then((r) => r.text())"))
+        cards = cards["cards"]
+        rng, last, shown = random.Random(3), None, []
+        for _ in range(40):  # play on until the hand holds cards and some were options
+            await tab.page.wait_for_function(READY, arg=last, timeout=60_000)
+            hand = await tab.js(
+                "[...document.querySelectorAll('#myhand .card')].map((c) => [Number(c.dataset.card), c.textContent])"
+            )
+            if hand and shown:
+                break
+            d = await decide(tab, rng, last)
+            assert d is not None
+            last = d["id"]
+            shown += [
+                (int(o["key"][5:]), o["text"]) for o in d["options"] if o["key"].startswith("card:")
+            ]
+        assert hand and shown, (hand, shown)
+        for cid, text in hand + shown:
+            name = cards[cid][0]
+            want = english[name] if lang == "en" else name
+            assert text.startswith(want), (lang, name, text)
+        assert not tab.errors, tab.errors
+
+
 async def test_a_second_person_joins_an_open_table_from_the_lobby(
     chromium: Browser, play_platform: PlayPlatform
 ) -> None:

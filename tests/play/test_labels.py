@@ -50,7 +50,9 @@ def test_every_decision_is_labelled(
         generals=api.general_table(ruleset),
         skills=general_skills(ruleset),
         texts=skill_texts(),
+        english=api.english_names(ruleset),
     )
+    printed = printed_names(ruleset)
     kinds: set[str] = set()
     abouts: set[str] = set()
     # `games` seeded games, and up to four more while a kind is still missing (the heuristic's
@@ -80,10 +82,18 @@ def test_every_decision_is_labelled(
                         t for t in (out.prompt, *(o.text for o in out.options)) if LATIN.search(t)
                     ]
                     assert not words, (d.kind, d.info, words)
+                # a card by its name in the label's language: 杀 is Slash in English (红楼梦's
+                # 药 is Medicine), generals and skills keep their Chinese names
+                for o in out.options:
+                    if o.card >= 0 and o.type == "card":
+                        name = table.cards[o.card][0]
+                        want = table.english[name] if lang == "en" else printed.get(name, name)
+                        assert o.text.startswith(want), (lang, name, o.text)
                 # a seat is named by its general (or number), never by its player id
                 assert not [o.text for o in out.options if "bot" in o.text], out.options
             if ruleset == "honglou":  # 红楼梦 prints 药 for 桃
-                peaches = [o for o in out.options if o.card >= 0 and table.cards[o.card][0] == "桃"]
+                zh = labels.decision(d, table, 1, 0, "zh", playing)
+                peaches = [o for o in zh.options if o.card >= 0 and table.cards[o.card][0] == "桃"]
                 assert all(o.text.startswith("药") for o in peaches), peaches
             kinds.add(d.kind)
             abouts.add(str(d.info.get("about", "")))

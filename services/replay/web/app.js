@@ -16,7 +16,7 @@ async function live(id, params) {
   const here = page;
   const info = await gameInfo(id);
   if (!here.live) return;
-  const n = namer(info.header.ruleset, info.cards, info.names);
+  const n = namer(info.header.ruleset, info.cards, info.names, info.english);
   const fold = newFold(-1);
   const v = fold.view, hosted = fold.hosted; // folded in place by foldEntry
   const names = seatNamer(info, n, () => v);
@@ -66,7 +66,7 @@ async function replay(id, params) {
   const vq = viewerQuery(params);
   const events = await getJSON(`/api/games/${encodeURIComponent(id)}/events?${vq}`);
   if (!here.live) return;
-  const n = namer(info.header.ruleset, info.cards, info.names);
+  const n = namer(info.header.ruleset, info.cards, info.names, info.english);
   const entries = events.entries.filter((x) => x.kind === "event" || x.kind === "control" || x.kind === "abandon");
   const steps = entries.filter((x) => x.kind === "event");
   let fold = newFold(events.viewer);

@@ -195,7 +195,7 @@ function underTable(name, options) {
     const here = page;
     const info = await gameInfo(game);
     if (!here.live) return;
-    const n = namer(info.header.ruleset, info.cards, info.names);
+    const n = namer(info.header.ruleset, info.cards, info.names, info.english);
     const c = attachChart(game, info, n, options(params));
     let follow = null;
     if (name === "replay") { // keep the replay's position marked (no spoiler before it gets there)

@@ -9,7 +9,7 @@ async function playSeat(game, seat) {
   const here = page;
   const info = await gameInfo(game, true);
   if (!here.live) return;
-  const n = namer(info.header.ruleset, info.cards, info.names);
+  const n = namer(info.header.ruleset, info.cards, info.names, info.english);
   const fold = newFold(seat);
   const v = fold.view, hosted = fold.hosted; // folded in place by foldEntry
   const names = seatNamer(info, n, () => v, seat);

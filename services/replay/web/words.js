@@ -95,9 +95,12 @@ function lw(key, args = {}) {
 }
 const logTable = (name) => (LOG[LANG] || LOG.en)[name];
 
-function namer(ruleset, cards, names) {
+// english: each card's English name (the game's `english`, from the rules' registry), shown on
+// an English page; generals and skills keep their Chinese names
+function namer(ruleset, cards, names, english) {
   const printed = names || {};
-  const word = (w) => printed[w] || w;
+  const en = LANG === "en" ? english || {} : {};
+  const word = (w) => en[w] || printed[w] || w;
   const role = (r) => {
     if (!r) return "";
     const zh = printed[r] || ROLE_ZH[r] || r;

@@ -25,6 +25,70 @@ class CardDef(msgspec.Struct, frozen=True, array_like=True):
     pack: str = "standard"
 
 
+ENGLISH_NAMES: dict[str, str] = {
+    # basic cards
+    "杀": "Slash",
+    "火杀": "Fire Slash",
+    "雷杀": "Thunder Slash",
+    "闪": "Dodge",
+    "桃": "Peach",
+    "酒": "Analeptic",
+    # tricks
+    "决斗": "Duel",
+    "过河拆桥": "Dismantlement",
+    "顺手牵羊": "Snatch",
+    "无中生有": "Ex Nihilo",
+    "借刀杀人": "Collateral",
+    "无懈可击": "Nullification",
+    "南蛮入侵": "Savage Assault",
+    "万箭齐发": "Archery Attack",
+    "桃园结义": "God Salvation",
+    "五谷丰登": "Amazing Grace",
+    "火攻": "Fire Attack",
+    "铁索连环": "Iron Chain",
+    "乐不思蜀": "Indulgence",
+    "闪电": "Lightning",
+    "兵粮寸断": "Supply Shortage",
+    "走马换将": "Change of Generals",
+    "白鸽": "White Dove",
+    # weapons
+    "诸葛连弩": "Zhuge Crossbow",
+    "青釭剑": "Qinggang Sword",
+    "雌雄双股剑": "Double Swords",
+    "青龙偃月刀": "Green Dragon Blade",
+    "丈八蛇矛": "Serpent Spear",
+    "贯石斧": "Rock Cleaving Axe",
+    "方天画戟": "Sky Piercing Halberd",
+    "麒麟弓": "Kylin Bow",
+    "寒冰剑": "Ice Sword",
+    "古锭刀": "Guding Blade",
+    "朱雀羽扇": "Vermilion Feather Fan",
+    # armour
+    "八卦阵": "Eight Diagram",
+    "仁王盾": "Nioh Shield",
+    "藤甲": "Vine Armour",
+    "白银狮子": "Silver Lion",
+    # horses (+1 / -1)
+    "赤兔": "Red Hare",
+    "大宛": "Dayuan",
+    "紫骍": "Zixing",
+    "的卢": "Dilu",
+    "绝影": "Jueying",
+    "爪黄飞电": "Zhuahuang Feidian",
+    "骅骝": "Hualiu",
+    # the names 红楼梦 prints for some of them (Ruleset.display_name)
+    "药": "Medicine",
+    "护官符": "Protective Charm",
+    "画戟": "Painted Halberd",
+    "连弩": "Repeating Crossbow",
+    "鸳鸯剑": "Mandarin Duck Swords",
+    "青龙刀": "Green Dragon Sword",
+}
+"""Each card's English name, by its Chinese name (printed or the engine's): the names English
+players know the standard cards by (Slash, Dodge, Peach, Analeptic, Nullification …), shown on
+English pages and in English labels. Generals and skills keep their Chinese names."""
+
+
 def color_of(suit: str) -> str:
     """``red`` for ♥♦, ``black`` for ♠♣, ``none`` for a suitless card."""
     return COLORS.get(suit, "none")
