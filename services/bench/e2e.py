@@ -17,6 +17,12 @@ worker near 100 % of a core is the bottleneck of a single-threaded Python proces
 the machine's cores means the machine is), and what the workers said when they stopped: how
 many answers travelled per SubmitActions call and per Redis pipeline, and the mean time a bot
 held a decision and the engine an answer (their exit lines, services/*/worker.py).
+
+Memory per live game (`memory_kb_per_live_game`): every game of a run is published at once, so
+all are in flight from the start; each process's resident set (VmRSS, sampled every 0.2 s
+while the games play, Redis's too when the bench started it) at its peak less its value
+before the games were published, over the number of games. It is what a game held in flight costs (the
+engine's hot copy, the bot worker's seats, the log in Redis); compare it across `--games`.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import asyncio
 import json
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -134,7 +141,8 @@ def through_platform(
                 cpu0["redis"] = asyncio.run(_redis_cpu_at(run.redis_url))
             me0 = kit.cpu_seconds()
             t0 = time.perf_counter()
-            asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
+            with _Peaks(procs) as peaks:
+                asyncio.run(_drive(run, [m.match_id for m in ms], ms, 60 + 10 * games))
             secs = time.perf_counter() - t0
             me = kit.cpu_seconds() - me0
             used = {n: cpu_seconds(p) - cpu0[n] for n, p in procs.items()}
@@ -161,8 +169,51 @@ def through_platform(
         "redis_version": redis_version,
         **({"redis_roles": roles} if roles else {}),
         "bottleneck": bottleneck(cpu),
+        "memory_kb_per_live_game": {
+            n: round(kb / max(games, 1), 1) for n, kb in sorted(peaks.grown_kb().items())
+        },
         "workers": workers,
     }
+
+
+def rss_kb(pid: int) -> int:
+    """A process's resident set (kB; 0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class _Peaks:
+    """Each process's peak resident set while a run plays, sampled from a thread of its own."""
+
+    def __init__(self, procs: dict[str, int], every_s: float = 0.2) -> None:
+        self.procs, self.every_s = procs, every_s
+        self.before = {n: rss_kb(p) for n, p in procs.items()}
+        self.peak = dict(self.before)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        while not self.done.wait(self.every_s):
+            for n, p in self.procs.items():
+                self.peak[n] = max(self.peak[n], rss_kb(p))
+
+    def grown_kb(self) -> dict[str, int]:
+        """Peak less before, per process (kB)."""
+        return {n: max(0, self.peak[n] - self.before[n]) for n in self.procs}
+
+    def __enter__(self) -> _Peaks:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
 
 
 def _answers_logged(archive: Path, games: list[str], wait_s: float = 30) -> int:

@@ -52,7 +52,7 @@ from ..bots.random_policy import RandomPolicy
 from ..cliargs import bench_options, game_options
 from ..contracts import tokens
 from ..contracts.streams import BotDecision, NewMatch, Seat
-from ..engine.grpc_server import GameServicer
+from ..engine.grpc_server import MAX_BATCH, GameServicer
 from ..engine.service import Games
 from ..engine.side import MemorySide, RedisSide
 from ..eventlog.archive import SUFFIX
@@ -195,9 +195,18 @@ async def _service_once(
         while out is not None:
             in_flight -= len(out.results)
             request = bot.answers(out) if through is None else through(bot.answers, out)
+            if bot.refused:  # (its game would wait for an answer forever)
+                raise RuntimeError(f"{len(bot.refused)} answers refused: {bot.refused[0]}")
             if request is not None:
                 in_flight += len(request.answers)
-                await requests.put(request)
+                # a worker sends at most MAX_BATCH answers a message (the engine refuses more:
+                # the first message of 1,000 games carries 1,000 decisions)
+                if len(request.answers) <= MAX_BATCH:
+                    await requests.put(request)
+                else:
+                    for k in range(0, len(request.answers), MAX_BATCH):
+                        part = request.answers[k : k + MAX_BATCH]
+                        await requests.put(game_pb2.BotSessionRequest(answers=part))
             if in_flight == 0 and not g.sessions.outstanding:
                 break
             out = await anext(stream)

@@ -71,6 +71,10 @@ MAX_LOG_ENTRIES = 80_000  # and on its log's entries (`--max-log-entries`)
 SWEEP_RETRY_MS = 30_000  # a game the sweep failed on is tried again after this long
 DECISION_LIMIT, LOG_LIMIT = "decision_limit", "log_limit"  # game_ended's reasons for the caps
 HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 when its table names no level
+# games kept hot (`--cache-size`): at 512, 1,000 random-bot games in flight were read back from
+# their logs at nearly every answer (1,244 us of CPU per decision over all processes against
+# 162 at 200 games; arena bench e2e --games 1000, issue 44)
+CACHE_SIZE = 4096
 
 
 class _Stale(Exception):
@@ -144,7 +148,7 @@ class Games:
         side: Side,
         secret: bytes,
         *,
-        cache_size: int = 512,
+        cache_size: int = CACHE_SIZE,
         snapshot_every: int = 200,
         default_time_limit_ms: int = 60_000,
         bot_repost_ms: int = 5_000,

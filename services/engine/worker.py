@@ -27,7 +27,7 @@ from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import GroupConsumer, Message
 from ..redisinfra.trim import StreamKeeper
 from .grpc_server import make_server, set_serving
-from .service import MAX_DECISIONS, MAX_LOG_ENTRIES, Games
+from .service import CACHE_SIZE, MAX_DECISIONS, MAX_LOG_ENTRIES, Games
 from .side import RedisSide
 from .watchdog import ABANDON_MS, EVERY_S, STALL_MS, RedisLogs, Watchdog
 
@@ -346,7 +346,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a stalled game that has not moved this long is ended as abandoned (a draw, "
         "reason stalled in its log)",
     )
-    p.add_argument("--cache-size", type=int, default=512, help="games kept in memory")
+    p.add_argument(
+        "--cache-size",
+        type=int,
+        default=CACHE_SIZE,
+        help="games kept in memory (~100-200 kB each); a game in play that falls out is read "
+        "back from its log at its next answer, so keep it above the games in flight",
+    )
     p.add_argument(
         "--spectator-delay-ms",
         type=int,

@@ -5,17 +5,21 @@ report. Shapes and sense only: no benchmark asserts a speed."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 from collections.abc import Callable
 
 import pytest
 
+from services.bench import e2e as e2e_bench
 from services.bench import engine as engine_bench
 from services.bench import kit
+from services.bench import service as service_bench
 from services.bench.eventlog import bench_eventlog
 from services.bench.service import bench_service
 from services.cli import main
+from services.engine import grpc_server
 from services.redisinfra.redis_client import connect
 from services.redisinfra.server import redis_or_throwaway
 
@@ -100,6 +104,31 @@ def test_service_bench_plays_every_game_beside_the_rules(store: str) -> None:
     assert service["repeats"] == 2 and service["cpu_us_per_decision"]["median"] > 0
     assert out["service_vs_rules"]["cpu"]["median"] > 0
     assert ("redis_cpu_us_per_decision" in out) == (store == "redis")
+
+
+def test_service_bench_sends_no_more_answers_a_message_than_the_engine_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """More games than a message may carry answers for (the engine refuses more than
+    MAX_BATCH, and 1,000 games' first decisions came in one message): the bench splits them,
+    as a bot worker does, and every game is played (it waited forever before)."""
+    monkeypatch.setattr(service_bench, "MAX_BATCH", 2)
+    monkeypatch.setattr(grpc_server, "MAX_BATCH", 2)  # (unsplit: refused, and the bench says so)
+    out = bench_service("standard", 5, games=5, seed=2, repeat=1, store="memory")
+    assert out["rules"]["decisions_per_run"] == out["service"]["decisions_per_run"] > 0
+
+
+def test_e2e_memory_peaks_are_sampled_per_process() -> None:
+    """`arena bench e2e`'s memory per live game: a process's peak resident set over a run,
+    less what it held before."""
+    assert e2e_bench.rss_kb(os.getpid()) > 0 and e2e_bench.rss_kb(2**22 + 7) == 0
+    with e2e_bench._Peaks({"me": os.getpid()}, every_s=0.01) as peaks:
+        held = bytearray(64 << 20)  # 64 MB, touched
+        for i in range(0, len(held), 4096):
+            held[i] = 1
+        time.sleep(0.1)
+        del held
+    assert peaks.grown_kb()["me"] > 32 << 10
 
 
 def test_service_bench_keeps_to_its_own_keys() -> None:
