@@ -119,7 +119,8 @@ async def play(
             elif event == "decision" and data["decision"] is not None and not dead:
                 d = data["decision"]
                 if plan.bot_game:
-                    await client.call("hosting", {"hosted": True}, game=game, seat=seat)
+                    if not await hosted(client, game, seat, seen):
+                        continue  # the game ended meanwhile: its stream ends next
                     seen.did["bot_game"] += 1
                     plan = Plan(silent=0, host=0, reconnect=0, resign=0)
                     continue
@@ -129,7 +130,8 @@ async def play(
                     hosted_at = last
                     continue
                 if step == "hosting" or (not step and roll < plan.silent + plan.host):
-                    await client.call("hosting", {"hosted": True}, game=game, seat=seat)
+                    if not await hosted(client, game, seat, seen):
+                        continue
                     seen.did["hosting"] += 1
                     hosted_at = last
                     continue
@@ -148,6 +150,19 @@ async def play(
                 return False
         if not reconnect:
             return False
+
+
+async def hosted(client: Client, game: str, seat: int, seen: Seen) -> bool:
+    """Ask for 托管 at a decision the stream showed; False if the game ended meanwhile (409
+    'the game is over': at bot speed a game can end between the message and the request)."""
+    try:
+        await client.call("hosting", {"hosted": True}, game=game, seat=seat)
+        return True
+    except ApiRefused as exc:
+        seen.refused[exc.status] += 1
+        if exc.status != 409 or "over" not in str(exc):
+            raise
+        return False
 
 
 async def answered(

@@ -112,6 +112,10 @@ async def test_a_persons_answer_lands_while_the_games_engine_is_stopped(
     store = RedisEventStore(redis_client, ns)
     before = await store.head(game)
     e0.send_signal(signal.SIGSTOP)
+    for _ in range(100):  # (the signal takes a moment to land)
+        if _stopped(e0.pid):
+            break
+        await asyncio.sleep(0.02)
     assert _stopped(e0.pid)
     t0 = time.monotonic()
     status, _, out = await call(
