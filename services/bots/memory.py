@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from ..rules.api import RULESETS, CardDef
 from ..rules.api import events as ev
-from .cardinfo import HARMFUL_TRICKS, HELPFUL_TRICKS, HOSTILE_CARDS, card_table
+from .cardinfo import BAD_JUDGE, HARMFUL_TRICKS, HELPFUL_TRICKS, HOSTILE_CARDS, card_table
 from .roles import Belief, classes_of, make_belief, table_key
 
 HEALS = frozenset(("青囊", "葬花", "结姻"))
+STRIPS = frozenset(("过河拆桥", "顺手牵羊"))  # take one of the target's cards, judge area included
+STRIP_MOVES = ("dismantle", "take")  # the reasons their CardsMoved carries
 TRICKS = HARMFUL_TRICKS | HELPFUL_TRICKS
 
 
@@ -31,8 +33,14 @@ class Memory:
         self.trick: tuple[int, str, list[int]] = (-1, "", [])  # user, name, targets
         self.wuxie = 0  # 无懈可击 used in the current window
         self.last_slash: tuple[int, list[int]] = (-1, [])
+        # a 酒 I drank this turn: my next 杀 deals +1 (``drunk``); whether my last 杀 took it
+        # (``slash_drunk``: its damage when 谋攻's 强化 is chosen after the target)
+        self.drunk = False
+        self.slash_drunk = False
         self.last_damage: tuple[int, int] = (-1, -1)  # source, target
         self.judge_as: dict[int, str] = {}  # judge-area card -> the delayed trick it is
+        self.judged: dict[int, set[int]] = {}  # seat -> the cards in its judge area (public)
+        self.strip: tuple[int, int] = (-1, -1)  # a 过河拆桥/顺手牵羊 read when its card moves
         self.cancelled: set[str] = set()  # play options that came to nothing this phase
         self.acted: dict[tuple[int, int, bool], float] = {}  # this turn's evidence (_evidence)
         self.last_play = ""
@@ -51,6 +59,7 @@ class Memory:
         if isinstance(e, ev.CardUsed):
             self._used(e)
         elif isinstance(e, ev.CardsMoved):
+            self._moved(e)
             if e.reason == "use":
                 return
             self.wuxie = 0
@@ -77,6 +86,7 @@ class Memory:
             if self.belief:
                 self.belief.reveal(e.seat, e.role)
         elif isinstance(e, ev.TurnStarted):
+            self.drunk = False
             self.turns += 1
             self.acted.clear()
             self.round = e.round
@@ -179,8 +189,13 @@ class Memory:
                     self._evidence(e.user, e.targets[0], False, 0.6)
             return
         self.wuxie = 0
+        self.strip = (-1, -1)  # (a strip whose card never moved was nullified: no act read)
         if e.name in ("杀", "火杀", "雷杀"):
             self.last_slash = (e.user, list(e.targets))
+            if e.user == self.seat:
+                self.slash_drunk, self.drunk = self.drunk, False
+        elif e.name == "酒" and e.user == self.seat and e.targets == [self.seat]:
+            self.drunk = True  # (a 酒 that saves me from dying sets it too: only more careful)
         if e.name in TRICKS:
             self.trick = (e.user, e.name, list(e.targets))
         if e.name in ("乐不思蜀", "兵粮寸断", "闪电"):
@@ -190,12 +205,34 @@ class Memory:
             return
         if e.name in HOSTILE_CARDS:
             for t in e.targets:
+                if e.name in STRIPS and self._bad_judged(t):
+                    self.strip = (e.user, t)  # it may take the 乐不思蜀: read what it takes
+                    continue
                 self._evidence(e.user, t, True)
         elif e.name == "借刀杀人" and e.targets:
             self._evidence(e.user, e.targets[0], True, 0.4)
         elif e.name == "桃":
             for t in e.targets:
                 self._evidence(e.user, t, False, 1.5)
+
+    def _bad_judged(self, seat: int) -> bool:
+        return any(self.name(c) in BAD_JUDGE for c in self.judged.get(seat, ()))
+
+    def _moved(self, e: ev.CardsMoved) -> None:
+        """Keep the judge areas; read a pending 过河拆桥/顺手牵羊 by the card it took: a 乐不思蜀 or
+        兵粮寸断 out of the target's judge area helps the target (a loyalist's 过河拆桥 that freed
+        the lord of its 乐不思蜀 read as an attack on the lord: the rebels saved the loyalist as
+        one of theirs, and the lord killed it at 99% a rebel; issue 42), any other card hurts."""
+        user, target = self.strip
+        if target >= 0 and e.src_seat == target and e.reason in STRIP_MOVES:
+            self.strip = (-1, -1)
+            if self.belief:
+                freed = e.src == "judge" and any(self.name(c) in BAD_JUDGE for c in e.cards)
+                self._evidence(user, target, not freed, 1.0 if not freed else 0.6)
+        if e.src == "judge":
+            self.judged.get(e.src_seat, set()).difference_update(e.cards)
+        if e.dst == "judge" and e.dst_seat >= 0:
+            self.judged.setdefault(e.dst_seat, set()).update(e.cards)
 
     def _evidence(self, actor: int, target: int, hostile: bool, strength: float = 1.0) -> None:
         """An act of ``actor`` towards ``target``, counted once per turn: the acts of one seat on

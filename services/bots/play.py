@@ -9,17 +9,33 @@ from .threat import Reading
 HEAL_SKILLS = ("青囊",)
 
 
-def slash_value(r: Reading, t: int, c: CardDef | None = None) -> float:
+def slash_value(r: Reading, t: int, c: CardDef | None = None, drunk: bool = False) -> float:
     """What a 杀 on ``t`` is worth to me (nothing if ``t`` could pass it on to kill a friend, or
-    a 火杀/雷杀's chain could)."""
+    a 火杀/雷杀's chain could); the harm of the damage it deals (:func:`hit_amount`; ``drunk``:
+    a 酒 I am about to drink), so a kill is weighed as one."""
     if passed_on_kills(r, t):
         return -9.0
     nature = nature_of(c.name) if c else "normal"
     hit = 1.0 - r.dodge(t, c, nature)
+    amount = hit_amount(r, t, nature, slash=True) + drunk
     if nature == "normal":
-        return r.harm_value(t) * hit
-    chain = chain_value(r, t)
-    return -9.0 if chain <= CHAIN_KILLS else (r.harm_value(t) + chain) * hit
+        return r.harm_value(t, amount) * hit
+    chain = chain_value(r, t, amount)
+    return -9.0 if chain <= CHAIN_KILLS else (r.harm_value(t, amount) + chain) * hit
+
+
+def hit_amount(r: Reading, t: int, nature: str = "normal", slash: bool = False) -> int:
+    """The damage my card deals ``t`` as far as I can see: 1, +1 for a 杀 after my 酒 this
+    turn, +1 for a 杀 through my 古锭刀 at an empty hand, +1 for fire on 藤甲. The lord's side
+    killed its own seats with a 火杀 or 火攻 it weighed as 1 damage at 2 HP (issue 42: the kill
+    caution of :meth:`.Reading.harm_value` looked at 1)."""
+    n = 1
+    if slash:
+        n += r.mem.drunk
+        mine = r.equip(r.me).get("weapon")
+        n += bool(mine and mine.name == "古锭刀" and not r.seats[t].hand_count)
+    armor = r.equip(t).get("armor")
+    return n + (nature == "fire" and armor is not None and armor.name == "藤甲")
 
 
 CHAIN_KILLS = -9.0  # chain_value's answer when the chain could kill a seat I want alive
@@ -71,9 +87,11 @@ def _keep_alive(r: Reading, u: int) -> bool:
 
 
 def fire_value(r: Reading, t: int) -> float:
-    """What 1 fire damage to ``t`` is worth to me, the chain it would set off included."""
-    chain = chain_value(r, t)
-    return CHAIN_KILLS if chain <= CHAIN_KILLS else r.harm_value(t) + chain
+    """What 火攻's fire damage to ``t`` (2 on 藤甲) is worth to me, the chain it would set off
+    included."""
+    amount = hit_amount(r, t, "fire")
+    chain = chain_value(r, t, amount)
+    return CHAIN_KILLS if chain <= CHAIN_KILLS else r.harm_value(t, amount) + chain
 
 
 def jiedao_victims(r: Reading, wielder: int) -> list[int]:
@@ -123,10 +141,23 @@ def strip_value(r: Reading, t: int, reach: int = 99) -> float:
 
 def aoe_value(r: Reading, need: str) -> float:
     """南蛮入侵 (need 杀) / 万箭齐发 (need 闪) over everyone else; nothing while it could kill a
-    seat I want alive (a likely friend at 1 HP, the lord my side needs)."""
-    if any(r.seats[t].hp <= 1 and r.wants_alive(t) for t in r.alive if t != r.me):
+    seat I do not want dead (:func:`aoe_spares`)."""
+    if not aoe_spares(r):
         return 0.0
     return sum(r.harm_value(t) * (1 - r.expected(t, need)) for t in r.alive if t != r.me)
+
+
+def aoe_spares(r: Reading, amount: int = 1) -> bool:
+    """Whether damage of ``amount`` to every other seat kills none I do not want dead: a likely
+    friend, the lord my side needs, or a seat whose death weighs as a loss
+    (:meth:`.Reading.harm_value`: the chance it is my teammate). The lord's 南蛮入侵 killed its
+    loyalist at 1 HP whom it held 41% a loyalist (friend score 0.03: below the likely-friend
+    line, so the old guard let it through; issue 42)."""
+    return not any(
+        r.seats[t].hp <= amount and (r.wants_alive(t) or r.harm_value(t, amount) <= 0)
+        for t in r.alive
+        if t != r.me
+    )
 
 
 def lightning_value(r: Reading) -> float:
@@ -167,7 +198,7 @@ def card_score(r: Reading, c: CardDef, opts: set[str]) -> float:
     if n == "酒":
         slashes = [o for o in opts if o.startswith("card:") and r.card(int(o[5:])).name in SLASHES]
         reach = [t for t in others if r.distance(r.me, t) <= r.attack_range(r.me)]
-        v = max((slash_value(r, t) for t in reach), default=0.0)
+        v = max((slash_value(r, t, drunk=True) for t in reach), default=0.0)
         return 7.5 if slashes and v > 0.6 else 0.0
     if n == "决斗":
         v = max((duel_value(r, t) for t in others), default=0.0)

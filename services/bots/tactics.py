@@ -14,7 +14,7 @@ from .cardinfo import (
     keep_value,
     std_skill,
 )
-from .play import CHAIN_KILLS, chain_value
+from .play import CHAIN_KILLS, aoe_spares, chain_value, hit_amount
 from .threat import Reading
 
 SKILL_RANK = {
@@ -168,26 +168,28 @@ def enhance(r: Reading, d: Decision) -> list[str]:
         return ["dodge"]
     if card in SLASHES:
         user, targets = r.mem.last_slash
-        foes = [t for t in targets if r.harm_value(t) > 0.2] if user == r.me else []
+        dealt = 1 + r.mem.slash_drunk  # (its 酒 was drunk before the target was chosen)
+        foes = [t for t in targets if r.harm_value(t, dealt) > 0.2] if user == r.me else []
         if not foes:
             return [] if d.declinable else d.options[:1]
+        # +1 damage kills a seat at 2 HP: only where that kill is one I want (issue 42)
+        kills = all(r.harm_value(t, dealt + 1) > 0.2 for t in targets)
         low = any(r.seats[t].hp <= 2 for t in foes)
         for o in ("slash+damage", "damage", "slash") if low else ("damage", "slash"):
-            if o in opts:
+            if o in opts and (kills or "damage" not in o):
                 return [o]
     elif card in ("决斗", "火攻") or card in AOE:
-        # an area attack dealing 2 kills whoever it hits at 2 HP: never one I want alive
-        spares = card not in AOE or not any(
-            r.seats[t].hp <= 2 and r.wants_alive(t) for t in r.alive if t != r.me
-        )
-        if "damage" in opts and spares:
-            v = (
-                sum(r.harm_value(t) for t in r.alive if t != r.me)
-                if card in AOE
-                else sum(r.harm_value(t) for t in r.mem.trick[2] if 0 <= t < len(r.seats))
-            )
-            if v > 0.5:
-                return ["damage"]
+        # an enhanced card deals 2 (火攻 on 藤甲 3): never a kill I do not want
+        aoe = card in AOE
+        hit = [t for t in (r.alive if aoe else r.mem.trick[2]) if 0 <= t < len(r.seats)]
+        amount = {t: 1 + hit_amount(r, t, "fire" if card == "火攻" else "normal") for t in hit}
+        if aoe:
+            hit = [t for t in hit if t != r.me]
+            spares = aoe_spares(r, 2)
+        else:
+            spares = all(r.harm_value(t, amount[t]) > 0.2 for t in hit)
+        if "damage" in opts and spares and sum(r.harm_value(t, amount[t]) for t in hit) > 0.5:
+            return ["damage"]
     elif card == "桃" and "peach" in opts:
         return ["peach"]
     elif card == "酒" and "wine" in opts:
@@ -265,7 +267,11 @@ def discard(r: Reading, d: Decision) -> list[str]:
     cards = ranked_hand(r, [int(o[5:]) for o in d.options])
     if d.declinable and d.min <= 1:
         target = r.mem.trick[2][0] if r.mem.trick[2] else -1
-        ok = target >= 0 and r.harm_value(target) > 0.2 and keep_value(r.card(cards[0])) < 7
+        ok = (
+            target >= 0
+            and r.harm_value(target, hit_amount(r, target, "fire")) > 0.2
+            and keep_value(r.card(cards[0])) < 7
+        )
         return [f"card:{cards[0]}"] if ok else []
     return [f"card:{c}" for c in cards[: d.min]]
 
