@@ -24,6 +24,7 @@ from .random_policy import RandomPolicy
 from .search import SearchPolicy
 from .selfplay import Policy, make_policy
 
+MAX_SEATS = 16  # a table's most seats (the engine refuses more: engine/service.py MAX_SEATS)
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
 VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
 BOT_PREFIX = "bot:"
@@ -151,5 +152,6 @@ class Minds:
 
     def drop_game(self, game: str) -> None:
         """Forget every seat of a game (it ended)."""
-        for key in [k for k in self.minds if k[0] == game]:
-            del self.minds[key]
+        # by its seats, not a scan of every mind (thousands, at each game's end)
+        for seat in range(MAX_SEATS):
+            self.minds.pop((game, seat), None)

@@ -306,13 +306,14 @@ class RedisSide:
     def _outbox(self, game: str, effects: Effects) -> list[OutboxCommand]:
         """The commands of an append's script that carry out `effects`."""
         outbox: list[OutboxCommand] = []
+        deadlines = self.deadlines_key(game)
         if effects.clear is not None:
             member = _member(game, effects.clear)
-            outbox.append(OutboxCommand("ZREM", self.deadlines_key(game), (member,)))
+            outbox.append(OutboxCommand("ZREM", deadlines, (member,)))
         if effects.deadline is not None:
             decision, at_ms = effects.deadline
             member = _member(game, decision)
-            outbox.append(OutboxCommand("ZADD", self.deadlines_key(game), (at_ms, member)))
+            outbox.append(OutboxCommand("ZADD", deadlines, (at_ms, member)))
         for message in effects.messages:
             args: list[str | int | bytes] = ["*"]
             for k, v in encode(message).items():

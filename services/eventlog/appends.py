@@ -177,15 +177,14 @@ class Appender:
     def _groups(self, items: list[Append]) -> list[list[int]]:
         """Which appends may share a call: all on one Redis; on a cluster, those of one
         partition whose outbox keys all carry its tag."""
-        groups: dict[str, list[int]] = {}
-        cluster = is_cluster(self.client)
-        for i, a in enumerate(items):
-            group = ""
-            if cluster:
-                tag = "{" + self.layout.tag(a.game) + "}"
-                group = tag if all(tag in c.key for c in a.outbox) else f"alone {i}"
-            groups.setdefault(group, []).append(i)
         n = self.per_call
+        if not is_cluster(self.client):  # one Redis: every append may share a call
+            return [list(range(k, min(k + n, len(items)))) for k in range(0, len(items), n)]
+        groups: dict[str, list[int]] = {}
+        for i, a in enumerate(items):
+            tag = "{" + self.layout.tag(a.game) + "}"
+            group = tag if all(tag in c.key for c in a.outbox) else f"alone {i}"
+            groups.setdefault(group, []).append(i)
         return [g[k : k + n] for g in groups.values() for k in range(0, len(g), n)]
 
     async def _flush(self, items: list[Append]) -> list[int | BaseException]:

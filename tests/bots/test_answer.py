@@ -321,3 +321,12 @@ def test_a_seats_fold_steps_over_every_entry_kind_that_is_no_event() -> None:
     reveal = '"reveal":{"seed":1,"salt":"00","ended_at_ms":0,"winners":[],"sides":[]}'
     mind.fold(5, '{"seq":5,"kind":"seed_reveal",' + reveal + "}")
     assert mind.over and mind.seq == 5
+
+
+def test_a_games_end_forgets_every_seat_of_it_and_no_other() -> None:
+    minds = Minds("random")
+    for game, seats in (("g-1", 16), ("g-2", 3)):
+        for seat in range(seats):
+            minds.get(game, seat, "bot:random")
+    minds.drop_game("g-1")
+    assert sorted(minds.minds) == [("g-2", 0), ("g-2", 1), ("g-2", 2)]
