@@ -105,8 +105,9 @@ def _make() -> list[Route]:
             "bot_hosting",
             "POST",
             BOT_SEAT + "/hosted",
-            "托管: let the seat's built-in bot play it (true), or take the seat back (false) after "
-            "time-outs put it on 托管",
+            "托管: let the seat's built-in bot play it (true; at `level`, one of /api/modes "
+            "`bot_levels`, if given, else the level chosen before, else the table's), or take the "
+            "seat back (false) after time-outs put it on 托管",
             schema.Hosting,
             schema.Hosted,
             auth="bot",
