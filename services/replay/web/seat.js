@@ -21,7 +21,8 @@ async function playSeat(game, seat) {
     <a href="#/live/${encodeURIComponent(game)}" class="spectate"></a></div>`,
   `<div class="panel" id="decision-panel"></div><div class="myhand" id="myhand"></div>`);
   q("#resign").textContent = t("resign");
-  // the bot level of this seat's 托管: the person's own choice (default: the table's)
+  // the bot level of this seat's 托管: the person's own choice (default: the table's; the page
+  // remembers the last one picked, in this browser)
   const hostLevel = q("#hostlevel");
   hostLevel.title = t("hosting_level");
   hostLevel.innerHTML = `<option value="">${esc(t("level.table"))}</option>`;
@@ -29,6 +30,9 @@ async function playSeat(game, seat) {
     for (const l of m.bot_levels || []) {
       hostLevel.insertAdjacentHTML("beforeend", `<option value="${esc(l)}">${esc(tOr(`level.${l}`, l))}</option>`);
     }
+    let saved = null;
+    try { saved = localStorage.getItem("arena.hostLevel"); } catch (e) { saved = null; }
+    if (saved && (m.bot_levels || []).includes(saved)) hostLevel.value = saved;
   }).catch(() => {});
   const hostBody = (on) => (on && hostLevel.value ? { hosted: true, level: hostLevel.value } : { hosted: on });
   q(".spectate").textContent = t("spectate");
@@ -180,6 +184,7 @@ async function playSeat(game, seat) {
     } catch (err) { q("#conn").textContent = err.message; }
   };
   hostLevel.onchange = async () => { // on 托管 already: its bot plays at the new level
+    try { localStorage.setItem("arena.hostLevel", hostLevel.value); } catch (e) { /* no storage */ }
     if (!hosted.has(seat) || !hostLevel.value) return;
     try {
       await call("POST", `${base}/hosted`, hostBody(true));
