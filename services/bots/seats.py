@@ -25,6 +25,9 @@ from .search import SearchPolicy
 from .selfplay import Policy, make_policy
 
 MAX_SEATS = 16  # a table's most seats (the engine refuses more: engine/service.py MAX_SEATS)
+# seats kept (`arena bots --cache-size`): 1,000 games of 5 in flight are 5,000 seats, and at
+# 4,096 their minds were dropped and made again (a viewing seat's caught up through the engine)
+CACHE_SIZE = 16_384
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
 VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
 BOT_PREFIX = "bot:"
@@ -124,7 +127,7 @@ class SeatMind:
 class Minds:
     """A bounded LRU of SeatMinds by (game, seat)."""
 
-    def __init__(self, default_policy: str, capacity: int = 4096) -> None:
+    def __init__(self, default_policy: str, capacity: int = CACHE_SIZE) -> None:
         if default_policy not in SERVABLE:
             raise ValueError(f"unknown policy {default_policy!r} (servable: {SERVABLE})")
         self.default = default_policy

@@ -43,7 +43,7 @@ from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
 from .heuristic import FALLBACKS
-from .seats import SERVABLE, Minds
+from .seats import CACHE_SIZE, SERVABLE, Minds
 
 GROUP = DECISIONS.groups[0]
 
@@ -466,7 +466,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "second) this long is taken as hung: its games go to the other engines until it "
         "speaks again",
     )
-    p.add_argument("--cache-size", type=int, default=4096, help="bot seats kept in memory")
+    p.add_argument(
+        "--cache-size",
+        type=int,
+        default=CACHE_SIZE,
+        help="bot seats kept in memory (keep it above the bot seats in flight)",
+    )
     p.add_argument(
         "--think-ms",
         type=int,
