@@ -137,5 +137,7 @@ async def test_a_persons_answer_lands_while_the_games_engine_is_stopped(
         port, "POST", f"/api/games/{game}/seats/0/hosted", {"hosted": True}, auth
     )
     assert status == 200 and out["hosted"], out
+    status, _, out = await call(port, "POST", f"/api/games/{game}/seats/0/resign", None, auth)
+    assert status == 200 and out["hosted"], out
     assert _stopped(e0.pid), "e0 woke before the answers landed"
     print(f"the answer landed {took:.1f} s after it was sent (try_s {engine.try_s} s)")
