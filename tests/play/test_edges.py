@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import logging
-import random
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -29,20 +28,12 @@ import redis.asyncio as aioredis
 
 from services.contracts import tokens
 from services.eventlog import InMemoryEventStore
-from services.matchmaking.clock import SystemClock
-from services.matchmaking.core import Matchmaker
-from services.matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
-from services.matchmaking.modes import Policy, build_modes
-from services.matchmaking.rating_store import RatingStore
-from services.play import botapi, identity, routes, tournaments
-from services.play.clients import Engine
-from services.play.clients import Matchmaker as MatchmakerClient
-from services.play.http import PlayHttp
+from services.play import identity, routes
 from services.play.ratelimit import Limits, Proxies, Window
 from services.play.service import Play
-from services.replay import Replay
 from services.replay import http as replay_http
-from services.replay.http import HttpServer
+
+from .fixtures import matchmaker_server, web_server
 
 SECRET = b"play-edges-secret-" + b"x" * 32
 TABLE = {"ruleset": "standard", "players": 5, "bot_after_ms": 0}
@@ -89,43 +80,23 @@ async def request(
 async def server(
     redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
 ) -> AsyncIterator[Server]:
-    ratings = RatingStore(redis_client, redis_namespace)
-    mm = Matchmaker(
-        redis_client,
-        build_modes({}, Policy(bot_after_ms=600_000)),
-        SECRET,
-        SystemClock(),
-        ratings=ratings,
-        namespace=redis_namespace,
-        rng=random.Random(1),
-    )
-    notifier = Notifier(redis_client, mm.channel)
-    stop = asyncio.Event()
-    listener = asyncio.create_task(notifier.run(stop))
-    grpc_server, mm_port, _ = make_server(MatchmakerServicer(mm, notifier, ratings, 0.2))
-    await grpc_server.start()
-    replay = Replay(InMemoryEventStore(), secret=SECRET)
-    sessions = identity.Sessions(redis_client, redis_namespace, SECRET)
-    play = Play(
-        replay,
-        sessions,
-        MatchmakerClient(f"127.0.0.1:{mm_port}", SECRET),
-        Engine(["127.0.0.1:1"]),  # no engine: these tests never reach a game
-        limits=Limits(redis_client, f"{redis_namespace}:lim", exempt_loopback=False),
-    )
-    # every router the web server mounts (play/web.py): the play API, the Bot API, tournaments
-    bots = botapi.mount(play, redis_namespace, SECRET)
-    host = tournaments.mount(play, redis_namespace, tmp_path / "tournaments", 1, SECRET)
-    http = HttpServer(replay, [PlayHttp(play), bots, host])
-    port = await http.start()
-    yield Server(port, play, redis_client, redis_namespace)
-    await http.close()
-    await host.host.close()
-    await play.close()
-    await replay.close()
-    stop.set()
-    await listener
-    await grpc_server.stop(None)
+    # every router the web server mounts (play/web.py): the play API, the Bot API, tournaments;
+    # no engine: these tests never reach a game
+    limits = Limits(redis_client, f"{redis_namespace}:lim", exempt_loopback=False)
+    async with (
+        matchmaker_server(redis_client, redis_namespace, SECRET) as mm,
+        web_server(
+            InMemoryEventStore(),
+            redis_client,
+            redis_namespace,
+            SECRET,
+            ["127.0.0.1:1"],
+            mm,
+            tournaments_dir=tmp_path / "tournaments",
+            limits=limits,
+        ) as web,
+    ):
+        yield Server(web.port, web.play, redis_client, redis_namespace)
 
 
 async def guest(s: Server, name: str = "Ann") -> dict[str, str]:

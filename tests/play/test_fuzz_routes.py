@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import random
 import urllib.parse
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -46,21 +45,11 @@ from services.engine.grpc_server import set_serving
 from services.engine.service import Games
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore
-from services.matchmaking.clock import SystemClock
-from services.matchmaking.core import Matchmaker
-from services.matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
-from services.matchmaking.modes import Policy, build_modes
-from services.matchmaking.rating_store import RatingStore
-from services.play import botapi, identity, routes, tournaments
+from services.play import routes
 from services.play.accounts import Accounts
-from services.play.clients import Engine
-from services.play.clients import Matchmaker as MatchmakerClient
-from services.play.http import PlayHttp
-from services.play.ratelimit import Limits
-from services.play.service import Play
-from services.readside.access import hmac_seat_check
-from services.replay import Replay
-from services.replay.http import MAX_BODY, HttpServer
+from services.replay.http import MAX_BODY
+
+from .fixtures import matchmaker_server, web_server
 
 SECRET = b"route-fuzz-secret-" + b"x" * 32
 GAME = "fz1"
@@ -82,68 +71,45 @@ async def env(
     redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
 ) -> AsyncIterator[Env]:
     ns = redis_namespace
-    ratings = RatingStore(redis_client, ns)
-    mm = Matchmaker(
-        redis_client,
-        build_modes({}, Policy(bot_after_ms=600_000)),
-        SECRET,
-        SystemClock(),
-        ratings=ratings,
-        namespace=ns,
-        rng=random.Random(1),
-    )
-    notifier = Notifier(redis_client, mm.channel)
-    stop = asyncio.Event()
-    listener = asyncio.create_task(notifier.run(stop))
-    mm_server, mm_port, _ = make_server(MatchmakerServicer(mm, notifier, ratings, 0.2))
-    await mm_server.start()
     store = InMemoryEventStore()
     games = Games(store, MemorySide(), SECRET)
     engine_server, engine_port, checker = make_engine_server(games)
     await engine_server.start()
     await set_serving(checker)
-    replay = Replay(store, secret=SECRET, seat_check=hmac_seat_check(SECRET))
-    sessions = identity.Sessions(redis_client, ns, SECRET)
-    play = Play(
-        replay,
-        sessions,
-        MatchmakerClient(f"127.0.0.1:{mm_port}", SECRET),
-        Engine([f"127.0.0.1:{engine_port}"]),
-        limits=Limits(redis_client, f"{ns}:lim"),  # loopback not counted, as under arena up
-    )
-    bots = botapi.mount(play, ns, SECRET)
-    host = tournaments.mount(play, ns, tmp_path / "tournaments", 1, SECRET)
-    http = HttpServer(replay, [PlayHttp(play), bots, host])
-    port = await http.start()
-    e = Env(port, redis_client, ns, store)
     try:
-        # a person (seat 0) and a bot account (seat 1) at a live game; an organiser
-        status, _, guest = await call(port, "POST", "/api/guests", {"name": "Ann"})
-        assert status == 201, guest
-        accounts = Accounts(redis_client, ns)
-        bot, bot_token = await accounts.create_bot("fuzzbot", "fuzz")
-        seats = [Seat(guest["player"], name="Ann"), Seat(bot.player, name="fuzzbot")]
-        seats += [Seat(f"bot:{i}", bot=True) for i in range(3)]
-        await games.create_game(NewMatch(match_id=GAME, ruleset="standard", seats=seats, seed=7))
-        await sessions.seat_at(guest["player"], GAME, 0, 3_600_000)
-        status, _, other = await call(
-            port, "POST", "/api/guests", {"name": "Bob"}
-        )  # seated nowhere
-        e.creds = {
-            "guest": f"Bearer {guest['token']}",
-            "other": f"Bearer {other['token']}",
-            "bot": f"Bearer {bot_token}",
-            "organiser": f"Bearer {await accounts.create_organiser('fuzz')}",
-        }
-        yield e
+        async with (
+            matchmaker_server(redis_client, ns, SECRET) as mm,
+            web_server(
+                store,
+                redis_client,
+                ns,
+                SECRET,
+                [f"127.0.0.1:{engine_port}"],
+                mm,
+                tournaments_dir=tmp_path / "tournaments",
+            ) as web,
+        ):
+            port = web.port
+            e = Env(port, redis_client, ns, store)
+            # a person (seat 0) and a bot account (seat 1) at a live game; an organiser
+            status, _, guest = await call(port, "POST", "/api/guests", {"name": "Ann"})
+            assert status == 201, guest
+            accounts = Accounts(redis_client, ns)
+            bot, bot_token = await accounts.create_bot("fuzzbot", "fuzz")
+            seats = [Seat(guest["player"], name="Ann"), Seat(bot.player, name="fuzzbot")]
+            seats += [Seat(f"bot:{i}", bot=True) for i in range(3)]
+            match = NewMatch(match_id=GAME, ruleset="standard", seats=seats, seed=7)
+            await games.create_game(match)
+            await web.play.sessions.seat_at(guest["player"], GAME, 0, 3_600_000)
+            _, _, other = await call(port, "POST", "/api/guests", {"name": "Bob"})  # no seat
+            e.creds = {
+                "guest": f"Bearer {guest['token']}",
+                "other": f"Bearer {other['token']}",
+                "bot": f"Bearer {bot_token}",
+                "organiser": f"Bearer {await accounts.create_organiser('fuzz')}",
+            }
+            yield e
     finally:
-        await http.close()
-        await host.host.close()
-        await play.close()
-        await replay.close()
-        stop.set()
-        await listener
-        await mm_server.stop(None)
         await engine_server.stop(None)
 
 

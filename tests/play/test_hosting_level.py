@@ -23,17 +23,9 @@ from services.engine.grpc_server import make_server, set_serving
 from services.engine.service import Games
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore
-from services.play import identity
-from services.play.clients import Engine
-from services.play.clients import Matchmaker as MatchmakerClient
-from services.play.http import PlayHttp
-from services.play.ratelimit import Limits
-from services.play.service import Play
-from services.readside.access import hmac_seat_check
-from services.replay import Replay
-from services.replay.http import HttpServer
 from services.rules import api
 
+from .fixtures import web_server
 from .test_fuzz_routes import call
 
 SECRET = b"hosting-level-secret-" + b"x" * 32
@@ -48,36 +40,24 @@ async def table(redis_client: aioredis.Redis, redis_namespace: str) -> AsyncIter
     server, engine_port, checker = make_server(games)
     await server.start()
     await set_serving(checker)
-    replay = Replay(store, secret=SECRET, seat_check=hmac_seat_check(SECRET))
-    sessions = identity.Sessions(redis_client, redis_namespace, SECRET)
-    play = Play(
-        replay,
-        sessions,
-        MatchmakerClient("127.0.0.1:1", SECRET),
-        Engine([f"127.0.0.1:{engine_port}"]),
-        limits=Limits(redis_client, f"{redis_namespace}:lim"),
-    )
-    http = HttpServer(replay, [PlayHttp(play)])
-    port = await http.start()
+    engines = [f"127.0.0.1:{engine_port}"]
     try:
-        auth = {}
-        seats = []
-        for name in ("Ann", "Bob"):
-            _, _, guest = await call(port, "POST", "/api/guests", {"name": name})
-            auth[name] = f"Bearer {guest['token']}"
-            seats.append(Seat(guest["player"], name=name))
-        seats += [Seat("bot:easy", True), Seat("bot:easy", True)]
-        match = NewMatch(
-            match_id=GAME, ruleset="standard", seats=seats, seed=5, hosted_level="easy"
-        )
-        await games.create_game(match)
-        for seat, s in enumerate(seats[:2]):
-            await sessions.seat_at(s.player, GAME, seat, 3_600_000)
-        yield port, games, side, auth
+        async with web_server(store, redis_client, redis_namespace, SECRET, engines) as web:
+            auth = {}
+            seats = []
+            for name in ("Ann", "Bob"):
+                _, _, guest = await call(web.port, "POST", "/api/guests", {"name": name})
+                auth[name] = f"Bearer {guest['token']}"
+                seats.append(Seat(guest["player"], name=name))
+            seats += [Seat("bot:easy", True), Seat("bot:easy", True)]
+            match = NewMatch(
+                match_id=GAME, ruleset="standard", seats=seats, seed=5, hosted_level="easy"
+            )
+            await games.create_game(match)
+            for seat, s in enumerate(seats[:2]):
+                await web.play.sessions.seat_at(s.player, GAME, seat, 3_600_000)
+            yield web.port, games, side, auth
     finally:
-        await http.close()
-        await play.close()
-        await replay.close()
         await server.stop(None)
 
 

@@ -21,17 +21,10 @@ import redis.asyncio as aioredis
 from services.bots.cluster import SECRET, start_engines, stop
 from services.contracts.streams import MATCHES, NewMatch, Seat
 from services.eventlog.redis_store import RedisEventStore
-from services.play import identity
 from services.play.clients import Engine
-from services.play.clients import Matchmaker as MatchmakerClient
-from services.play.http import PlayHttp
-from services.play.ratelimit import Limits
-from services.play.service import Play
-from services.readside.access import hmac_seat_check
 from services.redisinfra.streams import publish_message
-from services.replay import Replay
-from services.replay.http import HttpServer
 
+from .fixtures import web_server
 from .test_fuzz_routes import call
 
 
@@ -51,27 +44,20 @@ async def web(
     ns = redis_namespace
     engines = start_engines(redis_url, ns, 2, tmp_path / "archive")
     secret = SECRET.encode()
+    addresses = [f"127.0.0.1:{port}" for _, port in engines]
     store = RedisEventStore(redis_client, ns)
-    replay = Replay(store, secret=secret, seat_check=hmac_seat_check(secret))
-    sessions = identity.Sessions(redis_client, ns, secret)
-    engine = Engine([f"127.0.0.1:{port}" for _, port in engines])
-    play = Play(
-        replay,
-        sessions,
-        MatchmakerClient("127.0.0.1:1", secret),  # no tables here: the game is published
-        engine,
-        limits=Limits(redis_client, f"{ns}:lim"),
-    )
-    http = HttpServer(replay, [PlayHttp(play)])
-    port = await http.start()
     try:
-        yield {"port": port, "engines": engines, "sessions": sessions, "engine": engine}
+        # no matchmaker: the game is published here
+        async with web_server(store, redis_client, ns, secret, addresses) as web:
+            yield {
+                "port": web.port,
+                "engines": engines,
+                "sessions": web.play.sessions,
+                "engine": web.play.engine,
+            }
     finally:
         for proc, _ in engines:
             proc.send_signal(signal.SIGCONT)
-        await http.close()
-        await play.close()
-        await replay.close()
         stop([p for p, _ in engines])
 
 

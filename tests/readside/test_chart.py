@@ -6,6 +6,7 @@ model tells the winner better than the base rate on games it never saw."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -114,6 +115,16 @@ def test_a_hidden_role_counts_as_its_share() -> None:
     assert math.isclose(f["lord_alive"], 2.0) and math.isclose(f["renegade_alive"], 1.0)
 
 
+def log_loss(samples: list[Any], z_of: Callable[[list[float]], list[float]]) -> float:
+    """The mean log-loss of the scores `z_of(features)` (softmaxed) on (features, winner)."""
+    total = 0.0
+    for x, y in samples:
+        z = z_of(x)
+        top = max(z)
+        total -= z[y] - top - math.log(sum(math.exp(zi - top) for zi in z))
+    return total / len(samples)
+
+
 def test_the_public_model_tells_the_winner_better_than_the_base_rate() -> None:
     """On 40 games it never saw (other seeds), the fitted model's log-loss at every turn start
     is below the base rate's (each camp's share of the wins in those games)."""
@@ -126,17 +137,10 @@ def test_the_public_model_tells_the_winner_better_than_the_base_rate() -> None:
     weights = [list(w[c]) for c in t.camps]
     counts = [sum(1 for _, y in samples if y == c) for c in range(len(t.camps))]
     base = [math.log(max(k, 1) / len(samples)) for k in counts]
-
-    def loss(z_of: Any) -> float:
-        total = 0.0
-        for x, y in samples:
-            z = z_of(x)
-            top = max(z)
-            total -= z[y] - top - math.log(sum(math.exp(zi - top) for zi in z))
-        return total / len(samples)
-
-    fitted = loss(lambda x: [sum(a * b for a, b in zip(row, x, strict=True)) for row in weights])
-    flat = loss(lambda x: base)
+    fitted = log_loss(
+        samples, lambda x: [sum(a * b for a, b in zip(row, x, strict=True)) for row in weights]
+    )
+    flat = log_loss(samples, lambda x: base)
     assert fitted < flat - 0.05, (fitted, flat)
 
 
@@ -185,15 +189,6 @@ def test_the_hand_set_score_tells_the_winner_better_than_a_flat_guess() -> None:
     for ruleset, players in (("jinyu", 6), ("honglou", 6)):
         t, data = collect(ruleset, players, {}, 30, 900_000)
         samples = [s for g in data["public"] for s in g]
-
-        def loss(z_of: Any, samples: list[Any] = samples) -> float:
-            total = 0.0
-            for x, y in samples:
-                z = z_of(x)
-                top = max(z)
-                total -= z[y] - top - math.log(sum(math.exp(zi - top) for zi in z))
-            return total / len(samples)
-
-        hand_set = loss(lambda x, t=t: chart._hand_set(t, x, False))
-        even = loss(lambda x, t=t: [0.0] * len(t.camps))
+        hand_set = log_loss(samples, lambda x, t=t: chart._hand_set(t, x, False))
+        even = log_loss(samples, lambda x, t=t: [0.0] * len(t.camps))
         assert hand_set < even - 0.1, (t.key, hand_set, even)
