@@ -197,13 +197,19 @@ class RedisSide:
         self.namespace = namespace
         self.layout = Layout(namespace)
         self.auto = AutoPipeline(client)
+        self._deadline_keys: dict[str, str] = {}  # game -> its deadlines key (every append)
 
     def _secret_key(self, game: str) -> str:
         return self.layout.game_key(game, "secret")
 
     def deadlines_key(self, game: str) -> str:
         """The deadlines key of the partition of `game`."""
-        return self.layout.game_stream_key("deadlines", game)
+        key = self._deadline_keys.get(game)
+        if key is None:
+            if len(self._deadline_keys) >= Layout.MAX_GAMES:
+                self._deadline_keys.clear()
+            key = self._deadline_keys[game] = self.layout.game_stream_key("deadlines", game)
+        return key
 
     def all_deadlines(self) -> list[str]:
         """Every partition's deadlines key."""

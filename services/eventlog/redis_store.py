@@ -139,6 +139,7 @@ class RedisEventStore:
         self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms), wait_aof=wait_aof)
         self.appender = Appender(client, self.auto, self.layout)
         self.framed_reads = True if framed_reads is None else framed_reads
+        self._log_keys: dict[str, str] = {}  # game -> its log's key (named at every append)
 
     @classmethod
     def from_url(cls, url: str, namespace: str = "arena") -> RedisEventStore:
@@ -147,7 +148,12 @@ class RedisEventStore:
 
     def log_key(self, game: str) -> str:
         """The stream key of `game`."""
-        return self.layout.game_key(check_game_id(game), "log")
+        key = self._log_keys.get(game)
+        if key is None:
+            if len(self._log_keys) >= Layout.MAX_GAMES:
+                self._log_keys.clear()
+            key = self._log_keys[game] = self.layout.game_key(check_game_id(game), "log")
+        return key
 
     def snapshot_key(self, game: str) -> str:
         """The snapshot hash key of `game`."""
