@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from ..rules.api import RULESETS, CardDef
 from ..rules.api import events as ev
-from .cardinfo import BAD_JUDGE, HARMFUL_TRICKS, HELPFUL_TRICKS, HOSTILE_CARDS, card_table
+from .cardinfo import (
+    BAD_JUDGE,
+    HARMFUL_TRICKS,
+    HELPFUL_TRICKS,
+    HOSTILE_CARDS,
+    card_table,
+    std_skill,
+)
 from .roles import Belief, classes_of, make_belief, table_key
 
 HEALS = frozenset(("青囊", "葬花", "结姻"))
@@ -203,7 +210,9 @@ class Memory:
                 self.judge_as[c] = e.name
         if not self.belief:
             return
-        if e.name in HOSTILE_CARDS:
+        if e.name in HOSTILE_CARDS and std_skill(e.skill) == "离间":
+            pass  # a 决斗 a third seat's 离间 made: neither duellist chose the other
+        elif e.name in HOSTILE_CARDS:
             for t in e.targets:
                 if e.name in STRIPS and self._bad_judged(t):
                     self.strip = (e.user, t)  # it may take the 乐不思蜀: read what it takes

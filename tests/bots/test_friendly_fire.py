@@ -67,3 +67,28 @@ def test_the_lord_spares_a_likely_loyalist_from_its_aoe() -> None:
     assert 0.3 < r.mate[3] < 0.5
     answer = t.act(d)
     assert answer.picks != ["card:24"], answer
+
+
+def test_a_duel_that_lijian_forced_is_no_act_of_its_duellists() -> None:
+    """A 决斗 made by a third seat's 离间 was read as the first duellist's attack on the second,
+    pushing the two apart in every seat's belief (jinyu 8: 54 teammate kills in 450 games came
+    from such 决斗s alone). Only the 离间 user chose it (its own act stays evidence); the same
+    决斗 played from a hand still is."""
+    from services.bots.memory import Memory
+    from services.rules.api import events as ev
+    from services.rules.api import redact
+
+    g = api.new_game("jinyu", 8, 418, api.table_options("jinyu", 8, {}))
+    lord = next(p.seat for p in g.players if p.role == "lord")
+    watcher = Memory(lord)
+    for e in api.advance(g):
+        watcher.observe(redact(e, lord))
+    assert watcher.belief is not None
+    a, b = [s for s in range(8) if s != lord][:2]
+    before = watcher.belief.marginals()
+    forced = ev.CardUsed(user=a, name="决斗", suit="", rank=0, cards=[], targets=[b], skill="离间")
+    watcher.observe(forced)
+    assert watcher.belief.marginals() == before
+    chosen = ev.CardUsed(user=a, name="决斗", suit="S", rank=1, cards=[0], targets=[b])
+    watcher.observe(chosen)
+    assert watcher.belief.marginals() != before
