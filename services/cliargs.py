@@ -23,6 +23,7 @@ from .redisinfra.redis_client import (  # the Redis options live there
     redis_options,
     redis_url,
 )
+from .targets import parse_list
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,15 @@ def int_list(text: str) -> list[int]:
     if not out or min(out) < 1:
         raise argparse.ArgumentTypeError(f"want counts of at least 1, e.g. 1,2 (got {text!r})")
     return out
+
+
+def address_list(text: str) -> list[str]:
+    """An argparse type: gRPC addresses, comma-separated (``HOST:PORT[,HOST:PORT...]``; a HOST
+    that is a DNS name stands for every address it resolves to: services/targets.py)."""
+    try:
+        return parse_list(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def names(*choices: str) -> Callable[[str], list[str]]:

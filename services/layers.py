@@ -86,6 +86,7 @@ PARTS: tuple[Part, ...] = (
             "services.ports",
             "services.running",
             "services.rpc_guard",
+            "services.targets",
         ),
         "small helpers every process shares: options, refusals, ports, metrics, GC settings",
         uses=("contracts", "redisinfra"),  # a refusal for an outage; finding the running Redis

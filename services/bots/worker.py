@@ -29,7 +29,7 @@ from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from ..cliargs import metrics_option, worker_options
+from ..cliargs import address_list, metrics_option, worker_options
 from ..contracts import tokens
 from ..contracts.streams import DECISIONS, FIELD, BadMessage, BotDecision, decode, encode
 from ..gctune import tune_gc
@@ -42,6 +42,7 @@ from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
 from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
+from .engines import engines
 from .heuristic import FALLBACKS
 from .seats import CACHE_SIZE, SERVABLE, Minds
 
@@ -341,11 +342,15 @@ async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
     # named in CLIENT LIST: an operator (and the chaos test) sees which worker polls
     client = connect(args.redis_url, client_name=f"arena-bots:{args.consumer}")
-    engine = GrpcEngine(
-        [t for t in args.engine.split(",") if t],
-        args.timeout_ms / 1000,
+    engine = await engines(  # a name stands for every engine it resolves to (engines.py)
+        args.engine,
+        lambda targets: GrpcEngine(
+            targets,
+            args.timeout_ms / 1000,
+            name=args.consumer,
+            silent_s=args.engine_silent_ms / 1000,
+        ),
         name=args.consumer,
-        silent_s=args.engine_silent_ms / 1000,
     )
     answerer = Answerer(
         engine,
@@ -381,8 +386,7 @@ async def run(args: argparse.Namespace) -> None:
         value = await client.get(key_name)
         return value.decode() if isinstance(value, bytes) else value
 
-    pushes = engine.run_sessions(worker.pushed, bot_key) if args.sessions else asyncio.sleep(0)
-    sessions = asyncio.create_task(pushes)
+    sessions = asyncio.create_task(engine.run(worker.pushed if args.sessions else None, bot_key))
     # its heartbeat in Redis: the engines report a bot worker that stops beating (hung, dead)
     beats = asyncio.create_task(
         Liveness(client, args.namespace, f"bots:{args.consumer}", watch=False).run(stop)
@@ -400,6 +404,7 @@ async def run(args: argparse.Namespace) -> None:
             beats.cancel()
         await asyncio.gather(beats, return_exceptions=True)
         session_answers, session_messages = engine.session_counts()
+        submitted, submit_calls = engine.submitted()
         print(
             json.dumps(
                 {
@@ -407,8 +412,8 @@ async def run(args: argparse.Namespace) -> None:
                     "outcomes": worker.outcomes,
                     "worlds": answerer.worlds,  # look-ahead's Determinize calls (hard seats)
                     "batched": {
-                        "answers": sum(b.items for b in engine.batchers),
-                        "submit_calls": sum(b.batches for b in engine.batchers),
+                        "answers": submitted,
+                        "submit_calls": submit_calls,
                         "acks": sum(c.acks.items for c in consumers),
                         "xack_calls": sum(c.acks.batches for c in consumers),
                         "pushed": engine.pushed,
@@ -437,8 +442,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--engine",
+        type=address_list,
         default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
-        help="GameService address(es), comma-separated ($ARENA_ENGINE if set)",
+        help="GameService address(es), comma-separated ($ARENA_ENGINE if set); a DNS name "
+        "stands for every address it resolves to (one engine each), resolved again every 30 s",
     )
     worker_options(
         p, "arena:decisions", 10_000, "take over messages pending this long (their worker died)"

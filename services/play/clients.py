@@ -4,6 +4,7 @@ reason (errors.py). Create these inside the running event loop (grpc.aio channel
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -16,6 +17,7 @@ import grpc
 from ..matchmaking.tables import TableSettings, settings_of, settings_pb
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 from ..rpc_guard import signed_channel
+from ..targets import RESOLVE_EVERY_S, Resolver, Targets
 from . import schema
 from .errors import from_grpc
 
@@ -117,6 +119,12 @@ class Engine:
     game's calls go to one worker while it answers (a hash of its id, as the bot service picks:
     that worker keeps the game hot).
 
+    An address that is a DNS name (compose's ``engine:50051``, Kubernetes' headless
+    ``arena-engine:50051``) stands for every worker it resolves to, each its own channel: given
+    to gRPC as one target, every call went to one of them (services/targets.py). The names are
+    resolved again every `resolve_every_s`, and sooner after a call failed; a plain list of
+    addresses is used as it is.
+
     A hung worker (stopped, wedged) fails nothing: it just never answers (issue 46). So with
     several workers a call waits at most `try_s` for the game's worker; a worker that times out
     or is unreachable is passed over for `cooldown_s` and the call goes to the next one, which
@@ -131,43 +139,79 @@ class Engine:
         timeout_s: float = TIMEOUT_S,
         try_s: float = TRY_S,
         cooldown_s: float = COOLDOWN_S,
+        resolver: Resolver | None = None,
+        resolve_every_s: float = RESOLVE_EVERY_S,
     ) -> None:
-        if not addresses:
-            raise ValueError("no engine address")
-        self.addresses = list(addresses)
-        self.channels = [grpc.aio.insecure_channel(a) for a in addresses]
-        self.stubs = [game_pb2_grpc.GameServiceStub(ch) for ch in self.channels]  # type: ignore[no-untyped-call]
+        self.targets = Targets(addresses, resolver, every_s=resolve_every_s)
         self.timeout_s, self.try_s, self.cooldown_s = timeout_s, try_s, cooldown_s
-        self.down_until = [0.0] * len(self.stubs)  # monotonic: passed over until then
+        self.addresses: list[str] = []  # the workers now (the hash is over these)
+        self.stubs: list[Any] = []
+        self.channels: dict[str, grpc.aio.Channel] = {}  # address -> its channel
+        self.down_until: dict[str, float] = {}  # address -> monotonic: passed over until then
+        self._refresh: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self._use(self.targets.current())
+
+    def _use(self, addresses: list[str]) -> None:
+        """Send calls to `addresses` from now on: a channel for each new one; a channel no
+        longer used is closed once the calls on it had time to finish."""
+        for a in addresses:
+            if a not in self.channels:
+                self.channels[a] = grpc.aio.insecure_channel(a)
+        for a in [a for a in self.channels if a not in addresses]:
+            task = asyncio.create_task(self.channels.pop(a).close(grace=self.timeout_s))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+            self.down_until.pop(a, None)
+        self.addresses = list(addresses)
+        self.stubs = [game_pb2_grpc.GameServiceStub(self.channels[a]) for a in addresses]  # type: ignore[no-untyped-call]
+
+    async def _resolve(self) -> None:
+        if await self.targets.refresh():
+            log.warning("engine workers now: %s", ", ".join(self.targets.current()))
+            self._use(self.targets.current())
+
+    async def _fresh(self) -> None:
+        """Resolve the names again when due, without holding up the call (the first call waits
+        for the first answer, at most `try_s`: the hash wants every worker)."""
+        if not self.targets.due():
+            return
+        if self._refresh is None or self._refresh.done():
+            self._refresh = asyncio.create_task(self._resolve())
+        if not self.targets.resolved:
+            await asyncio.wait({self._refresh}, timeout=self.try_s)
 
     def order(self, game: str) -> list[int]:
-        """The workers to try for `game`: its own first (the hash), then the next ones; those
-        passed over lately go last."""
+        """The workers to try for `game` (indices into `addresses`): its own first (the hash),
+        then the next ones; those passed over lately go last."""
         n, now = len(self.stubs), time.monotonic()
         first = zlib.crc32(game.encode()) % n
         ring = [(first + k) % n for k in range(n)]
-        return sorted(ring, key=lambda i: self.down_until[i] > now)
+        return sorted(ring, key=lambda i: self.down_until.get(self.addresses[i], 0.0) > now)
 
     async def _call(self, game: str, method: str, request: Any) -> Any:
-        order = self.order(game)
+        await self._fresh()
+        addresses, stubs, order = self.addresses, self.stubs, self.order(game)
         for k, i in enumerate(order):
             last = k == len(order) - 1
             try:
-                return await getattr(self.stubs[i], method)(
+                return await getattr(stubs[i], method)(
                     request, timeout=self.timeout_s if last else self.try_s
                 )
             except grpc.aio.AioRpcError as err:
+                if err.code() in PASS_OVER:
+                    self.targets.soon()  # a worker gone: its name may name others now
                 if last or err.code() not in PASS_OVER:
                     raise from_grpc(err, "the engine") from None
-                self.down_until[i] = time.monotonic() + self.cooldown_s
+                self.down_until[addresses[i]] = time.monotonic() + self.cooldown_s
                 log.warning(
                     "engine %s: %s on %s of game %s; trying engine %s (this one is passed "
                     "over for %.0f s)",
-                    self.addresses[i],
+                    addresses[i],
                     err.code().name,
                     method,
                     game,
-                    self.addresses[order[k + 1]],
+                    addresses[order[k + 1]],
                     self.cooldown_s,
                 )
         raise AssertionError("unreachable")  # the last worker's error was raised
@@ -200,5 +244,8 @@ class Engine:
 
     async def close(self) -> None:
         """Close every channel."""
-        for ch in self.channels:
+        if self._refresh is not None:
+            self._refresh.cancel()
+        for ch in self.channels.values():
             await ch.close()
+        await asyncio.gather(*self._closing, return_exceptions=True)
