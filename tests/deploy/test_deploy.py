@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from services.cli import COMMANDS, parser
+from services.targets import is_name
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -225,6 +226,45 @@ def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
         host, _, port = (_flag(argv, "--engine") or "").partition(":")
         assert host == "arena-engine" and int(port) in services[host], argv
         assert port == "50051"
+
+
+def test_the_engines_are_one_name_that_resolves_to_every_engine() -> None:
+    """The bot workers and the web server get the engines as one DNS name and resolve it to
+    every engine themselves (services/targets.py): compose's service name (every container of
+    the service, `--scale engine=N`), and in Kubernetes a headless Service (every ready pod;
+    a virtual IP would be one address, and every call of a client one pod's)."""
+    compose = _compose()["services"]
+    assert "container_name" not in compose["engine"] and "hostname" not in compose["engine"]
+    port = _flag(compose["engine"]["command"], "--port")
+    named = {
+        _flag([str(a) for a in compose[s]["command"]], "--engine")
+        for s in ("bots", "replay-server")
+    }
+    named.add(compose["bots"]["environment"]["ARENA_ENGINE"])  # (from x-arena)
+    assert named == {f"engine:{port}"} and is_name(f"engine:{port}")
+    docs = _manifests()
+    service = next(
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "arena-engine"
+    )
+    deployment = next(
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "arena-engine"
+    )
+    assert service["spec"].get("clusterIP") == "None"  # headless
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= labels.items()
+    [engine] = _containers(deployment)
+    k8s_port = int(_flag([str(a) for a in engine["args"]], "--port") or 0)
+    grpc = next(p for p in service["spec"]["ports"] if p["name"] == "grpc")
+    # a headless Service maps no port: a client connects to the pod's own
+    assert grpc["port"] == grpc["targetPort"] == k8s_port
+    named = {
+        _flag(argv, "--engine") for where, argv in _arena_lines() if where.startswith("k8s:")
+    } - {None}
+    config = next(
+        d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "arena-config"
+    )
+    named.add(config["data"]["ARENA_ENGINE"])
+    assert named == {f"arena-engine:{k8s_port}"}
 
 
 def test_env_names_agree_with_the_code() -> None:
