@@ -234,19 +234,24 @@ def test_compose_stack_plays_verifies_and_stops(stack: tuple[Stack, dict[str, fl
     t = time.monotonic()
     s("stop", "--timeout", "30")
     took["stop_s"] = time.monotonic() - t
-    appends = {}
+    appends, pushes = {}, {}
     for c in s.containers():
         name = c["Name"].lstrip("/")
         assert not c["State"]["Running"] and c["State"]["ExitCode"] == 0, (name, c["State"])
         if s.service(c) == "engine":
-            last = _run(["docker", "logs", name], 60).strip().splitlines()[-1]
-            appends[name] = json.loads(last)["batched"]["append_calls"]["appends"]
+            last = json.loads(_run(["docker", "logs", name], 60).strip().splitlines()[-1])
+            appends[name] = last["batched"]["append_calls"]["appends"]
+            pushes[name] = last["batched"]["session_pushes"]
     assert len(appends) == ENGINES and all(n > 0 for n in appends.values()), appends
+    # the bot worker resolved `engine` to both containers and held a session to each (given
+    # the name as one gRPC target it had one, to one engine: the other pushed nothing)
+    assert all(n > 0 for n in pushes.values()), pushes
     print(
         json.dumps(
             {
                 "took": {k: round(v, 1) for k, v in took.items()},
                 "engine_appends": appends,
+                "engine_session_pushes": pushes,
                 "games": GAMES,
                 "load": os.getloadavg(),
             }
