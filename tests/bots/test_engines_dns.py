@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import zlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 
+import redis.asyncio as aioredis
+
+from services.bots.cluster import archived, publish_matches, spawn_bots, start_engines, stop
 from services.bots.engine_client import GrpcEngine
 from services.bots.engines import Engines, engines
 from services.targets import Targets
+from services.verify import verify
 from tests.fake_engines import FakeEngine, fake_engines, fixed
 
 GAMES = [f"g{k}" for k in range(40)]
@@ -141,3 +147,27 @@ async def test_a_plain_list_is_never_resolved() -> None:
             await _answer_all(e, GAMES)
         assert not asked and e.swaps == 0
         assert _games(a) == {g for g in GAMES if zlib.crc32(g.encode()) % 2 == 0}
+
+
+async def test_a_bot_worker_given_a_name_plays_through_real_engines(
+    redis_url: str, redis_namespace: str, redis_client: aioredis.Redis, tmp_path: Path
+) -> None:
+    """`arena bots --engine localhost:PORT` (a name, resolved by the system's resolver to
+    127.0.0.1) against a real engine: games played to the end on the bot session, archived and
+    verified."""
+    ns, archive = redis_namespace, tmp_path / "archive"
+    [(engine, port)] = start_engines(redis_url, ns, 1, archive)
+    bots = spawn_bots(redis_url, ns, "b0", [port], extra=("--engine", f"localhost:{port}"))
+    procs = [engine, bots]
+    try:
+        assert bots.stdout is not None and '"consumer"' in bots.stdout.readline()  # consuming
+        await publish_matches(redis_client, ns, 2, 4, ["random"], seed=700)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(archived(archive)) < 2:
+            await asyncio.sleep(0.2)
+        files = archived(archive)
+        assert len(files) == 2 and all(verify(f).ok for f in files)
+    finally:
+        lines = stop(procs)
+    worker = next(line for line in lines if line.get("consumer") == "b0" and "batched" in line)
+    assert worker["batched"]["session_answers"] > 0, worker  # on the session to 127.0.0.1
