@@ -8,6 +8,9 @@ Counted per game set (``Audit.counts``):
   a renegade has no teammate); ``forced_kills``: those of them neither chose — a 决斗 that a
   third seat's 离间 made between the two (the 离间 user's play, not a blunder of theirs; a 杀
   that a 流离 passed on counts as chosen: its user took the risk);
+- ``lord_side_kills_own_side``: a seat of the lord's side (the lord, a loyalist) killed by another
+  seat of that side that chose to (friendly fire: any damage, a 离间-forced 决斗 left out; also
+  counted in ``teammate_kills``);
 - ``lord_killed_by_own_side``: a loyalist or renegade chose to kill the lord while a rebel lived;
   ``lord_killed_by_own_side_forced``: such a kill that a third seat's 离间 forced, apart;
 - ``lord_dying_peach_held``: the lord died while a seat of its own side (itself, a loyalist) had
@@ -49,6 +52,7 @@ KEYS = (
     "games",
     "teammate_kills",
     "forced_kills",
+    "lord_side_kills_own_side",
     "lord_killed_by_own_side",
     "lord_killed_by_own_side_forced",
     "lord_dying_peach_held",
@@ -256,6 +260,8 @@ class Audit:
             self._hit("teammate_kills", g, 0)
             if forced:
                 self._hit("forced_kills", g, 0)
+            elif self.camp(g, e.seat, cls) == "lord":
+                self._hit("lord_side_kills_own_side", g, 0)
         killer = cls.get(g.players[e.killer].role, "renegade")
         rebels = any(
             s in alive and cls.get(g.players[s].role) == "rebel" for s in range(len(g.players))

@@ -17,9 +17,9 @@ TEAM = {
 }  # the classes that win with mine (a renegade wins alone)
 KILL_CAUTION = 4.0  # a killing blow: minus this times P(the victim is my teammate)
 # ... for the lord's side: three seats of eight (rebels four) lose more with each teammate, and a
-# lord that kills its loyalist discards every card. At 4 the lord's side killed its own seats in
-# 29 of 450 jinyu 8 games (22 with the other issue 42 fixes), at 6 in 16; head to head against
-# the caution of 4, level (services/bots/README.md, "Blunders")
+# lord that kills its loyalist discards every card. jinyu 8, seeds 1-450: with the other issue 42
+# fixes the lord's side chose to kill its own seats in 22 games at 4, in 16 at 6 (29 before
+# them); head to head against HEAD's heuristic, level (services/bots/README.md, "Blunders")
 SIDE_CAUTION = {"lord": 6.0, "loyalist": 6.0}
 
 
