@@ -459,8 +459,12 @@ def test_kubernetes_manifests_run_in_the_image(images: dict[str, float], tmp_pat
         env = pods.env(engine)
         script = (
             "set -e; arena tournament --deployed /data/archive --games 4 --players 4 --json "
-            '--var /tmp/var > /tmp/result; for f in /data/archive/*.arena; do arena verify "$f"; '
-            "done; cat /tmp/result"
+            "--var /tmp/var > /tmp/result; "
+            # the tournament reads a game just finished from its live log: its archive file
+            # may still be being written (one run verified 3 of the 4)
+            "i=0; while [ $(ls /data/archive | grep -c '[.]arena$') -lt 4 ] && [ $i -lt 60 ]; "
+            "do sleep 0.5; i=$((i+1)); done; "
+            'for f in /data/archive/*.arena; do arena verify "$f"; done; cat /tmp/result'
         )
         out = _run(
             [
