@@ -228,6 +228,51 @@ def test_replay_server_asks_the_engine_for_pending_decisions() -> None:
         assert port == "50051"
 
 
+def test_the_web_server_serves_play_and_tournaments() -> None:
+    """People can play in both deployments, not only watch: the web server gets the matchmaker
+    (without `--matchmaker` the play API, the Bot API and tournaments are not mounted) at the
+    matchmaker's own address and port, and a tournaments folder on a volume it may write (the
+    Kubernetes root is read-only; the replicas share one claim, ReadWriteMany) and that the
+    image makes and gives its user (a fresh named volume copies the folder's owner)."""
+    compose = _compose()
+    svc = compose["services"]
+    web = [str(a) for a in svc["replay-server"]["command"]]
+    assert (
+        _flag(web, "--matchmaker") == f"matchmaker:{_flag(svc['matchmaker']['command'], '--port')}"
+    )
+    folder = _flag(web, "--tournaments")
+    assert folder is not None and folder.startswith("/data/")
+    mounts = dict(reversed(v.split(":", 1)) for v in svc["replay-server"]["volumes"])
+    assert mounts[folder] in compose["volumes"], mounts  # a named volume, kept across restarts
+    assert "/data/archive" in mounts  # (its own `volumes` replace x-arena's: the archive kept)
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert re.search(
+        rf"mkdir -p [^&]*{re.escape(folder)}[^&]*&& chown -R arena:arena /data", dockerfile
+    )
+
+    docs = _manifests()
+    mm = next(
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "arena-matchmaker"
+    )
+    mm_grpc = next(p["port"] for p in mm["spec"]["ports"] if p["name"] == "grpc")
+    claims = {d["metadata"]["name"]: d for d in docs if d["kind"] == "PersistentVolumeClaim"}
+    replay = next(
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "arena-replay"
+    )
+    [c] = _containers(replay)
+    args = [str(a) for a in c["args"]]
+    assert _flag(args, "--matchmaker") == f"arena-matchmaker:{mm_grpc}"
+    folder = _flag(args, "--tournaments")
+    mount = next(m for m in c["volumeMounts"] if m["mountPath"] == folder)
+    assert not mount.get("readOnly", False)
+    assert c["securityContext"]["readOnlyRootFilesystem"]  # so the folder must be a volume
+    volume = next(
+        v for v in replay["spec"]["template"]["spec"]["volumes"] if v["name"] == mount["name"]
+    )
+    claim = claims[volume["persistentVolumeClaim"]["claimName"]]
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"] or replay["spec"]["replicas"] == 1
+
+
 def test_the_engines_are_one_name_that_resolves_to_every_engine() -> None:
     """The bot workers and the web server get the engines as one DNS name and resolve it to
     every engine themselves (services/targets.py): compose's service name (every container of
