@@ -113,14 +113,11 @@ class RatingStore:
                     humans = sorted(
                         {p for p, b in zip(result.players, result.bots, strict=True) if not b}
                     )
-                    last: Any = await pipe.zrange(order, -1, -1, withscores=True)
-                    # a game that ended before the last one counted is folded in order (the
-                    # history again); one without a person changes no rating, wherever it falls
-                    late = (
-                        bool(humans)
-                        and bool(last)
-                        and (int(last[0][1]), last[0][0].decode()) > result.order()
-                    )
+                    # a game that ended before one counted already is folded in order (the
+                    # history again) if a later game rated one of its people; else applying it
+                    # on top gives the same floats (see `_later_share_a_player`). One without a
+                    # person changes no rating, wherever it falls
+                    late = bool(humans) and await _later_share_a_player(pipe, order, res, result)
                     if late:
                         values: Any = await pipe.hvals(res)
                         history = [_RESULT_DEC.decode(v) for v in values]
@@ -214,6 +211,32 @@ class RatingStore:
                     pipe.zadd(self._key("ord", mode), {r.game_id: r.ended_ms})
             await pipe.execute()
         return tables
+
+
+async def _later_share_a_player(
+    pipe: aioredis.client.Pipeline, order: str, res: str, result: GameResult
+) -> bool:
+    """Whether a game of the history that ends after `result` had one of its people.
+
+    If none did, inserting `result` in its place changes no later game's inputs (each reads
+    only its own players' ratings, and `result` moves only its people's), and its people's
+    ratings before it are their current ones: `apply` on top equals the fold. Otherwise the
+    history must be folded again. (Each late arrival used to fold the whole history, up to
+    `keep + COMPACT_EVERY` games, every one through openskill: a burst of games announced out
+    of order kept the matchmaker busy for seconds.)"""
+    rows: Any = await pipe.zrangebyscore(order, result.ended_ms, "+inf", withscores=True)
+    later = [g for g, end in rows if (int(end), g.decode()) > result.order()]
+    if not later:
+        return False
+    people = {p for p, b in zip(result.players, result.bots, strict=True) if not b}
+    found: Any = await pipe.hmget(res, later)
+    for raw in found:
+        if raw is None:
+            continue
+        other = _RESULT_DEC.decode(raw)
+        if any(not b and p in people for p, b in zip(other.players, other.bots, strict=True)):
+            return True
+    return False
 
 
 def _table(raw: Any) -> dict[str, PlayerRating]:

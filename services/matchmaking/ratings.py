@@ -101,6 +101,8 @@ def apply(current: Mapping[str, PlayerRating], result: GameResult) -> dict[str, 
     """
     if not len(result.roles) == len(result.players) == len(result.bots):
         raise ValueError(f"game {result.game_id}: roles, players and bots differ in length")
+    if all(result.bots):  # nobody to rate: no model to run (most of the platform's games)
+        return {}
     win, lose = sides(result)
     if result.draw or not win or not lose:
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -14,7 +15,7 @@ from services.eventlog import Seat
 from services.eventlog.catalog import archive_game
 from services.eventlog.redis_store import RedisEventStore
 from services.eventlog.signing import PUBKEY_ENV, Signer
-from services.matchmaking import rating_store
+from services.matchmaking import rating_store, ratings
 from services.matchmaking.consumer import GROUP, Ratings, rebuild
 from services.matchmaking.rating_store import RatingStore
 from services.matchmaking.ratings import PRIOR, GameResult, apply, camps, fold
@@ -126,6 +127,47 @@ async def test_late_arrival_refolds(redis_client: aioredis.Redis, redis_namespac
     assert [r.ordinal for _, r in board] == sorted(
         (r.ordinal for r in fold(games)["standard-5"].values()), reverse=True
     )[:3]
+
+
+async def test_late_arrival_folds_again_only_when_a_later_game_shares_a_person(
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model runs once per game with a person, however many games the history holds: a
+    game of bots only runs no model, and a late game whose people no later game had is
+    applied on top (the same floats as the fold). One whose person played later folds again.
+    (Each late arrival used to run the model over the whole history, bot games included: the
+    idle matchmaker's 0.5 core after a burst of people's games, issue 44.)"""
+    calls: list[int] = []
+
+    class Counted:  # the model, its runs counted
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def rate(self, *a: Any, **k: Any) -> Any:
+            calls.append(1)
+            return real.rate(*a, **k)
+
+    real = ratings.MODEL
+    monkeypatch.setattr(ratings, "MODEL", Counted())
+    bots = [
+        result(f"b{i:02}", ROLES5, [0, 2], ended=100 + i, bots=[True] * 5, players=["bot:x"] * 5)
+        for i in range(20)
+    ]
+    people = [  # p0..p4 at 150, q0..q4 at 160 and r0..r4 at 105 (late, nobody of theirs later)
+        result(f"g{k}", ROLES5, [1, 3], ended=end, players=[f"{k}{i}" for i in range(5)])
+        for k, end in (("p", 150), ("q", 160), ("r", 105))
+    ]
+    store = RatingStore(redis_client, redis_namespace)
+    for g in [*bots, *people]:
+        assert await store.record(g) is True
+    assert len(calls) == 3  # one per game with people; the late one was not folded again
+    assert await store.table("standard-5") == fold([*bots, *people])["standard-5"]
+
+    again = result("gp2", ROLES5, [4], ended=140, players=["p0", "q1", "x2", "x3", "x4"])
+    calls.clear()
+    assert await store.record(again) is True  # p0 and q1 played later: folded in order
+    assert len(calls) == 4  # g-r, this one, g-p, g-q: the bot games run no model
+    assert await store.table("standard-5") == fold([*bots, *people, again])["standard-5"]
 
 
 async def test_history_stays_bounded_and_ratings_stay_the_fold(
