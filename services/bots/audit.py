@@ -44,7 +44,7 @@ from ..rules.api import Answer, Decision, Game
 from ..rules.api import events as ev
 from .cardinfo import AOE, HOSTILE_CARDS, SLASHES, std_skill
 from .heuristic import HeuristicPolicy
-from .selfplay import Table, camp_rotation, role_classes
+from .selfplay import Table, play_game, role_classes, rotation
 from .threat import Reading
 
 SURE = 0.02  # a target the bot thought a teammate with less than this chance (hostile_sure)
@@ -73,6 +73,14 @@ KEYS = (
     "dying_teammate_unsaved",
     "lightning_played",
 )
+
+
+def _reading(t: Table, seat: int) -> Reading | None:
+    """What ``seat``'s policy believes now, where it is the heuristic with a role belief."""
+    pol = t.policies[seat]
+    if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None:
+        return Reading(pol.mem, t.views[seat], seat)
+    return None
 
 
 class Audit:
@@ -123,22 +131,15 @@ class Audit:
         ):
             tgt = int(d.info.get("target", -1))
             self.counts["jiedao_obeyed"] += 1
-            pol = t.policies[d.seat]
-            if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None:
-                r = Reading(pol.mem, t.views[d.seat], d.seat)
-                if 0 <= tgt < len(r.friend) and r.friend[tgt] > 0.2:
-                    self._hit("jiedao_obeyed_vs_friend", g, d.id)
+            r = _reading(t, d.seat)
+            if r is not None and 0 <= tgt < len(r.friend) and r.friend[tgt] > 0.2:
+                self._hit("jiedao_obeyed_vs_friend", g, d.id)
             if mate(tgt):
                 self._hit("jiedao_obeyed_vs_teammate", g, d.id)
         if any(p == "skill:丈八蛇矛" for p in a.picks) and any(n in SLASHES for n in names):
             self._hit("spear_with_slash", g, d.id)
         if d.kind == "targets" and str(d.info.get("card", "")) in HOSTILE_CARDS:
-            pol = t.policies[d.seat]
-            reading = (
-                Reading(pol.mem, t.views[d.seat], d.seat)
-                if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None
-                else None
-            )
+            reading = _reading(t, d.seat)
             for p in a.picks:
                 self.counts["hostile_targetings"] += 1
                 tgt = int(p[5:]) if p.startswith("seat:") else -1
@@ -161,12 +162,7 @@ class Audit:
 
     def _jiedao_victim(self, g: Game, d: Decision, a: Answer, t: Table, mate: Any) -> None:
         """借刀杀人's user names the victim: a believed friend, or a true teammate, is a blunder."""
-        pol = t.policies[d.seat]
-        reading = (
-            Reading(pol.mem, t.views[d.seat], d.seat)
-            if isinstance(pol, HeuristicPolicy) and pol.mem.belief is not None
-            else None
-        )
+        reading = _reading(t, d.seat)
         for p in a.picks:
             tgt = int(p[5:]) if p.startswith("seat:") else -1
             self.counts["jiedao_used"] += 1
@@ -272,6 +268,22 @@ class Audit:
             )
 
 
+class _Watching:
+    """The audit as `play_game`'s watch: the table's role classes, and who lived before each
+    answer."""
+
+    def __init__(self, au: Audit, cls: dict[str, str]) -> None:
+        self.au, self.cls = au, cls
+        self.alive: set[int] = set()
+
+    def before(self, g: Game, d: Decision, a: Answer, t: Table) -> None:
+        self.alive = {p.seat for p in g.players if p.alive}
+        self.au.before(g, d, a, t, self.cls)
+
+    def after(self, g: Game, events: list[api.Event]) -> None:
+        self.au.after(g, events, self.cls, self.alive)
+
+
 def audit_games(
     ruleset: str,
     players: int,
@@ -286,25 +298,12 @@ def audit_games(
     au = Audit()
     options = api.table_options(ruleset, players, options)
     api.new_game(ruleset, players, seed, options)  # an unknown ruleset: ValueError, one line
-    cls = role_classes(ruleset, players, options)
+    watch = _Watching(au, role_classes(ruleset, players, options))
+    camp = assign == "camp"
     for i in range(games):
-        g = api.new_game(ruleset, players, seed + i, options)
-        roles = [p.role for p in g.players]
-        by_seat = (
-            camp_rotation(names, roles, i, cls)
-            if assign == "camp"
-            else [names[(s + i) % len(names)] for s in range(players)]
-        )
-        t = Table(g, by_seat, seed + i)
-        t.feed(api.advance(g))
         au.counts["games"] += 1
-        while not g.over:
-            d = g.pending
-            assert d is not None
-            a = t.act(d)
-            au.before(g, d, a, t, cls)
-            alive = {p.seat for p in g.players if p.alive}
-            new = api.submit(g, a)
-            au.after(g, new, cls, alive)
-            t.feed(new)
+        by_seat = names if camp else rotation(names, players, i)
+        play_game(
+            ruleset, players, seed + i, by_seat, options, camp_game=i if camp else -1, watch=watch
+        )
     return au

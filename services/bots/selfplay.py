@@ -173,6 +173,16 @@ class Runaway(RuntimeError):
         self.seed, self.decisions = seed, decisions
 
 
+class Watch(Protocol):
+    """What sees every answer of a game `play_game` plays (the blunder audit, audit.py)."""
+
+    def before(self, g: Game, d: Decision, a: Answer, t: Table) -> None:
+        """``a`` answers ``d``, not yet submitted."""
+
+    def after(self, g: Game, events: list[Event]) -> None:
+        """``events``: what the answer produced, before the seats are fed them."""
+
+
 def play_game(
     ruleset: str,
     players: int,
@@ -183,9 +193,10 @@ def play_game(
     strict: bool = False,
     table_out: list[Table] | None = None,
     camp_game: int = -1,
+    watch: Watch | None = None,
 ) -> tuple[Game, dict[str, int]]:
     """Play one game to its end (``policies`` by seat, cycled; or by camp for game number
-    ``camp_game`` ≥ 0); returns the final state and counts."""
+    ``camp_game`` ≥ 0), every answer shown to ``watch``; returns the final state and counts."""
     g = api.new_game(ruleset, players, seed, options)
     names = policies or ["random"]
     by_seat = (
@@ -204,7 +215,12 @@ def play_game(
     while not g.over:
         d = g.pending
         assert d is not None, "engine stopped without a decision or an end"
-        new = api.submit(g, t.act(d))
+        a = t.act(d)
+        if watch is not None:
+            watch.before(g, d, a, t)
+        new = api.submit(g, a)
+        if watch is not None:
+            watch.after(g, new)
         t.feed(new)
         events += len(new)
         decisions += 1
