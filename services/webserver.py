@@ -109,7 +109,7 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     await until_reachable(store.client, "arena replay-server")  # restarted while Redis is
     await clock.sync()
     engines = [a for a in args.engine.split(",") if a]
-    decisions = EngineDecisions(engines[0]) if engines else None
+    decisions = EngineDecisions(engines) if engines else None  # names: every engine
     metrics = Metrics()
     replay = Replay(
         store,

@@ -13,9 +13,13 @@ import redis.asyncio as aioredis
 
 from ..replay.core import Replay
 from ..replay.http import Router
-from . import botapi, tournaments
+from ..targets import Targets
+from . import botapi, tournamentschema
+from .accounts import Accounts
 from .http import mount as mount_play
 from .service import Play
+from .tournamentroutes import TOURNAMENT_ROUTES
+from .tournaments import TournamentHost, TournamentRouter
 
 
 def tournaments_folder(args: argparse.Namespace) -> Path:
@@ -33,10 +37,44 @@ def mount(
     secret = replay.secret
     assert secret is not None  # mount_play refuses a server without one
     bots = botapi.mount(play, args.namespace, secret)
-    host = tournaments.mount(play, args.namespace, tournaments_folder(args), len(engines), secret)
+    accounts = Accounts(play.sessions.client, args.namespace)
+    host = CountingHost(play, accounts, tournaments_folder(args), Targets(engines), secret)
+    host.resume_all()  # (tournaments.mount, with the engines counted)
 
     async def close() -> None:
-        await host.host.close()
+        await host.close()
         await play.close()
 
-    return play, [router, bots, host], close
+    return play, [router, bots, TournamentRouter(play, host, TOURNAMENT_ROUTES)], close
+
+
+class CountingHost(TournamentHost):
+    """The tournaments, their games in flight sized by the engine workers there are when one is
+    created or resumed: ``--engine`` with its names resolved (services/targets.py). A deployment
+    names every engine by one DNS name (compose's ``engine:50051``), which counted as one: a
+    tournament on four engines kept one engine's games in flight."""
+
+    def __init__(
+        self, play: Play, accounts: Accounts, folder: Path, engines: Targets, secret: bytes
+    ) -> None:
+        super().__init__(play, accounts, folder, len(engines.current()), secret)
+        self.workers = engines
+
+    async def count(self) -> int:
+        """The engine workers now (a name that does not resolve counts as one)."""
+        if self.workers.due():
+            await self.workers.refresh()
+        self.engines = max(1, len(self.workers.current()))
+        return self.engines
+
+    async def create(
+        self, organiser: str, body: tournamentschema.NewTournament
+    ) -> tournamentschema.TournamentSummary:
+        """See TournamentHost.create."""
+        await self.count()
+        return await super().create(organiser, body)
+
+    async def resume(self, key: str) -> tournamentschema.TournamentSummary:
+        """See TournamentHost.resume."""
+        await self.count()
+        return await super().resume(key)
