@@ -213,8 +213,6 @@ def choose(r: Reading, d: Decision) -> list[str]:
         hurt = sum(r.harm_value(t) for t in r.alive if t != r.me)
         return ["lose_hp" if "lose_hp" in opts and hurt > 1.0 else opts[0]]
     cards = [int(o[5:]) for o in opts if o.startswith("card:")]
-    if about == "拼点" and cards:  # the highest rank, the cheapest of equals
-        return [f"card:{max(cards, key=lambda c: (r.card(c).rank, -keep_value(r.card(c)), c))}"]
     if about == "五谷丰登" and cards:
         return [f"card:{ranked_hand(r, cards)[-1]}"]
     if about == "刚烈":
