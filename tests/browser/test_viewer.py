@@ -114,5 +114,11 @@ async def test_honglou_names(
     await browser.wait_for(
         f"document.querySelector('#seq') && Number(document.querySelector('#seq').dataset.index) === {n}",
     )
+    # the seats are drawn again in the new language: wait until no role is worded in Chinese
+    # (the replay was already at seq n, so the wait above passes before the redraw)
+    await browser.wait_for(
+        "(() => { const r = [...document.querySelectorAll('.role')];"
+        " return r.length > 0 && r.every(e => !/[\\u4e00-\\u9fff]/.test(e.textContent)); })()"
+    )
     roles = await browser.js("[...document.querySelectorAll('.role')].map(r => r.textContent)")
     assert "master" in roles and "lord" not in roles, roles
