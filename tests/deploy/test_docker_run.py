@@ -1,10 +1,14 @@
 """The deployment run for real (slow, and only where a Docker engine answers): deploy/build.sh
 builds the images of the last commit with no registry (a debootstrap Debian base, wheels built
 on the host, the builds themselves with no network); deploy/docker-compose.yml starts Redis, two
-engine containers, a bot worker, the matchmaker and the replay server; a tournament is played
-through them, `arena verify` checks every archive against the platform key, and the stack stops
-cleanly. Then every Kubernetes container of deploy/k8s runs in the same image as the kubelet
-would start it, becomes ready, and plays a few games whose archives verify.
+engine containers, a bot worker, the matchmaker and the web server; a tournament is played
+through them, a person plays a game through the published web port (the play API: a guest at a
+table with a bot, every decision answered until the end) and an organiser has the web server
+play a small tournament (its journal on the stack's tournaments volume), `arena verify` checks
+every archive against the platform key, and the stack stops cleanly. Then every Kubernetes
+container of deploy/k8s runs in the same image as the kubelet would start it, becomes ready,
+and plays a few games whose archives verify, and a person plays a game through the web
+server's pod.
 
     python3 -m pytest tests/deploy/test_docker_run.py -m slow -s -p no:cacheprovider
 
@@ -14,8 +18,10 @@ Docker bridges of this host, and the one published port is bound on it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -29,11 +35,15 @@ import pytest
 
 from services.eventlog.signing import Signer
 from services.redisinfra.server import free_port
+from tests.botapi.helpers import http
 from tests.deploy.test_deploy import _manifests
+from tests.play.openapi_client import Client
+from tests.play.test_api import play_to_the_end, sit
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 GAMES = 20
+WEB_GAMES = 2  # the tournament the web server plays
 ENGINES = 2
 SERVICES = ["redis", "engine", "bots", "matchmaker", "replay-server"]
 
@@ -201,9 +211,37 @@ def test_compose_stack_plays_verifies_and_stops(stack: tuple[Stack, dict[str, fl
     assert result["games_done"] == result["games_played_now"] == GAMES, result
     assert result["platform"].startswith("deployed")
 
+    # a person plays through the published web port: a guest at a table with a bot, every
+    # decision of the seat answered until the game ends (the web server sends the answers to
+    # the engines, the matchmaker formed the table); its archive is verified below
+    t = time.monotonic()
+    base = f"http://127.0.0.1:{s.port}"
+    person = asyncio.run(_person_plays(base))
+    took["person_game_s"] = time.monotonic() - t
+    assert person["ended"] and person["decisions"] > 0 and person["hidden_ok"], person
+    assert person["answers"] and set(person["answers"]) <= person["shown"]
+
+    # an organiser has the web server play a tournament: it writes the spec, journal and lock
+    # in its tournaments folder, a volume (the page's results are read from that journal)
+    t = time.monotonic()
+    token = json.loads(
+        s("run", "--rm", "-T", "arena", "organiser-token", "create", "Olga", "--json")
+    )["token"]
+    body = {"ruleset": "chengtian", "players": 2, "entrants": ["random"], "games": WEB_GAMES}
+    status, made = http("POST", f"{base}/api/tournaments", token, body)
+    assert status == 201 and made["host"] == "web", made
+    web_games = _tournament_done(base, made["key"], WEB_GAMES, 300)
+    took["web_tournament_s"] = time.monotonic() - t
+    journal = s("exec", "-T", "replay-server", "ls", "/data/tournaments")
+    assert f"{made['key']}.jsonl" in journal.split(), journal
+    played = [person["game"], *web_games]
+
     # every archive verifies against the platform key; another key refuses them
     t = time.monotonic()
     script = (
+        # the games just finished may still be being archived: wait for their files
+        "for g in $PLAYED; do i=0; while [ ! -e /data/archive/$g.arena ] && [ $i -lt 60 ]; "
+        "do sleep 0.5; i=$((i+1)); done; done; "
         'set -e; for f in /data/archive/*.arena; do arena verify --json "$f"; done; '
         'if arena verify --json --key "$OTHER" "$f"; then echo OTHER-KEY-PASSED; fi'
     )
@@ -214,6 +252,8 @@ def test_compose_stack_plays_verifies_and_stops(stack: tuple[Stack, dict[str, fl
         "-T",
         "-e",
         f"OTHER={other_hex}",
+        "-e",
+        f"PLAYED={' '.join(played)}",
         "--entrypoint",
         "sh",
         "arena",
@@ -224,9 +264,14 @@ def test_compose_stack_plays_verifies_and_stops(stack: tuple[Stack, dict[str, fl
     took["verify_s"] = time.monotonic() - t
     assert "OTHER-KEY-PASSED" not in out
     *reports, other = _json_objects(out)
-    assert len(reports) == GAMES
+    assert len(reports) == GAMES + 1 + WEB_GAMES
     for rep in reports:
         assert rep["ok"] and rep["signature"] == "valid", rep
+    verified = json.dumps(reports)
+    assert all(g in verified for g in played), played
+    # and the web server serves the person's game from the archive, verified
+    status, report = http("GET", f"{base}/api/games/{person['game']}/verify")
+    assert status == 200 and report["ok"], report
     assert not other["ok"] and other["signature"] == "invalid", other  # the last file again
     assert "another key" in json.dumps(other)
 
@@ -257,6 +302,28 @@ def test_compose_stack_plays_verifies_and_stops(stack: tuple[Stack, dict[str, fl
             }
         )
     )
+
+
+async def _person_plays(base: str) -> dict[str, Any]:
+    """A guest sits at a two-seat table with a bot and answers every decision until the end;
+    what the seat saw (tests/play/test_api.py), and its game."""
+    client = await Client.fetch(base)
+    game, seat = await sit(client, {"ruleset": "chengtian", "players": 2, "bot_level": "normal"})
+    seen = await asyncio.wait_for(play_to_the_end(client, game, seat, random.Random(4)), 300)
+    return {**seen, "game": game}
+
+
+def _tournament_done(base: str, key: str, games: int, seconds: float) -> list[str]:
+    """The games of the web server's tournament ``key`` once all are in its journal."""
+    deadline = time.monotonic() + seconds
+    while True:
+        status, t = http("GET", f"{base}/api/tournaments/{key}")
+        assert status == 200, t
+        if t["summary"]["done"] >= games and not t["summary"]["running"]:
+            assert "error" not in t["spec"], t["spec"]  # (the page shows a failure there)
+            return [r["game"] for r in t["results"]]
+        assert "error" not in t["spec"] and time.monotonic() < deadline, (t["summary"], t["spec"])
+        time.sleep(1)
 
 
 def _json_objects(text: str) -> list[Any]:
@@ -485,6 +552,27 @@ def test_kubernetes_manifests_run_in_the_image(images: dict[str, float], tmp_pat
         lines = out.strip().splitlines()
         assert sum("OK (chain, seed commitment, replay, signed by" in x for x in lines) == 4, out
         assert json.loads(lines[-1])["games_done"] == 4
+        # a person plays through the web server's pod (its address on the pods' network, as
+        # the Ingress would reach it): the play API is mounted and reaches the matchmaker and
+        # the engines; its tournaments folder is a volume its user writes
+        replay = f"{pods.prefix}-arena-replay"
+        net = json.loads(_run(["docker", "inspect", replay], 60))[0]["NetworkSettings"]
+        ip = net["Networks"][pods.prefix]["IPAddress"]
+        t0 = time.monotonic()
+        person = asyncio.run(_person_plays(f"http://{ip}:8080"))
+        took["person_game_s"] = round(time.monotonic() - t0, 1)
+        assert person["ended"] and person["decisions"] > 0, person
+        _run(
+            [
+                "docker",
+                "exec",
+                replay,
+                "sh",
+                "-c",
+                "touch /data/tournaments/w && rm /data/tournaments/w",
+            ],
+            60,
+        )
         for name in pods.started:  # all still running after every probe passed
             assert json.loads(_run(["docker", "inspect", name], 60))[0]["State"]["Running"]
     finally:
