@@ -665,38 +665,25 @@ def test_deeply_nested_bodies_are_refused_cleanly() -> None:
 
 from tests.play.fixtures import PlayPlatform, play_platform  # noqa: E402,F401  (the fixture)
 
-PLAY_ROUTES = [
-    ("POST", "/api/guests"),
-    ("GET", "/api/me"),
-    ("GET", "/api/modes"),
-    ("GET", "/api/tables"),
-    ("POST", "/api/tables"),
-    ("POST", "/api/tables/{table}/join"),
-    ("POST", "/api/quickplay"),
-    ("DELETE", "/api/me/ticket"),
-    ("GET", "/api/games/{game}/seats/{seat}"),
-    ("POST", "/api/games/{game}/seats/{seat}/answer"),
-    ("POST", "/api/games/{game}/seats/{seat}/hosted"),
-    ("POST", "/api/games/{game}/seats/{seat}/resign"),
-    ("PUT", "/api/me"),
-    # the Bot API, organisers, tournaments, the chart and TV (#45)
-    ("GET", "/api/bot/me"),
-    ("GET", "/api/bot/events?after={table}"),
-    ("GET", "/api/bot/games/{game}/seats/{seat}"),
-    ("POST", "/api/bot/games/{game}/seats/{seat}/answer"),
-    ("POST", "/api/bot/games/{game}/seats/{seat}/hosted"),
-    ("POST", "/api/bot/quickplay"),
-    ("POST", "/api/bot/tables/{table}/join"),
-    ("DELETE", "/api/bot/ticket"),
-    ("POST", "/api/bot-accounts"),
-    ("GET", "/api/organiser"),
-    ("POST", "/api/tournaments"),
-    ("GET", "/api/tournaments/{table}"),
-    ("GET", "/api/tournaments/{table}/games.csv"),
-    ("POST", "/api/tournaments/{table}/stop"),
-    ("GET", "/api/games/{game}/chart?viewer={seat}"),
-    ("GET", "/api/tv"),
-]
+
+def _fuzzed_routes() -> list[tuple[str, str]]:
+    """Every route of the documented table (routes.ROUTES: play, Bot API, organisers,
+    tournaments, chart, TV, the replay server's), its first query parameter fuzzed too; the
+    streams left out (an SSE answer stays open: tests/play/test_fuzz_routes.py covers them)."""
+    from services.play.routes import ROUTES
+
+    out = []
+    for r in ROUTES:
+        if r.response is None:
+            continue
+        path = r.path.replace("{key}", "{table}")
+        if r.query:
+            path += f"?{r.query[0].name}={{table}}"
+        out.append((r.method, path))
+    return out
+
+
+PLAY_ROUTES = _fuzzed_routes()
 
 
 @st.composite
