@@ -82,8 +82,10 @@ t=$SECONDS
 ctx="$work/context"
 mkdir -p "$ctx/wheels" "$work/src" "$CACHE/wheels"
 if [[ -n $ref ]]; then
-    git -C "$ROOT" archive "$ref" | tar -x -C "$work/src"
-else  # tracked and new files, not what .gitignore leaves out (var/, caches)
+    source_id=$(git -C "$ROOT" rev-parse --verify "$ref^{commit}") || die "no commit $ref"
+    git -C "$ROOT" archive "$source_id" | tar -x -C "$work/src"
+else
+    source_id=worktree  # tracked and new files, not what .gitignore leaves out (var/, caches)
     git -C "$ROOT" ls-files -z --cached --others --exclude-standard \
         | (cd "$ROOT" && xargs -0 tar -c --ignore-failed-read 2>/dev/null) | tar -x -C "$work/src"
 fi
@@ -120,12 +122,15 @@ say "wheels: $(ls "$ctx/wheels" | wc -l) in $((SECONDS - t)) s"
 
 # 3. and 4. The images, with no network: everything they need is in the context and the base.
 t=$SECONDS
-cp "$ROOT/deploy/Dockerfile" "$ctx/"
+cp "$work/src/deploy/Dockerfile" "$ctx/"  # the ref's own (--ref), as its code
 build() {  # quiet, less the classic builder's deprecation notice (errors still show)
     docker build --quiet --network none --build-arg "BASE=$BASE" "$@" >/dev/null \
         2> >(grep -v -E 'DEPRECATED|BuildKit is currently disabled|environment-variable\.$|^$' >&2)
 }
-build -f "$ctx/Dockerfile" -t "$IMAGE" "$ctx" || die "docker build of $IMAGE failed"
+# the label names what was built: a commit (--ref), or "worktree" (tests/deploy reuse an image
+# only if it is the commit they test)
+build -f "$ctx/Dockerfile" -t "$IMAGE" --label "org.arena.source=$source_id" "$ctx" \
+    || die "docker build of $IMAGE failed"
 say "image: $IMAGE in $((SECONDS - t)) s"
 t=$SECONDS
 mkdir "$work/redis" && cp "$ROOT/deploy/redis.Dockerfile" "$work/redis/Dockerfile"

@@ -128,14 +128,40 @@ def images() -> dict[str, float]:
     reason = docker_missing()
     if reason is not None:
         pytest.skip(reason)
-    if os.environ.get("ARENA_DEPLOY_TEST_BUILT") == "1":  # iterating on the tests alone
-        print("\nusing the images built before (ARENA_DEPLOY_TEST_BUILT=1)")
-        return {}
-    t = time.monotonic()
     # the last commit, not the working tree: in a tree several people edit at once, a
     # half-done change of someone else's would break the image (ARENA_DEPLOY_TEST_REF: another)
-    _run([str(DEPLOY / "build.sh"), "--ref", os.environ.get("ARENA_DEPLOY_TEST_REF", "HEAD")], 1800)
+    ref = os.environ.get("ARENA_DEPLOY_TEST_REF", "HEAD")
+    commit = _run(["git", "rev-parse", "--verify", f"{ref}^{{commit}}"], 60).strip()
+    if os.environ.get("ARENA_DEPLOY_TEST_BUILT") == "1":  # iterating on the tests alone
+        built = built_from()
+        if built == commit:
+            print(f"\nusing the images built before from {commit[:10]} (ARENA_DEPLOY_TEST_BUILT=1)")
+            return {}
+        print(f"\nthe image was built from {built or 'nothing known'}, not {commit[:10]}: building")
+    t = time.monotonic()
+    _run([str(DEPLOY / "build.sh"), "--ref", commit], 1800)
+    assert built_from() == commit
     return {"build_s": time.monotonic() - t}
+
+
+def built_from(image: str = "arena:latest") -> str:
+    """The commit arena:latest was built from (build.sh's label), or "" (none, the working
+    tree, an image built before the label)."""
+    got = subprocess.run(
+        [
+            "docker",
+            "image",
+            "inspect",
+            "--format",
+            '{{index .Config.Labels "org.arena.source"}}',
+            image,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    found = got.stdout.strip() if got.returncode == 0 else ""
+    return "" if found in ("worktree", "<no value>") else found
 
 
 @pytest.fixture(scope="module")
