@@ -108,8 +108,9 @@ class TournamentHost:
                     client=self.accounts.client,
                 )
             error = ""
-        except files.Busy as exc:
-            error = str(exc)
+        except files.Busy as exc:  # another web server replica (or `arena tournament`) won
+            log.info("%s", exc)  # the race to play it: it is running, and no error of its own
+            return
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - said on the page, and logged once
