@@ -6,7 +6,10 @@ tournament started from the command line shows here live, and one made here is c
 the same command line.
 
 The web server plays the tournaments made here (`host: web`) as tasks of its own, and resumes
-the unfinished ones when it starts (unless an organiser stopped them). Everything a page shows
+the unfinished ones when it starts (unless an organiser stopped them). Several web servers
+(replicas) may share the folder: the one holding a tournament's lock plays it, and an
+organiser's stop, received by any of them, is the meta file's `stopped`, which the playing one
+reads every STOP_POLL_S. Everything a page shows
 is read from the folder: the meta file (spec, name, entrants' names), the journal (finished
 games: standings, results, CSV) and the lock (is it running); the games in flight are the live
 games whose ids are the tournament's.
@@ -45,6 +48,8 @@ GAMES_PER_ENGINE = 100  # in flight per engine worker (all-bot tournaments)
 EXTERNAL_PER_ENGINE = 20  # with bot accounts or people among the entrants
 POLL_S = 1.0  # a page's stream looks at the journal this often
 LIVE_CACHE_S = 2.0
+STOP_POLL_S = 1.0  # the replica playing a tournament reads its meta file this often (a stop)
+WEB = "web"  # the lock's holder while a web server plays the tournament
 PERSON_SEAT_TTL_MS = 24 * 3600 * 1000
 _json = msgspec.json.Encoder()
 
@@ -91,8 +96,10 @@ class TournamentHost:
     async def _play(self, meta: files.Meta, stop: asyncio.Event) -> None:
         spec = Spec(**meta.spec)
         journal = self.folder / f"{meta.key}.jsonl"
+        watch: asyncio.Task[None] | None = None
         try:
-            with files.locked(self.folder, meta.key):
+            with files.locked(self.folder, meta.key, WEB):
+                watch = asyncio.create_task(self._watch_stop(meta.key, stop))
                 _, todo = runner.todo_of(spec, journal)
                 await runner.play(
                     spec,
@@ -116,10 +123,23 @@ class TournamentHost:
         except Exception as exc:  # noqa: BLE001 - said on the page, and logged once
             log.exception("tournament %s", meta.key)
             error = str(exc) or type(exc).__name__
+        finally:
+            if watch is not None:
+                watch.cancel()
         fresh = files.read_meta(self.folder, meta.key) or meta
         if fresh.error != error:
             fresh.error = error
             files.write_meta(self.folder, fresh)
+
+    async def _watch_stop(self, key: str, stop: asyncio.Event) -> None:
+        """Set ``stop`` once the meta file says stopped (an organiser's stop that another
+        replica received)."""
+        while not stop.is_set():
+            await asyncio.sleep(STOP_POLL_S)
+            meta = files.read_meta(self.folder, key)
+            if meta is not None and meta.stopped:
+                log.info("tournament %s stopped (through another web server)", key)
+                stop.set()
 
     def concurrency(self, spec: Spec, engines: int) -> int:
         """Games in flight for ``engines`` of the platform's engine workers (0: all)."""
@@ -213,11 +233,20 @@ class TournamentHost:
         return meta
 
     async def stop(self, key: str) -> ts.TournamentSummary:
-        """Stop playing it: nothing new starts (the games in flight finish on the platform)."""
+        """Stop playing it: nothing new starts (the games in flight finish on the platform).
+        Played by another web server (replica), it stops within STOP_POLL_S of the meta file
+        saying so; 409 if nobody plays it, or `arena tournament` does (stop that command)."""
         meta = self._meta(key)
-        if key not in self.tasks or self.tasks[key].done():
-            raise Refused("FAILED_PRECONDITION", "this server is not playing that tournament")
-        self.stops[key].set()
+        task = self.tasks.get(key)
+        if task is not None and not task.done():
+            self.stops[key].set()
+        elif not files.running(self.folder, key):
+            raise Refused("FAILED_PRECONDITION", "that tournament is not being played")
+        elif files.holder(self.folder, key) != WEB:
+            raise Refused(
+                "FAILED_PRECONDITION",
+                "that tournament is being played by `arena tournament`: stop that command",
+            )
         meta.stopped = True
         files.write_meta(self.folder, meta)
         return self.summary(meta)

@@ -6,7 +6,8 @@ server of `arena up` share):
     KEY.meta.json   what the pages show: the spec, a name, who made it and when, the entrants'
                     names, which host runs it (`cli` or `web`), its concurrency
     KEY.lock        held (flock) by the process playing it: a second runner of the same
-                    tournament refuses, and the pages say whether it is running
+                    tournament refuses, and the pages say whether it is running; it names who
+                    holds it (`web` for a web server, empty for `arena tournament`)
     KEY.json        the results `arena tournament` writes at the end (spec, standings)
 """
 
@@ -91,8 +92,9 @@ def all_meta(folder: Path) -> list[Meta]:
 
 
 @contextlib.contextmanager
-def locked(folder: Path, key: str) -> Iterator[None]:
-    """Hold the tournament's lock while playing it; Busy if another process holds it."""
+def locked(folder: Path, key: str, holder: str = "") -> Iterator[None]:
+    """Hold the tournament's lock while playing it; Busy if another process holds it. The lock
+    file says ``holder`` while it is held (who plays it: see holder())."""
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / f"{key}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -100,6 +102,8 @@ def locked(folder: Path, key: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise Busy(f"tournament {key} is being played by another process now") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, holder.encode(), 0)
         yield
     finally:
         os.close(fd)  # (closing releases the lock)
@@ -115,3 +119,12 @@ def running(folder: Path, key: str) -> bool:
             return False
     except Busy:
         return True
+
+
+def holder(folder: Path, key: str) -> str:
+    """Who plays the tournament now, as its lock file says (`web`: a web server; empty: the
+    command line, or nobody). Only meaningful while running() says so."""
+    try:
+        return (folder / f"{key}.lock").read_text(errors="replace").strip()
+    except OSError:
+        return ""
