@@ -13,9 +13,6 @@ Needs root to mount the tmpfs (skipped with the reason otherwise).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +23,7 @@ import msgspec
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from scrape_helpers import scrape
+from tmpfs_helpers import fill, mounted_tmpfs, unfill
 
 from services.bots.cluster import SECRET, publish_matches, spawn_engine, stop
 from services.contracts.decision_ids import DecisionIds
@@ -45,19 +43,8 @@ GAMES = 4
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
     """A 1 MB tmpfs mounted for the test."""
-    where = tmp_path / "disk"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    with mounted_tmpfs(tmp_path / "disk", "1m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 class Player:
@@ -138,9 +125,7 @@ async def test_a_full_disk_refuses_answers_and_loses_none(
         for _ in range(20):  # some answers in before the disk fills
             await player.round()
         assert player.acked
-        st = os.statvfs(tmpfs)
-        with filler.open("wb") as f, contextlib.suppress(OSError):  # leave ~100 KB
-            f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - 100_000))
+        fill(filler, 100_000)  # leave ~100 KB
         deadline = time.monotonic() + 60
         while not player.refused:
             assert time.monotonic() < deadline, "the disk never filled"
@@ -165,8 +150,7 @@ async def test_a_full_disk_refuses_answers_and_loses_none(
     finally:
         await player.close()
         stop([engine])
-        with contextlib.suppress(FileNotFoundError):
-            filler.unlink()
+        unfill(filler)
     redis.stop()  # SIGTERM: Redis writes and fsyncs its AOF, then exits
     redis = RedisServer(tmpfs / "redis", redis.port)  # ... and reloads it
     client = connect(redis.url)

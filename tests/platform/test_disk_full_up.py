@@ -13,10 +13,8 @@ Needs root to mount the tmpfs (skipped with the reason otherwise).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import time
@@ -25,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from process_helpers import FREE_PORTS, arena
+from tmpfs_helpers import fill, mounted_tmpfs, unfill
 
 from services.eventlog import archive
 from services.eventlog.redis_store import RedisEventStore
@@ -37,19 +36,9 @@ GAMES = 8
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "disk"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    try:
+    """A 2 MB tmpfs mounted for the test."""
+    with mounted_tmpfs(tmp_path / "disk", "2m") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
 
 
 def _said(err: Path, var: Path) -> str:
@@ -120,9 +109,7 @@ async def test_a_full_var_disk_loses_nothing_acknowledged(tmpfs: Path, tmp_path:
             await pub.publish(bot_match(g, "standard", ["random"] * 5, 100 + i))
         watching = asyncio.create_task(_witness(url, ns, games, seen, stop))
         await asyncio.sleep(1.0)
-        st = os.statvfs(tmpfs)
-        with filler.open("wb") as f, contextlib.suppress(OSError):  # leave ~150 KB
-            f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - 150_000))
+        fill(filler, 150_000)  # leave ~150 KB
         deadline = time.monotonic() + 90
         while "disk full" not in _said(err, var):
             assert up.poll() is None, err.read_text()
@@ -146,8 +133,7 @@ async def test_a_full_var_disk_loses_nothing_acknowledged(tmpfs: Path, tmp_path:
         await client.aclose()
     finally:
         stop.set()
-        with contextlib.suppress(FileNotFoundError):
-            filler.unlink()
+        unfill(filler)
         _down(up)
     up, run = _up(var, err)  # again on the same folder: Redis reloads its AOF
     try:
