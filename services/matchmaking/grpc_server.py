@@ -168,17 +168,13 @@ class MatchmakerServicer(matchmaker_pb2_grpc.MatchmakerServicer):
             except ValueError as exc:
                 raise Refused("INVALID_ARGUMENT", str(exc)) from None
             info = await self.mm.create_table(request.player, request.name, settings)
-            listed = [
-                t
-                for t in await self.mm.tables.listing(MAX_TABLES, newest=True)
-                if t.table == info.mode
-            ]
+            listed = await self.mm.tables.one(info.mode)
         except Exception as exc:  # noqa: BLE001
             await _refuse(context, exc)
             raise
         out = pb.CreateTableResponse(ticket=ticket_pb(info, request.settings.players))
-        if listed:  # (else already started: a one-seat table, or bots at once)
-            out.table.CopyFrom(table_pb(listed[0]))
+        if listed is not None:  # (else already started: a one-seat table, or bots at once)
+            out.table.CopyFrom(table_pb(listed))
         else:
             out.table.table_id = info.mode
         return out
