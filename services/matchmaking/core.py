@@ -15,6 +15,7 @@ garbage long after a ticket ended, so tests can move time without sleeping.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 import uuid
@@ -343,26 +344,39 @@ class Matchmaker:
     async def tick(self) -> list[Formed]:
         """One round: expire what is due, then form every table that can be formed now."""
         await self.expire_due()
-        formed: list[Formed] = []
         now = self.clock.now_ms()
         modes = {**self.modes, **await self.tables.open_modes()}
         waiting = await self.waiting(modes)
-        for name, mode in modes.items():
-            queued = waiting.get(name, [])
-            tables = form_tables(queued, mode.players, mode.policy, now)
-            enqueued = {w.ticket: w.enqueued_ms for w in queued} if tables else {}
-            left = len(queued)
-            for table in tables:
-                done = await self.form(mode, table)
-                if done is not None:
-                    formed.append(done)
-                    left -= len(table.tickets)
-                    for t in table.tickets:
-                        self.metrics.wait.observe(max(0, now - enqueued[t]) / 1000)
-            if TABLE_ID.match(name):
-                await self.tables.close_if_empty(name, left)
-            else:
-                self.metrics.depth(name, left)
+        # the modes side by side (no two share a ticket; FORM is atomic): one after another,
+        # a tick with a hundred open tables to start (people opening tables at once) made
+        # ~500 round trips in a row and took 0.7-0.9 s (issue 44)
+        done = await asyncio.gather(
+            *(
+                self._tick_mode(name, mode, waiting.get(name, []), now)
+                for name, mode in modes.items()
+            )
+        )
+        return [f for formed in done for f in formed]
+
+    async def _tick_mode(
+        self, name: str, mode: Mode, queued: list[Waiting], now: int
+    ) -> list[Formed]:
+        """One mode's part of a tick: its tables formed; an open table nobody waits at closed."""
+        formed: list[Formed] = []
+        tables = form_tables(queued, mode.players, mode.policy, now)
+        enqueued = {w.ticket: w.enqueued_ms for w in queued} if tables else {}
+        left = len(queued)
+        for table in tables:
+            done = await self.form(mode, table)
+            if done is not None:
+                formed.append(done)
+                left -= len(table.tickets)
+                for t in table.tickets:
+                    self.metrics.wait.observe(max(0, now - enqueued[t]) / 1000)
+        if TABLE_ID.match(name):
+            await self.tables.close_if_empty(name, left)
+        else:
+            self.metrics.depth(name, left)
         return formed
 
     async def form(self, mode: Mode, table: Table) -> Formed | None:

@@ -173,6 +173,14 @@ class OpenTable:
     waiting: list[str]  # names of the people seated so far, in the order they came
 
 
+def _stored(raw: Any) -> tuple[TableSettings, str, int, str] | None:
+    """(settings, creator, created ms, state) of a table's stored hash, or None if none."""
+    if not raw or b"settings" not in raw:
+        return None
+    settings = msgspec.json.decode(raw[b"settings"], type=TableSettings)
+    return settings, raw[b"creator"].decode(), int(raw[b"created"]), raw[b"state"].decode()
+
+
 class Tables:
     """Open tables over a Matchmaker's Redis keys and clock."""
 
@@ -206,10 +214,7 @@ class Tables:
         if not TABLE_ID.match(table):
             return None
         raw: Any = await self.mm.client.hgetall(self._key(table))
-        if not raw or b"settings" not in raw:
-            return None
-        settings = msgspec.json.decode(raw[b"settings"], type=TableSettings)
-        return settings, raw[b"creator"].decode(), int(raw[b"created"]), raw[b"state"].decode()
+        return _stored(raw)
 
     async def open_mode(self, table: str) -> Mode:
         """The mode of an open table; raises LookupError (unknown) or ValueError (not open)."""
@@ -226,8 +231,12 @@ class Tables:
         rows: Any = await self.mm.client.zrange(self.index, 0, -1)
         out: dict[str, Mode] = {}
         ids = [t.decode() for t in rows]
-        for table in ids:
-            found = await self.get(table)
+        async with self.mm.client.pipeline(transaction=False) as pipe:  # (one round trip)
+            for table in ids:
+                pipe.hgetall(self._key(table))
+            raws: list[Any] = await pipe.execute() if ids else []
+        for table, raw in zip(ids, raws, strict=True):
+            found = _stored(raw) if TABLE_ID.match(table) else None
             if found is None or found[3] != "open":
                 await self.mm.client.zrem(self.index, table)  # expired or ended: unlist it
                 continue
@@ -236,8 +245,10 @@ class Tables:
 
     async def started(self, table: str, game: str) -> None:
         """The table's game has been published: it is no longer open."""
-        await self.mm.client.hset(self._key(table), mapping={"state": "started", "game": game})
-        await self.mm.client.zrem(self.index, table)
+        async with self.mm.client.pipeline(transaction=False) as pipe:  # (one round trip)
+            pipe.hset(self._key(table), mapping={"state": "started", "game": game})
+            pipe.zrem(self.index, table)
+            await pipe.execute()
 
     async def close_if_empty(self, table: str, waiting: int) -> bool:
         """Close an open table nobody waits at (after the grace); whether it was closed."""
