@@ -35,6 +35,7 @@ from services.bots.cluster import (
 from services.bots.engine_client import GrpcEngine
 from services.contracts import tokens
 from services.contracts.streams import (
+    DEAD,
     DECISIONS,
     BotDecision,
     decode,
@@ -159,7 +160,9 @@ async def test_duplicated_messages_do_not_double_answer(
 ) -> None:
     """A second SubmitAction for a decision is a no-op at the engine; then every decisions
     message is published twice, and each decision is still answered once. (One partition, so
-    one stream holds every message; the workers inherit the setting.)"""
+    one stream holds every message; the workers inherit the setting.) The workers' outcomes are
+    accounted exactly: fresh acceptances at most the logged answers, nothing poisoned or
+    dead-lettered, every entry handled; a failure names every count."""
     monkeypatch.setenv("ARENA_PARTITIONS", "1")
     ns, archive = redis_namespace, tmp_path / "archive"
     [(engine, port)] = start_engines(redis_url, ns, 1, archive)
@@ -196,20 +199,33 @@ async def test_duplicated_messages_do_not_double_answer(
                         await publish(redis_client, stream, {**fields, b"copy": b"1"})
                         copied += 1
             files = archived(archive)
-        _check(files, 2)
-        assert copied >= sum(len(answers(f)) for f in files)
+        _check(files, 2)  # (each decision answered once in the logs, none by the server)
+        logged = sum(len(answers(f)) for f in files)
+        assert copied >= logged
         # every copy handled before the workers stop (else its outcome is not counted below)
         while not await _drained(redis_client, stream, "bots"):
             assert time.monotonic() < deadline, "the bot workers left decisions unhandled"
             await asyncio.sleep(0.05)
+        entries = int(await redis_client.xlen(stream))  # (the witness group keeps them all)
+        dead = int(await redis_client.xlen(stream_key(ns, DEAD)))
     finally:
         exits = stop(bots + [engine])
     seen: dict[str, int] = {}
     for e in exits:
         for k, v in e.get("outcomes", {}).items():
             seen[k] = seen.get(k, 0) + v
-    # each copy was skipped (this worker answered it), a no-op at the engine, or stale
-    assert seen.get("known", 0) + seen.get("duplicate", 0) + seen.get("stale", 0) >= copied
+    said = f"{copied} copies, {entries} entries, {logged} answers logged, {dead} dead: {seen}"
+    # a copy is never answered twice at the engine: the workers' fresh acceptances are at most
+    # the logged answers but the test's own (a copy "answered" again would be one more) ...
+    accepted = seen.get("answered", 0) + seen.get("fallback", 0)
+    assert accepted <= logged - 1, said
+    # ... nor refused for good, and every entry (originals and copies) got an outcome
+    assert seen.get("poison", 0) == 0 and dead == 0, said
+    handled = sum(v for k, v in seen.items() if k != "retry")  # (a retry is handled again)
+    assert handled >= entries, said
+    # so each copy was skipped (this worker answered it), a no-op at the engine, or stale
+    skipped = seen.get("known", 0) + seen.get("duplicate", 0) + seen.get("stale", 0)
+    assert skipped >= entries - accepted >= copied, said
 
 
 async def test_a_bot_killed_on_its_sessions_loses_nothing(
