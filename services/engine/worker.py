@@ -13,6 +13,7 @@ from ..cliargs import trim_option, worker_options
 from ..contracts import tokens
 from ..contracts.streams import MATCHES, BadMessage, NewMatch, decode
 from ..errors import Refused
+from ..eventlog import archive
 from ..eventlog.redis_store import RedisEventStore
 from ..gctune import tune_gc
 from ..lifecycle import finished, run_main, started
@@ -83,6 +84,8 @@ async def run(args: argparse.Namespace) -> None:
         max_decisions=args.max_decisions,
         max_log_entries=args.max_log_entries,
     )
+    if games.archive_dir is not None:  # what an engine killed mid-write left
+        await asyncio.to_thread(archive.sweep_temp, games.archive_dir)
     server, port, checker = make_server(games, args.host, args.port)
     health = Health(checker, who)
     tune_gc()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import struct
 import tempfile
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,6 +186,26 @@ def ends(data: bytes) -> tuple[str, bytes, bytes]:
     last_offset = offset + sum(b.size for b in index.blocks[:-1])
     last = _block(data, last_offset, index.blocks[-1])
     return index.game_id, first[0], last[-1]
+
+
+def sweep_temp(folder: Path, older_than_s: float = 600.0) -> int:
+    """Remove the temp files of `write_atomic` that a killed writer left in ``folder`` (one
+    SIGKILL mid-write leaves one for good; readers skip them by TEMP_PREFIX): those older than
+    ``older_than_s``, far past any live write. Returns how many went."""
+    gone = 0
+    cutoff = time.time() - older_than_s
+    try:
+        names = [p for p in folder.iterdir() if p.name.startswith(TEMP_PREFIX)]
+    except OSError:  # no folder yet, or not readable: nothing to sweep
+        return 0
+    for p in names:
+        try:
+            if p.stat().st_mtime < cutoff:
+                p.unlink()
+                gone += 1
+        except OSError:  # another engine swept it first
+            continue
+    return gone
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -6,6 +6,7 @@ import asyncio
 import multiprocessing
 import os
 import threading
+import time
 from pathlib import Path
 
 import msgspec
@@ -276,3 +277,20 @@ async def test_live_log_stays_when_listing_fails(
     monkeypatch.undo()
     await archive_game(store, "g", tmp_path)
     assert await store.head("g") == 0 and [r.id for r in load_catalog(tmp_path)] == ["g"]
+
+
+def test_an_engine_sweeps_the_temp_files_a_killed_writer_left(tmp_path: Path) -> None:
+    """An engine SIGKILLed inside write_atomic leaves its temp file for good (the slow chaos run
+    found one beside the archives); sweep_temp, run at an engine's start, removes those older
+    than any live write and leaves a fresh one (another engine writing now) and the archives."""
+    old = tmp_path / f"{archive.TEMP_PREFIX}dead{archive.SUFFIX}"
+    fresh = tmp_path / f"{archive.TEMP_PREFIX}live{archive.SUFFIX}"
+    kept = tmp_path / f"g1{archive.SUFFIX}"
+    for p in (old, fresh, kept):
+        p.write_bytes(b"x")
+    an_hour_ago = time.time() - 3600
+    os.utime(old, (an_hour_ago, an_hour_ago))
+    os.utime(kept, (an_hour_ago, an_hour_ago))
+    assert archive.sweep_temp(tmp_path) == 1
+    assert not old.exists() and fresh.exists() and kept.exists()
+    assert archive.sweep_temp(tmp_path / "none") == 0  # no folder yet: nothing to do

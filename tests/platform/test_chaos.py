@@ -234,7 +234,12 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
             assert pending["pending"] == 0, (key, pending)
 
         # every archive verifies; every entry the witness saw is in it, byte for byte
-        files = sorted((var / "archive").glob("*.arena"))
+        # (a worker killed inside write_atomic leaves its temp file: readers skip those)
+        files = sorted(
+            p
+            for p in (var / "archive").glob("*.arena")
+            if not p.name.startswith(archive.TEMP_PREFIX)
+        )
         assert len(files) == games + len(late)
         records: dict[str, list[bytes]] = {}
         for path in files:
