@@ -104,8 +104,11 @@ async function playSeat(game, seat) {
       panel.innerHTML = html;
       q("#result").textContent = t(result);
     } else if (mine && !mine.alive) {
-      html = `<div class="prompt dead" id="dead"></div><button id="to-lobby" type="button"></button>`;
-      panel.innerHTML = html;
+      // drawn once, then only its words: while the others play on this runs at every event,
+      // and a button made anew each time lost the click of whoever pressed it meanwhile
+      if (!panel.querySelector("#to-lobby")) {
+        panel.innerHTML = `<div class="prompt dead" id="dead"></div><button id="to-lobby" type="button"></button>`;
+      }
       q("#dead").textContent = t("dead", { by: killer >= 0 ? t("dead_by", { seat: names.long(killer) }) : "" });
       q("#to-lobby").textContent = t("back");
       q("#to-lobby").onclick = leave;
