@@ -383,20 +383,29 @@ async def test_time_outs_turn_hosting_on_and_the_person_takes_the_seat_back(
     # the log keeps its newest 300 lines, and once the bot holds the seat the game runs on at
     # bot speed: every line the log ever shows is kept here, to read what it said
     await tab.page.add_init_script(KEEP_LOG_LINES)
-    await sit_down(tab, play_platform.base, "slow", "standard", 5, time_limit_s=2, hosted_after=1)
-    await tab.page.wait_for_function(READY, arg=None, timeout=60_000)
-    await tab.wait_for("document.querySelector('#clock').textContent.endsWith(' s')")
-    # nobody clicks: the clock runs out, the server answers, and the bot takes the seat (and
-    # plays it at bot speed: a table of bots is over in seconds, so the person takes the seat
-    # back as soon as the button offers it, and reads the page after)
-    await tab.wait_for(TAKE_BACK, 30)
-    log = await tab.js("window.loggedLines.join('\\n')")
-    assert "托管" in log and "ran out of time" in log
-    await tab.wait_for("document.querySelector('#hosting').textContent === '托管'")
-    await tab.wait_for("window.loggedLines.some((l) => l.includes('played by its person again'))")
-    # the person's own decisions come back, with their clock
-    d = await decide(tab, random.Random(1), None)
-    assert d is not None
+    d = None
+    for _ in range(3):  # (a table where the game ends before the person's next decision: again)
+        await sit_down(
+            tab, play_platform.base, "slow", "standard", 5, time_limit_s=2, hosted_after=1
+        )
+        await tab.page.wait_for_function(READY, arg=None, timeout=60_000)
+        await tab.wait_for("document.querySelector('#clock').textContent.endsWith(' s')")
+        # nobody clicks: the clock runs out, the server answers, and the bot takes the seat
+        # (and plays it at bot speed: a table of bots is over in seconds, so the person takes
+        # the seat back as soon as the button offers it, and reads the page after)
+        await tab.wait_for(TAKE_BACK, 30)
+        log = await tab.js("window.loggedLines.join('\\n')")
+        assert "托管" in log and "ran out of time" in log
+        await tab.wait_for("document.querySelector('#hosting').textContent === '托管'")
+        await tab.wait_for(
+            "window.loggedLines.some((l) => l.includes('played by its person again'))"
+        )
+        # the person's own decisions come back, with their clock; unless the bot's play ended
+        # the game (or the seat's life) first, which a loaded machine allows
+        d = await decide(tab, random.Random(1), None)
+        if d is not None:
+            break
+    assert d is not None, "in three games the person never got a decision after taking back"
     assert not tab.errors, tab.errors
 
 
