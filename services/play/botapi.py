@@ -44,7 +44,10 @@ from .service import Play
 
 TOKEN_TTL_MS = 6 * 3600 * 1000  # a bot seat's token: minted on the hour, reused within it
 GAME_START_S = 10.0  # a game just published may take a moment to be started by an engine
-INBOX_BLOCK_MS = 5_000
+# well under redis-py's socket timeout (5 s since redis-py 8): at 5 s the inbox's blocking XREAD
+# raced the read timeout, and a TimeoutError read as a Redis outage (the slow 200-game Node-bot
+# tournament got 503s so under load); a reader sees no difference (an empty read loops)
+INBOX_BLOCK_MS = 2_000
 TICKET_POLL_S = 1.0
 _json = msgspec.json.Encoder()
 

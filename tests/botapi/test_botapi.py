@@ -197,3 +197,23 @@ def test_a_silent_bot_is_answered_by_default_then_hosted(play_platform: PlayPlat
         e["answer"] for e in entries if e["kind"] == "answer" and e["answer"]["seat"] == mine
     ]
     assert answers and answers[0]["auto"]  # the server's default, not the bot's
+
+
+def test_the_inbox_wait_is_well_under_the_redis_socket_timeout() -> None:
+    """A blocking XREAD as long as redis-py's socket timeout races it: the Bot API's inbox
+    waited 5 s against a 5 s timeout, and under load the TimeoutError was taken for a Redis
+    outage (503 to the bots). Every blocking wait of the web server stays at half of it."""
+    import inspect
+
+    import redis.asyncio.connection as redis_connection
+
+    from services.play import botapi
+    from services.readside import feed, watch
+
+    timeout_s = (
+        inspect.signature(redis_connection.AbstractConnection.__init__)
+        .parameters["socket_timeout"]
+        .default
+    )
+    for block_ms in (botapi.INBOX_BLOCK_MS, feed.TAIL_BLOCK_MS, watch.TAIL_BLOCK_MS):
+        assert block_ms <= timeout_s * 1000 / 2, (block_ms, timeout_s)
