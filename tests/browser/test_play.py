@@ -445,8 +445,14 @@ async def test_the_english_page_names_the_cards_in_english(
     for locale, lang in (("en-US", "en"), ("zh-CN", "zh")):
         tab = await new_tab(chromium, locale)
         game, _ = await sit_down(tab, play_platform.base, "reader", "standard", 5)
-        cards = json.loads(await tab.js(f"fetch('/api/games/{game}').then((r) => r.text())"))
-        cards = cards["cards"]
+        info: dict[str, Any] = {}
+        for _ in range(100):  # (the game's info may lag its seat's first view by a moment)
+            info = json.loads(await tab.js(f"fetch('/api/games/{game}').then((r) => r.text())"))
+            if "cards" in info:
+                break
+            await asyncio.sleep(0.1)
+        assert "cards" in info, info
+        cards = info["cards"]
         rng, last, shown = random.Random(3), None, []
         for _ in range(40):  # play on until the hand holds cards and some were options
             await tab.page.wait_for_function(READY, arg=last, timeout=60_000)
