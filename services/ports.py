@@ -45,6 +45,16 @@ def check_free(host: str, port: int, flag: str) -> None:
             raise PortBusy(host, port, flag, f"cannot be bound ({exc.strerror})") from None
 
 
+def is_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether ``host``:``port`` can be listened on now, as `check_free` judges it: for a tool
+    picking ports for the servers it starts (a cluster's nodes, the workers' /metrics)."""
+    try:
+        check_free(host, port, "")
+    except PortBusy:
+        return False
+    return True
+
+
 def bind_grpc(server: Any, host: str, port: int, flag: str) -> int:
     """``server.add_insecure_port`` (a server made with GRPC_OPTIONS); the bound port, or
     PortBusy naming ``flag``."""

@@ -47,7 +47,6 @@ import contextlib
 import json
 import os
 import random
-import socket
 import sys
 import tempfile
 import time
@@ -63,6 +62,7 @@ from ..contracts.streams import NewMatch, Seat
 from ..platform.procs import cpu_seconds
 from ..platform.up import Platform, Running, UpConfig
 from ..play.identity import Sessions
+from ..ports import is_free
 from ..redisinfra.redis_client import connect
 from ..tournaments.matches import Games, bot_match
 from . import kit
@@ -463,18 +463,9 @@ def _free_base(count: int) -> int:
     for _ in range(200):
         base = random.randint(20_000, 40_000)
         ports = [base + i for i in range(count)] + [base + 100 + i for i in range(count)]
-        if all(_free(port) for port in ports):
+        if all(is_free(port) for port in ports):
             return base
     raise RuntimeError("no free ports for the workers' /metrics")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def bench_play(args: argparse.Namespace) -> dict[str, Any]:

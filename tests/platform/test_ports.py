@@ -86,3 +86,18 @@ def test_a_service_on_a_taken_port_says_which_and_its_flag(tmp_path: Path) -> No
                 f"arena {argv[0]}: port {port} on 127.0.0.1 is in use (another arena up?); "
                 f"choose another with {flag}"
             ]
+
+
+def test_is_free_says_what_check_free_would() -> None:
+    """`ports.is_free` (for tools picking ports for servers they start) judges as check_free:
+    a port something listens on is taken, the same port once closed is free."""
+    import socket
+
+    from services.ports import is_free
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        assert not is_free(port)
+    assert is_free(port)
