@@ -30,6 +30,7 @@ class Running:
     matchmaker: str | None = None
     replay_grpc: str | None = None
     engines: list[str] = field(default_factory=list)
+    people_engines: list[str] = field(default_factory=list)  # (arena up --people-engines)
     metrics: list[str] = field(default_factory=list)
     redis_started: bool = False
     redis_cluster: list[str] = field(default_factory=list)  # the started cluster's node URLs

@@ -22,6 +22,11 @@ with a plain list (services/play/clients.py ``Engine``, services/bots/engines.py
   each worker twice (``localhost`` is one engine, not two).
 - The addresses of a name are sorted, so every process that resolves it hashes a game to the
   same worker (the web server and the bot workers keep a game hot on one engine).
+
+People's engines (issue 44): engine workers given to the clients as a second list
+(``--people-engine``) serve the games a person sits at, apart from the bot-only games, whose bot
+sessions keep the others' event loops busy; `route` orders the workers for a game of either
+kind, the same way in every client.
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ import logging
 import re
 import socket
 import time
-from collections.abc import Awaitable, Callable
+import zlib
+from collections.abc import Awaitable, Callable, Collection, Sequence
 
 RESOLVE_EVERY_S = 30.0
 RETRY_S = 2.0
@@ -79,6 +85,30 @@ async def resolve_dns(host: str, port: int) -> list[str]:
     v4 = {ipaddress.ip_address(i[4][0]) for i in infos if i[0] == socket.AF_INET}
     v6 = {ipaddress.ip_address(i[4][0]) for i in infos if i[0] == socket.AF_INET6}
     return [target(str(ip), port) for ip in sorted(v4 or v6)]
+
+
+def ring(game: str, group: Sequence[int]) -> list[int]:
+    """The workers of `group` (indices) in the order to try for `game`: from the one a hash of
+    its id picks (CRC-32 mod the group's size, as every client computes it), then the next."""
+    n = len(group)
+    if n == 0:
+        return []
+    first = zlib.crc32(game.encode()) % n
+    return [group[(first + k) % n] for k in range(n)]
+
+
+def route(game: str, n: int, people: Collection[int] = (), person: bool = False) -> list[int]:
+    """The order to try the `n` workers in for `game`: those of its kind first (the people's
+    engines, indices `people`, for a game a person sits at; the others for a bot-only game;
+    every worker when its kind has none), from the one a hash of its id picks; then the other
+    kind's the same way (a people's engine hung: the others serve its games, and back). With
+    no people's engines: every worker, from the hash's, as before they existed."""
+    theirs = [i for i in range(n) if i in people]
+    others = [i for i in range(n) if i not in people]
+    mine, rest = (theirs, others) if person else (others, theirs)
+    if not mine:
+        mine, rest = rest, []
+    return ring(game, mine) + ring(game, rest)
 
 
 def parse_list(text: str) -> list[str]:
@@ -137,6 +167,14 @@ class Targets:
             for t in self.known.get(e, [e]):
                 if t not in out:
                     out.append(t)
+        return out
+
+    def of(self, entries: Collection[str]) -> list[str]:
+        """The targets `entries` (some of this list's) stand for now, as `current` has them."""
+        out: list[str] = []
+        for e in self.entries:
+            if e in entries:
+                out += [t for t in self.known.get(e, [e]) if t not in out]
         return out
 
     def due(self) -> bool:

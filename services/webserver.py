@@ -71,6 +71,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "decision (its public part; none if absent), and people's answers go there",
     )
     p.add_argument(
+        "--people-engine",
+        default="",
+        metavar="HOST:PORT[,HOST:PORT...]",
+        help="people's engines (arena engine --role people): the play API's calls (people's "
+        "answers, their seats' decisions, 托管) go there first, and to --engine only when "
+        "they are hung or gone, so a person's answer does not wait behind the bot-only games "
+        "(default: none, every call to --engine)",
+    )
+    p.add_argument(
         "--matchmaker",
         default="",
         metavar="HOST:PORT",

@@ -7,11 +7,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
+import zlib
 
 import pytest
 
 from services.cliargs import address_list
-from services.targets import Targets, host_port, is_name, parse_list, resolve_dns
+from services.targets import Targets, host_port, is_name, parse_list, resolve_dns, route
 from tests.fake_engines import fixed
 
 
@@ -112,3 +113,28 @@ async def test_the_systems_resolver_gives_one_family_sorted() -> None:
     assert await resolve_dns("127.0.0.2", 1) == ["127.0.0.2:1"]
     with pytest.raises(OSError):
         await resolve_dns("no-such-host.invalid", 1)
+
+
+async def test_the_peoples_engines_names_stand_for_their_addresses() -> None:
+    """`of`: what some of the entries (the people's engines') stand for now, as `current`."""
+    answers = {"engine": ["10.0.0.5:50051", "10.0.0.7:50051"], "people": ["10.0.0.9:50051"]}
+    t = Targets(["engine:50051", "people:50051"], fixed(answers))
+    assert t.of(["people:50051"]) == ["people:50051"]  # not yet resolved: itself
+    await t.refresh()
+    assert t.of(["people:50051"]) == ["10.0.0.9:50051"]
+    assert t.of([]) == [] and t.of(["engine:50051"]) == ["10.0.0.5:50051", "10.0.0.7:50051"]
+
+
+def test_a_game_goes_to_the_engines_of_its_kind_first() -> None:
+    """`route`: a person's game to the people's engines, a bot-only one to the others, each
+    by the hash among them, then the other kind's; with none of a kind, every engine; with no
+    people's engines, the hash over all as before (CRC-32 mod n, then the next ones)."""
+    games = [f"g{k}" for k in range(40)]
+    for g in games:
+        assert route(g, 3) == [(zlib.crc32(g.encode()) % 3 + k) % 3 for k in range(3)]
+        assert route(g, 3, (), person=True) == route(g, 3)
+        assert route(g, 4, [3], person=True)[0] == 3
+        assert sorted(route(g, 4, [3], person=True)[1:]) == [0, 1, 2]
+        assert route(g, 4, [3])[:3] == route(g, 3) and route(g, 4, [3])[3] == 3
+        assert route(g, 2, [0, 1]) == route(g, 2, [0, 1], person=True)  # all people's
+    assert {route(g, 4, [2, 3], person=True)[0] for g in games} == {2, 3}  # spread by the hash

@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -225,6 +225,14 @@ class GrpcEngine:
     it goes silent and one when it is back (`say`); `silent()` gives each silent engine's
     seconds (the worker's `arena_bot_engine_silent_seconds`). A call that times out marks its
     engine down for `cooldown_s` too.
+
+    `people`: the targets that are people's engines (`arena engine --role people`, the
+    worker's `--people-engine`; issue 44). A game whose pushed decision says a person sits at
+    it (`BotDecision.people`) goes to those, by the hash among them, and a bot-only game to the
+    others, so the bot seats of people's games are answered where the people's calls go and
+    the bot-only games stay off that engine's event loop; each kind falls over to the other's
+    engines when its own are down. A game known only from the stream (a repost) goes as a
+    bot-only one: its engine pushes its next decision, which says.
     """
 
     def __init__(
@@ -236,10 +244,21 @@ class GrpcEngine:
         name: str = "",
         silent_s: float = SILENT_S,
         say: Callable[[str], None] | None = None,
+        people: Collection[str] = (),
     ) -> None:
         if not targets:
             raise ValueError("no engine address")
         self.targets = list(targets)
+        theirs = [i for i, t in enumerate(targets) if t in people]
+        others = [i for i, t in enumerate(targets) if t not in people]
+        self.people = theirs
+        # the engines a game is tried on, kind by kind: [bot-only game's, person's game's]
+        # (targets.route's order: its own kind first, then the other; one kind if the other
+        # has none)
+        self.groups = (
+            [g for g in (others, theirs) if g],
+            [g for g in (theirs, others) if g],
+        )
         self.name, self.silent_s = name, silent_s
         self.say = say or _say
         self.silent_since: list[float | None] = [None] * len(targets)  # monotonic, while silent
@@ -253,18 +272,27 @@ class GrpcEngine:
             for i in range(len(self.stubs))
         ]
         self.links: list[Link | None] = [None] * len(self.stubs)
-        self.home: OrderedDict[str, int] = OrderedDict()  # game -> engine that pushed it last
+        # game -> (the engine that pushed it last, whether a person sits at it)
+        self.home: OrderedDict[str, tuple[int, bool]] = OrderedDict()
         self.pushed = 0  # decisions received on sessions
         self._ended = [0, 0]  # answers and stream messages sent on sessions that ended
 
     def _pick(self, game: str) -> int:
+        """The engine for `game`'s calls: of its kind (a person at it or not: `people`), the
+        one the hash picks, else the next one up; then the other kind's (targets.route)."""
         if len(self.stubs) == 1:
             return 0
-        n, now = len(self.stubs), time.monotonic()
-        first = zlib.crc32(game.encode()) % n
-        return next(
-            (i for i in ((first + k) % n for k in range(n)) if self.down_until[i] <= now), first
-        )
+        now, h = time.monotonic(), zlib.crc32(game.encode())
+        held = self.home.get(game) if self.people else None
+        groups = self.groups[held is not None and held[1]]
+        for group in groups:
+            n = len(group)
+            first = h % n
+            for k in range(n):
+                i = group[(first + k) % n]
+                if self.down_until[i] <= now:
+                    return i
+        return groups[0][h % len(groups[0])]
 
     def _failed(self, index: int, err: grpc.aio.AioRpcError) -> EngineError:
         if err.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
@@ -319,7 +347,8 @@ class GrpcEngine:
         link = self.links[i]
         if link is not None and link.up:
             return i, True
-        home = self.home.get(game)
+        held = self.home.get(game)
+        home = held[0] if held is not None else None
         if home is not None and self._up(home):
             link = self.links[home]
             if link is not None and link.up:
@@ -445,7 +474,7 @@ class GrpcEngine:
         except msgspec.MsgspecError:
             return None
         game = message.game
-        self.home[game] = index
+        self.home[game] = (index, message.people)
         self.home.move_to_end(game)
         while len(self.home) > 8192:
             self.home.popitem(last=False)

@@ -40,6 +40,7 @@ from ..redisinfra.partitions import group_consumers
 from ..redisinfra.reconnect import Outage, Voice, is_nogroup, is_outage
 from ..redisinfra.redis_client import connect
 from ..redisinfra.streams import DEAD_MAXLEN, FieldValue, GroupConsumer, Message
+from ..targets import Targets
 from .answer import Answerer, Poison, Taken
 from .engine_client import GrpcEngine
 from .engines import engines
@@ -342,15 +343,21 @@ async def run(args: argparse.Namespace) -> None:
     """Run one bot worker until SIGTERM/SIGINT."""
     # named in CLIENT LIST: an operator (and the chaos test) sees which worker polls
     client = connect(args.redis_url, client_name=f"arena-bots:{args.consumer}")
-    engine = await engines(  # a name stands for every engine it resolves to (engines.py)
-        args.engine,
-        lambda targets: GrpcEngine(
-            targets,
+    # a name stands for every engine it resolves to (engines.py); the people's engines get a
+    # session too, and the bot seats of people's games (engine_client.py)
+    people = args.people_engine or []
+    targets = Targets([*args.engine, *people])
+    engine = await engines(
+        targets.entries,
+        lambda current: GrpcEngine(
+            current,
             args.timeout_ms / 1000,
             name=args.consumer,
             silent_s=args.engine_silent_ms / 1000,
+            people=targets.of(people),
         ),
         name=args.consumer,
+        targets=targets,
     )
     answerer = Answerer(
         engine,
@@ -446,6 +453,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=os.environ.get("ARENA_ENGINE", "127.0.0.1:50051"),
         help="GameService address(es), comma-separated ($ARENA_ENGINE if set); a DNS name "
         "stands for every address it resolves to (one engine each), resolved again every 30 s",
+    )
+    p.add_argument(
+        "--people-engine",
+        type=address_list,
+        default=None,
+        metavar="HOST:PORT[,HOST:PORT...]",
+        help="people's engines (arena engine --role people), given to the web server too: the "
+        "bot seats of games with a person seated are answered there, the bot-only games' on "
+        "--engine (each falls over to the other when its own are down); default: none, every "
+        "game on --engine",
     )
     worker_options(
         p, "arena:decisions", 10_000, "take over messages pending this long (their worker died)"

@@ -103,6 +103,9 @@ class BotDecision(msgspec.Struct, frozen=True, kw_only=True):
     view: bytes | None = None  # the seat's unseen events (services/readside/botfeed.py), if known
     token: str = ""  # a short-lived seat token for `seat` alone (bot workers hold no secret)
     repost: bool = False  # published again by a deadline sweep: still pending after its time
+    # a person (a play API client) sits at the table: its answers go to the people's engines
+    # when there are any (`--people-engine`), apart from the bot-only games' (issue 44)
+    people: bool = False
 
 
 VIEWLESS_PLAYERS = frozenset({"bot:random"})

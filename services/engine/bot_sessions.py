@@ -95,9 +95,13 @@ class BotSessions:
     """The sessions open on this engine worker and the decisions pushed and not yet answered
     (the newest per game: a game has one pending decision at a time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, forget_s: float = 10.0) -> None:
         self.open: list[Session] = []
         self.outstanding: dict[str, tuple[Session, BotDecision]] = {}
+        # held decisions are let go after `forget_s` (`_age`); what was held at the last aging
+        self.forget_s = forget_s
+        self._aging: dict[str, tuple[Session, BotDecision]] = {}
+        self._aged_at = time.monotonic()
         self.pushed = 0  # decisions pushed
         self.handed_back = 0  # of them, held by a session when it ended (to the stream)
         self.messages = 0  # stream messages sent (by sessions that ended; `sent` for the rest)
@@ -129,7 +133,23 @@ class BotSessions:
             elif now - s.out >= beat_s and not s.beat:
                 s.beat = True
                 s.ready.set()
+        if now - self._aged_at >= self.forget_s:
+            self._age(now)
         return silent
+
+    def _age(self, now: float) -> None:
+        """Let go of the decisions held since the last aging (`forget_s` ago) and not answered
+        here since: their deadline (`--bot-repost-ms`, under `forget_s`) has passed, so the
+        sweep has published again any nobody answered. A game answered on another engine (a
+        people's game this engine made, whose answers go to a people's engine; a game that
+        moved) is never `answered` here, and without this stayed held until its session ended,
+        one more with each such game."""
+        held = self.outstanding
+        for game, pushed in self._aging.items():
+            if held.get(game) is pushed:
+                del held[game]
+        self._aging = dict(held)
+        self._aged_at = now
 
     def push(self, messages: Iterable[BotDecision]) -> list[BotDecision]:
         """Queue `messages` on the sessions (a game's on the same one while the set of sessions

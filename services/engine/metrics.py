@@ -46,7 +46,7 @@ class Metrics:
 
     def count(self, counter: str, label: str, n: int = 1) -> None:
         """Count `n` `actions` (by result), `cache` lookups (by hit), `worlds` calls, games
-        `ended` by the platform (by reason) or `sweep` failures."""
+        `ended` by the platform (by reason), `sweep` failures or logged answers by `tables`."""
         key = (counter, label)
         self.counts[key] = self.counts.get(key, 0) + n
 
@@ -60,6 +60,13 @@ _FAMILIES = {
         "games the platform ended before their rules did (a draw), by reason: decision_limit "
         "and log_limit (its caps), stalled (the watchdog: nobody could move it)",
         "reason",
+    ),
+    "tables": (
+        "arena_engine_table_answers",
+        "answers this worker logged, by table: people (a person sits at it) or bots (bot-only); "
+        "with people's engines (--role people) the people's tables' answers belong there and "
+        "the bot-only ones' on the others",
+        "table",
     ),
     "sweep": (
         "arena_engine_sweep_failures",

@@ -104,6 +104,10 @@ class Hot:
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
+    people: bool = field(init=False)  # a person sits at the table (not a bot-only game)
+
+    def __post_init__(self) -> None:
+        self.people = not all(s.bot for s in self.header.seats)
 
 
 @dataclass(slots=True)
@@ -182,7 +186,9 @@ class Games:
         self.metrics.games_active.set_function(
             lambda: sum(not (h.game.over or h.finished) for h in list(self.cache.values()))
         )
-        self.sessions = BotSessions()  # bot workers' streams (bot_sessions.py)
+        # bot workers' streams (bot_sessions.py); a decision held past twice its deadline is
+        # let go (the sweep has published it again by then, if it was not answered)
+        self.sessions = BotSessions(forget_s=2 * bot_repost_ms / 1000)
         self._handing: set[asyncio.Task[None]] = set()  # ended sessions' hand-backs
         self.bot_key = tokens.bot_key(secret, side.namespace)  # what opens one
 
@@ -721,6 +727,7 @@ class Games:
         """The answer of `step` is in the log: note it; the snapshot to store, if one is due."""
         rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
+        self.metrics.count("tables", "people" if hot.people else "bots")
         self.sessions.answered(hot.log.game, hot.ids.opaque(rec.decision))
         if snapshot_due(step.before, hot.log.version, self.snapshot_every):
             return api.snapshot(hot.game)
@@ -1067,6 +1074,7 @@ class Games:
             view=view,
             token=self._bot_token(hot, d.seat),
             repost=repost,
+            people=hot.people,
         )
 
     def _bot_token(self, hot: Hot, seat: int) -> str:

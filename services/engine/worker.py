@@ -33,6 +33,7 @@ from .side import RedisSide
 from .watchdog import ABANDON_MS, EVERY_S, STALL_MS, RedisLogs, Watchdog
 
 GROUP = MATCHES.groups[0]
+ALL, PEOPLE = "all", "people"  # `--role`
 
 
 async def handle_match(games: Games, consumer: GroupConsumer, msg: Message) -> None:
@@ -93,8 +94,14 @@ async def run(args: argparse.Namespace) -> None:
     await health.update()
     if args.metrics_port is not None:
         serve(args.metrics_port, games.metrics.registry, args.host)
-    consumers = group_consumers(
-        client, args.namespace, MATCHES, args.consumer, min_idle_ms=args.claim_idle_ms
+    # a people's engine takes no match: the bot-only games are made (and kept) elsewhere, and
+    # the people's games come to it from the web server and the bot workers (--people-engine)
+    consumers = (
+        []
+        if args.role == PEOPLE
+        else group_consumers(
+            client, args.namespace, MATCHES, args.consumer, min_idle_ms=args.claim_idle_ms
+        )
     )
 
     def on_match(consumer: GroupConsumer) -> Callable[[Message], Awaitable[None]]:
@@ -141,7 +148,7 @@ async def run(args: argparse.Namespace) -> None:
             await games.hand_back(session)
 
     redis_why = ["Redis unavailable"]  # what the health watch last found wrong
-    print(json.dumps({"port": port, "consumer": args.consumer}), flush=True)
+    print(json.dumps({"port": port, "consumer": args.consumer, "role": args.role}), flush=True)
     tasks = [
         *run_all(consumers, on_match, stop, block_ms=500),
         asyncio.create_task(forever(f"{who}: deadline sweep", sweep, stop, args.sweep_ms / 1000)),
@@ -201,6 +208,10 @@ async def run(args: argparse.Namespace) -> None:
                     "session_messages": games.sessions.sent(),
                 },
                 "action_ms_mean": mean_ms(games.metrics.latency),
+                # answers logged here by table: people's or bot-only (arena_engine_table_answers)
+                "table_answers": {
+                    table: n for (c, table), n in games.metrics.counts.items() if c == "tables"
+                },
             }
         ),
         flush=True,
@@ -280,6 +291,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--archive-dir",
         default=None,
         help="archive finished games here (default: they stay in Redis)",
+    )
+    p.add_argument(
+        "--role",
+        choices=(ALL, PEOPLE),
+        default=ALL,
+        help="all: take matches from arena:matches and serve any game; people: a people's "
+        "engine, which takes no match and serves the games the web server and the bot "
+        "workers send it (theirs with a person seated, when they are given its address as "
+        "--people-engine), so a person's call does not queue behind the bot-only games",
     )
     p.add_argument(
         "--time-limit-ms",

@@ -59,6 +59,14 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
         "Ctrl-C or SIGTERM stops them all."
     )
     _platform_args(p)
+    p.add_argument(
+        "--people-engines",
+        type=int,
+        default=D.people_engines,
+        help="engine workers for the games people sit at, apart from the --engines that take "
+        "the matches and the bot-only games (arena engine --role people; the web server and "
+        "the bot workers are given them as --people-engine); 0: every engine serves every game",
+    )
     p.add_argument("--host", default=D.host, help="address every service binds")
     p.add_argument(
         "--redis-port",
@@ -146,8 +154,12 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
 
 def up_command(a: argparse.Namespace) -> int:
     """`arena up`: run until Ctrl-C or SIGTERM."""
+    if a.people_engines < 0:
+        print("arena up: --people-engines must be 0 or more", file=sys.stderr)
+        return 2
     cfg = UpConfig(
         engines=a.engines,
+        people_engines=a.people_engines,
         bots=a.bots,
         var_dir=a.var,
         namespace=a.namespace,

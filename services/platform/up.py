@@ -37,6 +37,9 @@ class UpConfig:
     """What to start and where. Port 0 means any free port (what tests use)."""
 
     engines: int = 1
+    # engines for the games people sit at (`arena engine --role people`), after the others:
+    # engine engines+k listens on engine_port + engines + k, /metrics likewise (issue 44)
+    people_engines: int = 0
     bots: int = 1
     var_dir: Path = Path("var")
     namespace: str = "arena"
@@ -177,8 +180,9 @@ class Platform:
         cfg, out = self.cfg, []
         metrics = cfg.metrics_port
         out += [(cfg.redis_port, "--redis-port")] if cfg.redis_url is None else []
-        out += [(_port(cfg.engine_port, i), "--engine-port") for i in range(cfg.engines)]
-        out += [(_port(metrics, i), "--metrics-port") for i in range(cfg.engines)]
+        n = cfg.engines + cfg.people_engines
+        out += [(_port(cfg.engine_port, i), "--engine-port") for i in range(n)]
+        out += [(_port(metrics, i), "--metrics-port") for i in range(n)]
         out += [(_port(metrics, 100 + j), "--metrics-port") for j in range(cfg.bots)]
         if cfg.matchmaker:
             out += [(cfg.matchmaker_port, "--matchmaker-port")]
@@ -214,7 +218,7 @@ class Platform:
         if self.cluster is not None:
             run.redis_cluster = [self.cluster.node_url(p) for p in self.cluster.ports]
         engines = []
-        for i in range(cfg.engines):
+        for i in range(cfg.engines + cfg.people_engines):
             argv = [
                 "engine",
                 *common,
@@ -231,15 +235,19 @@ class Platform:
                 "--wait-replicas",
                 str(cfg.wait_replicas),
                 *(["--fsync-ack"] if cfg.fsync_ack else []),
+                *(["--role", "people"] if i >= cfg.engines else []),
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
             engines.append(self.sup.start(f"engine-{i}", argv, env=signer_env))
-        for c in engines:
+        for i, c in enumerate(engines):
             port = self.sup.wait_ready(c)["port"]
             c.pin("--port", port)  # a restart listens where the others were told it does
-            run.engines.append(f"{cfg.host}:{port}")
+            (run.engines if i < cfg.engines else run.people_engines).append(f"{cfg.host}:{port}")
+        # the people's engines: the play API's calls and the bot seats of people's games go
+        # there first (--people-engine), the bot-only games stay on the others
+        people = ["--people-engine", ",".join(run.people_engines)] if run.people_engines else []
         mm_address = None
         if cfg.matchmaker:
             argv = [
@@ -280,6 +288,7 @@ class Platform:
                 # any worker serves any game: the live table asks the first for decisions,
                 # people's answers go to the worker a hash of the game picks
                 *(["--engine", ",".join(run.engines)] if run.engines else []),
+                *people,
                 *(["--matchmaker", mm_address] if mm_address else []),
             ]
             if cfg.metrics_port:
@@ -292,6 +301,7 @@ class Platform:
                 *common,
                 "--engine",
                 ",".join(run.engines),
+                *people,
                 "--consumer",
                 f"bots-{j}",
                 "--policy",

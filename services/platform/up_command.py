@@ -36,6 +36,8 @@ def describe(run: Running, cfg: UpConfig) -> str:
     if run.viewer_url:
         lines.append(f"  play and watch    {run.viewer_url}  (web page and play API)")
     lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
+    if run.people_engines:
+        lines.append(f"  people's engines  {', '.join(run.people_engines)}  (games with a person)")
     if run.matchmaker:
         lines.append(f"  matchmaker gRPC   {run.matchmaker}")
     if run.replay_grpc:

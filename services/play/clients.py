@@ -8,7 +8,6 @@ import asyncio
 import json
 import logging
 import time
-import zlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,7 +16,7 @@ import grpc
 from ..matchmaking.tables import TableSettings, settings_of, settings_pb
 from ..proto_gen.arena.v1 import game_pb2, game_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 from ..rpc_guard import signed_channel
-from ..targets import RESOLVE_EVERY_S, Resolver, Targets
+from ..targets import RESOLVE_EVERY_S, Resolver, Targets, route
 from . import schema
 from .errors import from_grpc
 
@@ -130,19 +129,30 @@ class Engine:
     or is unreachable is passed over for `cooldown_s` and the call goes to the next one, which
     loads the game from its log (a game taken over after its worker hung is served there too).
     Sending an answer again is safe: the engine applies an answer once (`duplicate`). The last
-    worker tried gets the whole `timeout_s`; with one worker, there is no other to try."""
+    worker tried gets the whole `timeout_s`; with one worker, there is no other to try.
+
+    `people`: the people's engines (`arena engine --role people`, the web server's
+    `--people-engine`). Every game this client calls for has a person (or a Bot API client) at
+    it, so its calls go to those first, by the hash among them, and to the others only when
+    they are hung or gone (issue 44: a person's call no longer waits behind the bot-only games'
+    sessions on the same event loop). Without any, the hash is over `addresses` as before."""
 
     def __init__(
         self,
         addresses: list[str],
         *,
+        people: list[str] | None = None,
         timeout_s: float = TIMEOUT_S,
         try_s: float = TRY_S,
         cooldown_s: float = COOLDOWN_S,
         resolver: Resolver | None = None,
         resolve_every_s: float = RESOLVE_EVERY_S,
     ) -> None:
-        self.targets = Targets(addresses, resolver, every_s=resolve_every_s)
+        self.people_entries = [a for a in people or [] if a.strip()]
+        self.targets = Targets(
+            [*addresses, *self.people_entries], resolver, every_s=resolve_every_s
+        )
+        self.people: list[int] = []  # indices into `addresses`: the people's engines now
         self.timeout_s, self.try_s, self.cooldown_s = timeout_s, try_s, cooldown_s
         self.addresses: list[str] = []  # the workers now (the hash is over these)
         self.stubs: list[Any] = []
@@ -164,6 +174,8 @@ class Engine:
             task.add_done_callback(self._closing.discard)
             self.down_until.pop(a, None)
         self.addresses = list(addresses)
+        theirs = set(self.targets.of(self.people_entries))
+        self.people = [i for i, a in enumerate(addresses) if a in theirs]
         self.stubs = [game_pb2_grpc.GameServiceStub(self.channels[a]) for a in addresses]  # type: ignore[no-untyped-call]
 
     async def _resolve(self) -> None:
@@ -182,11 +194,11 @@ class Engine:
             await asyncio.wait({self._refresh}, timeout=self.try_s)
 
     def order(self, game: str) -> list[int]:
-        """The workers to try for `game` (indices into `addresses`): its own first (the hash),
-        then the next ones; those passed over lately go last."""
-        n, now = len(self.stubs), time.monotonic()
-        first = zlib.crc32(game.encode()) % n
-        ring = [(first + k) % n for k in range(n)]
+        """The workers to try for `game` (indices into `addresses`): its own first (the hash
+        among the people's engines, else among all: `targets.route`), then the next ones;
+        those passed over lately go last."""
+        now = time.monotonic()
+        ring = route(game, len(self.stubs), self.people, person=True)
         return sorted(ring, key=lambda i: self.down_until.get(self.addresses[i], 0.0) > now)
 
     async def _call(self, game: str, method: str, request: Any) -> Any:

@@ -312,17 +312,19 @@ def mount(
 ) -> tuple[Play, Router]:
     """The play API over `replay` (same process, same Redis), as a router for its HTTP server;
     `args` has namespace, matchmaker, answers_per_s and secure_cookie (replay-server flags),
-    and may have trusted_proxy (ratelimit.py)."""
+    and may have trusted_proxy (ratelimit.py) and people_engine."""
     if replay.secret is None:
         raise ValueError("the play API needs the deployment's secret (the replay's)")
     secret = replay.secret
     sessions = identity.Sessions(client, args.namespace, secret)
     proxies = getattr(args, "trusted_proxy", None)
+    # the people's engines (--people-engine): the play API's calls go there first (clients.py)
+    people = [a.strip() for a in (getattr(args, "people_engine", "") or "").split(",") if a.strip()]
     play = Play(
         replay,
         sessions,
         Matchmaker(args.matchmaker, secret),
-        Engine(engines),
+        Engine(engines, people=people),
         answers_per_s=args.answers_per_s,
         limits=Limits(client, f"{sessions.prefix}:lim", proxies=proxies),
     )

@@ -85,3 +85,41 @@ async def test_a_write_that_fails_ends_the_link_and_its_answers_are_tried_again(
     )
     assert isinstance(r, EngineError) and r.code == "UNAVAILABLE"
     assert not link.up and not link.waiting
+
+
+async def test_a_persons_games_answers_go_to_the_peoples_engine() -> None:
+    """With people's engines (`--people-engine`), a game whose pushed decision says a person
+    sits at it is answered there (whichever engine pushed it: the one that made the game, say),
+    a bot-only game on the others; a kind whose engines are all down goes to the other's."""
+    import math
+
+    import msgspec
+
+    from services.bots.engine_client import GrpcEngine
+    from services.contracts.streams import BotDecision
+
+    targets = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
+    engine = GrpcEngine(targets, people=["127.0.0.1:3"])
+    try:
+        games = [f"g{k}" for k in range(20)]
+        for k, game in enumerate(games):
+            pushed = BotDecision(
+                game=game,
+                decision=1,
+                seat=0,
+                player="bot:random",
+                version=1,
+                body=b"{}",
+                people=k % 2 == 0,
+            )
+            assert engine._home(msgspec.msgpack.encode(pushed), 0) is not None  # e0 pushed it
+        person, bots = games[0::2], games[1::2]
+        assert {engine._pick(g) for g in person} == {2}
+        assert {engine._pick(g) for g in bots} == {0, 1}  # spread over the others by the hash
+        assert {engine._pick(g) for g in ["never-pushed"]} <= {0, 1}  # (a repost: as bot-only)
+        engine.down_until[2] = math.inf  # the people's engine hung: its games go to the others
+        assert {engine._pick(g) for g in person} <= {0, 1}
+        engine.down_until[2], engine.down_until[0], engine.down_until[1] = 0.0, math.inf, math.inf
+        assert {engine._pick(g) for g in bots} == {2}  # and back
+    finally:
+        await engine.close()

@@ -241,3 +241,29 @@ async def test_grpc_engine_answers_what_its_sessions_push(env: Env) -> None:
     finally:
         runner.cancel()
         await engine.close()
+
+
+def test_a_held_decision_is_let_go_once_its_deadline_has_passed() -> None:
+    """A decision answered on another engine (a people's game this engine made, whose answers
+    go to a people's engine) is never `answered` here: it is let go at the second aging after
+    its push, not held (and handed back to the stream, stale) until its session ends."""
+    from services.engine.bot_sessions import BotSessions
+
+    def decision(game: str, n: int) -> BotDecision:
+        return BotDecision(
+            game=game, decision=n, seat=0, player="bot:random", version=1, body=b"{}"
+        )
+
+    sessions = BotSessions(forget_s=0)
+    sessions.start("b0")
+    sessions.push([decision("g1", 1)])
+    sessions.tick(1.0, 60.0)  # the first aging: nothing held since an earlier one
+    assert set(sessions.outstanding) == {"g1"}
+    sessions.push([decision("g2", 1)])
+    sessions.tick(1.0, 60.0)
+    assert set(sessions.outstanding) == {"g2"}  # g1 was held a whole aging: let go
+    sessions.push([decision("g2", 2)])  # g2's next decision: held afresh
+    sessions.tick(1.0, 60.0)
+    assert set(sessions.outstanding) == {"g2"}
+    sessions.tick(1.0, 60.0)
+    assert sessions.outstanding == {}

@@ -121,16 +121,17 @@ async def web_server(
     *,
     tournaments_dir: Path | None = None,
     limits: Limits | None = None,
+    people: list[str] | None = None,
 ) -> AsyncIterator[Web]:
     """HttpServer with the play API over a Replay of `store` (and the Bot API and tournaments
     with `tournaments_dir`), as services/play/web.py mounts them; `engines` and `matchmaker`
-    are gRPC addresses (the default matchmaker: none)."""
+    are gRPC addresses (the default matchmaker: none), `people` the people's engines'."""
     replay = Replay(store, secret=secret, seat_check=hmac_seat_check(secret))
     play = Play(
         replay,
         identity.Sessions(client, namespace, secret),
         MatchmakerClient(matchmaker, secret),
-        Engine(engines),
+        Engine(engines, people=people),
         limits=limits or Limits(client, f"{namespace}:lim"),  # loopback not counted (arena up)
     )
     routers: list[Any] = [PlayHttp(play)]

@@ -61,15 +61,15 @@ async def web(
         stop([p for p, _ in engines])
 
 
-async def _decision(port: int, game: str, auth: str) -> dict[str, Any]:
-    """The seat's pending decision, once the game has started."""
+async def _decision(port: int, game: str, auth: str, seat: int = 0) -> dict[str, Any]:
+    """The seat's pending decision, once the game has started (and it is the seat's turn)."""
     for _ in range(200):
-        status, _, body = await call(port, "GET", f"/api/games/{game}/seats/0", auth=auth)
+        status, _, body = await call(port, "GET", f"/api/games/{game}/seats/{seat}", auth=auth)
         if status == 200 and body.get("decision"):
             d: dict[str, Any] = body["decision"]
             return d
         await asyncio.sleep(0.05)
-    raise AssertionError(f"no decision for seat 0 of {game}: {status} {body}")
+    raise AssertionError(f"no decision for seat {seat} of {game}: {status} {body}")
 
 
 def _picks(d: dict[str, Any]) -> list[str]:
