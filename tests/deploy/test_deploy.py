@@ -160,7 +160,13 @@ def test_ports_agree_with_the_code_and_each_other() -> None:
         c["dns_sd_configs"][0]["names"][0]: c["dns_sd_configs"][0]["port"]
         for c in prom["scrape_configs"]
     }
-    assert scraped == {"engine": 9100, "bots": 9101, "matchmaker": 9102, "replay-server": 9103}
+    assert scraped == {
+        "engine": 9100,
+        "engine-people": 9100,
+        "bots": 9101,
+        "matchmaker": 9102,
+        "replay-server": 9103,
+    }
     for name, port in scraped.items():  # each scraped compose service serves /metrics there
         assert _flag(_compose()["services"][name]["command"], "--metrics-port") == str(port)
         assert str(port) in _compose()["services"][name].get("expose", []), name
@@ -196,7 +202,7 @@ def test_prometheus_scrapes_every_metrics_port_under_the_alerts_job_names() -> N
     assert (
         compose_jobs
         == k8s_jobs
-        == {"arena-engine", "arena-bots", "arena-matchmaker", "arena-replay"}
+        == {"arena-engine", "arena-engine-people", "arena-bots", "arena-matchmaker", "arena-replay"}
     )
     rules = yaml.safe_load((DEPLOY / "prometheus" / "alerts.yml").read_text())["groups"]
     alerted = {
@@ -312,6 +318,50 @@ def test_the_engines_are_one_name_that_resolves_to_every_engine() -> None:
     assert named == {f"arena-engine:{k8s_port}"}
 
 
+def test_the_peoples_engines_serve_the_people_in_both_deployments() -> None:
+    """Issue 44: a people's engine (`--role people`) under a name of its own, headless in
+    Kubernetes, given as `--people-engine` on its gRPC port to the web server and the bot
+    workers, and nowhere as `--engine` (else it would take bot-only games too)."""
+    compose = _compose()["services"]
+    people = [str(a) for a in compose["engine-people"]["command"]]
+    assert people[0] == "engine" and _flag(people, "--role") == "people"
+    assert _flag([str(a) for a in compose["engine"]["command"]], "--role") is None
+    port = _flag(people, "--port")
+    for s in ("bots", "replay-server"):
+        argv = [str(a) for a in compose[s]["command"]]
+        assert _flag(argv, "--people-engine") == f"engine-people:{port}", s
+        assert _flag(argv, "--engine") == "engine:50051", s
+    docs = _manifests()
+    service = next(
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "arena-engine-people"
+    )
+    deployment = next(
+        d
+        for d in docs
+        if d["kind"] == "Deployment" and d["metadata"]["name"] == "arena-engine-people"
+    )
+    assert service["spec"].get("clusterIP") == "None"
+    assert (
+        service["spec"]["selector"].items()
+        <= deployment["spec"]["template"]["metadata"]["labels"].items()
+    )
+    [engine] = _containers(deployment)
+    args = [str(a) for a in engine["args"]]
+    assert args[0] == "engine" and _flag(args, "--role") == "people"
+    k8s_port = _flag(args, "--port")
+    lines = {argv[0]: argv for where, argv in _arena_lines() if where.startswith("k8s:")}
+    for command in ("bots", "replay-server"):
+        assert _flag(lines[command], "--people-engine") == f"arena-engine-people:{k8s_port}"
+    # the general engines' name selects no people's engine
+    general = next(
+        d for d in docs if d["kind"] == "Service" and d["metadata"]["name"] == "arena-engine"
+    )
+    assert (
+        not general["spec"]["selector"].items()
+        <= deployment["spec"]["template"]["metadata"]["labels"].items()
+    )
+
+
 def test_env_names_agree_with_the_code() -> None:
     """Every variable an Arena container gets is read by the services, or only goes into another
     variable's value there (Kubernetes' $(NAME): REDIS_URL is built from the Redis Secret's
@@ -345,7 +395,7 @@ def test_the_secret_is_required_and_kept_from_bot_workers() -> None:
     assert ":-" not in re.sub(r"#.*", "", text.split("ARENA_SECRET:", 1)[1].splitlines()[0])
     compose = _compose()["services"]
     signed = {n for n, svc in compose.items() if "ARENA_SECRET" in (svc.get("environment") or {})}
-    assert signed == {"engine", "matchmaker", "replay-server"}
+    assert signed == {"engine", "engine-people", "matchmaker", "replay-server"}
     assert "${ARENA_SECRET:?" in text
     for d in _manifests():
         for c in _containers(d):

@@ -45,7 +45,7 @@ DEPLOY = ROOT / "deploy"
 GAMES = 20
 WEB_GAMES = 2  # the tournament the web server plays
 ENGINES = 2
-SERVICES = ["redis", "engine", "bots", "matchmaker", "replay-server"]
+SERVICES = ["redis", "engine", "engine-people", "bots", "matchmaker", "replay-server"]
 
 pytestmark = pytest.mark.slow
 
@@ -528,7 +528,14 @@ def test_kubernetes_manifests_run_in_the_image(images: dict[str, float], tmp_pat
     image the compose run used."""
     docs = _manifests()
     pods = Pods(docs, tmp_path, os.environ.get("ARENA_REDIS_IMAGE", "arena-redis:7"))
-    order = ["arena-redis", "arena-engine", "arena-matchmaker", "arena-replay", "arena-bots"]
+    order = [
+        "arena-redis",
+        "arena-engine",
+        "arena-engine-people",
+        "arena-matchmaker",
+        "arena-replay",
+        "arena-bots",
+    ]
     workloads = {
         d["metadata"]["name"]: d for d in docs if d["kind"] in ("Deployment", "StatefulSet")
     }

@@ -158,9 +158,10 @@ def test_the_archive_key_goes_to_the_engines_alone() -> None:
     server and the matchmaker check them with the public key; bot workers get neither."""
     compose = _compose()["services"]
     keyed = {n for n, s in compose.items() if "ARENA_ARCHIVE_KEY" in (s.get("environment") or {})}
-    assert keyed == {"engine"}
-    assert compose["engine"]["secrets"] == ["archive-key"]
-    assert compose["engine"]["environment"]["ARENA_ARCHIVE_KEY"] == "/run/secrets/archive-key"
+    assert keyed == {"engine", "engine-people"}
+    for name in keyed:
+        assert compose[name]["secrets"] == ["archive-key"]
+        assert compose[name]["environment"]["ARENA_ARCHIVE_KEY"] == "/run/secrets/archive-key"
     for name in ("matchmaker", "replay-server", "arena"):
         assert compose[name]["environment"]["ARENA_ARCHIVE_PUBKEY"].startswith(
             "${ARENA_ARCHIVE_PUBKEY:?"
