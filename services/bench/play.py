@@ -1,6 +1,7 @@
 """`arena bench play`: simulated people playing over the HTTP API while bot games run.
 
     arena bench play --json [--people 10,25] [--seconds 10] [--bot-games 20] [--tables]
+        [--engines 1] [--people-engines 0] [--layouts 2+0,1+1]
 
 A platform of its own (Redis, engine and bot workers, matchmaker, the web server with the play
 API: what `arena up` starts) keeps `--bot-games` all-bot games running at full speed. For each
@@ -37,6 +38,13 @@ Each with the load average; and once, the CPU per decision of the same rules in 
 
 Over the steps: the most people held with p99 under 150 ms (the goal of issue 44) and no table
 failing. A report (never a timed test): its figures depend on the machine and its other load.
+
+Engine layouts: `--engines E` engines take the matches and serve every game, unless
+`--people-engines P` people's engines (`arena engine --role people`) serve the games a person
+sits at, apart from the bot-only games' sessions. `--layouts 2+0,1+1` alternates layouts in one
+run (a fresh platform for each, `--repeat` rounds), so both are measured under the same
+changing load; each step says its `layout` and how many answers each engine logged for each
+kind of game (`table_answers_by_engine`), and `by_people` has each layout's p99s apart.
 """
 
 from __future__ import annotations
@@ -340,12 +348,29 @@ class Meter:
 
 def _actions(url: str) -> int:
     """Answers an engine has accepted so far (`arena_engine_actions_total{result="ok"}`)."""
+    return sum(
+        v for (_, label), v in _samples(url, "arena_engine_actions", "result") if label == "ok"
+    )
+
+
+def _tables(url: str) -> dict[str, int]:
+    """Answers an engine has logged so far by table, people's or bot-only
+    (`arena_engine_table_answers_total{table=...}`): where each kind of game was served."""
+    return {label: n for (_, label), n in _samples(url, "arena_engine_table_answers", "table")}
+
+
+def _samples(url: str, name: str, label: str) -> list[tuple[tuple[str, str], int]]:
+    """The `_total` samples of counter `name` on an engine's /metrics, by `label`'s value."""
     with urllib.request.urlopen(url, timeout=10) as r:  # noqa: S310 - the bench's own engine
         text = r.read().decode()
     for family in text_string_to_metric_families(text):
-        if family.name == "arena_engine_actions":
-            return int(sum(s.value for s in family.samples if s.labels.get("result") == "ok"))
-    return 0
+        if family.name == name:
+            return [
+                ((name, s.labels.get(label, "")), int(s.value))
+                for s in family.samples
+                if s.name.endswith("_total")
+            ]
+    return []
 
 
 async def _step(
@@ -367,6 +392,9 @@ async def _step(
     tasks = [asyncio.create_task(p.run(stop)) for p in crowd]
     await asyncio.sleep(min(5.0, args.seconds / 4))  # sit down and get the first decisions
     beside = await _measured(crowd, meter, args.seconds)
+    # where each kind of game was served so far: with people's engines, the people's games on
+    # them and the bot-only games on the others (the engines in `arena up`'s order)
+    tables = await asyncio.gather(*(asyncio.to_thread(_tables, u) for u in meter.urls))
     await bots.drain()
     by_themselves = await _measured(crowd, meter, args.alone_seconds)
     stop.set()  # people resign (their bots finish the games); a stream left idle is cut
@@ -394,6 +422,7 @@ async def _step(
         ),
         "cpu_share": beside["cpu_share"],
         "loadavg_1m": beside["loadavg_1m"],
+        "table_answers_by_engine": {f"engine-{i}": t for i, t in enumerate(tables)},
         "bots_alone": {
             "seconds": round(alone["seconds"], 2),
             "decisions_per_s": round(alone["decisions"] / alone["seconds"], 1),
@@ -468,23 +497,128 @@ def _free_base(count: int) -> int:
     raise RuntimeError("no free ports for the workers' /metrics")
 
 
+def layouts(text: str) -> list[tuple[int, int]]:
+    """An argparse type: engine layouts, ``E+P[,E+P...]``: E engines that take the matches and
+    the bot-only games, P people's engines (``arena engine --role people``); ``E`` alone is
+    ``E+0`` (every engine serves every game, as before people's engines)."""
+    out = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        e, _, p = part.partition("+")
+        try:
+            engines, people = int(e), int(p or 0)
+        except ValueError:
+            engines, people = 0, -1
+        if engines < 1 or people < 0:
+            raise argparse.ArgumentTypeError(
+                f"want E+P layouts (E >= 1 engines, P >= 0 people's engines), e.g. 2+0,1+1 "
+                f"(got {part!r})"
+            )
+        out.append((engines, people))
+    if not out:
+        raise argparse.ArgumentTypeError("want at least one E+P layout, e.g. 2+0,1+1")
+    return out
+
+
+def _name(layout: tuple[int, int]) -> str:
+    return f"{layout[0]}+{layout[1]}"
+
+
 def bench_play(args: argparse.Namespace) -> dict[str, Any]:
-    """Run every step of `args.people`; the report."""
+    """Run every step of `args.people` on each engine layout; the report.
+
+    One layout (`--engines`, `--people-engines`): one platform, `--repeat` rounds over the
+    people counts in it. Several (`--layouts`): `--repeat` rounds, each starting a platform of
+    each layout in turn and running the people counts once on it, so the layouts alternate
+    under the machine's changing load."""
     env = kit.Envelope("play")
     peer = kit.timed(lambda: random_games(args.ruleset, args.players, 20, 1))
+    chosen = args.layouts or [(args.engines, args.people_engines)]
+    if len(chosen) == 1:
+        steps = _platform(args, chosen[0], args.repeat)
+    else:
+        steps = [s for _ in range(args.repeat) for lay in chosen for s in _platform(args, lay, 1)]
+    held = [
+        s["people"]
+        for s in steps
+        if s["answers"]
+        and not s["errors"]
+        and not s["table_errors"]
+        and s["latency_ms"]["p99"] <= P99_BUDGET_MS
+    ]
+    in_process = peer.cpu_us_per_unit
+    return env.wrap(
+        {
+            "bot_games": args.bot_games,
+            "bot_think_ms": args.bot_think_ms,
+            "person_think_ms": args.person_think_ms,
+            "table": f"{args.ruleset}-{args.players}: one person, random bots in the other seats",
+            "tables": "play API (matchmaker)" if args.tables else "seated by the bench",
+            "engines": chosen[0][0],
+            "people_engines": chosen[0][1],
+            "layouts": [_name(lay) for lay in chosen],
+            "bot_workers": args.bots,
+            "cores": os.cpu_count(),
+            "in_process_cpu_us_per_decision": round(in_process, 2),
+            "steps": steps,
+            "people_held_p99_under_150ms": max(held, default=0),
+            "by_people": [
+                {
+                    "layout": _name(lay),
+                    "people": n,
+                    "repeats": len(rs),
+                    "p99_ms": kit.spread([s["latency_ms"]["p99"] for s in rs], 2),
+                    "p99_ms_each": [s["latency_ms"]["p99"] for s in rs],
+                    "loadavg_1m_each": [s["loadavg_1m"] for s in rs],
+                    "p99_ms_alone": kit.spread(
+                        [s["people_alone"]["latency_ms"]["p99"] for s in rs], 2
+                    ),
+                    "platform_cpu_us_per_person_answer": kit.spread(
+                        [s["people_alone"]["platform_cpu_us_per_person_answer"] for s in rs], 1
+                    ),
+                    "person_answer_vs_in_process_decision": kit.spread(
+                        [
+                            s["people_alone"]["platform_cpu_us_per_person_answer"] / in_process
+                            for s in rs
+                        ],
+                        1,
+                    ),
+                    "platform_cpu_us_per_bot_decision": kit.spread(
+                        [s["bots_alone"]["platform_cpu_us_per_decision"] for s in rs], 1
+                    ),
+                    "bot_decisions_per_s_beside_people": kit.spread(
+                        [s["bot_decisions_per_s_beside_people"] for s in rs], 1
+                    ),
+                    "table_errors": sum(s["table_errors"] for s in rs),
+                }
+                for lay in chosen
+                for n in args.people
+                if (rs := [s for s in steps if s["people"] == n and s["layout"] == _name(lay)])
+            ],
+        }
+    )
+
+
+def _platform(
+    args: argparse.Namespace, layout: tuple[int, int], rounds: int
+) -> list[dict[str, Any]]:
+    """A platform of `layout` (engines, people's engines); `rounds` over the people counts."""
+    engines, people = layout
     with tempfile.TemporaryDirectory(prefix="arena-bench-play-") as tmp:
         cfg = UpConfig(
-            engines=args.engines,
+            engines=engines,
+            people_engines=people,
             bots=args.bots,
             var_dir=Path(tmp),
-            namespace=f"bench-play-{os.getpid()}",
+            namespace=f"bench-play-{os.getpid()}-{engines}-{people}-{random.randrange(1 << 24):x}",
             redis_url=args.redis_url,
             persist=False,
             http_port=0,
             replay_grpc_port=0,
             matchmaker_port=0,
             engine_port=0,
-            metrics_port=_free_base(max(args.engines, args.bots)),
+            metrics_port=_free_base(max(engines + people, args.bots)),
             matchmaker_metrics_port=0,
             replay_metrics_port=0,
             think_ms=args.bot_think_ms,
@@ -503,59 +637,12 @@ def bench_play(args: argparse.Namespace) -> dict[str, Any]:
                 "bot_level": "random",
                 "hosted_after": 0,
             }
-            meter = Meter(procs, run.metrics[: args.engines])
+            meter = Meter(procs, run.metrics[: engines + people])
             secret = platform.secret["ARENA_SECRET"].encode()
-            steps = asyncio.run(_steps(run, base, args, settings, meter, secret))
-    held = [
-        s["people"]
-        for s in steps
-        if s["answers"]
-        and not s["errors"]
-        and not s["table_errors"]
-        and s["latency_ms"]["p99"] <= P99_BUDGET_MS
-    ]
-    in_process = peer.cpu_us_per_unit
-    return env.wrap(
-        {
-            "bot_games": args.bot_games,
-            "bot_think_ms": args.bot_think_ms,
-            "person_think_ms": args.person_think_ms,
-            "table": f"{args.ruleset}-{args.players}: one person, random bots in the other seats",
-            "tables": "play API (matchmaker)" if args.tables else "seated by the bench",
-            "engines": args.engines,
-            "bot_workers": args.bots,
-            "cores": os.cpu_count(),
-            "in_process_cpu_us_per_decision": round(in_process, 2),
-            "steps": steps,
-            "people_held_p99_under_150ms": max(held, default=0),
-            "by_people": [
-                {
-                    "people": n,
-                    "repeats": len(rs),
-                    "p99_ms": kit.spread([s["latency_ms"]["p99"] for s in rs], 2),
-                    "p99_ms_alone": kit.spread(
-                        [s["people_alone"]["latency_ms"]["p99"] for s in rs], 2
-                    ),
-                    "platform_cpu_us_per_person_answer": kit.spread(
-                        [s["people_alone"]["platform_cpu_us_per_person_answer"] for s in rs], 1
-                    ),
-                    "person_answer_vs_in_process_decision": kit.spread(
-                        [
-                            s["people_alone"]["platform_cpu_us_per_person_answer"] / in_process
-                            for s in rs
-                        ],
-                        1,
-                    ),
-                    "platform_cpu_us_per_bot_decision": kit.spread(
-                        [s["bots_alone"]["platform_cpu_us_per_decision"] for s in rs], 1
-                    ),
-                    "table_errors": sum(s["table_errors"] for s in rs),
-                }
-                for n in args.people
-                if (rs := [s for s in steps if s["people"] == n])
-            ],
-        }
-    )
+            steps = asyncio.run(_steps(run, base, args, settings, meter, secret, rounds))
+    for s in steps:
+        s["layout"] = _name(layout)
+    return steps
 
 
 async def _steps(
@@ -565,6 +652,7 @@ async def _steps(
     settings: dict[str, Any],
     meter: Meter,
     secret: bytes,
+    rounds: int,
 ) -> list[dict[str, Any]]:
     stop = asyncio.Event()
     games = BotGames(run, args.bot_games)
@@ -573,7 +661,7 @@ async def _steps(
     await asyncio.sleep(3)  # the bot games under way
     out = []
     try:
-        for people in [n for _ in range(args.repeat) for n in args.people]:  # 10, 25, 10, 25
+        for people in [n for _ in range(rounds) for n in args.people]:  # 10, 25, 10, 25
             step = await _step(base, people, args, settings, host, meter, games)
             out.append(step)
             print(json.dumps(step), file=sys.stderr, flush=True)
@@ -626,7 +714,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--ruleset", default="standard", help="the people's tables")
     p.add_argument("--players", type=int, default=5, help="seats at a person's table")
-    p.add_argument("--engines", type=int, default=1, help="engine worker processes")
+    p.add_argument(
+        "--engines",
+        type=int,
+        default=1,
+        help="engine worker processes (that take the matches and the bot-only games)",
+    )
+    p.add_argument(
+        "--people-engines",
+        type=int,
+        default=0,
+        help="people's engines besides (arena engine --role people): the people's games are "
+        "served there, apart from the bot-only games",
+    )
+    p.add_argument(
+        "--layouts",
+        type=layouts,
+        default=None,
+        metavar="E+P[,E+P...]",
+        help="engine layouts to alternate in one run (overrides --engines and "
+        "--people-engines): E engines and P people's engines each, a fresh platform for each "
+        "layout in each of --repeat rounds; e.g. 2+0,1+1 compares two engines sharing every "
+        "game with one for the bot games and one for the people's (default: the one layout "
+        "--engines and --people-engines give)",
+    )
     p.add_argument("--bots", type=int, default=1, help="bot worker processes")
 
 
@@ -640,10 +751,12 @@ def main(args: argparse.Namespace) -> int:
         or args.idle_seconds <= 0
         or not args.people
         or min(args.people) < 1
+        or args.engines < 1
+        or args.people_engines < 0
     ):
         print(
-            "arena bench play: --repeat, --seconds, --bots-seconds, --alone-seconds and --people "
-            "must be positive",
+            "arena bench play: --repeat, --seconds, --bots-seconds, --alone-seconds, --people "
+            "and --engines must be positive (--people-engines 0 or more)",
             file=sys.stderr,
         )
         return 2

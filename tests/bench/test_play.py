@@ -44,3 +44,32 @@ def test_bench_play_reports_latency_cpu_apart_and_people_held(tables: bool) -> N
     (row,) = report["by_people"]
     assert row["person_answer_vs_in_process_decision"]["median"] != 0
     assert "people_held_p99_under_150ms" in report and report["load_avg"]["before"]
+
+
+@pytest.mark.slow
+def test_bench_play_alternates_engine_layouts() -> None:
+    """`--layouts 1+0,1+1`: a platform of each layout in turn; each step says its layout and
+    where each kind of game was served (with a people's engine, the people's games there and
+    the bot-only games on the other), and `by_people` has each layout's row."""
+    proc = arena(
+        *("bench", "play", "--people", "1", "--seconds", "3", "--bot-games", "1", "--json"),
+        *("--bots-seconds", "1", "--alone-seconds", "1", "--idle-seconds", "1"),
+        *("--ruleset", "chengtian", "--players", "2", "--layouts", "1+0,1+1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    report = json.loads(out)
+    assert report["layouts"] == ["1+0", "1+1"]
+    old, split = report["steps"]
+    assert (old["layout"], split["layout"]) == ("1+0", "1+1")
+    assert set(old["table_answers_by_engine"]) == {"engine-0"}
+    general, people = (
+        split["table_answers_by_engine"]["engine-0"],
+        split["table_answers_by_engine"]["engine-1"],
+    )
+    assert people.get("people", 0) > 0 and people.get("bots", 0) == 0, split
+    assert general.get("bots", 0) > 0 and general.get("people", 0) == 0, split
+    assert {"engine-0", "engine-1"} <= set(split["cpu_share"])
+    assert [r["layout"] for r in report["by_people"]] == ["1+0", "1+1"]
