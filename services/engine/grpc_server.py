@@ -169,20 +169,27 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         return out
 
     def _fill(
-        self, out: game_pb2.SubmitActionResult, r: Result | BaseException, start: float
+        self,
+        out: game_pb2.SubmitActionResult,
+        r: Result | BaseException,
+        start: float,
+        echo: bool = True,
     ) -> None:
         """One answer's result in a batch, counted and timed, filled into `out` in place (not
         copied in from parts: one is made per bot answer): its response, or its refusal's code
-        and reason (a cancellation is raised: not ours to swallow)."""
+        and reason (a cancellation is raised: not ours to swallow). Without `echo` the
+        response leaves out the answer as logged (a bot session's: the worker sent it)."""
         m = self.games.metrics
         if isinstance(r, Result):
             m.count("actions", "duplicate" if r.duplicate else "ok")
             m.latency.observe(time.perf_counter() - start)
             response = out.response
             response.duplicate, response.version, response.over = r.duplicate, r.position, r.over
-            answer, given = response.answer, r.answer
-            answer.decision_id, answer.seat, answer.auto = r.decision_id, given.seat, given.auto
-            answer.picks.extend(given.picks)
+            if echo:
+                answer, given = response.answer, r.answer
+                answer.decision_id, answer.seat = r.decision_id, given.seat
+                answer.auto = given.auto
+                answer.picks.extend(given.picks)
             out.code = 0
             response.SetInParent()
             return
@@ -230,7 +237,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
 
             def done(i: int, r: Result | BaseException) -> None:
                 result = game_pb2.BotAnswerResult(tag=batch[i].tag)
-                self._fill(result.result, r, start)
+                self._fill(result.result, r, start, echo=False)
                 session.add_results([result])
 
             await self.games.answer_many(_asked([a.action for a in batch]), done)
