@@ -53,10 +53,10 @@ class Latency(Collector):
         self.counts = [0] * (len(buckets) + 1)  # per bucket (not cumulative); the last: +Inf
         self.sum = 0.0
 
-    def observe(self, seconds: float) -> None:
-        """One observation."""
-        self.counts[bisect.bisect_left(self.bounds, seconds)] += 1
-        self.sum += seconds
+    def observe(self, seconds: float, times: int = 1) -> None:
+        """One observation (or `times` alike: the answers of one batch)."""
+        self.counts[bisect.bisect_left(self.bounds, seconds)] += times
+        self.sum += seconds * times
 
     def collect(self) -> Iterator[HistogramMetricFamily]:
         """The histogram, cumulative buckets, sum and count."""

@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import msgspec
 
@@ -30,6 +30,7 @@ from ..readside.botfeed import SeatView
 from ..rules import api
 from ..rules.api import Decision
 from .engine_client import Engine, EngineError, Submitted
+from .random_policy import random_picks
 from .seats import Minds, SeatMind
 
 T = TypeVar("T")
@@ -71,16 +72,30 @@ _VIEW = msgspec.msgpack.Decoder(SeatView)
 _DECISION = msgspec.json.Decoder(Decision)
 
 
-@dataclass(frozen=True)
-class Taken:
+class Taken(NamedTuple):
     """A decision `Answerer.take` answered at once; `before`: what its seat had answered up to
-    before it (given back if the answer is not accepted)."""
+    before it (given back if the answer is not accepted). (A tuple: one per decision.)"""
 
     msg: BotDecision
-    req: Request
     mind: SeatMind
     picks: list[str]
     before: int
+
+
+class _Choice(msgspec.Struct, gc=False):
+    """What `take` reads of a decision's body: the random policy's fields (random_policy.Choice)
+    and the two it checks against the message; the rest (`info`) is skipped, not decoded."""
+
+    id: int
+    seat: int
+    kind: str
+    options: list[str]
+    min: int = 1
+    max: int = 1
+    declinable: bool = True
+
+
+_CHOICE = msgspec.json.Decoder(_Choice)
 
 
 def fold_view(mind: SeatMind, raw: bytes, upto: int) -> bool:
@@ -147,7 +162,7 @@ class Answerer:
         rest, for `handle` one at a time: another policy, a malformed message, a seat busy with
         another of its messages, a repost of one answered, a pause before each answer). No
         task and no future per decision (a bot worker answering random seats spent most of its
-        CPU on those). A seat's answer counts as given once taken (its next decision, which the
+        CPU on those), and of each body only what the random policy reads is decoded. A seat's answer counts as given once taken (its next decision, which the
         engine pushes as soon as the answer is logged, may come before the result does, and is
         taken too); one not accepted is given back and goes to `handle`."""
         taken: list[Taken] = []
@@ -155,25 +170,25 @@ class Answerer:
         rest: list[BotDecision] = []
         if self.think_ms > 0:
             return taken, outcomes, list(msgs)
+        get, decode = self.minds.get, _CHOICE.decode
         for msg in msgs:
-            try:
-                req = parse(msg)
-            except Poison:
+            try:  # (only what the random policy reads: `handle` decodes the rest if it must)
+                d = decode(msg.body)
+            except msgspec.MsgspecError:
                 rest.append(msg)  # (dead-lettered there, with its reason)
                 continue
-            mind = self.minds.get(req.game, req.decision.seat, req.player)
-            if (
-                mind.needs_view
-                or mind.lock.locked()
-                or (req.version <= mind.answered and msg.repost)
-            ):
+            if d.id != msg.decision or d.seat != msg.seat or not msg.game or not msg.token:
+                rest.append(msg)  # (likewise: `parse` says which)
+                continue
+            mind = get(msg.game, msg.seat, msg.player)
+            version = msg.version
+            if mind.needs_view or mind.lock.locked() or (version <= mind.answered and msg.repost):
                 rest.append(msg)
-            elif req.version <= mind.answered:
+            elif version <= mind.answered:
                 outcomes.append("known")
             else:
-                picks = list(mind.act(req.decision).picks)
-                taken.append(Taken(msg, req, mind, picks, mind.answered))
-                mind.answered = req.version
+                taken.append(Taken(msg, mind, random_picks(mind.seed ^ d.id, d), mind.answered))
+                mind.answered = version
         return taken, outcomes, rest
 
     async def submit_taken(self, taken: list[Taken]) -> tuple[list[str], list[BotDecision]]:
@@ -182,7 +197,7 @@ class Answerer:
         decision, falls back to the default answer or retries as for any message)."""
         try:
             results: list[Submitted | EngineError] = await self.engine.submit_many(
-                [(t.req.game, t.req.token, t.req.decision.id, t.picks) for t in taken]
+                [(t.msg.game, t.msg.token, t.msg.decision, t.picks) for t in taken]
             )
         except BaseException:
             for t in taken:
@@ -204,7 +219,7 @@ class Answerer:
     def _give_back(t: Taken) -> None:
         """`t`'s answer was not accepted: its seat has not answered it (unless a later answer
         of the seat was taken meanwhile)."""
-        if t.mind.answered == t.req.version:
+        if t.mind.answered == t.msg.version:
             t.mind.answered = t.before
 
     async def _answer(self, mind: SeatMind, req: Request) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from typing import Protocol
 
 from ..rules.api import Answer, Decision, rng
 
@@ -12,6 +13,37 @@ _SHA256 = hashlib.sha256
 _PACK = struct.Struct(">QQ").pack
 _UNPACK4 = struct.Struct(">QQQQ").unpack
 _MASK = (1 << 64) - 1
+
+
+def random_picks(seed: int, d: Choice) -> list[str]:
+    """``RandomPolicy(seed).act(d).picks``, for a policy seeded for one decision (a bot
+    worker's random seat: any worker answers alike), without the policy or the Answer: in the
+    usual case (one pick, as most decisions are) at most one digest of the numbers, each
+    decision's first four; else through the policy."""
+    opts = d.options
+    n = len(opts)
+    hi = min(d.max, n)
+    if hi != 1 or min(max(d.min, 1), hi) != 1:  # (lo != 1) not one pick: the policy's way
+        return list(RandomPolicy(seed).act(d).picks)  # type: ignore[arg-type]
+    # numbers in the policy's order: [decline?] (n + 1), the count (one: used up), the pick (n)
+    if d.declinable and d.kind != "play":
+        nums = _UNPACK4(_SHA256(_PACK(seed & _MASK, 0)).digest())
+        if nums[0] % (n + 1) == 0:
+            return []
+        return [opts[nums[2] % n]]  # (n = 1: 0 either way)
+    if n == 1:  # no number is needed: the policy draws none
+        return [opts[0]]
+    return [opts[_UNPACK4(_SHA256(_PACK(seed & _MASK, 0)).digest())[1] % n]]
+
+
+class Choice(Protocol):
+    """What the random policy reads of a decision (a ``Decision``, or a message's light copy)."""
+
+    kind: str
+    options: list[str]
+    min: int
+    max: int
+    declinable: bool
 
 
 class RandomPolicy:

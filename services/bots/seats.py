@@ -20,7 +20,7 @@ from ..contracts.levels import LEVELS, POLICIES, policy_of
 from ..readside.fold import SeatFold
 from ..rules.api import Answer, Decision, Game, View
 from ..rules.api import events as ev
-from .random_policy import RandomPolicy
+from .random_policy import random_picks
 from .search import SearchPolicy
 from .selfplay import Policy, make_policy
 
@@ -29,7 +29,9 @@ MAX_SEATS = 16  # a table's most seats (the engine refuses more: engine/service.
 # 4,096 their minds were dropped and made again (a viewing seat's caught up through the engine)
 CACHE_SIZE = 16_384
 SERVABLE = (*LEVELS, *POLICIES)  # the levels, and policies by their own names
-VIEWLESS = frozenset({"random"})  # ignores the view and observes nothing: no need to fold
+# ignores the view and observes nothing: no need to fold (and `Answerer.take` answers these
+# seats at once, with random_picks: another policy here would need its own way there)
+VIEWLESS = frozenset({"random"})
 BOT_PREFIX = "bot:"
 
 
@@ -119,8 +121,8 @@ class SeatMind:
 
     def act(self, d: Decision) -> Answer:
         """The policy's answer; random is seeded per decision, so any worker answers alike."""
-        if self.policy_name == "random":
-            return RandomPolicy(self.seed ^ d.id).act(d)
+        if self.policy_name == "random":  # (`Answerer.take` answers so too, without `act`)
+            return Answer(decision=d.id, seat=d.seat, picks=random_picks(self.seed ^ d.id, d))
         return self.policy.act(d, self.view)
 
 

@@ -233,9 +233,13 @@ class BotWorker:
             self.metrics.outcome("retry").inc(len(taken))
             return
         seconds = time.perf_counter() - start
+        counts: dict[str, int] = {}
         for outcome in outcomes:
-            self._count(outcome)
-            self.metrics.latency.observe(seconds)
+            counts[outcome] = counts.get(outcome, 0) + 1
+        for outcome, n in counts.items():  # (a counter's lock taken once a batch, not per answer)
+            self.outcomes[outcome] = self.outcomes.get(outcome, 0) + n
+            self.metrics.outcome(outcome).inc(n)
+        self.metrics.latency.observe(seconds, len(outcomes))
         if again:  # refused or failed: the one-at-a-time way says why, or tries again
             self.backlog.extend(again)
             self._start_pushed()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from services.bots.engine_client import EngineError, Link, Submitted
+from services.bots.engine_client import Answering, EngineError, Link, Submitted
 from services.proto_gen.arena.v1 import game_pb2
 
 
@@ -31,8 +31,8 @@ async def _until_written(call: Call, n: int = 1) -> None:
     raise AssertionError(f"{len(call.written)} messages written, expected {n}")
 
 
-def _req(game: str) -> game_pb2.SubmitActionRequest:
-    return game_pb2.SubmitActionRequest(game_id=game, seat_token="t", decision_id=1, picks=["x"])
+def _req(game: str) -> Answering:
+    return (game, "t", 1, ["x"])
 
 
 def _ok(tag: int, version: int) -> game_pb2.BotAnswerResult:
@@ -48,6 +48,9 @@ async def test_one_message_per_tick_and_results_matched_by_tag_in_any_order() ->
     assert len(call.written) == 1  # the answers of one loop iteration: one stream message
     sent = call.written[0].answers
     assert [a.action.game_id for a in sent] == ["a", "b", "c"]
+    assert sent[0].action == game_pb2.SubmitActionRequest(
+        game_id="a", seat_token="t", decision_id=1, picks=["x"]
+    )
     tags = [a.tag for a in sent]
     link.resolve(_ok(tags[2], 30))  # out of order, and in two replies
     await asyncio.sleep(0)
