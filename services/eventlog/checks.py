@@ -9,13 +9,14 @@ adds the rules to these checks.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import msgspec
 
 from . import archive
-from .entry import GENESIS, Entry, chain_hash, decode_entry
+from .entry import GENESIS, Entry, chain_hash, chained, decode_entry
 from .entry import upgrade as upgrade_entry
 from .signing import PublicKey, statement
 
@@ -102,6 +103,15 @@ def check_origin(
 
 def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] | None:
     """Decode and chain-check entries (seq 1..n); on failure set the divergence, return None."""
+    entries = chained(records)  # the usual case, a whole log that holds, in one pass
+    if entries is None:  # something is off (or an older schema): entry by entry, to name it
+        entries = _check_each(records, report)
+    if entries is not None:
+        report.chain_ok = True
+    return entries
+
+
+def _check_each(records: Sequence[bytes], report: VerifyReport) -> list[Entry] | None:
     entries: list[Entry] = []
     prev = GENESIS
     for seq, data in enumerate(records, 1):
@@ -112,7 +122,7 @@ def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] |
             return None
         try:
             recomputed = chain_hash(prev, seq, e.v, e.kind, e.payload)
-        except (ValueError, OverflowError) as exc:
+        except (ValueError, OverflowError, struct.error) as exc:  # struct: v not a u16
             fail(report, seq, "?", f"entry malformed: {exc}")
             return None
         if recomputed != e.hash:
@@ -124,7 +134,6 @@ def check_chain(records: Sequence[bytes], report: VerifyReport) -> list[Entry] |
         except ValueError as exc:
             fail(report, seq, e.kind, str(exc))
             return None
-    report.chain_ok = True
     return entries
 
 

@@ -56,6 +56,7 @@ _decoder = msgspec.msgpack.Decoder(Entry)
 
 
 _FIXED = struct.Struct(">QHB")  # seq, v, len(kind)
+_SEQ, _VERSION_KIND = struct.Struct(">Q"), struct.Struct(">HB")  # _FIXED in two parts
 _kinds: dict[str, bytes] = {}
 
 
@@ -109,6 +110,39 @@ def seal_records(
         prev_hash = sha256(b"".join((prev_hash, pack(seq, v, len(k)), k, payload))).digest()
         out.append(encode((v, kind, payload, prev_hash)))
     return out, prev_hash
+
+
+def chained(records: Sequence[bytes]) -> list[Entry] | None:
+    """The entries of stored `records` (seq 1..n) if every one decodes, is in the current
+    schema and chains from GENESIS; else None, and checks.check_chain goes through them one by
+    one to say what is wrong (an older schema, needing an upgrade, also takes that way).
+
+    `seal_records` in reverse, for the checks that run over whole logs (every game archived,
+    every archive verified): the same decode and sha256 per entry as `decode_entry` and
+    `chain_hash`, without their calls, the kind's encoding or a schema upgrade per entry."""
+    decode = _decoder.decode
+    try:
+        entries = [decode(data) for data in records]
+    except msgspec.MsgspecError:
+        return None
+    sha256, join, seq_bytes, v = hashlib.sha256, b"".join, _SEQ.pack, SCHEMA_VERSION
+    prefixes: dict[str, bytes] = {}  # kind -> v u16be | len(kind) u8 | kind
+    kind: str | None = None
+    prefix = b""
+    prev = GENESIS
+    for seq, e in enumerate(entries, 1):
+        if e.kind != kind:  # runs of one kind are the rule: no lookup for them
+            kind = e.kind
+            prefix = prefixes.get(kind, b"")
+            if not prefix:
+                k = kind.encode()
+                if len(k) > 255:
+                    return None
+                prefix = prefixes[kind] = _VERSION_KIND.pack(v, len(k)) + k
+        if e.v != v or sha256(join((prev, seq_bytes(seq), prefix, e.payload))).digest() != e.hash:
+            return None
+        prev = e.hash
+    return entries
 
 
 def upgrade(entry: Entry) -> Entry:
