@@ -267,16 +267,128 @@ async def test_live_log_stays_when_listing_fails(
     store = InMemoryEventStore()
     await finished(store, "g")
 
-    def broken(folder: Path, record: CatalogRecord) -> None:
+    def broken(folder: Path, records: list[CatalogRecord]) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(catalog, "add_record", broken)
+    monkeypatch.setattr(catalog, "add_records", broken)
     with pytest.raises(OSError, match="disk full"):
         await archive_game(store, "g", tmp_path)
     assert await store.head("g") > 0  # not listed, so not deleted
     monkeypatch.undo()
     await archive_game(store, "g", tmp_path)
     assert await store.head("g") == 0 and [r.id for r in load_catalog(tmp_path)] == ["g"]
+
+
+async def test_games_finishing_together_are_written_and_listed_in_one_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games that finish while others are being archived wait and go together: every file
+    is written (and fsynced) before their lines are appended, in one append for them all."""
+    store = InMemoryEventStore()
+    games = [f"b{n}" for n in range(5)]
+    await finished(store, *games)
+    done: list[tuple[str, list[str]]] = []
+    write, add = archive.write_atomic, catalog.add_records
+
+    def writes(path: Path, data: bytes) -> None:
+        write(path, data)
+        if path.suffix == archive.SUFFIX:  # (not the first append's new catalog)
+            done.append(("file", [path.name]))
+
+    def adds(folder: Path, records: list[CatalogRecord]) -> None:
+        add(folder, records)
+        done.append(("catalog", [r.id for r in records]))
+
+    monkeypatch.setattr(archive, "write_atomic", writes)
+    monkeypatch.setattr(catalog, "add_records", adds)
+    first = asyncio.create_task(archive_game(store, "b0", tmp_path))
+    while not done:  # b0's batch is under way in its thread ...
+        await asyncio.sleep(0.001)
+    await asyncio.gather(first, *(archive_game(store, g, tmp_path) for g in games[1:]))
+    assert (
+        done
+        == [  # ... and the four finishing meanwhile go in the next one
+            ("file", ["b0.arena"]),
+            ("catalog", ["b0"]),
+            *(("file", [f"{g}.arena"]) for g in games[1:]),
+            ("catalog", games[1:]),
+        ]
+    )
+    assert [r.id for r in lines(tmp_path)] == games
+    assert all([await store.head(g) == 0 for g in games])
+    assert not catalog._writers  # an idle writer leaves
+
+
+async def test_a_game_that_fails_fails_alone(tmp_path: Path) -> None:
+    store = InMemoryEventStore()
+    await finished(store, "ok1", "ok2")
+    unfinished = InMemoryEventStore()
+    await record_game(unfinished, "open", ENGINE, "fake", 2, seed=1)
+    rows = await unfinished.read("open")
+    await unfinished.delete("open")
+    await unfinished.append("open", 0, [data for _, data in rows[:-1]])  # no seed reveal
+    got = await asyncio.gather(
+        archive_game(store, "ok1", tmp_path),
+        archive_game(unfinished, "open", tmp_path),
+        archive_game(store, "ok2", tmp_path),
+        return_exceptions=True,
+    )
+    assert isinstance(got[1], catalog.NotArchivable) and "open" in str(got[1])
+    assert [r.id for r in got if isinstance(r, CatalogRecord)] == ["ok1", "ok2"]
+    assert [r.id for r in lines(tmp_path)] == ["ok1", "ok2"]
+    assert await unfinished.head("open") == len(rows) - 1  # kept, and no file
+    assert not (tmp_path / "open.arena").exists()
+    assert await store.head("ok1") == 0 and await store.head("ok2") == 0
+
+
+async def test_a_listing_that_fails_keeps_every_live_log_of_its_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = InMemoryEventStore()
+    games = ["l1", "l2", "l3"]
+    await finished(store, *games)
+    calls: list[list[str]] = []
+
+    def broken(folder: Path, records: list[CatalogRecord]) -> None:
+        calls.append([r.id for r in records])
+        raise OSError("disk full")
+
+    monkeypatch.setattr(catalog, "add_records", broken)
+    got = await asyncio.gather(
+        *(archive_game(store, g, tmp_path) for g in games), return_exceptions=True
+    )
+    assert calls == [games]  # one batch
+    assert all(isinstance(e, OSError) and "disk full" in str(e) for e in got)
+    assert all([await store.head(g) > 0 for g in games])
+
+
+async def test_a_cancelled_caller_leaves_the_file_written_and_the_live_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = InMemoryEventStore()
+    await finished(store, "c")
+    write = archive.write_atomic
+    writing, go_on = threading.Event(), threading.Event()
+
+    def slow_write(path: Path, data: bytes) -> None:
+        writing.set()
+        assert go_on.wait(10)
+        write(path, data)
+
+    monkeypatch.setattr(archive, "write_atomic", slow_write)
+    task = asyncio.create_task(archive_game(store, "c", tmp_path))
+    while not writing.is_set():
+        await asyncio.sleep(0.001)
+    task.cancel()
+    go_on.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    while catalog._writers:  # the batch still finishes in its thread
+        await asyncio.sleep(0.001)
+    assert (tmp_path / "c.arena").exists() and [r.id for r in lines(tmp_path)] == ["c"]
+    assert await store.head("c") > 0  # the caller never got to drop it
+    await archive_game(store, "c", tmp_path)  # archiving again is harmless
+    assert await store.head("c") == 0 and [r.id for r in load_catalog(tmp_path)] == ["c"]
 
 
 def test_an_engine_sweeps_the_temp_files_a_killed_writer_left(tmp_path: Path) -> None:
