@@ -47,10 +47,11 @@ class TimedStore(RedisEventStore):
         expected_version: int,
         records: Sequence[bytes],
         outbox: Sequence[OutboxCommand] = (),
+        mark: bytes = b"",
     ) -> int:
         """See RedisEventStore.append."""
         t = time.monotonic()
-        version = await super().append(game, expected_version, records, outbox)
+        version = await super().append(game, expected_version, records, outbox, mark)
         for seq in range(expected_version + 1, version + 1):
             self.appended[seq] = t
         return version

@@ -45,7 +45,7 @@ from ..eventlog.store import EventStore, Snapshot, VersionConflict, check_game_i
 from ..readside.access import TablePolicy
 from ..readside.botfeed import SeatFeed
 from ..readside.clock import Clock, SystemClock
-from ..readside.decisions import Shown, may_see, shown
+from ..readside.decisions import Mark, Shown, mark_bytes, may_see, shown
 from ..readside.positions import Positions
 from ..readside.watch import Seen, Watch
 from ..redisinfra.durability import StorageUnwritable, StorageWatch, why_unwritable
@@ -994,9 +994,17 @@ class Games:
         due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost),) if bot else ()
         hot.due = (d.id, due) if not bot else None
+        # a person's seat stream reads what is pending beside the append (readside/decisions.py)
+        mark = (
+            mark_bytes(
+                Mark(d.seat, d.kind, hot.game.current, hot.ids.opaque(d.id), 0 if bot else due)
+            )
+            if hot.people
+            else b""
+        )
         if messages and not repost and self.sessions.available:  # (reposts: the stream)
-            return Effects(clear=answered, deadline=(d.id, due), push=messages)
-        return Effects(clear=answered, deadline=(d.id, due), messages=messages)
+            return Effects(clear=answered, deadline=(d.id, due), push=messages, mark=mark)
+        return Effects(clear=answered, deadline=(d.id, due), messages=messages, mark=mark)
 
     def _write(self, game_id: str, effects: Effects) -> Write:
         """The log's write for an append with `effects`: the append (with the effects, in one

@@ -67,6 +67,9 @@ class Effects(msgspec.Struct, frozen=True):
     deadline: tuple[int, int] | None = None
     messages: tuple[Message, ...] = ()
     push: tuple[BotDecision, ...] = ()
+    # what is pending after the append, beside its last entry (readside/decisions.py `Mark`:
+    # a person's seat stream then needs not ask); b"": none (a bot-only game)
+    mark: bytes = b""
 
 
 class Side(Protocol):
@@ -296,7 +299,9 @@ class RedisSide:
         """See Side.append_with: one script on Redis (the effects as the append's outbox)."""
         if not isinstance(store, RedisEventStore) or store.client is not self.client:
             return await append_then_apply(self, store, game, expected, records, effects)
-        return await store.append(game, expected, records, self._outbox(game, effects))
+        return await store.append(
+            game, expected, records, self._outbox(game, effects), effects.mark
+        )
 
     async def append_many(
         self, store: EventStore, appends: Sequence[Appending]
@@ -306,7 +311,8 @@ class RedisSide:
         if not isinstance(store, RedisEventStore) or store.client is not self.client:
             return await append_each(self, store, appends)
         return await store.append_many(
-            [(g, expected, records, self._outbox(g, fx)) for g, expected, records, fx in appends]
+            [(g, expected, records, self._outbox(g, fx)) for g, expected, records, fx in appends],
+            [fx.mark for _, _, _, fx in appends],
         )
 
     def _outbox(self, game: str, effects: Effects) -> list[OutboxCommand]:

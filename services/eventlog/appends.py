@@ -48,8 +48,9 @@ end
 """
 
 # KEYS: the logs and outbox keys of the call. ARGV[1]: how many appends; then per append: its
-# log's key index, expected version, n records, m (its outbox's ARGV items), the records, then
-# the outbox as (name, key index, argc, args...). Per append the reply is {1, new version},
+# log's key index, expected version, n records, m (its outbox's ARGV items), its mark ('' for
+# none: written as field `p` of its last entry), the records, then the outbox as (name, key
+# index, argc, args...). Per append the reply is {1, new version},
 # {0, actual version} (a conflict) or {-1, reason} (refused); nothing written unless 1.
 APPEND_LUA = (
     LAST_SEQ_LUA
@@ -62,7 +63,8 @@ local i = 2
 for g = 1, tonumber(ARGV[1]) do
   local key, expected = KEYS[tonumber(ARGV[i])], tonumber(ARGV[i + 1])
   local n, m = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-  local first, cmds = i + 4, i + 4 + n
+  local mark = ARGV[i + 4]
+  local first, cmds = i + 5, i + 5 + n
   local stop = cmds + m
   i = stop
   local made, result = {}, nil
@@ -97,13 +99,24 @@ for g = 1, tonumber(ARGV[1]) do
     end
     -- the first XADD completes the check: its id must be above the last (a length that
     -- matches while the last id is higher, after an XDEL, fails here, before any write)
-    local added = redis.pcall('XADD', key, string.format('%d-0', expected + 1), 'e', ARGV[first], 't', t)
+    local id = string.format('%d-0', expected + 1)
+    local added
+    if n == 1 and mark ~= '' then
+      added = redis.pcall('XADD', key, id, 'e', ARGV[first], 't', t, 'p', mark)
+    else
+      added = redis.pcall('XADD', key, id, 'e', ARGV[first], 't', t)
+    end
     if type(added) == 'table' and added.err then
       local actual = last_seq(key)
       if actual ~= expected then result = {0, actual} else result = {-1, added.err} end
     else
       for r = 1, n - 1 do
-        redis.call('XADD', key, string.format('%d-0', expected + 1 + r), 'e', ARGV[first + r], 't', t)
+        id = string.format('%d-0', expected + 1 + r)
+        if r == n - 1 and mark ~= '' then
+          redis.call('XADD', key, id, 'e', ARGV[first + r], 't', t, 'p', mark)
+        else
+          redis.call('XADD', key, id, 'e', ARGV[first + r], 't', t)
+        end
       end
       result = {1, expected + n}
     end
@@ -137,13 +150,17 @@ class OutboxCommand(NamedTuple):
 
 
 class Append(NamedTuple):
-    """One game's append: after `expected`, these records, then (if accepted) this outbox."""
+    """One game's append: after `expected`, these records, then (if accepted) this outbox;
+    `mark` (if any) goes beside its last record, as that entry's field `p` (what the engine
+    says is pending after it: services/readside/decisions.py `Mark`; not a record: not in the
+    hash chain nor the archive, and every reader of records passes it by)."""
 
     game: str
     key: str  # the log's key
     expected: int
     records: Sequence[bytes]
     outbox: Sequence[OutboxCommand]
+    mark: bytes = b""
 
 
 class Appender:
@@ -211,7 +228,7 @@ class Appender:
                     len(cmd.args),
                     *cmd.args,
                 ]
-            args += [log, a.expected, len(a.records), len(cmds), *a.records, *cmds]
+            args += [log, a.expected, len(a.records), len(cmds), a.mark, *a.records, *cmds]
         names = list(keys)
         self.calls += 1
         try:

@@ -46,12 +46,14 @@ return 1
 # as one bulk string instead (per entry: u32be sequence number, u32be length, bytes): measured
 # 0.88 ms against 2.2 ms for XRANGE over 900 entries with hiredis, ~5x faster without it.
 # With ARGV[3] == '1' each frame also carries the append time (i64be, -1 when the entry has none)
-# between the length and the bytes. `e` is always an entry's first field and `t` its second.
+# between the length and the bytes. `e` is always an entry's first field and `t` its second
+# (an append's last entry may have a third, `p`: its mark, passed by here).
 # ARGV[4]: at most this many entries (a page: `PAGE`). -1: no such log (deleted, or never made).
 PAGE = 1000
 """Entries per read: a log is read in pages, so no single command holds Redis for long. A
 whole-log read of a runaway game (500,000 entries) once took over 5 s of Redis's one thread,
 and every other client got BUSY meanwhile; a page of 1,000 entries costs ~1 ms."""
+MAX_MARKS = 8192  # games whose newest mark a store keeps (`mark_of`)
 READ_LUA = """
 local rows = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[2], 'COUNT', tonumber(ARGV[4]))
 local timed = ARGV[3] == '1'
@@ -138,6 +140,7 @@ class RedisEventStore:
         # once the server's AOF has the append fsynced (docs/durability.md)
         self.auto = AutoPipeline(client, wait=(wait_replicas, wait_timeout_ms), wait_aof=wait_aof)
         self.appender = Appender(client, self.auto, self.layout)
+        self.marks: dict[str, tuple[int, bytes]] = {}  # game -> its newest mark read (mark_of)
         self.framed_reads = True if framed_reads is None else framed_reads
         self._log_keys: dict[str, str] = {}  # game -> its log's key (named at every append)
 
@@ -165,26 +168,48 @@ class RedisEventStore:
         expected_version: int,
         records: Sequence[bytes],
         outbox: Sequence[OutboxCommand] = (),
+        mark: bytes = b"",
     ) -> int:
         """See EventStore.append; `outbox` commands run in the same script, after the entries,
         only if the append is accepted (on a Redis Cluster their keys should share the game's
-        partition's tag, or the append gets a script call of its own)."""
+        partition's tag, or the append gets a script call of its own); `mark` goes beside the
+        last record (appends.py `Append`; read back by `mark_of`)."""
         return await self.appender.append(
-            Append(game, self.log_key(game), expected_version, records, outbox)
+            Append(game, self.log_key(game), expected_version, records, outbox, mark)
         )
 
     async def append_many(
-        self, appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[OutboxCommand]]]
+        self,
+        appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[OutboxCommand]]],
+        marks: Sequence[bytes] | None = None,
     ) -> list[int | BaseException]:
-        """`append` for several games at once (game, expected version, records, outbox), in
-        the same script calls as the appends of this loop iteration: each one's new version or
-        its error (VersionConflict, Redis's refusal), never raised."""
+        """`append` for several games at once (game, expected version, records, outbox; and
+        each one's mark, if `marks`), in the same script calls as the appends of this loop
+        iteration: each one's new version or its error (VersionConflict, Redis's refusal),
+        never raised."""
         return await self.appender.append_many(
             [
-                Append(g, self.log_key(g), expected, records, outbox)
-                for g, expected, records, outbox in appends
+                Append(g, self.log_key(g), expected, records, outbox, marks[k] if marks else b"")
+                for k, (g, expected, records, outbox) in enumerate(appends)
             ]
         )
+
+    def mark_of(self, game: str) -> tuple[int, bytes] | None:
+        """The newest mark (the seq of the entry it stands beside, and the mark) this store
+        has read of `game` live (`tail_timed`, `tail_many`: a reader following the game), if
+        any: what the engine said is pending after that entry (services/readside/seats.py)."""
+        return self.marks.get(game)
+
+    def _timed(self, game: str, rows: Any) -> list[TimedRecord]:
+        """`_timed_rows`, keeping the newest mark among them (`mark_of`)."""
+        for sid, fields in reversed(rows):
+            mark = fields.get(b"p")
+            if mark is not None:
+                if len(self.marks) >= MAX_MARKS and game not in self.marks:
+                    self.marks.clear()  # (the games followed now mark again at their next move)
+                self.marks[game] = (_seq(sid), mark)
+                break
+        return _timed_rows(rows)
 
     async def read(self, game: str, after: int = 0, upto: int | None = None) -> list[Record]:
         """See EventStore.read (in pages of `PAGE` entries)."""
@@ -266,7 +291,7 @@ class RedisEventStore:
         """See EventStore.tail_timed."""
         if block_ms <= 0:
             return await self.read_timed(game, after)
-        return _timed_rows(await self._xread(game, after, block_ms))
+        return self._timed(game, await self._xread(game, after, block_ms))
 
     @property
     def tails_together(self) -> bool:
@@ -291,7 +316,7 @@ class RedisEventStore:
         for key, rows in pairs:
             name = key.decode() if isinstance(key, bytes) else str(key)
             if name in keys and rows:
-                out[keys[name]] = _timed_rows(rows)
+                out[keys[name]] = self._timed(keys[name], rows)
         return out
 
     async def head(self, game: str) -> int:

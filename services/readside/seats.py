@@ -6,6 +6,9 @@ pending decision is asked of the engine with the seat's token (`SeatDecisions`),
 gets its options and nobody else does. An answer's reply from the engine (SubmitAction) already
 says what is pending after it: `answered` keeps that, and the stream and the view use it instead
 of asking the engine again, when the feed holds exactly that answer's entries and nothing after.
+And after another seat's move the engine's mark beside the append's last entry says what is
+pending (decisions.py `Mark`, read live by the store: `mark_of`): another seat's decision is
+shown from it as the engine would show it, and only the seat's own is asked of the engine.
 
 Every number here is the seat's own position (positions.py) and decision ids are the engine's
 opaque ones: nothing a seat receives counts what went to the other seats.
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from ..errors import Refused
 from ..rules import api
 from .access import NotFound
-from .decisions import Asked, SeatDecisions, Shown
+from .decisions import Asked, SeatDecisions, Shown, asked_from, read_mark
 from .feed import GameFeed
 from .reader import ReadSide
 
@@ -75,7 +78,8 @@ class SeatReader:
         self.decisions = decisions
         # (game, seat) -> (the answer's opaque decision id, what SubmitAction said is pending)
         self._hints: OrderedDict[tuple[str, int], tuple[int, Asked]] = OrderedDict()
-        self.asked = 0  # decisions asked of the engine (the rest came with an answer)
+        self.asked = 0  # decisions asked of the engine (the rest came with an answer or a mark)
+        self.marked = 0  # told by the engine's mark beside the log's entries
 
     async def feed(self, game: str, seat: int, token: str) -> GameFeed:
         """The game's feed, as the seat may see it (Forbidden without the seat's token); a game
@@ -106,8 +110,25 @@ class SeatReader:
             position = feed.positions.position(seat, after)
             if asked.version == position and feed.answered_last(seat, decision, after):
                 return asked
+        marked = self._marked(feed, seat, after)
+        if marked is not None:
+            self.marked += 1
+            return marked
         self.asked += 1
         return await self.decisions.pending(feed.game, token)
+
+    def _marked(self, feed: GameFeed, seat: int, after: int) -> Asked | None:
+        """What is pending for the seat as the engine's mark beside entry ``after`` says, if
+        the store read one there (a people's game's append), and it is not the seat's own
+        decision (those are asked of the engine, which alone sends the options)."""
+        mark_of = getattr(self.reads.store, "mark_of", None)
+        held = mark_of(feed.game) if mark_of is not None else None
+        if held is None or held[0] != after:
+            return None
+        mark = read_mark(held[1])
+        if mark is None:
+            return None
+        return asked_from(mark, seat, feed.positions.position(seat, after))
 
     async def view(self, game: str, seat: int, token: str) -> SeatPicture:
         """The seat's view now and what is pending for it."""

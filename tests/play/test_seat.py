@@ -255,3 +255,69 @@ async def test_the_decision_after_the_persons_answer_comes_with_the_answer(
     assert answered >= 20 and free >= answered // 3, (answered, free, engine.calls)
     assert service.reader.asked == engine.calls
     await replay.close()
+
+
+async def test_the_other_seats_moves_are_told_by_the_engines_marks(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """On Redis the engine writes what is pending beside each append of a people's game (its
+    mark): after the other seat's moves the stream shows what is pending from the mark and asks
+    the engine only for the seat's own decisions (their options), not after every move of the
+    other seat (issue 44); what it shows is what the engine holds."""
+    from services.engine.side import RedisSide
+    from services.eventlog import RedisEventStore
+
+    ns = redis_namespace
+    store = RedisEventStore(redis_client, ns)
+    games = Games(store, RedisSide(redis_client, ns), SECRET)
+    seats = [Seat("p0", False, "P0"), Seat("bot:random", True)]
+    await games.create_game(NewMatch(match_id="g4", ruleset="chengtian", seats=seats, seed=4))
+    sessions = identity.Sessions(redis_client, ns)
+    player, _ = await identity.Guests(sessions).create("Di")
+    await sessions.set_ticket(player.player, "t-g4", "table")
+    token = tokens.issue(SECRET, "g4", 0)
+    assert await sessions.seat_from(player.player, "t-g4", identity.Seat("g4", 0, token))
+    engine = Engine(games)
+    replay = Replay(store, seat_check=lambda g, s, t: True, secret=SECRET)
+    service = Seats(replay, sessions, engine, RateLimit(redis_client, ns, 10_000))  # type: ignore[arg-type]
+    moves = 0
+
+    async def other_seat() -> None:
+        nonlocal moves
+        while not (hot := await games.get("g4")).game.over:
+            d = api.pending(hot.game)
+            if d is not None and d.seat == 1:
+                tok = tokens.issue(SECRET, "g4", 1, bot=True)
+                picks = list(api.default_answer(d).picks)
+                await games.submit_action("g4", tok, hot.ids.opaque(d.id), picks)
+                moves += 1
+            await asyncio.sleep(0.001)
+
+    rival = asyncio.create_task(other_seat())
+    stream = await service.stream(player, "g4", 0, 0)
+    answered = 0
+    async for _, message in stream:
+        if message is None:
+            continue
+        d = json.loads(message)["decision"]
+        if d is None:
+            if (await games.get("g4")).game.over:
+                break
+            continue
+        hot = await games.get("g4")
+        pending = api.pending(hot.game)
+        assert pending is not None and hot.ids.opaque(pending.id) == d["id"] and d["options"]
+        picks = list(api.default_answer(pending).picks)
+        await service.answer(player, "g4", 0, schema.Answer(decision=d["id"], picks=picks))
+        answered += 1
+        if answered >= 30:
+            break
+    rival.cancel()
+    await stream.aclose()
+    reader = service.reader
+    assert answered >= 10 and moves >= 10, (answered, moves)
+    assert reader.marked > 0 and reader.asked == engine.calls
+    # the engine is asked about the seat's own decisions (at most once each, and again when a
+    # batch of entries ends inside an append), not after each of the other seat's moves
+    assert engine.calls <= answered + moves // 2, (engine.calls, answered, moves, reader.marked)
+    await replay.close()
