@@ -108,15 +108,22 @@ Answering = tuple[str, str, int, list[str]]
 
 class Link:
     """One open GameService.BotSession: answers out (those of one event-loop iteration in one
-    stream message), their results matched back by tag."""
+    stream message, or more if over MAX_BATCH), their results matched back by tag.
+
+    The batcher's items are lists of answers (a `submit_many`'s, one session message's worth
+    of decisions): what a batch costs per item (its place in the queue, its result handed
+    back) is paid once a list, not once an answer."""
 
     def __init__(self, call: Any) -> None:
         self.call = call
         self.waiting: dict[int, tuple[_Batch, int]] = {}  # tag -> its batch and place in it
         self.tags = itertools.count(1)
-        self.batcher: TickBatcher[Answering, Submitted] = TickBatcher(self._send, MAX_BATCH, 8)
+        self.batcher: TickBatcher[list[Answering], list[Submitted | EngineError]] = TickBatcher(
+            self._send, 64, 8
+        )
         self.up = True
         self.writing = asyncio.Lock()
+        self.answers = 0  # answers sent
         self.messages = 0  # stream messages written
         self.heard = self.wrote = time.monotonic()  # last message from the engine, to it
         self.silenced = False  # ended because the engine said nothing for too long
@@ -137,26 +144,51 @@ class Link:
         finally:
             self.beating = False
 
-    async def _send(self, items: list[Answering]) -> list[Submitted | BaseException]:
-        batch = _Batch(len(items))
-        message = game_pb2.BotSessionRequest()
-        add, waiting, tags = message.answers.add, self.waiting, self.tags
-        for i, (game, token, decision, picks) in enumerate(items):
-            tag = next(tags)
-            waiting[tag] = (batch, i)
-            # filled in place: a SubmitActionRequest made first is copied into its BotAnswer,
-            # and that into the message (three times the CPU of this)
-            action = add(tag=tag).action
-            action.game_id, action.seat_token, action.decision_id = game, token, decision
-            action.picks.extend(picks)
+    async def submit(self, answer: Answering) -> Submitted:
+        """Send one answer; its result (an EngineError is raised)."""
+        (result,) = await self.batcher.submit([answer])
+        if isinstance(result, EngineError):
+            raise result
+        return result
+
+    async def submit_many(self, answers: list[Answering]) -> list[Submitted | EngineError]:
+        """Send `answers` (with what else is sent in this loop iteration); their results."""
+        return await self.batcher.submit(answers)
+
+    async def _send(self, lists: list[list[Answering]]) -> list[list[Submitted | EngineError]]:
+        batch = _Batch(sum(map(len, lists)))
+        messages: list[game_pb2.BotSessionRequest] = []
+        waiting, tags, i = self.waiting, self.tags, 0
+        for answers in lists:
+            for game, token, decision, picks in answers:
+                if not i % MAX_BATCH:  # (the engine's limit per message)
+                    messages.append(game_pb2.BotSessionRequest())
+                    add = messages[-1].answers.add
+                tag = next(tags)
+                waiting[tag] = (batch, i)
+                i += 1
+                # filled in place: a SubmitActionRequest made first is copied into its
+                # BotAnswer, and that into the message (three times the CPU of this)
+                action = add(tag=tag).action
+                action.game_id, action.seat_token, action.decision_id = game, token, decision
+                action.picks.extend(picks)
         try:
             async with self.writing:  # one write at a time on a call (gRPC refuses more)
-                await self.call.write(message)
+                for message in messages:
+                    await self.call.write(message)
             self.wrote = time.monotonic()
         except (grpc.aio.AioRpcError, grpc.aio.UsageError, RuntimeError) as exc:
             self.fail(f"bot session broke: {exc!r}")
-        self.messages += 1
-        return await batch.done
+        self.answers += i
+        self.messages += len(messages)
+        results = await batch.done
+        if len(lists) == 1:
+            return [results]
+        out, at = [], 0
+        for answers in lists:
+            out.append(results[at : at + len(answers)])
+            at += len(answers)
+        return out
 
     def resolve(self, r: game_pb2.BotAnswerResult) -> None:
         """The result of one answer sent on this session."""
@@ -178,9 +210,9 @@ class _Batch:
     one per answer: under load a message carries tens of answers."""
 
     def __init__(self, n: int) -> None:
-        self.results: list[Submitted | BaseException | None] = [None] * n
+        self.results: list[Submitted | EngineError | None] = [None] * n
         self.left = n
-        self.done: asyncio.Future[list[Submitted | BaseException]] = (
+        self.done: asyncio.Future[list[Submitted | EngineError]] = (
             asyncio.get_running_loop().create_future()
         )
         if not n:
@@ -307,27 +339,43 @@ class GrpcEngine:
         i, on_session = self._route(game)
         link = self.links[i]
         if on_session and link is not None:
-            return await link.batcher.submit(req)
+            return await link.submit(req)
         return await self.batchers[i].submit(req)
 
     async def submit_many(self, answers: list[Answering]) -> list[Submitted | EngineError]:
         """See Engine.submit_many: the answers of one engine in one session message (or one
         SubmitActions call), as `submit` routes each; one future per engine, not per answer."""
         routes: dict[tuple[int, bool], list[int]] = {}
-        for k, (game, _, _, _) in enumerate(answers):
-            routes.setdefault(self._route(game), []).append(k)
+        if len(self.stubs) == 1 and answers:  # (one engine: every game's route is the same)
+            routes[self._route(answers[0][0])] = list(range(len(answers)))
+        else:
+            for k, (game, _, _, _) in enumerate(answers):
+                routes.setdefault(self._route(game), []).append(k)
         out: list[Submitted | EngineError] = [EngineError("UNAVAILABLE", "not sent")] * len(answers)
 
         async def send(route: tuple[int, bool], ks: list[int]) -> None:
             i, on_session = route
             reqs = answers if len(ks) == len(answers) else [answers[k] for k in ks]
             link = self.links[i]
-            batcher = link.batcher if on_session and link is not None else self.batchers[i]
-            for k, r in zip(ks, await batcher.submit_many(reqs), strict=True):
-                if type(r) is Submitted or isinstance(r, EngineError):
+            if on_session and link is not None:
+                try:
+                    results = await link.submit_many(reqs)
+                except Exception as exc:  # noqa: BLE001 - the batch failed as a whole
+                    error = (
+                        exc if isinstance(exc, EngineError) else EngineError("UNKNOWN", repr(exc))
+                    )
+                    results = [error] * len(reqs)
+                if len(ks) == len(answers):
+                    out[:] = results
+                    return
+                for k, r in zip(ks, results, strict=True):
                     out[k] = r
+                return
+            for k, res in zip(ks, await self.batchers[i].submit_many(reqs), strict=True):
+                if type(res) is Submitted or isinstance(res, EngineError):
+                    out[k] = res
                 else:  # the call failed as a whole (an error submit raises)
-                    out[k] = EngineError("UNKNOWN", repr(r))
+                    out[k] = EngineError("UNKNOWN", repr(res))
 
         if len(routes) == 1:  # (the usual: one engine; no task for it)
             await send(*next(iter(routes.items())))
@@ -447,7 +495,7 @@ class GrpcEngine:
             finally:
                 self.links[i] = None
                 link.fail("bot session ended")
-                self._ended[0] += link.batcher.items
+                self._ended[0] += link.answers
                 self._ended[1] += link.messages
                 call.cancel()
             await asyncio.sleep(retry_s)
@@ -456,17 +504,20 @@ class GrpcEngine:
         """Answers sent on bot sessions, and in how many stream messages."""
         live = [link for link in self.links if link is not None]
         return (
-            self._ended[0] + sum(link.batcher.items for link in live),
+            self._ended[0] + sum(link.answers for link in live),
             self._ended[1] + sum(link.messages for link in live),
         )
 
     def _home(self, data: bytes, index: int) -> BotDecision | None:
         """The pushed decision decoded (None if it does not decode: the worker refuses it as
-        malformed); remember which engine pushed it (its answer goes back there)."""
+        malformed); remember which engine pushed it (its answer goes back there: with one
+        engine there is nowhere else, and nothing to remember)."""
         try:
             message = _DECISION.decode(data)
         except msgspec.MsgspecError:
             return None
+        if len(self.stubs) == 1:
+            return message
         game = message.game
         self.home[game] = (index, message.people)
         self.home.move_to_end(game)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from services.bots.engine_client import Answering, EngineError, Link, Submitted
+from services.bots.engine_client import MAX_BATCH, Answering, EngineError, Link, Submitted
 from services.proto_gen.arena.v1 import game_pb2
 
 
@@ -43,7 +43,7 @@ def _ok(tag: int, version: int) -> game_pb2.BotAnswerResult:
 async def test_one_message_per_tick_and_results_matched_by_tag_in_any_order() -> None:
     call = Call()
     link = Link(call)
-    answers = [asyncio.ensure_future(link.batcher.submit(_req(g))) for g in ("a", "b", "c")]
+    answers = [asyncio.ensure_future(link.submit(_req(g))) for g in ("a", "b", "c")]
     await _until_written(call)
     assert len(call.written) == 1  # the answers of one loop iteration: one stream message
     sent = call.written[0].answers
@@ -68,10 +68,29 @@ async def test_one_message_per_tick_and_results_matched_by_tag_in_any_order() ->
     assert not link.waiting
 
 
+async def test_lists_of_answers_share_messages_of_at_most_the_engines_limit() -> None:
+    """`submit_many` lists sent in one loop iteration go out together, in messages of at most
+    MAX_BATCH answers (the engine's limit), and each list gets its own results, in its order."""
+    call = Call()
+    link = Link(call)
+    sizes = [300, 1, 400]
+    lists = [[(f"g{n}-{k}", "t", k, ["x"]) for k in range(n)] for n in sizes]
+    sent = [asyncio.ensure_future(link.submit_many(answers)) for answers in lists]
+    await _until_written(call, 2)
+    assert [len(m.answers) for m in call.written] == [MAX_BATCH, sum(sizes) - MAX_BATCH]
+    tags = {a.action.game_id: a.tag for m in call.written for a in m.answers}
+    for answers in reversed(lists):  # (any order)
+        for game, _, k, _ in answers:
+            link.resolve(_ok(tags[game], k))
+    got = await asyncio.wait_for(asyncio.gather(*sent), 5)
+    assert got == [[Submitted(False, k, False) for k in range(n)] for n in sizes]
+    assert link.answers == sum(sizes) and link.messages == 2 and not link.waiting
+
+
 async def test_a_session_that_ends_fails_what_it_still_waits_for_as_unavailable() -> None:
     call = Call()
     link = Link(call)
-    waiting = [asyncio.ensure_future(link.batcher.submit(_req(g))) for g in ("a", "b")]
+    waiting = [asyncio.ensure_future(link.submit(_req(g))) for g in ("a", "b")]
     await _until_written(call)
     link.resolve(_ok(call.written[0].answers[0].tag, 5))
     link.fail("bot session ended")
@@ -83,9 +102,7 @@ async def test_a_session_that_ends_fails_what_it_still_waits_for_as_unavailable(
 
 async def test_a_write_that_fails_ends_the_link_and_its_answers_are_tried_again() -> None:
     link = Link(Call(broken=True))
-    [r] = await asyncio.wait_for(
-        asyncio.gather(link.batcher.submit(_req("a")), return_exceptions=True), 5
-    )
+    [r] = await asyncio.wait_for(asyncio.gather(link.submit(_req("a")), return_exceptions=True), 5)
     assert isinstance(r, EngineError) and r.code == "UNAVAILABLE"
     assert not link.up and not link.waiting
 
