@@ -59,6 +59,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -322,8 +323,10 @@ def _pct(xs: list[float], p: float) -> float:
 class Meter:
     """The platform's processes' CPU seconds and the engines' decisions, read together."""
 
-    def __init__(self, procs: dict[str, int], engine_metrics: list[str]) -> None:
-        self.procs, self.urls = procs, engine_metrics
+    def __init__(
+        self, procs: dict[str, int], engine_metrics: list[str], web_metrics: Sequence[str] = ()
+    ) -> None:
+        self.procs, self.urls, self.web = procs, engine_metrics, list(web_metrics)
 
     async def read(self) -> tuple[float, dict[str, float], int]:
         """(monotonic seconds, CPU seconds per process, decisions the engines took so far)."""
@@ -351,6 +354,16 @@ def _actions(url: str) -> int:
     return sum(
         v for (_, label), v in _samples(url, "arena_engine_actions", "result") if label == "ok"
     )
+
+
+def _seat_decisions(urls: list[str]) -> dict[str, int]:
+    """How the people's seats were told what is pending so far, by source (the web server's
+    `arena_replay_seat_decisions_total`: asked of the engine, its reply to an answer, its mark)."""
+    out: dict[str, int] = {}
+    for url in urls:
+        for (_, source), n in _samples(url, "arena_replay_seat_decisions", "source"):
+            out[source] = out.get(source, 0) + n
+    return out
 
 
 def _tables(url: str) -> dict[str, int]:
@@ -464,7 +477,9 @@ async def _measured(crowd: list[Person], meter: Meter, seconds: float) -> dict[s
     """`_window` with what the people did in it: answers, latencies, time to sit down."""
     for p in crowd:
         p.clear()
+    told = await asyncio.to_thread(_seat_decisions, meter.web)
     w = await _window(meter, seconds)
+    after = await asyncio.to_thread(_seat_decisions, meter.web)
     lat = [x for p in crowd for x in p.latencies]
     posts = [x for p in crowd for x in p.posts]
     answers = sum(p.answers for p in crowd)
@@ -481,6 +496,9 @@ async def _measured(crowd: list[Person], meter: Meter, seconds: float) -> dict[s
         # (how much of it the POST took: the web server, the engine's SubmitAction and back)
         "answer_post_ms": {"p50": _pct(posts, 0.5), "p99": _pct(posts, 0.99)},
         "seated_ms": {"p50": _pct(seated, 0.5), "p99": _pct(seated, 0.99), "n": len(seated)},
+        # how the seats learned what is pending meanwhile: GetDecision calls ("engine") against
+        # the engine's reply to the person's answer and its marks beside the log
+        "seat_decisions": {k: n - told.get(k, 0) for k, n in after.items()},
         "seconds": round(w["seconds"], 2),
     }
     return w
@@ -637,7 +655,7 @@ def _platform(
                 "bot_level": "random",
                 "hosted_after": 0,
             }
-            meter = Meter(procs, run.metrics[: engines + people])
+            meter = Meter(procs, run.metrics[: engines + people], run.metrics[engines + people :])
             secret = platform.secret["ARENA_SECRET"].encode()
             steps = asyncio.run(_steps(run, base, args, settings, meter, secret, rounds))
     for s in steps:

@@ -72,6 +72,10 @@ class Play:
         limit = RateLimit(sessions.client, f"{sessions.prefix}:rl", answers_per_s)
         self.limits = limits or Limits(sessions.client, f"{sessions.prefix}:lim")
         self.seats = Seats(replay, sessions, engine, limit)
+        reader = self.seats.reader
+        replay.metrics.watch_seat_decisions(
+            lambda: {"engine": reader.asked, "answer": reader.hinted, "mark": reader.marked}
+        )
 
     async def close(self) -> None:
         """Close the gRPC channels."""

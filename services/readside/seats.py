@@ -80,6 +80,7 @@ class SeatReader:
         self._hints: OrderedDict[tuple[str, int], tuple[int, Asked]] = OrderedDict()
         self.asked = 0  # decisions asked of the engine (the rest came with an answer or a mark)
         self.marked = 0  # told by the engine's mark beside the log's entries
+        self.hinted = 0  # told by the engine's reply to the seat's own answer
 
     async def feed(self, game: str, seat: int, token: str) -> GameFeed:
         """The game's feed, as the seat may see it (Forbidden without the seat's token); a game
@@ -109,6 +110,7 @@ class SeatReader:
             decision, asked = hint
             position = feed.positions.position(seat, after)
             if asked.version == position and feed.answered_last(seat, decision, after):
+                self.hinted += 1
                 return asked
         marked = self._marked(feed, seat, after)
         if marked is not None:

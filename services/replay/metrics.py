@@ -3,9 +3,11 @@ process): spectators connected, entries sent, HTTP requests, lobby listings."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
 from ..readside import entries
 
@@ -89,3 +91,28 @@ class Metrics:
     def watch_feeds(self, count: Callable[[], int]) -> None:
         """Read the `feeds` gauge from `count` at scrape time (nothing to do meanwhile)."""
         self.feeds.set_function(count)
+
+    def watch_seat_decisions(self, counts: Callable[[], dict[str, int]]) -> None:
+        """`arena_replay_seat_decisions_total{source}`, read from `counts` at scrape time: how
+        the people's seats learned what is pending (services/readside/seats.py)."""
+        self.registry.register(_SeatDecisions(counts))
+
+
+class _SeatDecisions(Collector):
+    """What the seats' streams and views were told is pending, by where it came from."""
+
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        """One sample per source."""
+        family = CounterMetricFamily(
+            "arena_replay_seat_decisions",
+            "what is pending, as a person's seat was told it, by source: engine (GetDecision "
+            "asked), answer (the engine's reply to the seat's own answer), mark (the engine's "
+            "mark beside the log's entries: another seat's move)",
+            labels=["source"],
+        )
+        for source, n in self._counts().items():
+            family.add_metric([source], n)
+        yield family
