@@ -276,10 +276,29 @@ class BotWorker:
             self.consumer.dead_stream, fields, maxlen=DEAD_MAXLEN, approximate=True
         )
 
-    async def run(self, stop: asyncio.Event, block_ms: int = 500) -> None:
-        """Consume until `stop` is set, then let the messages in hand finish."""
+    async def run(self, stop: asyncio.Event, block_ms: int = 2000) -> None:
+        """Consume until `stop` is set, then let the messages in hand finish.
+
+        A quiet partition's read blocks up to `block_ms` (claims are looked at between reads):
+        with the decisions coming on bot sessions every partition is quiet, and a read a
+        partition each half second was most of an idle worker's CPU. `stop` ends a blocked read
+        at once (a read cut short leaves what it took pending: this worker reads it again when
+        it starts, another one claims it)."""
         voice = Voice(f"arena bots {self.consumer.consumer} ({len(self.consumers)} partitions)")
-        await asyncio.gather(*(self._loop(c, stop, block_ms, voice) for c in self.consumers))
+        loops = [
+            asyncio.ensure_future(self._loop(c, stop, block_ms, voice)) for c in self.consumers
+        ]
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait([*loops, stopped], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            for loop in loops:
+                loop.cancel()
+            ended = await asyncio.gather(*loops, return_exceptions=True)
+        for end in ended:
+            if isinstance(end, Exception):
+                raise end  # (a loop outlives every error of a round: this is a bug)
         await self.settle(timeout=5)
 
     async def _loop(

@@ -116,3 +116,36 @@ async def test_the_loop_outlives_an_unexpected_error(
     stop.set()
     await asyncio.wait_for(running, 30)
     assert not failures and worker.outcomes["answered"] == 1
+
+
+async def test_stop_cuts_a_blocked_read_short(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """A quiet partition's read blocks for seconds (a read each half second on every partition
+    was most of an idle worker's CPU); `stop` ends it at once, the worker does not wait it out."""
+    import asyncio
+
+    stream = game_stream_key(redis_namespace, DECISIONS.name, "g")
+    consumer = GroupConsumer(redis_client, stream, GROUP, "c0", min_idle_ms=60_000)
+    worker = BotWorker(consumer, Stub())  # type: ignore[arg-type]
+    reads: list[str] = []
+    read_new = consumer.read_new
+
+    async def watched(count: int = 10, block_ms: int = 1000) -> list[Any]:
+        reads.append(f"blocking {block_ms} ms")
+        try:
+            return await read_new(count, block_ms)
+        except asyncio.CancelledError:
+            reads.append("cut short")
+            raise
+
+    consumer.read_new = watched  # type: ignore[method-assign]
+    stop = asyncio.Event()
+    running = asyncio.create_task(worker.run(stop, block_ms=4_000))  # (under the socket timeout)
+    for _ in range(400):
+        if reads:
+            break
+        await asyncio.sleep(0.01)
+    stop.set()
+    await asyncio.wait_for(running, 30)
+    assert reads == ["blocking 4000 ms", "cut short"]
