@@ -160,9 +160,13 @@ def upgrade(entry: Entry) -> Entry:
 
 
 def first_break(prev_hash: bytes, first_seq: int, entries: Sequence[Entry]) -> int | None:
-    """Index in `entries` of the first entry whose hash does not chain, or None."""
+    """Index in `entries` of the first entry whose hash does not chain, or None (an entry
+    whose version or kind cannot be hashed at all breaks the chain there too)."""
     for i, e in enumerate(entries):
-        expected = chain_hash(prev_hash, first_seq + i, e.v, e.kind, e.payload)
+        try:
+            expected = chain_hash(prev_hash, first_seq + i, e.v, e.kind, e.payload)
+        except (struct.error, ValueError):  # a version out of two bytes, a kind too long
+            return i
         if expected != e.hash:
             return i
         prev_hash = expected

@@ -82,6 +82,10 @@ def test_chain_names_the_tampered_entry() -> None:
     assert first_break(GENESIS, 1, bad) == 3
     swapped = [entries[0], entries[2], entries[1], *entries[3:]]
     assert first_break(GENESIS, 1, swapped) == 1
+    # a version that does not fit the hashed two bytes, or a kind over 255 bytes, breaks the
+    # chain there (not a struct.error out of the load)
+    for odd in (Entry(70_000, "event", b"\x03", entries[3].hash), Entry(1, "k" * 300, b"", b"")):
+        assert first_break(GENESIS, 1, [*entries[:3], odd, *entries[4:]]) == 3
 
 
 def test_payloads_are_canonical_and_round_trip() -> None:
