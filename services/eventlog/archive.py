@@ -214,8 +214,19 @@ def sweep_temp(folder: Path, older_than_s: float = 600.0) -> int:
     return gone
 
 
+def fsync_dir(folder: Path) -> None:
+    """Make the renames into `folder` durable: by POSIX a rename is on disk once its directory
+    is fsynced, not its file (ext4's journal happens to commit it with the next fsync)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` via a temp file and rename, so readers never see half a file."""
+    """Write `data` to `path` via a temp file and rename, so readers never see half a file
+    (durable once its folder is fsynced too: `fsync_dir`, once for a batch of files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=TEMP_PREFIX, suffix=path.suffix)
     try:

@@ -242,6 +242,7 @@ def _replace(folder: Path, records: list[CatalogRecord]) -> None:
     # file goes only once the journal that replaces it is in place.
     records = _ordered({r.id: r for r in records})
     archive.write_atomic(folder / CATALOG, b"".join(map(_line, records)))
+    archive.fsync_dir(folder)
     (folder / LEGACY_CATALOG).unlink(missing_ok=True)
 
 
@@ -353,6 +354,8 @@ def _write_and_list(games: list[Finished], folder: Path) -> list[CatalogRecord |
             out.append(exc)
     written = [r for r in out if isinstance(r, CatalogRecord)]
     try:
+        if written:  # the files' renames on disk before the lines that list them
+            archive.fsync_dir(folder)
         add_records(folder, written)
     except Exception as exc:  # the files are in place but not listed: the live logs stay
         return [exc if isinstance(r, CatalogRecord) else r for r in out]

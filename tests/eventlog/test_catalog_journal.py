@@ -406,3 +406,34 @@ def test_an_engine_sweeps_the_temp_files_a_killed_writer_left(tmp_path: Path) ->
     assert archive.sweep_temp(tmp_path) == 1
     assert not old.exists() and fresh.exists() and kept.exists()
     assert archive.sweep_temp(tmp_path / "none") == 0  # no folder yet: nothing to do
+
+
+async def test_the_folder_is_fsynced_after_the_renames_and_before_the_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By POSIX a renamed file is durable once its directory is fsynced: the archive folder
+    is, after the game's file is renamed into place and before the line that lists it."""
+    store = InMemoryEventStore()
+    await finished(store, "g0", "g1")
+    await archive_game(store, "g0", tmp_path)  # (the first one writes the catalog whole)
+    steps: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        st = os.fstat(fd)
+        is_dir = os.path.samestat(st, os.stat(tmp_path))
+        is_catalog = (tmp_path / CATALOG).exists() and os.path.samestat(
+            st, os.stat(tmp_path / CATALOG)
+        )
+        steps.append("dir" if is_dir else "catalog" if is_catalog else "file")
+        real_fsync(fd)
+
+    def replace(src: str, dst: str | Path) -> None:
+        steps.append("rename")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    await archive_game(store, "g1", tmp_path)
+    assert steps.index("file") < steps.index("rename") < steps.index("dir")
+    assert steps.index("dir") < len(steps) - 1 - steps[::-1].index("catalog")
