@@ -1,20 +1,19 @@
 """A person plays in a real browser, as a person would: reading the page and clicking the legal
 options it offers (never calling the API behind the page's back), on a real platform with
-heuristic bots answering at once. One whole game per ruleset, every decision of it laid out and
-checked on a phone (390x844) and on a laptop (1280x800) and answered on one of them in turn; a
-reload and a second device mid game; a time-out that turns 托管 on, and taking the seat back; a
-spectator of the same game who never sees the person's hand. Screenshots go to
-artifacts/browser/ (one per decision kind and screen)."""
+heuristic bots answering at once: a reload and a second device mid game; a time-out that turns
+托管 on, and taking the seat back; a spectator of the same game who never sees the person's
+hand. The helpers here (sitting down, deciding by clicking) serve the other browser tests too;
+the whole games, one per ruleset, are in test_whole_game_*.py (whole_game.py), a file each so
+that the two processes of the default suite share them out. Screenshots go to
+artifacts/browser/."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
-import re
 from typing import Any
 
-import pytest
 from playwright.async_api import Browser
 
 from tests.play.fixtures import PlayPlatform
@@ -162,111 +161,8 @@ async def play_out(tab: Tab, rng: random.Random, limit: int = 1500) -> list[dict
     raise AssertionError("the game did not end")
 
 
-async def play_on_two_screens(tab: Tab, rng: random.Random, name: str) -> dict[str, set[str]]:
-    """Play the game to its end by clicking; each decision is laid out on a phone and on a
-    laptop screen (LAYOUT), and answered on each in turn. The decision kinds checked, by
-    screen; one screenshot per kind and screen."""
-    kinds: dict[str, set[str]] = {"phone": set(), "laptop": set()}
-    last: str | None = None
-    for i in range(1500):
-        ready = await tab.page.wait_for_function(READY, arg=last, timeout=120_000)
-        if not await ready.json_value() or await tab.js(
-            "!document.querySelector('#decision-panel').dataset.id"
-        ):
-            return kinds
-        kind = await tab.js("document.querySelector('#decision-panel').dataset.kind")
-        for screen, size in (("laptop", LAPTOP), ("phone", PHONE)):
-            await tab.page.set_viewport_size(size)
-            bad = await tab.js(LAYOUT)
-            assert not bad, f"{name}: a {kind} decision on the {screen}: {bad}"
-            if kind not in kinds[screen]:
-                await tab.screenshot(ARTIFACTS / f"screens/{name}-{kind}-{screen}.png")
-            kinds[screen].add(kind)
-        await tab.page.set_viewport_size(PHONE if i % 2 == 0 else LAPTOP)
-        d = await decide(tab, rng, last)
-        if d is None:
-            return kinds
-        last = d["id"]
-    raise AssertionError("the game did not end")
-
-
-GAMES = [  # (ruleset, players, preset id of /api/modes)
-    ("standard", 5, "draft"),
-    ("honglou", 10, None),
-    ("jinyu", 5, "mougong"),
-    ("extended", 8, None),
-    ("chengtian", 2, None),
-]
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
-# what a decision must be, laid out on a screen: nothing wider than the screen (no sideways
-# scrolling), the prompt and every option, OK and decline inside its width, the panel on
-# screen without scrolling (the dock keeps it at the bottom of a phone's screen)
-LAYOUT = """() => {
-  const p = document.querySelector('#decision-panel');
-  const W = window.innerWidth, H = window.innerHeight;
-  const out = [];
-  if (document.documentElement.scrollWidth > W) out.push(`page ${document.documentElement.scrollWidth} px wide`);
-  const parts = [p.querySelector('.prompt'), ...p.querySelectorAll('button.opt'), document.querySelector('#ok'), document.querySelector('#decline')];
-  for (const el of parts) {
-    if (!el) continue;
-    const r = el.getBoundingClientRect();
-    if (r.left < 0 || r.right > W + 0.5 || r.width === 0) out.push(`${el.id || el.className} at ${Math.round(r.left)}..${Math.round(r.right)}`);
-  }
-  const r = p.getBoundingClientRect();
-  if (r.top >= H || r.bottom <= 0) out.push(`panel off screen at ${Math.round(r.top)}..${Math.round(r.bottom)}`);
-  return out;
-}"""
-
-
-@pytest.mark.parametrize(("ruleset", "players", "preset"), GAMES)
-async def test_a_person_plays_a_whole_game(
-    chromium: Browser,
-    play_platform: PlayPlatform,
-    ruleset: str,
-    players: int,
-    preset: str | None,
-) -> None:
-    tab = await new_tab(chromium)
-    name = f"{ruleset} player"
-    game, seat = await sit_down(tab, play_platform.base, name, ruleset, players, preset)
-    kinds = await play_on_two_screens(tab, random.Random(players), ruleset)
-    assert kinds["phone"] == kinds["laptop"] and {"play", "respond"} & kinds["phone"], kinds
-    (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / f"screens/{ruleset}-kinds.json").write_text(json.dumps(sorted(kinds["phone"])))
-    await tab.page.set_viewport_size(LAPTOP)
-    await tab.wait_for("document.querySelector('#conn').textContent === 'game over'")
-    await tab.screenshot(ARTIFACTS / f"play-{ruleset}.png")
-    text = await tab.js("document.querySelector('#log').innerText")
-    assert "the game ends" in text
-    assert " answered" not in text  # no chatter: a seat's own answers are not news to it
-    # the centre's number is the log's: the position of the last entry
-    centre, top = await tab.js("[q('#seq').textContent, q('#log li').value]")
-    assert int(centre) == top, (centre, top)
-    won = await tab.js(f"arenaSeat.view().winners.includes({seat})")
-    result = await tab.js("document.querySelector('#result').textContent")
-    assert ("you won" if won else "you lost") in result, result
-    for word in ("processing", "judge_phase", "discard_phase", "undefined", "[object", "NaN"):
-        assert word not in text, word
-    assert not re.search(r"\b[a-z]+_[a-z_]+\b", text), re.findall(r"\b[a-z]+_[a-z_]+\b", text)
-    if ruleset == "honglou":
-        assert "主公" not in await tab.js("document.body.innerText")  # 主人 in 红楼梦
-    assert not tab.errors, tab.errors
-    # the seat's own hand is drawn below the felt, every card of it
-    mine = await tab.js(f"arenaSeat.view().seats[{seat}].hand.length")
-    assert await tab.js("document.querySelectorAll('#myhand .card').length") == mine
-    # the lobby lists the finished game with the side that won and the players, by name
-    winners = await tab.js("arenaSeat.view().winners")
-    await tab.goto(play_platform.base + "/#/")
-    row = f"document.querySelector('#recent tr[data-game=\"{game}\"]')"
-    await tab.wait_for(row, 60)
-    cells = await tab.js(f"[...{row}.querySelectorAll('td')].map(td => td.textContent)")
-    seated = cells[2].split(", ")
-    assert len(seated) == players and seated[seat] == name, cells
-    side = next(c for c in cells if c.startswith("winners: "))
-    assert (side != "winners: —") == bool(winners), (side, winners)
-    assert cells[-1] == ", ".join(seated[s] for s in winners), (cells, winners)
-    assert not tab.errors, tab.errors
 
 
 # By seat, the card ids a spectator was told went into that seat's hand and were not moved out

@@ -1,0 +1,14 @@
+"""A person plays a 5-seat `jinyu` game with the `mougong` (谋攻) preset to its end in Chromium,
+every decision checked on a phone and a laptop screen (whole_game.py says what is checked)."""
+
+from __future__ import annotations
+
+from playwright.async_api import Browser
+
+from tests.play.fixtures import PlayPlatform
+
+from .whole_game import plays_a_whole_game
+
+
+async def test_a_person_plays_a_whole_game(chromium: Browser, play_platform: PlayPlatform) -> None:
+    await plays_a_whole_game(chromium, play_platform, "jinyu", 5, "mougong")
