@@ -13,11 +13,19 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
 
 from tests.play.fixtures import play_platform  # noqa: F401  (the play and browser tests' platform)
+from tests.suite_order import make_scheduler
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`-n 2 --dist loadfile` takes the longest test files first (tests/suite_order.py)."""
+    return make_scheduler(config, log)
 
 
 @pytest.fixture(scope="session")

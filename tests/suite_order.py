@@ -1,0 +1,94 @@
+"""The order in which the default suite's two processes take the test files (`-n 2 --dist
+loadfile`, the README's command): the longest first.
+
+pytest-xdist hands out whole files, and by default the files with the most tests first. Many of
+the longest files hold one or two tests (the chaos tournament, the bounded-Redis run, a browser's
+whole game, the cluster failover), so they came last, and one process ran the last of them
+while the other had nothing left: the suite's time was the longer process's. Taken longest
+first, the short files at the end even the two out.
+
+`SECONDS` is each long file's rough time on a quiet 2-core machine in the full suite (from
+`--durations=0`, summed by file); it only orders the queue, so a stale figure costs a few
+seconds at worst, never a test. Files not named here follow, the most tests first (xdist's own
+order).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+SECONDS = {
+    "tests/bots/test_worker.py": 44,
+    "tests/platform/test_tournament.py": 24,
+    "tests/browser/test_watch.py": 22,
+    "tests/browser/test_fold.py": 20,
+    "tests/secrecy/test_noninterference.py": 20,
+    "tests/engine/test_hung.py": 14,
+    "tests/platform/test_chaos.py": 14,
+    "tests/browser/test_viewer.py": 13,
+    "tests/test_cli_errors.py": 12,
+    "tests/platform/test_bounded.py": 12,
+    "tests/browser/test_decision.py": 12,
+    "tests/readside/test_chart.py": 11,
+    "tests/cluster/test_failover_tournament.py": 11,
+    "tests/play/test_fuzz_routes.py": 11,
+    "tests/secrecy/test_fuzz.py": 11,
+    "tests/platform/test_up.py": 11,
+    "tests/browser/test_session.py": 10,
+    "tests/botapi/test_botapi.py": 10,
+    "tests/browser/test_play.py": 9,
+    "tests/tournaments/test_web.py": 9,
+    "tests/replay/test_metrics.py": 9,
+    "tests/browser/test_whole_game_chengtian.py": 9,
+    "tests/browser/test_whole_game_jinyu.py": 8,
+    "tests/browser/test_whole_game_honglou.py": 8,
+    "tests/browser/test_whole_game_extended.py": 7,
+    "tests/play/test_api.py": 8,
+    "tests/cluster/test_cluster_nodes.py": 8,
+    "tests/bots/test_rulesets.py": 8,
+    "tests/engine/test_e2e.py": 8,
+    "tests/platform/test_ports.py": 8,
+    "tests/rules/test_chengtian.py": 8,
+    "tests/rules/test_extended.py": 8,
+    "tests/play/test_demo.py": 8,
+    "tests/platform/test_supervise.py": 8,
+    "tests/browser/test_csrf.py": 7,
+    "tests/play/test_soak.py": 6,
+    "tests/deploy/test_tournament_deployed.py": 6,
+    "tests/bots/test_levels.py": 6,
+    "tests/play/test_session.py": 6,
+    "tests/platform/test_readme_commands.py": 6,
+    "tests/cluster/test_cluster_basics.py": 6,
+    "tests/browser/test_whole_game_standard.py": 4,
+    "tests/platform/test_soak.py": 4,
+}
+
+
+def longest_first(queue: OrderedDict[str, Any]) -> OrderedDict[str, Any]:
+    """`queue` (file -> its tests, as xdist keeps them) reordered: the files of `SECONDS`,
+    longest first, then the rest in their order."""
+    order = sorted(queue, key=lambda f: -SECONDS.get(f, 0))  # (stable: the rest keep theirs)
+    return OrderedDict((f, queue[f]) for f in order)
+
+
+def make_scheduler(config: Any, log: Any) -> Any:
+    """xdist's loadfile scheduler, taking the files longest first; None (xdist's own) for the
+    other `--dist` modes, or an xdist without the method this reorders in."""
+    from xdist.scheduler import LoadFileScheduling
+
+    if config.getvalue("dist") != "loadfile" or not hasattr(
+        LoadFileScheduling, "_assign_work_unit"
+    ):
+        return None
+
+    class LongestFirst(LoadFileScheduling):  # type: ignore[misc]
+        ordered = False
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self.ordered:  # the first assignment: the queue is complete
+                self.workqueue = longest_first(self.workqueue)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return LongestFirst(config, log)
