@@ -69,6 +69,7 @@ MAX_HOSTED_AFTER = 100
 MAX_DECISIONS = 20_000  # the platform's cap on a game's decisions (`--max-decisions`)
 MAX_LOG_ENTRIES = 80_000  # and on its log's entries (`--max-log-entries`)
 SWEEP_RETRY_MS = 30_000  # a game the sweep failed on is tried again after this long
+PENDING_EVERY_MS = 1_000  # the sweep counts the pending decisions (a gauge) this often
 DECISION_LIMIT, LOG_LIMIT = "decision_limit", "log_limit"  # game_ended's reasons for the caps
 HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 when its table names no level
 # games kept hot (`--cache-size`): at 512, 1,000 random-bot games in flight were read back from
@@ -168,6 +169,7 @@ class Games:
         # a game past either cap is ended by the platform, a draw with its reason (`_capped`)
         self.max_decisions, self.max_log_entries = max_decisions, max_log_entries
         self.failing: dict[str, tuple[int, int]] = {}  # game -> (first failure, retry at) ms
+        self.counted_ms = 0  # when the sweep last counted the pending decisions
         self.storage: StorageWatch | None = None  # told of archive writes (worker.py sets it)
         self.tokens = tokens.Verifier(secret)
         self.bot_token_ttl_ms = bot_token_ttl_ms
@@ -1179,7 +1181,9 @@ class Games:
                 if self.failing.pop(game_id, None) is not None:
                     log.warning("deadline sweep: game %s goes on again", game_id)
             done += 1
-        self.metrics.decisions_pending.set(await self.side.pending_count())
+        if now - self.counted_ms >= PENDING_EVERY_MS:  # (a gauge: not every sweep's round trip)
+            self.counted_ms = now
+            self.metrics.decisions_pending.set(await self.side.pending_count())
         return done
 
     def _sweep_failed(self, game_id: str, exc: Exception, now: int) -> None:

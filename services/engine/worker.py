@@ -33,6 +33,10 @@ from .side import RedisSide
 from .watchdog import ABANDON_MS, EVERY_S, STALL_MS, RedisLogs, Watchdog
 
 GROUP = MATCHES.groups[0]
+# A quiet matches partition's read blocks this long (a match arriving ends it at once; claims
+# of a dead engine's matches are looked at between reads; stop cancels it): 16 partitions read
+# every half second, each with its claim checks, were a large share of an idle engine's CPU
+MATCH_BLOCK_MS = 2000
 ALL, PEOPLE = "all", "people"  # `--role`
 
 
@@ -150,7 +154,7 @@ async def run(args: argparse.Namespace) -> None:
     redis_why = ["Redis unavailable"]  # what the health watch last found wrong
     print(json.dumps({"port": port, "consumer": args.consumer, "role": args.role}), flush=True)
     tasks = [
-        *run_all(consumers, on_match, stop, block_ms=500),
+        *run_all(consumers, on_match, stop, block_ms=MATCH_BLOCK_MS),
         asyncio.create_task(forever(f"{who}: deadline sweep", sweep, stop, args.sweep_ms / 1000)),
         asyncio.create_task(forever(f"{who}: bot sessions", beat, stop, BEAT_S)),
         asyncio.create_task(liveness.run(stop)),
