@@ -434,7 +434,9 @@ async def differences(pair: Pair, viewer: int) -> list[str]:
     if last != await pair.b.games.store.head(GAME):
         out.append("the two logs differ in length (a withheld answer or event more)")
     for name, read in CHANNELS.items():
-        got_a, got_b = await read(pair.a, viewer, last), await read(pair.b, viewer, last)
+        # the two sides side by side: a stream whose last entries are withheld from the viewer
+        # is read until it goes quiet (QUIET_S), and the two wait out their quiet together
+        got_a, got_b = await asyncio.gather(read(pair.a, viewer, last), read(pair.b, viewer, last))
         if got_a != got_b:
             i = next((k for k, (x, y) in enumerate(zip(got_a, got_b, strict=False)) if x != y), -1)
             where = (got_a[i][:300], got_b[i][:300]) if i >= 0 else (len(got_a), len(got_b))
