@@ -131,6 +131,22 @@ def _game_keys(r: redis.Redis, ns: str, games: list[str]) -> list[str]:
     return left
 
 
+GROUPS = (("decisions", "bots"), ("matches", "engine"), ("finished", "ratings"))
+GAUGES = ("arena_stream_group_pending", "arena_stream_group_lag", "arena_stream_group_missing")
+
+
+def _settled(metrics: list[str]) -> bool:
+    """Whether every keeper's gauges read 0 for every group: nothing pending, lagging or
+    missing."""
+    keepers = [m for m in metrics if "arena_stream_length" in m]
+    return bool(keepers) and all(
+        _sample(text, gauge, stream=stream, group=group) == 0
+        for text in keepers
+        for stream, group in GROUPS
+        for gauge in GAUGES
+    )
+
+
 def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str, Any]:
     var = tmp_path / "var"
     port = _free_pair()
@@ -168,8 +184,13 @@ def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str
         games = sorted(p.stem for p in (var / "archive").glob("t*.arena"))
         assert len(games) == first + second
         left = _game_keys(r, ns, games)
-        time.sleep(2.5)  # a keeper round (every second) after the last ack: the gauges read 0
+        # a keeper round (every second) after the last ack: the gauges read 0 (checked below;
+        # waited for here, up to 10 s, rather than a fixed 2.5 s)
+        deadline = time.monotonic() + 10
         metrics = [_metrics(u) for u in run["metrics"]]
+        while not _settled(metrics) and time.monotonic() < deadline:
+            time.sleep(0.25)
+            metrics = [_metrics(u) for u in run["metrics"]]
         dead = int(r.xlen(f"{ns}:dead"))
         r.close()
     finally:
@@ -198,15 +219,10 @@ def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str
     keepers = [m for m in metrics if "arena_stream_length" in m]  # the engine, the matchmaker
     assert len(keepers) == 2
     for text in keepers:
-        for stream, group in (
-            ("decisions", "bots"),
-            ("matches", "engine"),
-            ("finished", "ratings"),
-        ):
+        for stream, group in GROUPS:
             labels = {"stream": stream, "group": group}
-            assert _sample(text, "arena_stream_group_pending", **labels) == 0, labels
-            assert _sample(text, "arena_stream_group_lag", **labels) == 0, labels
-            assert _sample(text, "arena_stream_group_missing", **labels) == 0, labels
+            for gauge in GAUGES:
+                assert _sample(text, gauge, **labels) == 0, (gauge, labels)
     # every game's match went through `matches`, so trimming must have run there (bot
     # decisions mostly travel on the engines' bot sessions now, not `decisions`)
     trimmed = sum(
