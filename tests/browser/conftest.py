@@ -1,6 +1,11 @@
 """Browser fixtures: Debian's chromium driven by Playwright for Python (`executable_path`: the
 browser Playwright would download cannot be reached here), and a replay-server process.
 
+One Chromium serves every browser test of a pytest process (launching it and Playwright's driver
+took about a second of CPU a test); each test gets it with no page of another test open, and the
+pages it opens are closed after it. So the browser tests, and the async fixtures they use, run
+in the session's event loop (Playwright's objects belong to the loop that made them).
+
 Nothing here installs anything: `.ci/run` installs chromium and a CJK font (so screenshots show
 the card names) before the tests; the README says what a developer needs.
 """
@@ -18,7 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+import pytest_asyncio
+import redis.asyncio as aioredis
+from playwright.async_api import Browser, Page, Playwright, async_playwright
+from pytest_asyncio import is_async_test
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
@@ -52,20 +60,73 @@ class Tab:
         await self.page.screenshot(path=str(path))
 
 
-@pytest.fixture
-async def chromium() -> AsyncIterator[Browser]:
-    """Debian's chromium, headless."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
-    async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        yield browser
-        await browser.close()
+HERE = Path(__file__).resolve().parent
+SESSION_LOOP = pytest.mark.asyncio(loop_scope="session")
 
 
-@pytest.fixture
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run in the session's event loop, where the shared Chromium lives."""
+    for item in items:
+        if is_async_test(item) and HERE in Path(item.path).resolve().parents:
+            item.add_marker(SESSION_LOOP, append=False)
+
+
+class Chromium:
+    """Playwright and one headless Chromium, launched again if it went away."""
+
+    def __init__(self) -> None:
+        self.playwright: Playwright | None = None
+        self.browser: Browser | None = None
+
+    async def get(self) -> Browser:
+        if not Path(CHROMIUM).exists():
+            pytest.fail(f"no chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
+        if self.playwright is None:
+            self.playwright = await async_playwright().start()
+        if self.browser is None or not self.browser.is_connected():
+            self.browser = await self.playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-dev-shm-usage"]
+            )
+        return self.browser
+
+    async def close(self) -> None:
+        if self.browser is not None and self.browser.is_connected():
+            await self.browser.close()
+        if self.playwright is not None:
+            await self.playwright.stop()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def _chromium() -> AsyncIterator[Chromium]:
+    shared = Chromium()
+    yield shared
+    await shared.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def chromium(_chromium: Chromium) -> AsyncIterator[Browser]:
+    """Debian's chromium, headless (the session's); the contexts (and their pages) the test
+    opened are closed after it."""
+    browser = await _chromium.get()
+    before = set(browser.contexts)
+    yield browser
+    for context in browser.contexts:
+        if context not in before:
+            await context.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def redis_client(redis_url: str, redis_namespace: str) -> AsyncIterator[aioredis.Redis]:
+    """tests/conftest.py's redis_client, in the browser tests' event loop."""
+    client = aioredis.Redis.from_url(redis_url)
+    yield client
+    keys = [k async for k in client.scan_iter(match=f"{redis_namespace}*", count=1000)]
+    if keys:
+        await client.delete(*keys)
+    await client.aclose()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
 async def browser(chromium: Browser) -> AsyncIterator[Tab]:
     """A fresh page of its own (cookies included) in that browser."""
     context = await chromium.new_context(viewport={"width": 1400, "height": 900})

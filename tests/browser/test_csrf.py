@@ -14,14 +14,23 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
+import redis.asyncio as aioredis
 
 from tests.browser.conftest import Tab
-from tests.play.test_edges import TABLE, Server, guest, request
-from tests.play.test_edges import server as edge_server
+from tests.play.test_edges import TABLE, Server, edge_server, guest, request
 
-server = edge_server  # the fixture, under the name the tests use
+
+@pytest_asyncio.fixture(loop_scope="session")  # (the browser tests' event loop: conftest.py)
+async def server(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> AsyncIterator[Server]:
+    """tests/play/test_edges.py's web server."""
+    async with edge_server(redis_client, redis_namespace, tmp_path) as s:
+        yield s
 
 
 async def _attacker_site(html: str) -> AsyncIterator[int]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -80,6 +81,15 @@ async def request(
 async def server(
     redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
 ) -> AsyncIterator[Server]:
+    async with edge_server(redis_client, redis_namespace, tmp_path) as s:
+        yield s
+
+
+@contextlib.asynccontextmanager
+async def edge_server(
+    redis_client: aioredis.Redis, redis_namespace: str, tmp_path: Path
+) -> AsyncIterator[Server]:
+    """The web server of these tests (the `server` fixture; the browser's CSRF test too)."""
     # every router the web server mounts (play/web.py): the play API, the Bot API, tournaments;
     # no engine: these tests never reach a game
     limits = Limits(redis_client, f"{redis_namespace}:lim", exempt_loopback=False)
