@@ -35,6 +35,7 @@ if os.environ.pop("PYTHONDONTWRITEBYTECODE", ""):
     sys.dont_write_bytecode = False
 
 from tests.play.fixtures import play_platform  # noqa: E402, F401  (the play and browser tests' platform)
+from tests.redis_helpers import namespaced_client  # noqa: E402
 from tests.suite_order import make_scheduler  # noqa: E402
 
 
@@ -85,9 +86,5 @@ def redis_namespace() -> str:
 @pytest.fixture
 async def redis_client(redis_url: str, redis_namespace: str) -> AsyncIterator[aioredis.Redis]:
     """An asyncio redis-py client (bytes replies); deletes the test's keys afterwards."""
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    keys = [k async for k in client.scan_iter(match=f"{redis_namespace}*", count=1000)]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
+    async for client in namespaced_client(redis_url, redis_namespace):
+        yield client

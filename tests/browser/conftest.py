@@ -28,6 +28,8 @@ import redis.asyncio as aioredis
 from playwright.async_api import Browser, Page, Playwright, async_playwright
 from pytest_asyncio import is_async_test
 
+from tests.redis_helpers import namespaced_client
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -118,12 +120,8 @@ async def chromium(_chromium: Chromium) -> AsyncIterator[Browser]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def redis_client(redis_url: str, redis_namespace: str) -> AsyncIterator[aioredis.Redis]:
     """tests/conftest.py's redis_client, in the browser tests' event loop."""
-    client = aioredis.Redis.from_url(redis_url)
-    yield client
-    keys = [k async for k in client.scan_iter(match=f"{redis_namespace}*", count=1000)]
-    if keys:
-        await client.delete(*keys)
-    await client.aclose()
+    async for client in namespaced_client(redis_url, redis_namespace):
+        yield client
 
 
 @pytest_asyncio.fixture(loop_scope="session")
