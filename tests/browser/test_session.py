@@ -20,12 +20,15 @@ LATIN = re.compile(r"[A-Za-z]{3,}")
 PANEL_ID = "document.querySelector('#decision-panel') && document.querySelector('#decision-panel').dataset.id"
 
 # Answer the worst way by clicking (decline; else the first options; end every play phase)
-# until the seat dies ('dead'), the game ends ('over') or nothing comes.
+# until the seat dies ('dead: ' and the words it is told, read in the same tick: the game may
+# end, and the words give way to the result, before another call could read them), the game
+# ends ('over') or nothing comes.
 DIE = """async () => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   let last = null;
   for (let i = 0; i < 40000; i++) {
-    if (document.querySelector('#dead')) return 'dead';
+    const dead = document.querySelector('#dead');
+    if (dead) return 'dead: ' + dead.textContent;
     if (document.querySelector('#result')) return 'over';
     const p = document.querySelector('#decision-panel');
     if (p && p.dataset.id && p.dataset.id !== last && !p.classList.contains('busy')) {
@@ -82,12 +85,12 @@ async def test_a_dead_person_is_told_watches_on_and_goes_back_to_the_lobby(
     for _attempt in range(6):
         game, seat = await sit_down(tab, play_platform.base, "Doomed", "standard", 5, "vanilla")
         outcome = await tab.page.evaluate(DIE)
-        if outcome == "dead":
+        if outcome.startswith("dead: "):
             break
         assert outcome == "over", outcome
     else:
         raise AssertionError("the person never died before the game ended in six games")
-    text = await tab.js("document.querySelector('#dead').textContent")
+    text = outcome.removeprefix("dead: ")
     assert text.startswith("You died") and "watch the rest" in text, text
     assert await tab.js(
         f"document.querySelector('.seat[data-seat=\"{seat}\"]').classList.contains('dead')"
