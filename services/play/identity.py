@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,8 @@ import redis.asyncio as aioredis
 from ..contracts import tokens
 
 SESSION_TTL_S = 30 * 24 * 3600
+KNOWN_S = 30.0  # how long this process takes a session it has looked up as known (Sessions)
+KNOWN_MAX = 16_384  # sessions held so at most (the least recently used go first)
 PLAYER_TTL_S = 30 * 24 * 3600
 MAX_TOKEN = 128
 SEAT_FROM = """
@@ -87,14 +90,30 @@ def _s(v: Any) -> str:
 
 
 class Sessions:
-    """Session tokens → player ids, and each player's record (name, ticket, seat)."""
+    """Session tokens → player ids, and each player's record (name, ticket, seat).
+
+    A session found in Redis is held here for `known_s` seconds (`player_of`): every request of
+    the play API asks who sends it, and a person's answer asked it of Redis twice (the session,
+    then the name), two round trips one after the other before its seat was even read (issue
+    44: 28 ms at the median beside 50 bot games). What is held never changes while the session
+    lives: a session names one player for its whole life and a player's name is set once; a
+    session is never ended early (it expires after `SESSION_TTL_S`), so holding it changes no
+    answer. A token not found is asked again every time. Where, and what, is read fresh on every
+    request (the seat, the ticket: another web server may change them)."""
 
     def __init__(
-        self, client: aioredis.Redis, namespace: str = "arena", secret: bytes | None = None
+        self,
+        client: aioredis.Redis,
+        namespace: str = "arena",
+        secret: bytes | None = None,
+        known_s: float = KNOWN_S,
     ) -> None:
         self.client = client
         self.prefix = f"{namespace}:play"
         self.secret = secret  # re-mints seat tokens kept as a hash (module docstring)
+        self.known_s = known_s
+        # session token -> (the player, until when it is taken as known: time.monotonic())
+        self._known: OrderedDict[str, tuple[Player, float]] = OrderedDict()
 
     def _session(self, token: str) -> str:
         return f"{self.prefix}:s:{_digest(token)}"
@@ -112,12 +131,26 @@ class Sessions:
         """The player a session token belongs to (None: unknown, expired or malformed)."""
         if not token or len(token) > MAX_TOKEN:
             return None
+        now = time.monotonic()
+        held = self._known.get(token)
+        if held is not None and held[1] > now:
+            self._known.move_to_end(token)
+            return held[0]
         found: Any = await self.client.get(self._session(token))
         if found is None:
+            self._known.pop(token, None)
             return None
         player = _s(found)
         name: Any = await self.client.hget(self._player(player), "name")
-        return Player(player, _s(name)) if name is not None else None
+        if name is None:
+            return None
+        p = Player(player, _s(name))
+        if self.known_s > 0:
+            self._known[token] = (p, now + self.known_s)
+            self._known.move_to_end(token)
+            while len(self._known) > KNOWN_MAX:
+                self._known.popitem(last=False)
+        return p
 
     async def record(self, player: str) -> dict[str, str]:
         """The player's record as stored."""

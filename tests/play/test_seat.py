@@ -321,3 +321,28 @@ async def test_the_other_seats_moves_are_told_by_the_engines_marks(
     # batch of entries ends inside an append), not after each of the other seat's moves
     assert engine.calls <= answered + moves // 2, (engine.calls, answered, moves, reader.marked)
     await replay.close()
+
+
+async def test_a_known_session_is_held_for_a_while_an_unknown_one_is_asked_each_time(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """Who sends a request: a session found in Redis is taken from memory for `known_s`
+    (a person's answer asked Redis twice for it, one round trip after the other), looked up
+    again after that; a token Redis does not know is never held."""
+    sessions = identity.Sessions(redis_client, redis_namespace, known_s=3600)
+    player, token = await identity.Guests(sessions).create("Ann")
+    assert await sessions.player_of(token) == player
+    await redis_client.delete(sessions._session(token))  # gone from Redis: still held here
+    assert await sessions.player_of(token) == player
+    sessions._known[token] = (player, 0.0)  # its time is up: asked again, and gone
+    assert await sessions.player_of(token) is None
+    assert token not in sessions._known
+
+    stranger = "x" * 43
+    assert await sessions.player_of(stranger) is None
+    assert stranger not in sessions._known
+    # a session opened for the player later is found (nothing unknown was held)
+    later = await sessions.open(player.player)
+    assert await sessions.player_of(later) == player
+    never = identity.Sessions(redis_client, redis_namespace, known_s=0)
+    assert await never.player_of(later) == player and not never._known
