@@ -167,14 +167,51 @@ def _pump(child: Child, ready: Ready | None, out: IO[str], sink: LogSink) -> Non
     sink.done()
 
 
+class StopAsked(Exception):
+    """A signal asked start-up to stop (`StopFlag.check` raises it at a safe point)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class StopFlag:
+    """What `arena up`'s SIGTERM (and Ctrl-C) handler does during start-up: it only notes the
+    signal, and start-up checks the note at safe points (every slice of every wait, between
+    services), raising StopAsked there. A handler that raised wherever the main thread happened
+    to be was lost in an `except Exception` on the way (start-up went on, the services ran until
+    a second SIGTERM), or broke a lock it fired inside. Setting an attribute is all a handler
+    does here: a threading.Event's set() takes a lock the interrupted code may hold."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def ask(self, signum: int) -> None:
+        """From a signal handler: stop at the next safe point (the first signal is kept)."""
+        if self.signum is None:
+            self.signum = signum
+
+    def check(self) -> None:
+        """StopAsked if a signal asked to stop."""
+        if self.signum is not None:
+            raise StopAsked(self.signum)
+
+
+WAIT_SLICE = 0.1
+"""Seconds: how often a wait of start-up looks at the StopFlag."""
+
+
 class Supervisor:
     """Starts services, waits for their readiness line, stops them all."""
 
-    def __init__(self, log_dir: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, log_dir: Path, env: dict[str, str] | None = None, stopping: StopFlag | None = None
+    ) -> None:
         self.log_dir = log_dir
         self.env = dict(os.environ if env is None else env)
         self.children: list[Child] = []
         self._logs: list[IO[str]] = []
+        self.stopping = stopping or StopFlag()  # wait_ready checks it
 
     def start(
         self,
@@ -221,8 +258,17 @@ class Supervisor:
         return child
 
     def wait_ready(self, child: Child, timeout: float = 30.0) -> dict[str, object]:
-        """Block until ``child`` announced itself; RuntimeError if it exits or times out."""
-        if not child._ready.wait(timeout) or not child.info:
+        """Block until ``child`` announced itself; RuntimeError if it exits or times out,
+        StopAsked as soon as a signal asked to stop (`stopping` is looked at every slice)."""
+        deadline = time.monotonic() + timeout
+        ready = False
+        while not ready:
+            self.stopping.check()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready = child._ready.wait(min(WAIT_SLICE, left))
+        if not ready or not child.info:
             tail = child.log_path.read_text(encoding="utf-8", errors="replace")[-2000:]
             state = "exited" if not child.alive() else "did not get ready in time"
             raise RuntimeError(f"{child.name} {state}; log {child.log_path}:\n{tail}")

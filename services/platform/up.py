@@ -26,7 +26,7 @@ from ..redisinfra.durability import folder_state
 from ..redisinfra.redis_client import CLUSTER_ENV
 from ..redisinfra.server import RedisServer, die_with_parent, ping
 from ..running import Running as Running  # what Platform.start returns
-from .procs import Supervisor, replay_ready
+from .procs import StopFlag, Supervisor, replay_ready
 from .supervise import Policy, Restarter
 
 LOCK_FILE = "up.lock"  # held (flock) by the process whose platform uses the var folder
@@ -94,7 +94,10 @@ class Platform:
         # only the services that sign or check tokens get the secret: bot workers never do
         self.secret = {"ARENA_SECRET": run_secret()}
         env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
-        self.sup = Supervisor(cfg.var_dir / "logs", env)
+        # a signal handler's note (`arena up`'s SIGTERM and Ctrl-C during start-up): start()
+        # looks at it in every wait and between services, and stops with StopAsked there
+        self.stopping = StopFlag()
+        self.sup = Supervisor(cfg.var_dir / "logs", env, self.stopping)
         self.restarter: Restarter | None = None
         self._lock: IO[str] | None = None
 
@@ -118,6 +121,7 @@ class Platform:
             fsync="always" if self.cfg.fsync_ack else "everysec",
             persist=self.cfg.persist,
             password=secrets.token_hex(24),
+            check=self.stopping.check,
         )
         return self.redis.url, True
 
@@ -136,12 +140,14 @@ class Platform:
             persist=self.cfg.persist,
             child_setup=die_with_parent,
             password=secrets.token_hex(24),
+            check=self.stopping.check,
         )
         self.sup.env[CLUSTER_ENV] = "1"
         return self.cluster.nodes_url  # every node: a service restarted later finds a live one
 
     def start(self) -> Running:
-        """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each."""
+        """Start Redis (unless given), engines, bots, matchmaker, replay server; wait for each.
+        StopAsked (having stopped what it started) once `stopping` notes a signal."""
         cfg = self.cfg
         self.lock_var()  # before anything starts: one platform per var folder
         try:
@@ -208,7 +214,9 @@ class Platform:
         key_path, public = signing.keep_in(cfg.var_dir)
         signer_env = {**self.secret, signing.KEY_ENV: str(key_path.resolve())}
         checker_env = {**self.secret, signing.PUBKEY_ENV: public.hex}
+        self.stopping.check()
         url, started = self._redis_url()
+        self.stopping.check()
         archive = str((cfg.var_dir / "archive").resolve())
         # the Redis URL carries its password: in the children's environment (REDIS_URL, read
         # by every service), never on their command lines, which `ps` shows to every user
@@ -240,6 +248,7 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
+            self.stopping.check()
             engines.append(self.sup.start(f"engine-{i}", argv, env=signer_env))
         for i, c in enumerate(engines):
             port = self.sup.wait_ready(c)["port"]
@@ -264,6 +273,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.matchmaker_metrics_port)]
+            self.stopping.check()
             mm = self.sup.start("matchmaker", argv, env=checker_env)
             info = self.sup.wait_ready(mm)  # the web server's play API needs its address
             mm_address = run.matchmaker = f"{cfg.host}:{info['port']}"
@@ -293,6 +303,7 @@ class Platform:
             ]
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.replay_metrics_port)]
+            self.stopping.check()
             rp = self.sup.start("replay-server", argv, replay_ready, env=checker_env)
         bots = []
         for j in range(cfg.bots):
@@ -312,6 +323,7 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + 100 + j)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + 100 + j}/metrics")
+            self.stopping.check()
             bots.append(self.sup.start(f"bots-{j}", argv))
         for c in bots:
             self.sup.wait_ready(c)
@@ -325,6 +337,7 @@ class Platform:
                 run.replay_grpc = f"{cfg.host}:{cfg.replay_grpc_port}"
             if "metrics_port" in info:
                 run.metrics.append(f"http://{cfg.host}:{info['metrics_port']}/metrics")
+        self.stopping.check()  # a signal after the last wait: not lost either
         return run
 
     def dead(self) -> list[str]:

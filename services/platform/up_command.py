@@ -15,6 +15,7 @@ from types import FrameType
 
 from ..redisinfra.server import redacted
 from ..running import STATE_FILE, Running, find_running
+from .procs import StopAsked
 from .supervise import CrashLoop
 from .up import Platform, UpConfig
 
@@ -53,14 +54,6 @@ def describe(run: Running, cfg: UpConfig) -> str:
     return "\n".join(lines)
 
 
-class _Stop(Exception):
-    """SIGTERM during start-up."""
-
-
-def _raise_stop(signum: int, frame: FrameType | None) -> None:
-    raise _Stop
-
-
 def run_up(cfg: UpConfig, as_json: bool = False) -> int:
     """The `arena up` command: returns the exit status."""
     other = find_running(cfg.var_dir)
@@ -81,7 +74,14 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
     except RuntimeError as exc:
         print(f"arena up: {exc}", file=sys.stderr)
         return 2
-    previous = signal.signal(signal.SIGTERM, _raise_stop)
+
+    # during start-up a signal is only noted (platform.stopping): start() stops at its next
+    # safe point, a wait or the next service (procs.StopFlag says why not at once)
+    def note(signum: int, frame: FrameType | None) -> None:
+        platform.stopping.ask(signum)
+
+    previous = signal.signal(signal.SIGTERM, note)
+    previous_int = signal.signal(signal.SIGINT, note)
     state = cfg.var_dir / STATE_FILE
     began = time.monotonic()
     why = "start-up failed"  # what the last line says, whatever ends the run
@@ -92,8 +92,9 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         print(run.to_json() if as_json else describe(run, cfg), flush=True)
         status, why = asyncio.run(_serve(platform, run, cfg))
         return status
-    except _Stop:
-        why = f"SIGTERM during start-up, {time.monotonic() - began:.0f} s in"
+    except StopAsked as stop:
+        name = "Ctrl-C" if stop.signum == signal.SIGINT else "SIGTERM"
+        why = f"{name} during start-up, {time.monotonic() - began:.0f} s in"
         return 0
     except KeyboardInterrupt:
         why = f"Ctrl-C during start-up, {time.monotonic() - began:.0f} s in"
@@ -106,11 +107,13 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         raise
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         with contextlib.suppress(OSError):
             state.unlink()
         started = bool(platform.sup.children) or platform.redis is not None
         platform.stop()
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
         # a refusal before anything started is its one line alone; a signal or a bug is said
         # even then (start() stops what it began before this finally sees it)
         if started or why != "start-up failed":
@@ -130,6 +133,8 @@ async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> tuple[int, 
             stop.set()
 
         loop.add_signal_handler(sig, on)
+    if platform.stopping.signum is not None:  # noted after start-up's last look
+        on(signal.Signals(platform.stopping.signum))
     tasks: list[asyncio.Task[None]] = []
     if cfg.demo:
         from .demo import keep_playing

@@ -68,7 +68,9 @@ def find_cli(server: Path) -> Path | None:
 
 
 class LocalCluster:
-    """`masters` masters with one replica each, on 127.0.0.1; a context manager."""
+    """`masters` masters with one replica each, on 127.0.0.1; a context manager. `check` is
+    called between the start-up's waits: what it raises (`arena up`'s "a signal asked to stop")
+    stops the nodes and propagates."""
 
     def __init__(
         self,
@@ -80,6 +82,7 @@ class LocalCluster:
         binary: Path | None = None,
         child_setup: Callable[[], None] | None = None,
         password: str | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
         if masters < 3:
             raise RuntimeError("a Redis Cluster needs at least 3 masters")
@@ -117,7 +120,7 @@ class LocalCluster:
                 self._args[port] = args
                 self._launch(port)
             for port in self.ports:
-                self._wait_ping(port)
+                self._wait_ping(port, check)
             nodes = [f"127.0.0.1:{p}" for p in self.ports]
             create = [str(cli), "--cluster", "create", *nodes]
             create += ["--cluster-replicas", "1", "--cluster-yes"]
@@ -127,7 +130,7 @@ class LocalCluster:
             )
             if out.returncode != 0:
                 raise RuntimeError(f"redis-cli --cluster create failed: {out.stdout}{out.stderr}")
-            self.wait_ok()
+            self.wait_ok(check=check)
         except BaseException:
             self.stop()
             raise
@@ -190,9 +193,13 @@ class LocalCluster:
             port=port, password=self.password, socket_timeout=2, socket_connect_timeout=2
         )
 
-    def _wait_ping(self, port: int, timeout: float = 10.0) -> None:
+    def _wait_ping(
+        self, port: int, check: Callable[[], None] | None, timeout: float = 10.0
+    ) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            if check is not None:
+                check()
             proc = self.processes[port]
             if proc.poll() is not None:
                 err = proc.stderr.read().decode() if proc.stderr else ""
@@ -235,12 +242,20 @@ class LocalCluster:
                     owners.append(port)
         return owners
 
-    def wait_ok(self, timeout: float = 30.0, replicas: bool = True) -> None:
+    def wait_ok(
+        self,
+        timeout: float = 30.0,
+        replicas: bool = True,
+        check: Callable[[], None] | None = None,
+    ) -> None:
         """Until every live node says cluster_state:ok with all slots assigned (and, with
-        `replicas`, every master has an in-sync replica)."""
+        `replicas`, every master has an in-sync replica). `check` is called between tries:
+        what it raises ends the wait."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
+            if check is not None:
+                check()
             try:
                 if self._ok(replicas):
                     return

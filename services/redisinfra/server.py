@@ -19,7 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 MIN_VERSION = (6, 2)
@@ -125,7 +125,10 @@ class RedisServer:
     False), so it survives a restart: the Redis of `arena up` and of the outage tests. Without
     one it runs in a temporary folder removed at stop(): a throw-away server for tests and
     benchmarks (``persist=False``: no AOF, no RDB). The child dies with its parent (Linux) and
-    runs in its own process group; its log is ``redis.log`` in the folder."""
+    runs in its own process group; its log is ``redis.log`` in the folder.
+
+    ``check`` is called between the waits for its first PING (every 50 ms or so): whatever it
+    raises (`arena up`'s "a signal asked to stop") stops the server and propagates."""
 
     def __init__(
         self,
@@ -135,6 +138,7 @@ class RedisServer:
         persist: bool = True,
         password: str | None = None,
         binary: Path | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
         binary = binary or find_server_binary()
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="arena-redis-")
@@ -180,7 +184,11 @@ class RedisServer:
         ]
         self.args = args
         self.process = self._launch()
-        self._wait_ready()
+        try:
+            self._wait_ready(check or (lambda: None))
+        except BaseException:
+            self.stop()
+            raise
 
     def _launch(self) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
@@ -215,9 +223,10 @@ class RedisServer:
             return ""
         return next((x.strip() for x in reversed(lines) if x.strip()), "")
 
-    def _wait_ready(self, timeout: float = 15.0) -> None:
+    def _wait_ready(self, check: Callable[[], None], timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
+            check()
             if self.process.poll() is not None:
                 log = self.data_dir / "redis.log"
                 tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
@@ -234,7 +243,6 @@ class RedisServer:
                 if s.recv(16).startswith(b"+PONG"):
                     return
             time.sleep(0.05)
-        self.stop()
         raise RuntimeError("redis-server did not answer PING in time")
 
     @property
