@@ -15,6 +15,7 @@ from services.engine import service
 from services.engine.service import Games, NewMatch, Refused
 from services.engine.side import MemorySide
 from services.eventlog import InMemoryEventStore, Seat
+from services.eventlog.entry import decode_entry
 from services.eventlog.gamelog import GameLog
 from services.eventlog.store import Snapshot
 from services.rules import api
@@ -44,6 +45,21 @@ async def test_create_is_idempotent() -> None:
     again, v2 = await g.create_game(match())
     assert created and not again and v == v2
     assert len(await g.store.read("m1")) == v
+
+
+async def test_create_after_a_crash_deals_the_stored_seed() -> None:
+    """A create retried after a crash between storing the secret and the header (its match
+    without a seed draws another one) deals the game of the seed stored first, not the one it
+    set up to validate the match."""
+    side = MemorySide()
+    await side.put_secret("m1", service.Secret(11, b"s" * 16, 60_000))
+    g = _games(side=side)
+    await g.create_game(match(seed=12))
+    ours = api.new_game("standard", 4, 11, {})
+    events = api.advance(ours)
+    stored = [data for _, data in await g.store.read("m1")]
+    assert [decode_entry(d).payload for d in stored[1:]] == [api.encode_event(e) for e in events]
+    assert api.snapshot(g.cache["m1"].game) == api.snapshot(ours)
 
 
 async def test_bad_matches_refused() -> None:
