@@ -36,6 +36,7 @@ import fcntl
 import logging
 import os
 from collections.abc import Iterator
+from operator import itemgetter
 from pathlib import Path
 
 import msgspec
@@ -46,6 +47,8 @@ from .entry import HEADER, SEED_REVEAL, decode_entry, upgrade
 from .records import Header, SeedReveal, decode_payload, reveal_matches
 from .signing import PublicKey, Signer, platform_key, signer_from_env
 from .store import EventStore, check_game_id
+
+_data = itemgetter(1)  # a stored record's bytes (seq, bytes)
 
 CATALOG = "catalog.jsonl"
 """The catalog: an append-only journal, one JSON `CatalogRecord` per line."""
@@ -468,7 +471,7 @@ async def archive_game(
     place and listed; if the caller is cancelled while the thread runs, the thread still
     finishes but the keys stay (archiving again is harmless).
     """
-    records = [data for _, data in await store.read(check_game_id(game))]
+    records = list(map(_data, await store.read(check_game_id(game))))  # (no Python loop)
     key = signer_from_env() if signer == "env" else signer
     record = await _Writer.archive(
         folder, (game, records, key if isinstance(key, Signer) else None)

@@ -42,7 +42,7 @@ class InMemoryEventStore:
         if len(log) != expected_version:
             raise VersionConflict(game, expected_version, len(log))
         if records:
-            log.extend([r if type(r) is bytes else bytes(r) for r in records])
+            log.extend(map(bytes, records))  # (bytes of a bytes is itself: no copy)
             self._times.setdefault(game, []).extend([self.clock()] * len(records))
             for waiter in self._tails.pop(game, ()):  # (only a game someone tails)
                 if not waiter.done():
@@ -54,7 +54,7 @@ class InMemoryEventStore:
         log = self._logs.get(check_game_id(game), [])
         end = len(log) if upto is None else max(0, min(upto, len(log)))
         start = max(0, after)
-        return [(seq, log[seq - 1]) for seq in range(start + 1, end + 1)]
+        return list(zip(range(start + 1, end + 1), log[start:end], strict=True))  # no loop
 
     async def read_timed(
         self, game: str, after: int = 0, upto: int | None = None
