@@ -41,12 +41,18 @@ def start_engines(
     repost_ms: int = 1000,
     extra: tuple[str, ...] = (),
     stderr: Callable[[str], IO[str] | None] | None = None,
+    metrics_ports: list[int] | None = None,
 ) -> list[tuple[subprocess.Popen[str], int]]:
     """`n` engine workers (e0, e1 …) started together; (process, gRPC port) each. `extra`:
-    more `arena engine` flags; `stderr(name)`: where each one's stderr goes (default: ours)."""
+    more `arena engine` flags; `stderr(name)`: where each one's stderr goes (default: ours);
+    `metrics_ports`: engine i serves /metrics on the i-th."""
+
+    def flags(i: int) -> tuple[str, ...]:
+        return (*extra, "--metrics-port", str(metrics_ports[i])) if metrics_ports else extra
+
     procs = [
         spawn_engine(
-            url, ns, f"e{i}", archive_dir, repost_ms, extra, stderr(f"e{i}") if stderr else None
+            url, ns, f"e{i}", archive_dir, repost_ms, flags(i), stderr(f"e{i}") if stderr else None
         )
         for i in range(n)
     ]

@@ -13,7 +13,8 @@ from ..observability import Latency
 
 
 class Metrics:
-    """Games active, actions by result, action latency, append conflicts, pending, cache hits."""
+    """Games active, actions by result, action latency, append conflicts, pending, cache hits,
+    open bot sessions."""
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
@@ -37,6 +38,13 @@ class Metrics:
         self.decisions_pending = Gauge(
             "arena_engine_decisions_pending",
             "decisions waiting for an answer (all workers)",
+            registry=r,
+        )
+        # read when scraped (the worker sets its function: `len(games.sessions.open)`)
+        self.bot_sessions = Gauge(
+            "arena_engine_bot_sessions",
+            "bot workers' sessions open on this worker: bot decisions are pushed on them "
+            "(none: they go through the decisions stream)",
             registry=r,
         )
         # counted in plain ints, read at scrape time: a prometheus_client Counter takes a lock

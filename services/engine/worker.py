@@ -89,6 +89,7 @@ async def run(args: argparse.Namespace) -> None:
         max_decisions=args.max_decisions,
         max_log_entries=args.max_log_entries,
     )
+    games.metrics.bot_sessions.set_function(lambda: len(games.sessions.open))
     if games.archive_dir is not None:  # what an engine killed mid-write left
         await asyncio.to_thread(archive.sweep_temp, games.archive_dir)
     server, port, checker = make_server(games, args.host, args.port)

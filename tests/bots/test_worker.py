@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis.asyncio as aioredis
+from scrape_helpers import until_sessions_open
 
 from services.bots.cluster import (
     SECRET,
@@ -44,6 +45,7 @@ from services.contracts.streams import (
     stream_keys,
 )
 from services.redisinfra.redis_client import connect
+from services.redisinfra.server import free_port
 from services.redisinfra.streams import ensure_group, publish
 from services.rules import api
 from services.rules.api import Decision
@@ -243,13 +245,14 @@ async def test_a_bot_killed_on_its_sessions_loses_nothing(
     deadline of its own from the kill (it once shared one with reaching mid-game and ran short
     on a loaded machine); it is far inside the reposts, so it still fails if nothing hands back."""
     ns, archive = redis_namespace, tmp_path / "archive"
-    engines = start_engines(redis_url, ns, 2, archive, repost_ms=600_000)
+    metrics = [free_port(), free_port()]
+    engines = start_engines(redis_url, ns, 2, archive, repost_ms=600_000, metrics_ports=metrics)
     ports = [port for _, port in engines]
     slow = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 300)
     bots = [slow]
     try:
         assert slow.stdout is not None and slow.stdout.readline()  # consuming
-        await asyncio.sleep(2.5)  # its sessions open (the key is read every 2 s)
+        await until_sessions_open(metrics, 1)  # b0's, on both engines
         await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
         deadline = time.monotonic() + 50
         while time.monotonic() < deadline:  # mid-game
@@ -299,13 +302,14 @@ async def _one_engine_one_bot(
     `policy` (the worker's session open first) to their end; each is checked (`_check`). Returns
     the bot worker's exit line."""
     archive = tmp_path / "archive"
-    engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000)
+    metrics = [free_port()]
+    engines = start_engines(redis_url, ns, 1, archive, repost_ms=60_000, metrics_ports=metrics)
     ports = [port for _, port in engines]
     bot = spawn_bots(redis_url, ns, "b0", ports, "random", 1000, True, 0, extra)
     client = connect(redis_url)
     try:
         assert bot.stdout is not None and bot.stdout.readline()
-        await asyncio.sleep(2.5)  # its session open
+        await until_sessions_open(metrics, 1)
         await publish_matches(client, ns, games, players, [policy], seed=seed)
         files = await _wait_archived(archive, games, time.monotonic() + timeout_s)
         _check(files, games)

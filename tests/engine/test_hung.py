@@ -23,7 +23,7 @@ from pathlib import Path
 
 import redis.asyncio as aioredis
 from process_helpers import until
-from scrape_helpers import scrape
+from scrape_helpers import scrape, until_sessions_open
 
 from services.bots.cluster import (
     archived,
@@ -72,6 +72,7 @@ async def test_a_stopped_engine_is_routed_around(
     ns, archive = redis_namespace, tmp_path / "archive"
     logs = {n: (tmp_path / f"{n}.err").open("w") for n in ("e0", "e1", "b0")}
     metrics = [free_port(), free_port()]
+    engine_metrics = [free_port(), free_port()]
     engines = start_engines(
         redis_url,
         ns,
@@ -80,6 +81,7 @@ async def test_a_stopped_engine_is_routed_around(
         repost_ms=1000,
         extra=SILENT,
         stderr=lambda name: logs[name],
+        metrics_ports=engine_metrics,
     )
     (e0, _), (e1, _) = engines
     ports = [port for _, port in engines]
@@ -94,7 +96,7 @@ async def test_a_stopped_engine_is_routed_around(
     procs = [bots, e0, e1]
     try:
         assert bots.stdout is not None and bots.stdout.readline()  # consuming
-        await asyncio.sleep(2.5)  # its sessions open (the key is read every 2 s)
+        await until_sessions_open(engine_metrics, 1)  # b0's, on both engines
         games = await publish_matches(redis_client, ns, GAMES, PLAYERS, ["random"])
         await _all_started(redis_client, ns, games)
         e0.send_signal(signal.SIGSTOP)
@@ -130,8 +132,16 @@ async def test_a_stopped_bot_worker_is_routed_around(
 ) -> None:
     ns, archive = redis_namespace, tmp_path / "archive"
     e_log = (tmp_path / "e0.err").open("w")
+    engine_metrics = [free_port()]
     engines = start_engines(
-        redis_url, ns, 1, archive, repost_ms=600_000, extra=SILENT, stderr=lambda _: e_log
+        redis_url,
+        ns,
+        1,
+        archive,
+        repost_ms=600_000,
+        extra=SILENT,
+        stderr=lambda _: e_log,
+        metrics_ports=engine_metrics,
     )
     ports = [port for _, port in engines]
     # b0 thinks a while before each answer: when it is stopped it holds decisions
@@ -141,7 +151,7 @@ async def test_a_stopped_bot_worker_is_routed_around(
     try:
         for b in (b0, b1):
             assert b.stdout is not None and b.stdout.readline()
-        await asyncio.sleep(2.5)  # sessions open
+        await until_sessions_open(engine_metrics, 2)  # b0's and b1's
         games = await publish_matches(redis_client, ns, GAMES, PLAYERS, ["random"])
         await _all_started(redis_client, ns, games)
         b0.send_signal(signal.SIGSTOP)
