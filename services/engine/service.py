@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 import msgspec
@@ -111,15 +112,17 @@ class Hot:
         self.people = not all(s.bot for s in self.header.seats)
 
 
-@dataclass(slots=True)
-class _Step:
-    """An answer applied to a hot game and not yet appended (`Games._advance`)."""
+class _Step(msgspec.Struct):
+    """An answer applied to a hot game and not yet appended (`Games._advance`). (A Struct: one
+    is made per answer, and a dataclass's __init__ runs as Python.)"""
 
     rec: AnswerRecord
     before: int  # the log's version before it
     items: list[tuple[str, bytes]]  # the entries to append: the answer, its events, ...
     effects: Effects
     over: bool  # the game ended with it: finish it once appended
+    opaque: int  # the answered decision's opaque id
+    next: api.Decision | None  # what is pending after it
 
 
 Answering = tuple[str, str, int, Sequence[str]]
@@ -681,7 +684,7 @@ class Games:
         Advancing in place instead of on a fork saves a full encode/decode of the state per
         answer, which profiling showed as ~45% of an engine worker's CPU per decision.
         """
-        step = self._advance(hot, rec)
+        step = self._advance(hot, rec, _now_ms())
         write = self._write(hot.log.game, step.effects)
         try:
             await hot.log.append(step.items, write)
@@ -693,15 +696,17 @@ class Games:
             self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
             raise
         snapshot = self._landed(hot, step)
+        self._count_tables(int(hot.people), int(not hot.people))
         if snapshot is not None:
             await hot.log.save_snapshot(snapshot)
         if step.over:
             await self._finish_soon(hot)
-        return self._result(hot, rec)
+        return self._result(hot, step)
 
-    def _advance(self, hot: Hot, rec: AnswerRecord) -> _Step:
+    def _advance(self, hot: Hot, rec: AnswerRecord, now: int, opaque: int = 0) -> _Step:
         """`rec` applied to the cached state in place (Refused INVALID_ARGUMENT for an illegal
-        answer, which changes nothing): the entries to append for it and what they make due.
+        answer, which changes nothing): the entries to append for it and what they make due
+        (deadlines from `now`, ms). `opaque`: the answered decision's id, if the caller has it.
         No await: the caller holds the game's lock, and appends the entries or evicts it."""
         game = hot.game
         try:
@@ -711,45 +716,61 @@ class Games:
         except api.IllegalAnswer as exc:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
         before = hot.log.version
-        encoded = [api.encode_event(e) for e in events]
+        encoded = list(map(api.encode_event, events))
         hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
         items = [(ANSWER, encode_payload(rec))]
-        items += [(EVENT, data) for data in encoded]
+        items += zip(repeat(EVENT), encoded)
         # the time-out that turns 托管 on, if this is it (a person's seat only: a bot seat's
         # default answer, when no bot answered by its deadline, puts nothing on 托管)
-        if not hot.header.seats[rec.seat].bot:
+        if hot.people and not hot.header.seats[rec.seat].bot:
             control = hot.hosting.answered(rec)
             if control is not None:
                 items.append((CONTROL, encode_payload(control)))
-        end = self._capped(hot, rec.decision, before + len(items))
-        if end is not None:  # past the platform's cap: ended here, in the same batch
-            items += self._abandoning(hot, end)
-        hot.positions.add(before + 1, rec.seat)
-        hot.positions.add_many(before + 2, len(items) - 1)
-        effects = self._effects(hot, before + len(items), answered=rec.decision)
-        return _Step(rec, before, items, effects, game.over or api.pending(game) is None)
+        if rec.decision >= self.max_decisions or before + len(items) >= self.max_log_entries:
+            end = self._capped(hot, rec.decision, before + len(items))
+            if end is not None:  # past the platform's cap: ended here, in the same batch
+                items += self._abandoning(hot, end)
+        hot.positions.add_answer(before + 1, rec.seat, len(items) - 1)
+        effects = self._effects(hot, before + len(items), answered=rec.decision, now=now)
+        d = api.pending(game)
+        return _Step(
+            rec,
+            before,
+            items,
+            effects,
+            game.over or d is None,
+            opaque or hot.ids.opaque(rec.decision),
+            d,
+        )
 
     def _landed(self, hot: Hot, step: _Step) -> bytes | None:
-        """The answer of `step` is in the log: note it; the snapshot to store, if one is due."""
+        """The answer of `step` is in the log: note it; the snapshot to store, if one is due.
+        (The answers logged are counted by the caller: `_count_tables`.)"""
         rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
-        self.metrics.count("tables", "people" if hot.people else "bots")
-        self.sessions.answered(hot.log.game, hot.ids.opaque(rec.decision))
+        self.sessions.answered(hot.log.game, step.opaque)
         if snapshot_due(step.before, hot.log.version, self.snapshot_every):
             return api.snapshot(hot.game)
         return None
 
-    def _result(self, hot: Hot, rec: AnswerRecord) -> Result:
-        """What SubmitAction returns for `rec`, just logged."""
-        game, version = hot.game, hot.log.version
+    def _count_tables(self, people: int, bots: int) -> None:
+        """Count the answers logged, by table (`arena_engine_table_answers`)."""
+        if people:
+            self.metrics.count("tables", "people", people)
+        if bots:
+            self.metrics.count("tables", "bots", bots)
+
+    def _result(self, hot: Hot, step: _Step) -> Result:
+        """What SubmitAction returns for the answer of `step`, just logged."""
+        version = hot.log.version
         return Result(
-            rec,
+            step.rec,
             version,
             False,
-            api.pending(game),
-            game.over,
-            hot.ids.opaque(rec.decision),
-            hot.positions.position(rec.seat, version),
+            step.next,
+            hot.game.over,
+            step.opaque,
+            hot.positions.position(step.rec.seat, version),
         )
 
     async def answer_many(
@@ -770,16 +791,16 @@ class Games:
         hits, now = 0, _now_ms()
         for i, (game_id, token, decision, picks) in enumerate(answers):
             try:
-                hot = self._ready(game_id, token, decision, picks, now)
-                if hot is None:
+                ready = self._ready(game_id, token, decision, picks, now)
+                if ready is None:
                     slow.append(i)
                     continue
+                hot, d = ready
                 hits += 1
                 await hot.lock.acquire()  # free and unwaited (`_ready`): taken at once
-                d = api.pending(hot.game)
-                assert d is not None
                 try:
-                    step = self._advance(hot, AnswerRecord(d.id, d.seat, list(picks), False))
+                    rec = AnswerRecord(d.id, d.seat, list(picks), False)
+                    step = self._advance(hot, rec, now, decision)
                 except BaseException:
                     hot.lock.release()
                     raise
@@ -797,9 +818,10 @@ class Games:
 
     def _ready(
         self, game_id: str, token: str, decision: int, picks: Sequence[str], now_ms: int
-    ) -> Hot | None:
-        """The hot game an answer of `answer_many` can be decided in at once (see there), else
-        None; Refused as `submit_action` refuses a bad token or bad picks."""
+    ) -> tuple[Hot, api.Decision] | None:
+        """The hot game an answer of `answer_many` can be decided in at once (see there) and
+        its pending decision, else None; Refused as `submit_action` refuses a bad token or bad
+        picks."""
         try:
             claims = self.tokens.verify(token, now_ms)
         except tokens.BadToken as exc:
@@ -812,13 +834,13 @@ class Games:
         if hot is None or hot.lock.locked():
             return None
         seat = claims.s
-        if claims.b and not self._bot_seat(hot, seat):
+        if claims.b and hot.people and not self._bot_seat(hot, seat):  # (bot-only: all bots)
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = api.pending(hot.game)
         if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
             return None  # the one-at-a-time path says why, or finds the duplicate
         self.cache.move_to_end(game_id)
-        return hot
+        return hot, d
 
     async def _answer_alone(
         self,
@@ -858,6 +880,7 @@ class Games:
         finishing: list[tuple[int, Hot, _Step]] = []
         retry: list[int] = []
         cancelled: BaseException | None = None
+        people = bots = 0
         for (i, hot, step), (_, head), version in zip(steps, sealed, versions, strict=True):
             if isinstance(version, BaseException):
                 self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
@@ -872,15 +895,20 @@ class Games:
                 continue
             hot.log.wrote(version, head)
             pushes += step.effects.push
+            if hot.people:
+                people += 1
+            else:
+                bots += 1
             state = self._landed(hot, step)
             if state is not None:  # (stored once the games are released: as of now)
                 snapshots.append((hot.log.game, Snapshot(version, head, state)))
             if step.over:
                 finishing.append((i, hot, step))
                 continue
-            result = self._result(hot, step.rec)
+            result = self._result(hot, step)
             hot.lock.release()
             done(i, result)
+        self._count_tables(people, bots)
         if cancelled is not None:
             raise cancelled
         if pushes:
@@ -894,7 +922,7 @@ class Games:
             outcome: Result | BaseException
             try:
                 await self._finish_soon(hot)
-                outcome = self._result(hot, step.rec)
+                outcome = self._result(hot, step)
             except Exception as exc:  # noqa: BLE001 - the answer's outcome
                 outcome = exc
             finally:
@@ -984,21 +1012,28 @@ class Games:
     # ---- after an append ---------------------------------------------------------------------
 
     def _effects(
-        self, hot: Hot, version: int, *, answered: int | None = None, repost: bool = False
+        self,
+        hot: Hot,
+        version: int,
+        *,
+        answered: int | None = None,
+        repost: bool = False,
+        now: int = 0,
     ) -> Effects:
         """What the log at `version` (the state as it is now) makes due: the pending decision's
         deadline and, for a bot seat, its decisions message; and the answered one's deadline
-        dropped."""
+        dropped. `now`: the time they are due from (ms; 0: the clock's now)."""
+        now = now or _now_ms()
         d = api.pending(hot.game)
         if hot.game.over or d is None:
             # finishing (reveal, finished message, archive) is due too: written with the last
             # answer, so a worker killed or a Redis gone before the archive is written leaves a
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
-            return Effects(clear=clear, deadline=(FINISHING, _now_ms() + FINISH_AFTER_MS))
-        bot = self._bot(hot, d)
-        due = _now_ms() + (self.bot_repost_ms if bot else hot.time_limit_ms)
-        messages = (self._message(hot, d, version, repost),) if bot else ()
+            return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
+        bot = not hot.people or self._bot_seat(hot, d.seat)
+        due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
+        messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None
         # a person's seat stream reads what is pending beside the append (readside/decisions.py)
         mark = (
@@ -1059,7 +1094,7 @@ class Games:
         return await self.side.deadline(hot.log.game, d.id) or 0
 
     def _message(
-        self, hot: Hot, d: api.Decision, version: int, repost: bool = False
+        self, hot: Hot, d: api.Decision, version: int, repost: bool = False, now: int = 0
     ) -> BotDecision:
         """The decisions message for a bot seat's decision. `player` names the bot
         (matchmaking seats bots as "bot:POLICY"), so the bot service can pick the seat's policy
@@ -1086,15 +1121,14 @@ class Games:
             version=hot.positions.position(d.seat, version),
             body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
             view=view,
-            token=self._bot_token(hot, d.seat),
+            token=self._bot_token(hot, d.seat, now or _now_ms()),
             repost=repost,
             people=hot.people,
         )
 
-    def _bot_token(self, hot: Hot, seat: int) -> str:
+    def _bot_token(self, hot: Hot, seat: int, now: int) -> str:
         """A short-lived token for a bot seat, reused until half its lifetime is gone (so the
         verifier's cache keeps hitting); a message reposted later carries a fresh one."""
-        now = _now_ms()
         cached = hot.bot_tokens.get(seat)
         if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2:
             return cached[0]

@@ -72,6 +72,20 @@ class Positions:
         if seq == self.head + 1 and count > 0:
             self.head = seq + count - 1
 
+    def add_answer(self, seq: int, seat: int, count: int) -> None:
+        """`add(seq, seat)` then `add_many(seq + 1, count)`: an answer and the ``count``
+        entries after it that are not answers, in one call (the engine's every answer)."""
+        if seq == self.head + 1:
+            self.head = seq
+            self._answers.append(seq)
+            own = self._by_seat.get(seat)
+            if own is None:
+                self._by_seat[seat] = [seq]
+            else:
+                own.append(seq)
+        if count > 0 and seq == self.head:
+            self.head = seq + count
+
     def add_entries(self, rows: Iterable[tuple[int, Entry]]) -> None:
         """Add decoded entries with their seqs."""
         for seq, entry in rows:
