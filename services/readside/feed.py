@@ -13,7 +13,11 @@ it, from a server clock that stepped back, is raised to it), which only ever hol
 longer.
 
 With a decision source (decisions.py), the feed also asks for the public pending decision after
-each new batch, one request at a time, and wakes the watchers when it changes.
+each new batch, one request at a time, and wakes the watchers when it changes. Where the store
+read the engine's mark beside the feed's last entry (a people's game: decisions.py `Mark`,
+the store's `mark_of`), the mark says it instead, as the engine would say it to a spectator
+(`public_of`: only who is asked and the kind, and only of a kind a spectator may see), and the
+engine is not asked: a watched people's game asked GetDecision after every move.
 
 A `Cursor` is how far one stream of a feed has got; `take` gives what it may send now. The feed
 works in log seqs; what goes out carries each viewer's positions (positions.py).
@@ -37,7 +41,15 @@ from ..redisinfra.reconnect import Backoff, is_outage
 from ..rules import api
 from .access import Grant, released
 from .clock import Clock
-from .decisions import DecisionSource, Pending, cleared_json, may_see, public_json
+from .decisions import (
+    DecisionSource,
+    Mark,
+    Pending,
+    cleared_json,
+    may_see,
+    public_json,
+    read_mark,
+)
 from .entries import OpaqueId, stored_envelope, terminal
 from .fold import SeatFold
 from .positions import Positions, answer_seat
@@ -47,6 +59,20 @@ log = logging.getLogger(__name__)
 # well under redis-py's default socket timeout (5 s since redis-py 8): an XREAD blocking as long
 # as the read timeout races it, and each lost race cost a logged error and a second's pause
 TAIL_BLOCK_MS = 2_000
+
+
+MarkOf = Callable[[str], "tuple[int, bytes] | None"]
+"""A store's `mark_of`: the newest mark it read of a game (the seq it stands beside, its bytes)."""
+
+
+def public_of(mark: Mark, version: int) -> Pending | None:
+    """What a spectator is told of the decision ``mark`` says is pending, at its position
+    ``version``: who is asked and the kind if a spectator may learn of it (`may_see`, with the
+    seat whose turn it is as the engine wrote it), else nothing, exactly as the engine's
+    GetDecision without a seat token would say (decisions.py)."""
+    if not may_see(mark.kind, mark.seat, mark.active, api.SPECTATOR):
+        return None
+    return Pending(version, mark.seat, mark.kind)
 
 
 class GameFeed:
@@ -78,6 +104,8 @@ class GameFeed:
         self.over = False  # game_ended or the seed reveal is in: nothing is secret any more
         self.closed = False  # the seed reveal is in: no entry will follow
         self.watchers = 0
+        self.asked = 0  # public decisions asked of the decision source (the engine)
+        self.marked = 0  # the rest: told by the engine's mark beside the last entry
         self.last_used = clock.now_ms()
         self._changed = asyncio.Event()
         self._cache: dict[int, list[bytes | None]] = {}
@@ -183,11 +211,12 @@ class GameFeed:
         self._dirty.set()
         self._wanted.set()
 
-    async def _ask_decisions(self, source: DecisionSource) -> None:
+    async def _ask_decisions(self, source: DecisionSource, mark_of: MarkOf | None = None) -> None:
         """Ask for the pending decision whenever entries arrive (one request at a time;
         entries arriving during a request cause one more), while a stream shows it: a feed
         only people's seats read asked the engine after every batch for nothing, ~2 calls a
-        decision of their games."""
+        decision of their games. The engine's mark beside the last entry held, if the store
+        read one (``mark_of``), says it without a request (module docstring)."""
         backoff = 0.5
         while not self.closed:
             await self._dirty.wait()
@@ -199,7 +228,15 @@ class GameFeed:
             self._dirty.clear()
             if self.over:
                 continue
+            marked = self._marked(mark_of)
+            if marked is not None:
+                self.marked += 1
+                if marked[0] != self.pending:
+                    self.pending = marked[0]
+                    self._wake()
+                continue
             try:
+                self.asked += 1
                 p = await source.pending(self.game)
             except Exception as exc:  # noqa: BLE001 - engine away: no decision, try again
                 log.debug("pending decision of %s: %s", self.game, exc)
@@ -211,6 +248,18 @@ class GameFeed:
             if p != self.pending:
                 self.pending = p
                 self._wake()
+
+    def _marked(self, mark_of: MarkOf | None) -> tuple[Pending | None] | None:
+        """What a spectator is told is pending after the last entry held, from the engine's
+        mark beside exactly that entry: (the public decision, or None when nothing a spectator
+        may see is pending), or None without such a mark (the engine is asked)."""
+        held = mark_of(self.game) if mark_of is not None else None
+        if held is None or held[0] != len(self.records):
+            return None
+        mark = read_mark(held[1])
+        if mark is None:
+            return None
+        return (public_of(mark, self.positions.position(api.SPECTATOR, held[0])),)
 
     def envelope(self, seq: int, viewer: int) -> bytes | None:
         """Entry ``seq`` as ``viewer`` receives it, numbered by its position (cached per
@@ -261,7 +310,9 @@ class GameFeed:
         asking = None
         if self.decisions is not None:
             self._dirty.set()
-            asking = asyncio.create_task(self._ask_decisions(self.decisions))
+            asking = asyncio.create_task(
+                self._ask_decisions(self.decisions, getattr(store, "mark_of", None))
+            )
         backoff = Backoff(0.2, 2.0)
         try:
             while not self.closed:

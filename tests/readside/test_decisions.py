@@ -85,3 +85,49 @@ async def test_the_public_decision_is_asked_only_while_a_stream_shows_it() -> No
     await asyncio.sleep(0.01)
     assert source.asked == 2 and feed.pending is None
     await feed.stop()
+
+
+class _Marked(InMemoryEventStore):
+    """A store that read the engine's mark beside entry ``at`` (as the Redis store does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mark: tuple[int, bytes] | None = None
+
+    def mark_of(self, game: str) -> tuple[int, bytes] | None:
+        return self.mark
+
+
+async def test_a_spectator_is_told_from_the_mark_beside_the_last_entry_not_the_engine() -> None:
+    """The engine's mark beside the feed's last entry says what a spectator is shown (who and
+    the kind, only of a public kind), and the source is not asked; a mark beside an earlier
+    entry, or none, and the source is asked as before."""
+    from services.readside.decisions import Mark, mark_bytes
+
+    store = _Marked()
+    source = _Counting()
+    feed = GameFeed("g1", SystemClock(), source)
+    feed.tail(store, 60_000, lambda: None)
+    entry = b"\x94\x01\xa5event\xc4\x00\xc4\x00"  # (an event entry, empty)
+    cur = Cursor(feed, Grant(api.SPECTATOR, 0), 0, show=True)
+
+    async def entries(n: int, mark: Mark | None, at: int | None = None) -> None:
+        first = feed.version
+        for k in range(n):
+            await store.append("g1", first + k, [b"x"])
+        store.mark = None if mark is None else (at or first + n, mark_bytes(mark))
+        feed.add([(first + k + 1, entry, None) for k in range(n)], 0)
+        await asyncio.sleep(0.01)
+
+    await entries(2, Mark(seat=2, kind="play", active=2, id=55))
+    assert source.asked == 0 and feed.marked == 1
+    assert feed.pending == Pending(2, 2, "play")
+    # a 闪 asked of a seat whose turn it is not: a spectator learns nothing, nor the engine asked
+    await entries(1, Mark(seat=3, kind="respond", active=2, id=56))
+    assert source.asked == 0 and feed.pending is None
+    await entries(2, Mark(seat=1, kind="discard", active=1, id=57), at=4)  # beside entry 4 of 5
+    assert source.asked == 1 and feed.pending == Pending(1, 0, "play")  # (the source's)
+    await entries(1, None)
+    assert source.asked == 2 and feed.asked == 2 and feed.marked == 2
+    del cur
+    await feed.stop()

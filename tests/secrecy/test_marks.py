@@ -83,3 +83,41 @@ async def test_each_seat_is_shown_from_the_mark_what_the_engine_would_show_it(
     assert appends <= len(marks) <= appends + 1
     # a bot-only game's log carries no mark: nobody's seat stream reads it
     assert not [f for _, f in await _rows(client, store, "bots") if b"p" in f]
+
+
+async def test_a_spectator_is_shown_from_the_mark_what_the_engine_would_show_it(
+    client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """A live spectator's feed takes the public pending decision from the mark beside its last
+    entry (feed.py `public_of`) instead of GetDecision: at every append of a whole people's
+    game it is exactly what GetDecision without a seat token says (who is asked and the kind,
+    only for the kinds a spectator may see; nothing of the rest)."""
+    from services.readside.decisions import Pending
+    from services.readside.feed import public_of
+
+    ns = redis_namespace
+    store = RedisEventStore(client, ns)
+    games = Games(store, RedisSide(client, ns), SECRET)
+    bot = Seat("bot:random", bot=True)
+    seats = [Seat("ann"), bot, Seat("bob"), bot, bot]
+    await games.create_game(NewMatch(match_id="watched", ruleset="standard", seats=seats, seed=5))
+    key = store.log_key("watched")
+    shown_n, withheld = 0, 0
+    for step in range(200):
+        hot = await games.get("watched")
+        d = api.pending(hot.game)
+        if d is None or hot.game.over:
+            break
+        [(_, fields)] = await client.xrevrange(key, "+", "-", count=1)
+        mark = read_mark(fields[b"p"])
+        assert mark is not None
+        position, over, shown = await games.decision("watched", api.SPECTATOR)
+        assert not over
+        want = None if shown is None else Pending(shown.version, shown.seat, shown.kind)
+        assert public_of(mark, position) == want, (step, mark, shown)
+        assert shown is None or (not shown.mine and not shown.options and not shown.info)
+        shown_n += shown is not None
+        withheld += shown is None
+        token = tokens.issue(SECRET, "watched", d.seat, bot=seats[d.seat].bot)
+        await games.submit_action("watched", token, hot.ids.opaque(d.id), random_picks(step, d))
+    assert shown_n > 20 and withheld > 5, (shown_n, withheld)
