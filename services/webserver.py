@@ -19,6 +19,7 @@ from pathlib import Path
 from .cliargs import listen_options
 from .contracts.tokens import require_secret
 from .eventlog.redis_store import RedisEventStore
+from .gctune import tune_gc
 from .observability import serve as serve_metrics
 from .observability import stop_serving
 from .play.ratelimit import trusted_proxy_option
@@ -107,8 +108,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) -> None:
-    """Run until cancelled (or SIGINT/SIGTERM)."""
+async def serve(
+    args: argparse.Namespace, ready: asyncio.Event | None = None, *, own_process: bool = False
+) -> None:
+    """Run until cancelled (or SIGINT/SIGTERM); `own_process`: the process is the web
+    server's alone (`main`), so its collector is set as the workers' is (gctune.py)."""
     secret = require_secret("arena replay-server")  # seat tokens are checked with it
     check_free(args.host, args.http_port, "--http-port")  # a busy port: one line, at once
     check_free(args.host, args.port, "--port")
@@ -138,6 +142,11 @@ async def serve(args: argparse.Namespace, ready: asyncio.Event | None = None) ->
     if args.matchmaker and engines:  # the play API, the Bot API and tournaments beside it
         _, routers, close_play = mount(replay, store.client, args, engines)
     http = HttpServer(replay, routers)
+    if own_process:
+        # at CPython's thresholds, beside 100 people and 50 bot games (issue 44), the web
+        # server collected ~700 times a minute and scanned its whole heap every ~10 s: 64-103
+        # ms of CPU each (86-572 ms of wall at load 4-5), every request in flight waiting
+        tune_gc()
     http_port = await http.start(args.host, args.http_port)
     # one line: `arena up` waits for it, and reads the ports it names
     also = f" (/metrics on port {exporter.server_port})" if exporter is not None else ""
@@ -188,7 +197,7 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     args.redis_url = args.redis_url or os.environ.get("REDIS_URL")
     if args.redis_url:
-        asyncio.run(serve(args))
+        asyncio.run(serve(args, own_process=True))
         return 0
     from .redisinfra.server import RedisServer, find_server_binary
 
@@ -199,5 +208,5 @@ def main(args: argparse.Namespace) -> int:
     with RedisServer(persist=False, binary=binary) as redis:
         args.redis_url = redis.url
         print(f"replay-server: started {redis.url} (throw-away)", flush=True)
-        asyncio.run(serve(args))
+        asyncio.run(serve(args, own_process=True))
     return 0
