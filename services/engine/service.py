@@ -881,7 +881,7 @@ class Games:
         retry: list[int] = []
         cancelled: BaseException | None = None
         people = bots = 0
-        for (i, hot, step), (_, head), version in zip(steps, sealed, versions, strict=True):
+        for (i, hot, step), (records, head), version in zip(steps, sealed, versions, strict=True):
             if isinstance(version, BaseException):
                 self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
                 hot.lock.release()
@@ -893,7 +893,7 @@ class Games:
                 else:  # cancelled (shutdown): every game released, then stay cancelled
                     cancelled = version
                 continue
-            hot.log.wrote(version, head)
+            hot.log.wrote(version, head, records)
             pushes += step.effects.push
             if hot.people:
                 people += 1
@@ -1184,7 +1184,10 @@ class Games:
         if self.archive_dir is not None:
             try:
                 self.archive_dir.mkdir(parents=True, exist_ok=True)
-                await archive_game(self.store, game_id, self.archive_dir)
+                # (the CRC of what this worker sealed spares the check of its own bytes)
+                await archive_game(
+                    self.store, game_id, self.archive_dir, sealed_crc=hot.log.sealed_crc
+                )
             except OSError as exc:  # the folder, not Redis: said as what it is
                 err = StorageUnwritable("archive folder", self.archive_dir, why_unwritable(exc))
                 if self.storage is not None:

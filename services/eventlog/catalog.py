@@ -43,7 +43,7 @@ import msgspec
 
 from . import archive
 from .checks import VerifyReport, check_chain, check_origin
-from .entry import HEADER, SEED_REVEAL, decode_entry, upgrade
+from .entry import HEADER, SEED_REVEAL, Entry, decode_entry, framing_crc, upgrade
 from .records import Header, SeedReveal, decode_payload, reveal_matches
 from .signing import PublicKey, Signer, platform_key, signer_from_env
 from .store import EventStore, check_game_id
@@ -323,12 +323,26 @@ def add_records(folder: Path, records: list[CatalogRecord]) -> None:
             os.close(fd)
 
 
-def _finished(game: str, records: list[bytes]) -> tuple[Header, SeedReveal]:
-    """The header and seed reveal of a finished game whose log verifies; else NotArchivable."""
-    report = VerifyReport(ok=False, game_id=game, entries=len(records))
-    entries = check_chain(records, report)
-    if entries is None or not entries:
-        raise NotArchivable(f"game {game}: {report.divergence or 'no entries'}")
+def _finished(
+    game: str, records: list[bytes], sealed_crc: int | None = None
+) -> tuple[Header, SeedReveal]:
+    """The header and seed reveal of a finished game whose log verifies; else NotArchivable.
+
+    `sealed_crc`: the `framing_crc` its writer kept of every record it sealed (the engine that
+    played the game from its header on). Records that match it are the bytes that writer
+    sealed, so they chain by construction (`seal_records`, held equal to the chain by
+    tests/eventlog): only their ends are decoded. Any others are chain-checked entry by
+    entry (a log taken up from another worker, or any difference at all: a CRC differs for
+    every change of up to 32 bits and for all but 2^-32 of any others)."""
+    entries: list[Entry] | None = None
+    if sealed_crc is not None and records and framing_crc(records) == sealed_crc:
+        with contextlib.suppress(msgspec.MsgspecError):
+            entries = [decode_entry(records[0]), decode_entry(records[-1])]
+    if entries is None:
+        report = VerifyReport(ok=False, game_id=game, entries=len(records))
+        entries = check_chain(records, report)
+        if entries is None or not entries:
+            raise NotArchivable(f"game {game}: {report.divergence or 'no entries'}")
     if entries[0].kind != HEADER or entries[-1].kind != SEED_REVEAL:
         raise NotArchivable(f"game {game} has not finished (no seed reveal)")
     header = decode_payload(entries[0].payload, Header)
@@ -338,8 +352,9 @@ def _finished(game: str, records: list[bytes]) -> tuple[Header, SeedReveal]:
     return header, reveal
 
 
-Finished = tuple[str, list[bytes], "Signer | None"]
-"""A game to archive: its id, its stored entries (seq 1..n) and the key to sign it with."""
+Finished = tuple[str, list[bytes], "Signer | None", int | None]
+"""A game to archive: its id, its stored entries (seq 1..n), the key to sign it with and the
+CRC its writer kept of the records it sealed (`_finished`; None: not known)."""
 
 
 def _write_and_list(games: list[Finished], folder: Path) -> list[CatalogRecord | Exception]:
@@ -347,9 +362,9 @@ def _write_and_list(games: list[Finished], folder: Path) -> list[CatalogRecord |
     to the catalog; each game's catalog record, or what went wrong with it (a game that fails
     holds up no other; the append failing fails every game it would have listed)."""
     out: list[CatalogRecord | Exception] = []
-    for game, records, signer in games:
+    for game, records, signer, sealed_crc in games:
         try:
-            header, reveal = _finished(game, records)
+            header, reveal = _finished(game, records, sealed_crc)
             path = archive_file(folder, game)
             archive.write_atomic(path, archive.pack(game, records, signer))
             out.append(describe(header, reveal, path.name))
@@ -459,6 +474,7 @@ async def archive_game(
     *,
     delete: bool = True,
     signer: Signer | None | str = "env",
+    sealed_crc: int | None = None,
 ) -> CatalogRecord:
     """Write a finished game's archive file, signed with the platform key (`signer`; by default
     the one ARENA_ARCHIVE_KEY names: signing.py; unsigned without one), list it in the catalog,
@@ -470,11 +486,15 @@ async def archive_game(
     meanwhile (`_Writer`). The live keys are deleted only after the file is safely renamed into
     place and listed; if the caller is cancelled while the thread runs, the thread still
     finishes but the keys stay (archiving again is harmless).
+
+    `sealed_crc`: `GameLog.sealed_crc` of the writer that sealed the whole log (the engine
+    that played it), which spares the chain check when the records read back are its bytes
+    (`_finished`).
     """
     records = list(map(_data, await store.read(check_game_id(game))))  # (no Python loop)
     key = signer_from_env() if signer == "env" else signer
     record = await _Writer.archive(
-        folder, (game, records, key if isinstance(key, Signer) else None)
+        folder, (game, records, key if isinstance(key, Signer) else None, sealed_crc)
     )
     if delete:
         await store.delete(game)

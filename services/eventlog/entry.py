@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 
 import msgspec
@@ -126,6 +127,16 @@ def _sealing_prefix(kind: str) -> bytes:
     if len(_sealing) < 64:
         _sealing[kind] = prefix
     return prefix
+
+
+def framing_crc(records: Sequence[bytes], crc: int = 0) -> int:
+    """CRC-32 of stored records, each framed by its length (as the msgpack bins of a list of
+    them, without the list's header), continued from `crc`: over several batches the same as
+    over all their records at once. What a log's writer keeps of the bytes it sealed, so that
+    the archive can tell the records it reads back are those bytes (catalog.archive_game)."""
+    data = _encoder.encode(records)  # array header | (bin header | record) ...
+    n = len(records)
+    return zlib.crc32(memoryview(data)[1 if n < 16 else 3 if n < 0x10000 else 5 :], crc)
 
 
 def chained(records: Sequence[bytes]) -> list[Entry] | None:

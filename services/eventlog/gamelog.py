@@ -20,6 +20,7 @@ from .entry import (
     Entry,
     decode_entry,
     first_break,
+    framing_crc,
     seal_records,
 )
 from .records import AnswerRecord, Header, SeedReveal, encode_payload
@@ -40,12 +41,19 @@ class ChainBroken(Exception):
 
 @dataclass
 class GameLog:
-    """Writer for one game: knows the version and head hash it will append after."""
+    """Writer for one game: knows the version and head hash it will append after, and, for a
+    log it wrote from the start, the `framing_crc` of every record it sealed (`sealed_crc`:
+    None for a log it took up at a later version, or once a write's records went unsaid)."""
 
     store: EventStore
     game: str
     version: int = 0
     head_hash: bytes = GENESIS
+    sealed_crc: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.version == 0:  # every record of the log will be one this writer seals
+            self.sealed_crc = 0
 
     @classmethod
     async def start(cls, store: EventStore, header: Header) -> GameLog:
@@ -80,7 +88,7 @@ class GameLog:
             version = await self.store.append(self.game, self.version, records)
         else:
             version = await write(self.version, records)
-        self.wrote(version, head)
+        self.wrote(version, head, records)
         return self.version
 
     def sealed(self, items: Sequence[tuple[str, bytes]]) -> tuple[list[bytes], bytes]:
@@ -90,8 +98,14 @@ class GameLog:
         `wrote`."""
         return seal_records(self.head_hash, self.version + 1, items)
 
-    def wrote(self, version: int, head_hash: bytes) -> None:
-        """Records sealed by `sealed` are stored: the log is at `version`, its head `head_hash`."""
+    def wrote(self, version: int, head_hash: bytes, records: Sequence[bytes] | None = None) -> None:
+        """Records sealed by `sealed` are stored: the log is at `version`, its head `head_hash`
+        (`records`: those records, for `sealed_crc`; without them it is no longer known)."""
+        if self.sealed_crc is not None:
+            if records is not None and version == self.version + len(records):
+                self.sealed_crc = framing_crc(records, self.sealed_crc)
+            else:
+                self.sealed_crc = None
         self.version, self.head_hash = version, head_hash
 
     async def record_events(self, events: Sequence[bytes]) -> int:

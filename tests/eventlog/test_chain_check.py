@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.eventlog import InMemoryEventStore, archive
+from services.eventlog import InMemoryEventStore, archive, catalog
 from services.eventlog import entry as entry_mod
 from services.eventlog.catalog import NotArchivable, archive_game, record_of
 from services.eventlog.checks import VerifyReport, _check_each, check_chain
@@ -22,8 +22,10 @@ from services.eventlog.entry import (
     chained,
     decode_entry,
     encode_entry,
+    framing_crc,
     seal,
 )
+from services.eventlog.gamelog import GameLog
 from services.verify import Engine, record_game, verify
 
 from . import fake_engine
@@ -140,6 +142,59 @@ async def test_a_damaged_live_log_is_never_archived_nor_dropped(tmp_path: Path) 
         await archive_game(damaged, "g1", tmp_path)
     assert await damaged.head("g1") == len(records)
     assert not (tmp_path / "g1.arena").exists()
+
+
+async def test_the_writers_crc_spares_the_chain_check_and_any_change_fails_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log archived with the CRC its writer kept of the records it sealed (the engine that
+    played the game) is written without a chain check, to the same file; a record changed
+    since, or a log taken up at a later version, is chain-checked as before."""
+    store = InMemoryEventStore()
+    log = await record_game(store, "g1", ENGINE, "fake", 3, seed=4)
+    records = [d for _, d in await store.read("g1")]
+    assert log.sealed_crc == framing_crc(records)
+    assert (await GameLog.load(store, "g1")).log.sealed_crc is None  # (taken up at a version)
+    checked: list[int] = []
+    real = catalog.check_chain
+
+    def counting(r: list[bytes], report: VerifyReport) -> list[entry_mod.Entry] | None:
+        checked.append(len(r))
+        return real(r, report)
+
+    monkeypatch.setattr(catalog, "check_chain", counting)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    crc = log.sealed_crc
+    await archive_game(store, "g1", tmp_path / "a", delete=False, signer=None, sealed_crc=crc)
+    assert checked == []
+    await archive_game(store, "g1", tmp_path / "b", delete=False, signer=None)
+    assert checked == [len(records)]
+    assert (tmp_path / "a" / "g1.arena").read_bytes() == (tmp_path / "b" / "g1.arena").read_bytes()
+    damaged = InMemoryEventStore()
+    e = decode_entry(records[5])
+    bad = encode_entry(msgspec.structs.replace(e, payload=e.payload[:-1] + b"\xff"))
+    await damaged.append("g1", 0, [*records[:5], bad, *records[6:]])
+    with pytest.raises(NotArchivable, match="entry=6, .*hash chain broken"):
+        await archive_game(damaged, "g1", tmp_path, sealed_crc=crc)
+    assert not (tmp_path / "g1.arena").exists()
+
+
+@given(st.lists(st.binary(max_size=300), max_size=40), st.integers(0, 40))
+def test_framing_crc_goes_on_over_batches_and_sees_the_boundaries(
+    records: list[bytes], cut: int
+) -> None:
+    assert framing_crc(records[cut:], framing_crc(records[:cut])) == framing_crc(records)
+    joined = b"".join(records)
+    if len(joined) > 1:  # the same bytes split otherwise
+        assert framing_crc([joined[:1], joined[1:]]) != framing_crc([joined])
+
+
+def test_framing_crc_of_long_batches() -> None:
+    """Batches past msgpack's short array headers (16 and 65,536 records) go on the same."""
+    records = [bytes([i % 256]) * (i % 7) for i in range(70_000)]
+    assert framing_crc(records) == framing_crc(records[20:], framing_crc(records[:20]))
+    assert framing_crc(records) == framing_crc(records[66_000:], framing_crc(records[:66_000]))
 
 
 async def test_files_of_smaller_blocks_read_verify_and_list(
