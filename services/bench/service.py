@@ -123,8 +123,9 @@ class _Bot:
             if policy is None:
                 policy = self.policies[key] = RandomPolicy(self.seeds[m.game] * 1000 + m.seat)
             a = policy.act(d)
+            # no seat token: a decision pushed on the session (as the bot worker answers them)
             action = game_pb2.SubmitActionRequest(
-                game_id=m.game, seat_token=m.token, decision_id=m.decision, picks=a.picks
+                game_id=m.game, decision_id=m.decision, picks=a.picks
             )
             batch.append(game_pb2.BotAnswer(tag=len(batch), action=action))
         request = game_pb2.BotSessionRequest(answers=batch) if batch else None

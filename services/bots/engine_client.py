@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Collection
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterable
 from typing import Any, NamedTuple, Protocol
 
 import grpc
@@ -31,6 +31,8 @@ from ..redisinfra.batching import TickBatcher
 from ..redisinfra.liveness import BEAT_S, SILENT_S
 
 MAX_BATCH = 512  # = the engine's limit per SubmitActions call
+HELD_MAX = 16_384  # decisions a session remembers as pushed and unanswered (`Link.hold`)
+UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED.name
 _CODE_NAMES = {code.value[0]: code.name for code in grpc.StatusCode}
 TRANSIENT = frozenset(
     {
@@ -116,7 +118,8 @@ class Link:
 
     def __init__(self, call: Any) -> None:
         self.call = call
-        self.waiting: dict[int, tuple[_Batch, int]] = {}  # tag -> its batch and place in it
+        # tag -> its batch, its place in it, and whether it went without its seat token
+        self.waiting: dict[int, tuple[_Batch, int, bool]] = {}
         self.tags = itertools.count(1)
         self.batcher: TickBatcher[list[Answering], list[Submitted | EngineError]] = TickBatcher(
             self._send, 64, 8
@@ -128,6 +131,19 @@ class Link:
         self.heard = self.wrote = time.monotonic()  # last message from the engine, to it
         self.silenced = False  # ended because the engine said nothing for too long
         self.beating = False  # a heartbeat write in flight
+        # game -> the decision the engine pushed on this session last, not answered here yet:
+        # its answer goes without a seat token (the engine takes the one it pushed the
+        # decision with; bot_sessions.py `token_for`); any other answer carries its token
+        self.held: dict[str, int] = {}
+
+    def hold(self, decisions: Iterable[BotDecision | None]) -> None:
+        """Decisions the engine pushed on this session."""
+        held = self.held
+        if len(held) > HELD_MAX:  # (games that ended or moved, their last decision unanswered)
+            held.clear()
+        for m in decisions:
+            if m is not None:
+                held[m.game] = m.decision
 
     async def heartbeat(self) -> None:
         """Write an empty message (the engine ends a session silent too long); one at a time,
@@ -158,14 +174,18 @@ class Link:
     async def _send(self, lists: list[list[Answering]]) -> list[list[Submitted | EngineError]]:
         batch = _Batch(sum(map(len, lists)))
         messages: list[game_pb2.BotSessionRequest] = []
-        waiting, tags, i = self.waiting, self.tags, 0
+        waiting, tags, held, i = self.waiting, self.tags, self.held, 0
         for answers in lists:
             for game, token, decision, picks in answers:
+                tokenless = held.get(game) == decision
+                if tokenless:  # pushed here: no token (`hold`)
+                    del held[game]
+                    token = ""
                 if not i % MAX_BATCH:  # (the engine's limit per message)
                     messages.append(game_pb2.BotSessionRequest())
                     add = messages[-1].answers.add
                 tag = next(tags)
-                waiting[tag] = (batch, i)
+                waiting[tag] = (batch, i, tokenless)
                 i += 1
                 # filled in place: a SubmitActionRequest made first is copied into its
                 # BotAnswer, and that into the message (three times the CPU of this)
@@ -194,13 +214,18 @@ class Link:
         """The result of one answer sent on this session."""
         waiting = self.waiting.pop(r.tag, None)
         if waiting is not None:
-            waiting[0].settle(waiting[1], _result(r.result))
+            result = _result(r.result)
+            if waiting[2] and isinstance(result, EngineError) and result.code == UNAUTHENTICATED:
+                # sent without its token and the engine no longer holds it (answered another
+                # way, let go): to be sent again, with the token (no longer `held`)
+                result = EngineError("ABORTED", f"answered without its seat token: {result}")
+            waiting[0].settle(waiting[1], result)
 
     def fail(self, reason: str) -> None:
         """The session ended: every answer still waiting gets UNAVAILABLE (tried again)."""
         self.up = False
         waiting, self.waiting = self.waiting, {}
-        for batch, i in waiting.values():
+        for batch, i, _ in waiting.values():
             batch.settle(i, EngineError("UNAVAILABLE", reason))
 
 
@@ -485,6 +510,7 @@ class GrpcEngine:
                         link.resolve(r)
                     if reply.decisions:
                         decoded = [(data, self._home(data, i)) for data in reply.decisions]
+                        link.hold(m for _, m in decoded)
                         self.pushed += len(decoded)
                         await pushed(i, decoded)
             except grpc.aio.AioRpcError:

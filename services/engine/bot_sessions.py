@@ -176,6 +176,16 @@ class BotSessions:
         if held is not None and held[1].decision == decision:
             del self.outstanding[game]
 
+    def token_for(self, session: Session, game: str, decision: int) -> str | None:
+        """The seat token of `game`'s decision `decision` (an opaque id) if it was pushed on
+        `session` and is held there unanswered, else None. A session's answer to a decision it
+        was pushed needs no token of its own (the worker leaves it out): the session is the
+        bot key's, and the decision names its seat; any other answer on it must carry one."""
+        held = self.outstanding.get(game)
+        if held is None or held[0] is not session or held[1].decision != decision:
+            return None
+        return held[1].token
+
     def forget(self, game: str) -> None:
         """`game` is over."""
         self.outstanding.pop(game, None)

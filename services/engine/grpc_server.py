@@ -40,6 +40,11 @@ log = logging.getLogger(__name__)
 MAX_MESSAGE = 1 << 20
 MAX_BATCH = 512
 MAX_OPTIONS_JSON = 64 * 1024
+NO_TOKEN = Refused(
+    "UNAUTHENTICATED", "no seat token, and this bot session holds no such decision unanswered"
+)
+"""A session's answer without a seat token to a decision not pushed on that session (or
+answered, or let go since): it must carry the token its decisions message gave."""
 
 
 def _options(text: str) -> dict[str, OptionValue]:
@@ -229,18 +234,33 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         result as it is in; a message with too many gets INVALID_ARGUMENT for each."""
         batches: set[asyncio.Task[None]] = set()
 
+        sessions = self.games.sessions
+
         async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
             # each result is queued as soon as it is in, not once the whole batch is: the
             # answer's append pushed the game's next decision a moment ago, so both go in the
             # same stream message (queued after the batch, the results went in one of their own)
             start = time.perf_counter()
+            asked: list[Answering] = []
+            tags: list[int] = []
+            for a in batch:
+                act = a.action
+                game, token, decision = act.game_id, act.seat_token, act.decision_id
+                if not token:  # a decision pushed on this session: the token it went with
+                    token = sessions.token_for(session, game, decision) or ""
+                    if not token:
+                        self._refuse(session, a.tag, NO_TOKEN, start)
+                        continue
+                asked.append((game, token, decision, act.picks))
+                tags.append(a.tag)
 
             def done(i: int, r: Result | BaseException) -> None:
-                result = game_pb2.BotAnswerResult(tag=batch[i].tag)
+                result = game_pb2.BotAnswerResult(tag=tags[i])
                 self._fill(result.result, r, start, echo=False)
                 session.add_results([result])
 
-            await self.games.answer_many(_asked([a.action for a in batch]), done)
+            if asked:
+                await self.games.answer_many(asked, done)
 
         try:
             async for request in requests:
@@ -271,6 +291,14 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             pass
         finally:
             session.end()
+
+    def _refuse(
+        self, session: bot_sessions.Session, tag: int, refused: Refused, start: float
+    ) -> None:
+        """Queue a session answer's refusal, made before it reached `Games`."""
+        result = game_pb2.BotAnswerResult(tag=tag)
+        self._fill(result.result, refused, start, echo=False)
+        session.add_results([result])
 
     @grpc_unary
     async def Determinize(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from services.bots.engine_client import MAX_BATCH, Answering, EngineError, Link, Submitted
+from services.contracts.streams import BotDecision
 from services.proto_gen.arena.v1 import game_pb2
 
 
@@ -143,3 +144,29 @@ async def test_a_persons_games_answers_go_to_the_peoples_engine() -> None:
         assert {engine._pick(g) for g in bots} == {2}  # and back
     finally:
         await engine.close()
+
+
+async def test_a_decision_pushed_on_the_session_is_answered_there_without_its_token() -> None:
+    """Only the first answer to a decision the session was pushed goes without its seat token;
+    another decision of the game, or the same one again, carries it. Refused for want of it
+    (the engine answered it another way, or let it go), the answer is to be tried again: with
+    its token then."""
+    call = Call()
+    link = Link(call)
+    link.hold([BotDecision(game="a", decision=1, seat=0, player="bot:random", version=3, body=b"")])
+    first = asyncio.ensure_future(link.submit(_req("a")))
+    other = asyncio.ensure_future(link.submit(("a", "t", 2, ["x"])))
+    await _until_written(call)
+    sent = call.written[0].answers
+    assert [(a.action.decision_id, a.action.seat_token) for a in sent] == [(1, ""), (2, "t")]
+    unauthenticated = game_pb2.SubmitActionResult(code=16, reason="no seat token")
+    link.resolve(game_pb2.BotAnswerResult(tag=sent[0].tag, result=unauthenticated))
+    link.resolve(game_pb2.BotAnswerResult(tag=sent[1].tag, result=unauthenticated))
+    bare, tokened = await asyncio.wait_for(asyncio.gather(first, other, return_exceptions=True), 5)
+    assert isinstance(bare, EngineError) and bare.transient  # (tried again)
+    assert isinstance(tokened, EngineError) and tokened.code == "UNAUTHENTICATED"
+    again = asyncio.ensure_future(link.submit(_req("a")))
+    await _until_written(call, 2)
+    assert call.written[1].answers[0].action.seat_token == "t"
+    link.resolve(_ok(call.written[1].answers[0].tag, 7))
+    assert await asyncio.wait_for(again, 5) == Submitted(False, 7, False)

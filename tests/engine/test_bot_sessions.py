@@ -141,6 +141,63 @@ async def test_decisions_are_pushed_and_answers_taken_on_the_session(env: Env) -
     call.cancel()
 
 
+async def _results(call: Any, n: int) -> tuple[dict[int, Any], list[BotDecision]]:
+    results: dict[int, game_pb2.SubmitActionResult] = {}
+    pushed: list[BotDecision] = []
+    while len(results) < n:
+        reply = await call.read()
+        results.update({r.tag: r.result for r in reply.results})
+        pushed += [msgspec.msgpack.decode(d, type=BotDecision) for d in reply.decisions]
+    return results, pushed
+
+
+async def test_a_session_answers_what_it_was_pushed_without_a_token(env: Env) -> None:
+    """An answer on a session may leave the seat token out for a decision pushed on that
+    session and not answered yet (the engine takes the token it pushed it with); without a
+    token every other answer is refused: a decision of the stream, one pushed on another
+    session, one answered already. With its token the repeat is a duplicate, as always."""
+    first = await _published(env)
+    one = env.stub.BotSession(metadata=env.key)
+    await _until_sessions(env.games, 1)
+    await one.write(
+        game_pb2.BotSessionRequest(answers=[game_pb2.BotAnswer(tag=1, action=_answer(first[0]))])
+    )
+    results, pushed = await _results(one, 1)
+    while not pushed:  # (the next decision may come after the result)
+        pushed = [msgspec.msgpack.decode(d, type=BotDecision) for d in (await one.read()).decisions]
+    assert results[1].code == OK
+    [nxt] = pushed
+    two = env.stub.BotSession(metadata=env.key)
+    await _until_sessions(env.games, 2)
+
+    def bare(m: BotDecision, tag: int) -> game_pb2.BotAnswer:
+        action = _answer(m)
+        action.seat_token = ""
+        return game_pb2.BotAnswer(tag=tag, action=action)
+
+    # pushed on the first session, not the second; the stream's decision on neither
+    await two.write(game_pb2.BotSessionRequest(answers=[bare(nxt, 2)]))
+    await one.write(game_pb2.BotSessionRequest(answers=[bare(first[1], 3)]))
+    refused = {**(await _results(two, 1))[0], **(await _results(one, 1))[0]}
+    assert refused[2].code == refused[3].code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+    assert "no seat token" in refused[2].reason
+    hot = await env.games.get(nxt.game)
+    assert hot.ids.opaque(api.pending(hot.game).id) == nxt.decision  # nothing was answered
+    # on its own session it is taken; again without the token refused, with it a duplicate
+    await one.write(game_pb2.BotSessionRequest(answers=[bare(nxt, 4)]))
+    assert (await _results(one, 1))[0][4].code == OK
+    await one.write(game_pb2.BotSessionRequest(answers=[bare(nxt, 5)]))
+    again = (await _results(one, 1))[0][5]
+    assert again.code == grpc.StatusCode.UNAUTHENTICATED.value[0]
+    await one.write(
+        game_pb2.BotSessionRequest(answers=[game_pb2.BotAnswer(tag=6, action=_answer(nxt))])
+    )
+    repeat = (await _results(one, 1))[0][6]
+    assert repeat.code == OK and repeat.response.duplicate
+    one.cancel()
+    two.cancel()
+
+
 async def test_a_session_that_ends_hands_its_decisions_to_the_stream(env: Env) -> None:
     first = await _published(env)
     call = env.stub.BotSession(metadata=env.key)
