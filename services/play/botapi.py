@@ -85,6 +85,14 @@ class BotSeats(Seats):
             raise Refused("PERMISSION_DENIED", f"seat {seat} of game {game} is not this bot's")
         return identity.Seat(game, seat, self._token(game, seat))
 
+    async def _seat_counted(
+        self, p: identity.Player, game: str, seat: int
+    ) -> tuple[identity.Seat, bool]:
+        """See Seats._seat_counted: counted (a refused answer counts too), then the seat from
+        the game's header (no round trip; its refusal raised first)."""
+        allowed = await self.limit.allow(f"{p.player}:{game}")
+        return await self.seat_of(p, game, seat), allowed
+
     def _token(self, game: str, seat: int) -> str:
         """The seat's token: one per hour and seat (the engine's verifier caches it)."""
         hour = int(time.time() * 1000) // 3_600_000 * 3_600_000

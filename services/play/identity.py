@@ -154,7 +154,16 @@ class Sessions:
 
     async def record(self, player: str) -> dict[str, str]:
         """The player's record as stored."""
-        raw: Any = await self.client.hgetall(self._player(player))
+        return self.fields(await self.client.hgetall(self._player(player)))
+
+    def read_record(self, pipe: Any, player: str) -> None:
+        """Queue the read of the player's record on a pipeline of this client (its reply:
+        `fields`), to share a round trip with other commands."""
+        pipe.hgetall(self._player(player))
+
+    @staticmethod
+    def fields(raw: Any) -> dict[str, str]:
+        """A record as stored (HGETALL's reply) as text."""
         return {_s(k): _s(v) for k, v in raw.items()}
 
     async def ticket(self, player: str) -> Ticket | None:
@@ -164,7 +173,10 @@ class Sessions:
 
     async def seat(self, player: str) -> Seat | None:
         """Where the player sits, if anywhere (with the seat token, minted again)."""
-        r = await self.record(player)
+        return self.seat_in(await self.record(player))
+
+    def seat_in(self, r: dict[str, str]) -> Seat | None:
+        """Where the player whose record is `r` sits, if anywhere (`seat`)."""
         if not r.get("game"):
             return None
         if "token" in r:  # kept in plain text (no secret, or a record from before hashing)

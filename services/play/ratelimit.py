@@ -27,6 +27,7 @@ import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import redis.asyncio as aioredis
 
@@ -125,13 +126,22 @@ class RateLimit:
 
     async def allow(self, key: str) -> bool:
         """Count one call; whether it is within the limit."""
-        window = int(time.time())
-        k = f"{self.prefix}:{key}:{window}"
-        async with self.client.pipeline(transaction=True) as pipe:
-            pipe.incr(k)
-            pipe.expire(k, 2)
-            count, _ = await pipe.execute()
-        return int(count) <= self.per_s
+        async with self.client.pipeline(transaction=False) as pipe:
+            self.count(pipe, key)
+            return self.allowed(await pipe.execute())
+
+    def count(self, pipe: Any, key: str) -> None:
+        """Queue the count of one call on a pipeline of this client (no transaction needed:
+        the window's key is made with its expiry before it is counted, so no key outlives its
+        window even if the second command never runs); its last two replies go to `allowed`,
+        so other commands may share the round trip (seat.py: the seat's read)."""
+        k = f"{self.prefix}:{key}:{int(time.time())}"
+        pipe.set(k, 0, ex=2, nx=True)
+        pipe.incr(k)
+
+    def allowed(self, replies: list[Any]) -> bool:
+        """Whether the call `count` counted is within the limit (the pipeline's replies)."""
+        return int(replies[-1]) <= self.per_s
 
 
 @dataclass(frozen=True)
