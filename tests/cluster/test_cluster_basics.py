@@ -83,3 +83,36 @@ def test_tournament_starts_its_own_cluster(tmp_path: Path) -> None:
     assert p.returncode == 0, err
     assert json.loads(out)["games_done"] == 3
     assert not alive(kids)  # the six redis-server processes went with it
+
+
+async def test_a_persons_seat_and_answer_count_share_a_pipeline_on_a_cluster(
+    redis_cluster: LocalCluster,
+) -> None:
+    """The play API reads a person's seat and counts the answer in one pipeline (seat.py
+    `_seat_counted`): on a cluster its keys lie in other slots, and it still reads and counts."""
+    from services.play import identity
+    from services.play.ratelimit import RateLimit
+
+    client = connect(redis_cluster.url)
+    try:
+        sessions = identity.Sessions(client, "cluster-pipe", b"s" * 40)
+        player, _ = await identity.Guests(sessions).create("Ann")
+        await sessions.seat_at(player.player, "g1", 2, 60_000)
+        limit = RateLimit(client, "cluster-pipe:rl", 3)
+        assert key_slot(sessions._player(player.player).encode()) != key_slot(b"cluster-pipe:rl")
+        counts, allowed = [], []
+        for _ in range(5):
+            async with client.pipeline(transaction=False) as pipe:
+                sessions.read_record(pipe, player.player)
+                limit.count(pipe, f"{player.player}:g1")
+                replies = await pipe.execute()
+            seat = sessions.seat_in(sessions.fields(replies[0]))
+            assert seat is not None and (seat.game, seat.seat) == ("g1", 2)
+            counts.append(int(replies[-1]))
+            allowed.append(limit.allowed(replies))
+        # counted one by one within a second's window (a new window starts again at 1)
+        assert counts[0] == 1
+        assert all(b in (a + 1, 1) for a, b in zip(counts, counts[1:], strict=False))
+        assert allowed == [c <= 3 for c in counts]
+    finally:
+        await client.aclose()
