@@ -260,7 +260,8 @@ async def test_long_logs_read_whole_across_pages(store: EventStore) -> None:
 async def test_redis_reads_a_page_a_command(
     redis_url: str, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each command reads at most a page: 35 entries at 10 a page are four script calls."""
+    """Each command reads at most a page: 34 entries at 10 a page are four script calls (a
+    read from the start goes by plain XRANGE, a page a command too: the test below)."""
     from services.eventlog import redis_store
 
     monkeypatch.setattr(redis_store, "PAGE", 10)
@@ -275,7 +276,7 @@ async def test_redis_reads_a_page_a_command(
 
     store._read = counted  # type: ignore[assignment]
     try:
-        assert [seq for seq, _ in await store.read("paged")] == list(range(1, 36))
+        assert [seq for seq, _ in await store.read("paged", 1)] == list(range(2, 36))
         assert len(calls) == 4 and all(a[3] == 10 for a in calls)
 
         async def archived_meanwhile(keys: list[str], args: list[Any]) -> Any:
@@ -286,9 +287,56 @@ async def test_redis_reads_a_page_a_command(
         store._read = archived_meanwhile  # type: ignore[assignment]
         # a log gone half-way reads as no log (the caller finds the archive), never as a
         # shorter log (a finished game's log cut short looks unfinished)
-        assert await store.read("paged") == [] and await store.read_timed("paged") == []
+        assert await store.read("paged", 1) == [] and await store.read_timed("paged") == []
     finally:
         await store.client.delete(store.log_key("paged"))
+        await store.aclose()
+
+
+async def test_redis_reads_a_whole_log_by_xrange_a_page_a_command(
+    redis_url: str, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A read from the start (the engine's read-back of a finished game) goes by plain XRANGE,
+    no script, a page a command; it reads as the script does (an entry with a mark too); a log
+    gone between two pages reads as no log, one that never was too."""
+    from services.eventlog import redis_store
+
+    monkeypatch.setattr(redis_store, "PAGE", 10)
+    store = RedisEventStore(aioredis.Redis.from_url(redis_url), redis_namespace, True)
+    await store.append("whole", 0, [b"x%d" % i for i in range(30)])
+    key = store.log_key("whole")
+    await store.client.xadd(key, {"e": b"marked", "t": b"1", "p": b"mark"}, id="31-0")
+    calls: list[tuple[Any, ...]] = []
+    client: Any = store.client
+    execute = client.execute_command
+
+    async def counted(*args: Any, **options: Any) -> Any:
+        calls.append(args)
+        return await execute(*args, **options)
+
+    async def no_script(keys: list[str], args: list[Any]) -> Any:
+        raise AssertionError("a whole-log read ran the script")
+
+    monkeypatch.setattr(client, "execute_command", counted)
+    store._read = no_script  # type: ignore[assignment]
+    try:
+        rows = await store.read("whole")
+        assert [seq for seq, _ in rows] == list(range(1, 32))
+        assert rows[0][1] == b"x0" and rows[-1][1] == b"marked"
+        pages = [a for a in calls if a[0] == b"XRANGE"]
+        assert len(pages) == 4 and all(a[-1] == 10 for a in pages)
+        assert await store.read("never") == []
+
+        async def archived_meanwhile(*args: Any, **options: Any) -> Any:
+            reply = await execute(*args, **options)
+            if args[0] == b"XRANGE":
+                await execute("DEL", key)  # between two pages
+            return reply
+
+        monkeypatch.setattr(client, "execute_command", archived_meanwhile)
+        assert await store.read("whole") == []
+    finally:
+        await store.client.delete(key)
         await store.aclose()
 
 
