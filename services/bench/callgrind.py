@@ -199,19 +199,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """`arena bench callgrind`: print the JSON report."""
     bad = [t for t in args.target.split(",") if t not in TARGETS]
-    if bad or not 0 <= args.minus < args.games:
-        print(
-            f"arena bench callgrind: targets are {', '.join(TARGETS)}, and 0 <= --minus < --games",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        out = measure(args)
-    except RuntimeError as exc:
-        print(f"arena bench callgrind: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(out))
-    return 0
+    refused = bad or not 0 <= args.minus < args.games
+    said = f"targets are {', '.join(TARGETS)}, and 0 <= --minus < --games" if refused else ""
+    return kit.report("callgrind", lambda: measure(args), said)
 
 
 def run_under_callgrind(argv: list[str]) -> int:

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 from ..cliargs import bench_options, game_options, int_list, names
+from . import kit
 from .e2e import bench_e2e
 
 
@@ -45,11 +44,8 @@ def bench_e2e_arguments(p: argparse.ArgumentParser) -> None:
 
 def bench_e2e_command(a: argparse.Namespace) -> int:
     """`arena bench e2e`: print the JSON report."""
-    if a.games < 1 or a.repeat < 1:
-        print("arena bench e2e: --games and --repeat must be at least 1", file=sys.stderr)
-        return 2
 
-    try:
+    def run() -> object:
         out = [
             bench_e2e(
                 a.ruleset,
@@ -65,8 +61,7 @@ def bench_e2e_command(a: argparse.Namespace) -> int:
             )
             for pol in a.policy
         ]
-    except RuntimeError as exc:
-        print(f"arena bench e2e: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(out[0] if len(out) == 1 else {"results": out}))
-    return 0
+        return out[0] if len(out) == 1 else {"results": out}
+
+    bad = a.games < 1 or a.repeat < 1
+    return kit.report("e2e", run, "--games and --repeat must be at least 1" if bad else "")

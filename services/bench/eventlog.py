@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
-import json
-import sys
 import time
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -263,14 +261,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench eventlog`: print the JSON report."""
-    try:
+
+    def run() -> object:
         if args.cluster:
             from .cluster import bench_cluster
 
-            print(json.dumps(bench_cluster(args.masters, args.games, rounds=args.rounds)))
-            return 0
-        print(json.dumps(bench_eventlog(args.redis_url, args.size, args.rounds)))
-    except RuntimeError as err:
-        print(f"arena bench eventlog: {err}", file=sys.stderr)
-        return 2
-    return 0
+            return bench_cluster(args.masters, args.games, rounds=args.rounds)
+        return bench_eventlog(args.redis_url, args.size, args.rounds)
+
+    return kit.report("eventlog", run)

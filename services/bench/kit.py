@@ -15,10 +15,12 @@ No benchmark asserts a time: they print JSON, and tests check only its shape and
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import resource
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -106,6 +108,21 @@ def ratio(a: Sequence[Sample], b: Sequence[Sample]) -> dict[str, dict[str, float
         "wall": spread([x.rate / max(y.rate, 1e-12) for x, y in pairs]),
         "cpu": spread([y.cpu_us_per_unit / max(x.cpu_us_per_unit, 1e-12) for x, y in pairs]),
     }
+
+
+def report(command: str, run: Callable[[], object], refused: str = "") -> int:
+    """How an `arena bench COMMAND` ends: ``refused`` (what its options got wrong) or a
+    RuntimeError of ``run`` is one line on stderr and exit 2; otherwise ``run``'s report is
+    printed as JSON and it exits 0."""
+    try:
+        if refused:
+            raise RuntimeError(refused)
+        out = run()
+    except RuntimeError as exc:
+        print(f"arena bench {command}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(out))
+    return 0
 
 
 def load_avg() -> list[float]:

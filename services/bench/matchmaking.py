@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import random
 import statistics
-import sys
 import time
 import uuid
 from typing import Any
@@ -190,15 +188,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench matchmaking`: run both benchmarks and print JSON."""
-    if args.repeat < 1:
-        print("arena bench matchmaking: --repeat must be at least 1", file=sys.stderr)
-        return 2
     env = kit.Envelope("matchmaking")
-    try:
+
+    def run() -> object:
         with redis_or_throwaway(args.redis_url) as url:
-            out = env.wrap(asyncio.run(_bench(url, args.repeat)))
-    except RuntimeError as err:
-        print(f"arena bench matchmaking: {err}", file=sys.stderr)
-        return 2
-    print(json.dumps(out))
-    return 0
+            return env.wrap(asyncio.run(_bench(url, args.repeat)))
+
+    return kit.report("matchmaking", run, "--repeat must be at least 1" if args.repeat < 1 else "")

@@ -761,7 +761,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench play`: print the JSON report."""
-    if (
+    refused = (
         args.repeat < 1
         or args.seconds <= 0
         or args.bots_seconds <= 0
@@ -771,17 +771,9 @@ def main(args: argparse.Namespace) -> int:
         or min(args.people) < 1
         or args.engines < 1
         or args.people_engines < 0
-    ):
-        print(
-            "arena bench play: --repeat, --seconds, --bots-seconds, --alone-seconds, --people "
-            "and --engines must be positive (--people-engines 0 or more)",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        out = bench_play(args)
-    except RuntimeError as err:
-        print(f"arena bench play: {err}", file=sys.stderr)
-        return 2
-    print(json.dumps(out))
-    return 0
+    )
+    said = (
+        "--repeat, --seconds, --bots-seconds, --alone-seconds, --people and --engines must be "
+        "positive (--people-engines 0 or more)"
+    )
+    return kit.report("play", lambda: bench_play(args), said if refused else "")

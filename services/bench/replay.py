@@ -14,11 +14,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import multiprocessing as mp
 import resource
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -274,15 +272,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench replay`: print the JSON report."""
-    try:
-        if args.repeat < 1 or not args.spectators or min(args.spectators) < 1:
-            print(
-                "arena bench replay: --repeat and --spectators must be at least 1", file=sys.stderr
-            )
-            return 2
-        out = bench_replay(args.redis_url, args.spectators, args.pace_ms, args.repeat)
-    except RuntimeError as err:
-        print(f"arena bench replay: {err}", file=sys.stderr)
-        return 2
-    print(json.dumps(out))
-    return 0
+    refused = args.repeat < 1 or not args.spectators or min(args.spectators) < 1
+    return kit.report(
+        "replay",
+        lambda: bench_replay(args.redis_url, args.spectators, args.pace_ms, args.repeat),
+        "--repeat and --spectators must be at least 1" if refused else "",
+    )

@@ -36,7 +36,6 @@ import cProfile
 import gc
 import io
 import itertools
-import json
 import os
 import pstats
 import sys
@@ -370,11 +369,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """`arena bench service`: print the JSON report."""
-    if args.games < 1 or args.repeat < 1:
-        print("arena bench service: --games and --repeat must be at least 1", file=sys.stderr)
-        return 2
-    try:
-        out = bench_service(
+    bad = args.games < 1 or args.repeat < 1
+    return kit.report(
+        "service",
+        lambda: bench_service(
             args.ruleset,
             args.players,
             args.games,
@@ -384,9 +382,6 @@ def main(args: argparse.Namespace) -> int:
             args.redis_url,
             args.profile,
             args.gc,
-        )
-    except RuntimeError as exc:
-        print(f"arena bench service: {exc}", file=sys.stderr)
-        return 2
-    print(json.dumps(out))
-    return 0
+        ),
+        "--games and --repeat must be at least 1" if bad else "",
+    )
