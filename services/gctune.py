@@ -17,10 +17,10 @@ import gc
 GC_THRESHOLDS = (50_000, 10, 10)
 
 
-def tune_gc() -> None:
+def tune_gc(thresholds: tuple[int, int, int] = GC_THRESHOLDS) -> None:
     """Set the worker's collector thresholds, and move what exists now (modules, classes, the
     worker's set-up) out of the collector's reach (gc.freeze): a full collection then scans
     what the worker made since (games, minds) only."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    gc.set_threshold(*thresholds)

@@ -108,6 +108,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+WEB_GC_THRESHOLDS = (5_000, 50, 20)
+"""The web server's collector (gctune.tune_gc, its set-up frozen): young collections every
+5,000 objects, not the workers' 50,000. Each of the web server's young collections goes over
+what its feeds took in since the last and frees the finished requests' and streams' cycles
+(asyncio transports, tracebacks): at 50,000 a collection took ~60 ms of CPU and 576-965 ms
+of wall on the loaded machine, every request in flight waiting; at 5,000 the longest was 82-84
+ms of wall for about the same CPU a run (issue 44, docs/benchmarks.md). The middle generation
+is collected every 250,000 objects' worth (the workers' every 500,000), the whole heap every
+5,000,000 as theirs."""
+
+
 async def serve(
     args: argparse.Namespace, ready: asyncio.Event | None = None, *, own_process: bool = False
 ) -> None:
@@ -146,7 +157,7 @@ async def serve(
         # at CPython's thresholds, beside 100 people and 50 bot games (issue 44), the web
         # server collected ~700 times a minute and scanned its whole heap every ~10 s: 64-103
         # ms of CPU each (86-572 ms of wall at load 4-5), every request in flight waiting
-        tune_gc()
+        tune_gc(WEB_GC_THRESHOLDS)
     http_port = await http.start(args.host, args.http_port)
     # one line: `arena up` waits for it, and reads the ports it names
     also = f" (/metrics on port {exporter.server_port})" if exporter is not None else ""
