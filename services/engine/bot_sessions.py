@@ -68,6 +68,11 @@ class Session:
         self.results.extend(results)
         self.ready.set()
 
+    def add_result(self, result: game_pb2.BotAnswerResult) -> None:
+        """Queue the result of one of the worker's answers."""
+        self.results.append(result)
+        self.ready.set()
+
     def end(self) -> None:
         """No more answers will come (the worker closed its side, or the call ended)."""
         self.closed = True

@@ -235,6 +235,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         batches: set[asyncio.Task[None]] = set()
 
         sessions = self.games.sessions
+        metrics = self.games.metrics
+        observe, count = metrics.latency.observe, metrics.count
+        BotAnswerResult = game_pb2.BotAnswerResult  # noqa: N806 - the message class
 
         async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
             # each result is queued as soon as it is in, not once the whole batch is: the
@@ -254,13 +257,35 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 asked.append((game, token, decision, act.picks))
                 tags.append(a.tag)
 
+            tally = [0, 0]  # answers taken, of them duplicates (counted once a batch)
+
             def done(i: int, r: Result | BaseException) -> None:
-                result = game_pb2.BotAnswerResult(tag=tags[i])
-                self._fill(result.result, r, start, echo=False)
-                session.add_results([result])
+                result = BotAnswerResult(tag=tags[i])
+                if type(r) is Result:  # the usual outcome: `_fill`'s, without the echo
+                    # (setting a field of the nested response makes it present)
+                    response = result.result.response
+                    response.version = r.position
+                    if r.duplicate:
+                        response.duplicate = True
+                        tally[1] += 1
+                    if r.over:
+                        response.over = True
+                    tally[0] += 1
+                    observe(time.perf_counter() - start)
+                else:
+                    self._fill(result.result, r, start, echo=False)
+                session.add_result(result)
 
             if asked:
-                await self.games.answer_many(asked, done)
+                try:
+                    await self.games.answer_many(asked, done)
+                finally:
+                    if tally[0]:
+                        taken, duplicates = tally
+                        if duplicates:
+                            count("actions", "duplicate", duplicates)
+                        if taken > duplicates:
+                            count("actions", "ok", taken - duplicates)
 
         try:
             async for request in requests:
@@ -298,7 +323,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """Queue a session answer's refusal, made before it reached `Games`."""
         result = game_pb2.BotAnswerResult(tag=tag)
         self._fill(result.result, refused, start, echo=False)
-        session.add_results([result])
+        session.add_result(result)
 
     @grpc_unary
     async def Determinize(

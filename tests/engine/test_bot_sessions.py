@@ -194,6 +194,14 @@ async def test_a_session_answers_what_it_was_pushed_without_a_token(env: Env) ->
     )
     repeat = (await _results(one, 1))[0][6]
     assert repeat.code == OK and repeat.response.duplicate
+    # counted by result as SubmitAction counts (a batch's taken answers once it is done)
+    want = {"ok": 2, "duplicate": 1, "unauthenticated": 3}
+    counts = env.games.metrics.counts
+    for _ in range(500):  # (a poll: the count may follow the result by a loop turn)
+        if {k: counts.get(("actions", k)) for k in want} == want:
+            break
+        await asyncio.sleep(0.01)
+    assert {k: counts.get(("actions", k)) for k in want} == want
     one.cancel()
     two.cancel()
 
