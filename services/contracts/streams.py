@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Generic, TypeVar
@@ -313,6 +313,11 @@ _DECODERS: dict[type[Any], msgspec.msgpack.Decoder[Any]] = {
 def encode(message: NewMatch | BotDecision | GameFinished) -> dict[bytes, bytes]:
     """The stream entry's fields for `message`."""
     return {FIELD: _ENCODER.encode(message)}
+
+
+encode_message: Callable[[NewMatch | BotDecision | GameFinished], bytes] = _ENCODER.encode
+"""The stream entry's one field (`encode(message)[FIELD]`), without the dict: what a bot
+session carries per decision."""
 
 
 def decode(fields: Mapping[bytes, bytes], kind: type[M]) -> M:

@@ -40,7 +40,8 @@ import time
 import zlib
 from collections.abc import Iterable
 
-from ..contracts.streams import FIELD, BotDecision, encode
+from ..contracts.streams import BotDecision
+from ..contracts.streams import encode_message as _encode
 from ..contracts.tokens import BOT_WORKER_HEADER
 from ..proto_gen.arena.v1 import game_pb2
 
@@ -159,17 +160,20 @@ class BotSessions:
     def push(self, messages: Iterable[BotDecision]) -> list[BotDecision]:
         """Queue `messages` on the sessions (a game's on the same one while the set of sessions
         stays); returns those no session could take (publish them to the stream)."""
-        left: list[BotDecision] = []
-        for m in messages:
-            if not self.open:
-                left.append(m)
-                continue
-            session = self.open[zlib.crc32(m.game.encode()) % len(self.open)]
-            session.decisions.append(encode(m)[FIELD])
-            session.ready.set()
-            self.outstanding[m.game] = (session, m)
-            self.pushed += 1
-        return left
+        sessions = self.open
+        if not sessions:
+            return list(messages)
+        held, n, pushed = self.outstanding, len(sessions), 0
+        for m in messages:  # (the stream entry's field, without its dict)
+            session = sessions[zlib.crc32(m.game.encode()) % n] if n > 1 else sessions[0]
+            session.decisions.append(_encode(m))
+            held[m.game] = (session, m)
+            pushed += 1
+        self.pushed += pushed
+        for session in sessions:  # (each session's queue told once, not once a message)
+            if session.decisions:
+                session.ready.set()
+        return []
 
     def sent(self) -> int:
         """Stream messages sent on every session so far."""

@@ -334,3 +334,30 @@ def test_a_held_decision_is_let_go_once_its_deadline_has_passed() -> None:
     assert set(sessions.outstanding) == {"g2"}
     sessions.tick(1.0, 60.0)
     assert sessions.outstanding == {}
+
+
+def test_a_push_goes_to_one_session_a_game_as_the_stream_entry_would() -> None:
+    """Each game's decisions go to one session (by the CRC of its id, while the set of
+    sessions stays), as the stream entry's bytes; each session given one is told; with no
+    session open every decision is handed back (to the stream)."""
+    import zlib
+
+    from services.contracts.streams import FIELD, encode
+    from services.engine.bot_sessions import BotSessions
+
+    def decision(game: str) -> BotDecision:
+        return BotDecision(
+            game=game, decision=7, seat=1, player="bot:random", version=3, body=b"{}"
+        )
+
+    sessions = BotSessions()
+    msgs = [decision(f"g{i}") for i in range(8)]
+    assert sessions.push(msgs) == msgs and sessions.pushed == 0
+    one, two = sessions.start("b0"), sessions.start("b1")
+    assert sessions.push(msgs) == []
+    for s, k in ((one, 0), (two, 1)):
+        mine = [m for m in msgs if zlib.crc32(m.game.encode()) % 2 == k]
+        assert s.decisions == [encode(m)[FIELD] for m in mine]
+        assert s.ready.is_set() == bool(mine)
+    assert sessions.pushed == 8 and set(sessions.outstanding) == {m.game for m in msgs}
+    assert sessions.outstanding["g0"][1] is msgs[0]
