@@ -1,13 +1,21 @@
-"""Process helpers for the tests: run `arena COMMAND` as a process, find a process's descendants."""
+"""Process helpers for the tests: run `arena COMMAND` as a process (`arena up` and `arena
+tournament` as most tests start them), find a process's descendants."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from services.platform.up import UpConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,6 +88,67 @@ FREE_PORTS = [
     "0",
 ]
 """`arena up` flags that give every service a free port and turn /metrics off."""
+
+
+@contextlib.contextmanager
+def arena_up(
+    *args: str, stderr: Any = subprocess.PIPE, stop_s: float = 30.0
+) -> Iterator[tuple[subprocess.Popen[str], dict[str, Any]]]:
+    """`arena up ARGS --json` on free ports (FREE_PORTS; a flag in ``args`` overrides one of
+    them), with what it printed once up (up.json's fields). On leaving: SIGTERM, and after
+    ``stop_s`` seconds SIGKILL (stopping itself is tests/platform/test_up_sigterm.py's)."""
+    up = arena("up", *FREE_PORTS, *args, "--json", stdout=subprocess.PIPE, stderr=stderr)
+    try:
+        assert up.stdout is not None
+        line = up.stdout.readline()
+        assert line, up.stderr.read() if up.stderr else "arena up printed nothing"
+        yield up, json.loads(line)
+    finally:
+        up.send_signal(signal.SIGTERM)
+        try:
+            up.communicate(timeout=stop_s)
+        except subprocess.TimeoutExpired:
+            up.kill()
+            up.communicate()
+
+
+def tournament(
+    var: Path, *args: str, timeout: float, env: dict[str, str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """`arena tournament --var VAR ARGS --json` run to its end (it must exit 0): its JSON
+    result and what it said on stderr."""
+    p = arena(
+        "tournament",
+        "--var",
+        str(var),
+        *args,
+        "--json",
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    out, err = p.communicate(timeout=timeout)
+    assert p.returncode == 0, err
+    result: dict[str, Any] = json.loads(out)
+    return result, err
+
+
+def up_config(var_dir: Path, **fields: Any) -> UpConfig:
+    """FREE_PORTS for a platform started in the test's process (services.platform.up.Platform):
+    under ``var_dir``, a throw-away Redis (not persisted), every service on a free port, no
+    /metrics, bots without a pause; ``fields`` set any other field or override these."""
+    from services.platform.up import UpConfig  # not for the tests that start none
+
+    free: dict[str, Any] = {
+        "persist": False,
+        "http_port": 0,
+        "replay_grpc_port": 0,
+        "matchmaker_port": 0,
+        "engine_port": 0,
+        "metrics_port": 0,
+        "think_ms": 0,
+    }
+    return UpConfig(var_dir=var_dir, **(free | fields))
 
 
 def cmdline(pid: int) -> str:

@@ -12,9 +12,7 @@ first part 1,000, as #18 asks) and prints the figures it measured.
 from __future__ import annotations
 
 import json
-import signal
 import socket
-import subprocess
 import sys
 import time
 import urllib.request
@@ -23,7 +21,7 @@ from typing import Any
 
 import pytest
 import redis
-from process_helpers import FREE_PORTS, arena
+from process_helpers import arena_up, tournament
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.contracts.streams import stream_keys
@@ -64,27 +62,12 @@ def _sample(text: str, name: str, **labels: str) -> float | None:
 
 
 def _tournament(var: Path, games: int, seed: int, timeout_s: float) -> dict[str, Any]:
-    p = arena(
-        "tournament",
-        "--var",
-        str(var),
-        "--ruleset",
-        "standard",
-        "--players",
-        "4",
-        "--policies",
-        "random",
-        "--games",
-        str(games),
-        "--seed",
-        str(seed),
-        "--json",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    result, _ = tournament(
+        var,
+        *("--ruleset", "standard", "--players", "4", "--policies", "random"),
+        *("--games", str(games), "--seed", str(seed)),
+        timeout=timeout_s,
     )
-    out, err = p.communicate(timeout=timeout_s)
-    assert p.returncode == 0, err
-    result: dict[str, Any] = json.loads(out)
     assert result["games_done"] == games
     assert not result["platform"].startswith("started"), result["platform"]  # ours, not its own
     return result
@@ -150,29 +133,12 @@ def _settled(metrics: list[str]) -> bool:
 def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str, Any]:
     var = tmp_path / "var"
     port = _free_pair()
-    up = arena(
-        "up",
-        "--var",
-        str(var),
-        "--no-persist",
-        "--think-ms",
-        "0",
-        "--json",
-        *FREE_PORTS,
-        "--metrics-port",  # after FREE_PORTS's 0 (no /metrics): the keepers' gauges are read
+    with arena_up(
+        *("--var", str(var), "--no-persist", "--think-ms", "0"),
+        "--metrics-port",  # over FREE_PORTS's 0 (no /metrics): the keepers' gauges are read
         str(port),
-        "--matchmaker-metrics-port",
-        "0",
-        "--replay-metrics-port",
-        "0",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert up.stdout is not None
-        line = up.stdout.readline()
-        assert line, up.stderr.read() if up.stderr else ""
-        run = json.loads(line)
+        *("--matchmaker-metrics-port", "0", "--replay-metrics-port", "0"),
+    ) as (_, run):
         ns = run["namespace"]
         r = redis.Redis.from_url(run["redis_url"])
         t1 = _tournament(var, first, 1, timeout_s)
@@ -193,13 +159,6 @@ def _soak(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str
             metrics = [_metrics(u) for u in run["metrics"]]
         dead = int(r.xlen(f"{ns}:dead"))
         r.close()
-    finally:
-        up.send_signal(signal.SIGTERM)
-        try:
-            up.wait(30)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            raise
     figures = {
         "games": first + second,
         "used_memory_after_first": mem_first,

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from process_helpers import FREE_PORTS, alive, arena, descendants, find_below
+from process_helpers import alive, arena, arena_up, descendants, find_below
 
 from services.contracts.streams import FINISHED, stream_keys
 from services.eventlog import archive
@@ -133,159 +133,149 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
     var = tmp_path / "var"
     redis = [RedisServer(tmp_path / "redis", fsync="always")]
     url = redis[0].url
-    up = arena(
-        "up",
-        "--var",
-        str(var),
-        "--redis-url",
-        url,
-        "--engines",
-        "2",
-        "--bots",
-        "2",
-        "--think-ms",
-        "0",
-        "--json",
-        *FREE_PORTS,
-        stdout=subprocess.PIPE,
-        stderr=(tmp_path / "up.err").open("w"),
-    )
     kids: set[int] = set()
     try:
-        assert up.stdout is not None
-        run = json.loads(up.stdout.readline())
-        ns = run["namespace"]
-        kids = descendants(up.pid)
-        spec = Spec("standard", 5, games, POLICIES)
-        witness = Witness(url, ns, [spec.game_id(i) for i in range(games)])
-        stop = asyncio.Event()
-        watching = asyncio.create_task(witness.run(stop))
-        t0 = time.monotonic()
-        tour = arena(
-            "tournament",
-            "--var",
-            str(var),
-            "--games",
-            str(games),
-            "--players",
-            "5",
-            "--policies",
-            ",".join(POLICIES),
-            "--concurrency",
-            "20",
-            "--json",
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        while witness.head[spec.game_id(0)] == 0:  # play has begun: now the chaos
-            assert tour.poll() is None, tour.communicate()
-            await asyncio.sleep(0.05)
-        timeline: list[int] = []
-
-        async def sample() -> None:  # games archived, each second: where play stalled, if
-            while not stop.is_set():
-                timeline.append(len(list((var / "archive").glob("*.arena"))))
-                await asyncio.sleep(1)
-
-        sampling = asyncio.create_task(sample())
-        acts = await _chaos(up, redis, rng, rounds, gap_s)
-        # every kill landed while games were in play: the tournament had not ended, nor had
-        # every game been archived, when the last one was done
-        archived = len(list((var / "archive").glob("*.arena")))
-        assert tour.poll() is None and archived < games, (acts, archived, timeline)
-        out, err = await asyncio.to_thread(tour.communicate, timeout=150 * rounds + games)
-        took = time.monotonic() - t0
-        stop.set()
-        await asyncio.gather(watching, sampling)
-        print(f"chaos: {acts}; {archived} of {games} games archived at the last kill")
-        print(f"tournament {took:.1f} s; witness saw {len(witness.seen)} entries")
-        print(f"games archived, second by second: {timeline}")
-        assert tour.returncode == 0, err
-        assert "Traceback" not in err, err
-        assert err.splitlines()[0].startswith("arena tournament: using the running arena up"), err
-        result = json.loads(out)
-        assert result["games_done"] == games
-
-        # no consumer died: matches published now start at once, on both engines
-        client = connect(url)
-        matches = Games(client, ns, Path(run["archive_dir"]))
-        store = RedisEventStore(client, ns)
-        late = [f"late-{i}" for i in range(6)]
-        published = time.monotonic()
-        for i, gid in enumerate(late):
-            await matches.publish(bot_match(gid, "standard", ["random"] * 5, 9000 + i))
-        for gid in late:
-            while await store.head(gid) == 0 and not (var / "archive" / f"{gid}.arena").exists():
-                assert time.monotonic() - published < 5, f"match {gid} did not start in 5 s"
+        with (
+            (tmp_path / "up.err").open("w") as up_err,
+            arena_up(
+                *("--var", str(var), "--redis-url", url, "--engines", "2", "--bots", "2"),
+                *("--think-ms", "0"),
+                stderr=up_err,
+            ) as (up, run),
+        ):
+            ns = run["namespace"]
+            kids = descendants(up.pid)
+            spec = Spec("standard", 5, games, POLICIES)
+            witness = Witness(url, ns, [spec.game_id(i) for i in range(games)])
+            stop = asyncio.Event()
+            watching = asyncio.create_task(witness.run(stop))
+            t0 = time.monotonic()
+            tour = arena(
+                "tournament",
+                "--var",
+                str(var),
+                "--games",
+                str(games),
+                "--players",
+                "5",
+                "--policies",
+                ",".join(POLICIES),
+                "--concurrency",
+                "20",
+                "--json",
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            while witness.head[spec.game_id(0)] == 0:  # play has begun: now the chaos
+                assert tour.poll() is None, tour.communicate()
                 await asyncio.sleep(0.05)
-        for gid in late:
-            deadline = time.monotonic() + 60
-            while not (var / "archive" / f"{gid}.arena").exists():
-                assert time.monotonic() < deadline, f"game {gid} did not finish"
-                await asyncio.sleep(0.1)
-        await asyncio.sleep(1.0)  # the ratings consumer reads the last announcement
-        # each worker's consumer loops are alive and polling now (CLIENT LIST: a connection
-        # named for it whose last command was XREADGROUP). Not a consumer's idle time: the six
-        # late matches may all go to one engine in one read, and Redis 7.0 refreshes idle only
-        # on reads that return messages, so a live engine could show none since the chaos (the
-        # full suite failed so once: engine-0 idle 7.25 s, 7.14 s after the chaos). The bot
-        # workers get their decisions on bot sessions, so the decisions stream may carry none.
-        await _polling(
-            client,
-            [
-                "arena-engine:engine-0",
-                "arena-engine:engine-1",
-                "arena-bots:bots-0",
-                "arena-bots:bots-1",
-            ],
-        )
-        for key in stream_keys(ns, FINISHED.name):
-            pending = await client.xpending(key, FINISHED.groups[0])
-            assert pending["pending"] == 0, (key, pending)
+            timeline: list[int] = []
 
-        # every archive verifies; every entry the witness saw is in it, byte for byte
-        # (a worker killed inside write_atomic leaves its temp file: readers skip those)
-        files = sorted(
-            p
-            for p in (var / "archive").glob("*.arena")
-            if not p.name.startswith(archive.TEMP_PREFIX)
-        )
-        assert len(files) == games + len(late)
-        records: dict[str, list[bytes]] = {}
-        for path in files:
-            report = verify(path)
-            assert report.ok, (path.name, report.summary())
-            unpacked = archive.unpack(path.read_bytes())
-            records[path.stem] = list(unpacked.records)
-        lost = [
-            (g, seq)
-            for (g, seq), digest in witness.seen.items()
-            if seq > len(records[g]) or hashlib.sha256(records[g][seq - 1]).hexdigest() != digest
-        ]
-        assert not lost, f"entries seen in Redis but not in the archive: {lost[:5]}"
+            async def sample() -> None:  # games archived, each second: where play stalled, if
+                while not stop.is_set():
+                    timeline.append(len(list((var / "archive").glob("*.arena"))))
+                    await asyncio.sleep(1)
 
-        # every finished game rated exactly once: the ratings count each archived game (one
-        # record per game, written with the rating in one transaction), and the live ratings
-        # equal those rebuilt from the archive (bots carry no rating: for these all-bot games
-        # the tables are empty, so the records are what shows a game counted or missed)
-        rebuilt, skipped = await rebuild(var / "archive")
-        assert not skipped, skipped
-        ratings = RatingStore(client, ns)
-        assert await ratings.games("standard-5") == {p.stem for p in files}
-        assert set(rebuilt) == {"standard-5"}
-        for mode, table in rebuilt.items():
-            live = await ratings.table(mode)
-            assert {p: r.games for p, r in live.items()} == {p: g for p, (_, _, g) in table.items()}
-            for p, (mu, sigma, _) in table.items():
-                assert abs(live[p].mu - mu) < 1e-6 and abs(live[p].sigma - sigma) < 1e-6, p
-        await client.aclose()
+            sampling = asyncio.create_task(sample())
+            acts = await _chaos(up, redis, rng, rounds, gap_s)
+            # every kill landed while games were in play: the tournament had not ended, nor had
+            # every game been archived, when the last one was done
+            archived = len(list((var / "archive").glob("*.arena")))
+            assert tour.poll() is None and archived < games, (acts, archived, timeline)
+            out, err = await asyncio.to_thread(tour.communicate, timeout=150 * rounds + games)
+            took = time.monotonic() - t0
+            stop.set()
+            await asyncio.gather(watching, sampling)
+            print(f"chaos: {acts}; {archived} of {games} games archived at the last kill")
+            print(f"tournament {took:.1f} s; witness saw {len(witness.seen)} entries")
+            print(f"games archived, second by second: {timeline}")
+            assert tour.returncode == 0, err
+            assert "Traceback" not in err, err
+            assert err.splitlines()[0].startswith("arena tournament: using the running arena up"), (
+                err
+            )
+            result = json.loads(out)
+            assert result["games_done"] == games
+
+            # no consumer died: matches published now start at once, on both engines
+            client = connect(url)
+            matches = Games(client, ns, Path(run["archive_dir"]))
+            store = RedisEventStore(client, ns)
+            late = [f"late-{i}" for i in range(6)]
+            published = time.monotonic()
+            for i, gid in enumerate(late):
+                await matches.publish(bot_match(gid, "standard", ["random"] * 5, 9000 + i))
+            for gid in late:
+                while (
+                    await store.head(gid) == 0 and not (var / "archive" / f"{gid}.arena").exists()
+                ):
+                    assert time.monotonic() - published < 5, f"match {gid} did not start in 5 s"
+                    await asyncio.sleep(0.05)
+            for gid in late:
+                deadline = time.monotonic() + 60
+                while not (var / "archive" / f"{gid}.arena").exists():
+                    assert time.monotonic() < deadline, f"game {gid} did not finish"
+                    await asyncio.sleep(0.1)
+            await asyncio.sleep(1.0)  # the ratings consumer reads the last announcement
+            # each worker's consumer loops are alive and polling now (CLIENT LIST: a connection
+            # named for it whose last command was XREADGROUP). Not a consumer's idle time: the six
+            # late matches may all go to one engine in one read, and Redis 7.0 refreshes idle only
+            # on reads that return messages, so a live engine could show none since the chaos (the
+            # full suite failed so once: engine-0 idle 7.25 s, 7.14 s after the chaos). The bot
+            # workers get their decisions on bot sessions, so the decisions stream may carry none.
+            await _polling(
+                client,
+                [
+                    "arena-engine:engine-0",
+                    "arena-engine:engine-1",
+                    "arena-bots:bots-0",
+                    "arena-bots:bots-1",
+                ],
+            )
+            for key in stream_keys(ns, FINISHED.name):
+                pending = await client.xpending(key, FINISHED.groups[0])
+                assert pending["pending"] == 0, (key, pending)
+
+            # every archive verifies; every entry the witness saw is in it, byte for byte
+            # (a worker killed inside write_atomic leaves its temp file: readers skip those)
+            files = sorted(
+                p
+                for p in (var / "archive").glob("*.arena")
+                if not p.name.startswith(archive.TEMP_PREFIX)
+            )
+            assert len(files) == games + len(late)
+            records: dict[str, list[bytes]] = {}
+            for path in files:
+                report = verify(path)
+                assert report.ok, (path.name, report.summary())
+                unpacked = archive.unpack(path.read_bytes())
+                records[path.stem] = list(unpacked.records)
+            lost = [
+                (g, seq)
+                for (g, seq), digest in witness.seen.items()
+                if seq > len(records[g])
+                or hashlib.sha256(records[g][seq - 1]).hexdigest() != digest
+            ]
+            assert not lost, f"entries seen in Redis but not in the archive: {lost[:5]}"
+
+            # every finished game rated exactly once: the ratings count each archived game (one
+            # record per game, written with the rating in one transaction), and the live ratings
+            # equal those rebuilt from the archive (bots carry no rating: for these all-bot games
+            # the tables are empty, so the records are what shows a game counted or missed)
+            rebuilt, skipped = await rebuild(var / "archive")
+            assert not skipped, skipped
+            ratings = RatingStore(client, ns)
+            assert await ratings.games("standard-5") == {p.stem for p in files}
+            assert set(rebuilt) == {"standard-5"}
+            for mode, table in rebuilt.items():
+                live = await ratings.table(mode)
+                assert {p: r.games for p, r in live.items()} == {
+                    p: g for p, (_, _, g) in table.items()
+                }
+                for p, (mu, sigma, _) in table.items():
+                    assert abs(live[p].mu - mu) < 1e-6 and abs(live[p].sigma - sigma) < 1e-6, p
+            await client.aclose()
     finally:
-        up.send_signal(signal.SIGTERM)
-        try:
-            up.wait(30)
-        except subprocess.TimeoutExpired:
-            up.kill()
-            up.wait()
         redis[0].stop()
     kids |= descendants(up.pid)
     deadline = time.monotonic() + 10

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from process_helpers import FREE_PORTS, arena, find_below
+from process_helpers import arena, arena_up, find_below
 
 from services.verify import verify
 
@@ -34,72 +34,57 @@ def _state(pid: int) -> str:
 @pytest.mark.slow
 def test_every_game_finishes_while_an_engine_is_stopped(tmp_path: Path) -> None:
     var = tmp_path / "var"
-    up_err = (tmp_path / "up.err").open("w")
-    up = arena(
-        "up",
-        "--var",
-        str(var),
-        "--engines",
-        "2",
-        "--bots",
-        "2",
-        "--think-ms",
-        "0",
-        "--json",
-        *FREE_PORTS,
-        stdout=subprocess.PIPE,
-        stderr=up_err,
-    )
     engine0 = None
-    try:
-        assert up.stdout is not None and up.stdout.readline()
-        engine0 = find_below(up.pid, "services.cli engine", "engine-0")
-        assert engine0 is not None
-        tour = arena(
-            "tournament",
-            "--var",
-            str(var),
-            "--games",
-            "100",
-            "--concurrency",
-            "20",
-            "--policies",
-            "random",
-            "--json",
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        deadline = time.monotonic() + 120
-        while _journal(var) < 10:  # play under way on both engines
-            assert tour.poll() is None, tour.communicate()
-            assert time.monotonic() < deadline, "no games finished"
-            time.sleep(0.1)
-        done_at_stop = _journal(var)
-        os.kill(engine0, signal.SIGSTOP)
-        stopped = time.monotonic()
-        out, err = tour.communicate(timeout=STOPPED_S + 30)
-        took = time.monotonic() - stopped
-        still = _state(engine0) == "T"
-        print(
-            f"{100 - done_at_stop} games finished {took:.1f} s after engine-0 was stopped "
-            f"({done_at_stop} before)"
-        )
-        assert tour.returncode == 0, err
-        assert json.loads(out)["games_done"] == 100
-        assert still and took < STOPPED_S, f"took {took:.1f} s"
-        assert "Traceback" not in err
-        logs = "".join(p.read_text() for p in (var / "logs").glob("*.log"))
-        assert "engine:engine-0 silent for" in logs  # engine-1 said which worker and how long
-        assert "silent for" in (var / "logs" / "bots-0.log").read_text()
-    finally:
-        if engine0 is not None:
-            os.kill(engine0, signal.SIGCONT)
-        up.send_signal(signal.SIGTERM)
+    with (
+        (tmp_path / "up.err").open("w") as up_err,
+        arena_up(
+            *("--var", str(var), "--engines", "2", "--bots", "2", "--think-ms", "0"),
+            stderr=up_err,
+            stop_s=60,
+        ) as (up, _),
+    ):
         try:
-            up.wait(60)
-        except subprocess.TimeoutExpired:
-            up.kill()
-        up_err.close()
+            engine0 = find_below(up.pid, "services.cli engine", "engine-0")
+            assert engine0 is not None
+            tour = arena(
+                "tournament",
+                "--var",
+                str(var),
+                "--games",
+                "100",
+                "--concurrency",
+                "20",
+                "--policies",
+                "random",
+                "--json",
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            deadline = time.monotonic() + 120
+            while _journal(var) < 10:  # play under way on both engines
+                assert tour.poll() is None, tour.communicate()
+                assert time.monotonic() < deadline, "no games finished"
+                time.sleep(0.1)
+            done_at_stop = _journal(var)
+            os.kill(engine0, signal.SIGSTOP)
+            stopped = time.monotonic()
+            out, err = tour.communicate(timeout=STOPPED_S + 30)
+            took = time.monotonic() - stopped
+            still = _state(engine0) == "T"
+            print(
+                f"{100 - done_at_stop} games finished {took:.1f} s after engine-0 was stopped "
+                f"({done_at_stop} before)"
+            )
+            assert tour.returncode == 0, err
+            assert json.loads(out)["games_done"] == 100
+            assert still and took < STOPPED_S, f"took {took:.1f} s"
+            assert "Traceback" not in err
+            logs = "".join(p.read_text() for p in (var / "logs").glob("*.log"))
+            assert "engine:engine-0 silent for" in logs  # engine-1 said which worker and how long
+            assert "silent for" in (var / "logs" / "bots-0.log").read_text()
+        finally:
+            if engine0 is not None:
+                os.kill(engine0, signal.SIGCONT)
     files = sorted((var / "archive").glob("*.arena"))
     assert len(files) >= 100
     for f in files:

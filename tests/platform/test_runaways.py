@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import threading
 import time
 import urllib.request
@@ -22,7 +20,7 @@ from typing import Any
 
 import pytest
 import redis
-from process_helpers import FREE_PORTS, arena
+from process_helpers import arena_up, tournament
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.redisinfra.server import free_port
@@ -31,32 +29,13 @@ OPTIONS = '{"mougong": true}'
 
 
 def _tournament(var: Path, games: int, seed: int, timeout_s: float) -> dict[str, Any]:
-    p = arena(
-        "tournament",
-        "--var",
-        str(var),
-        "--ruleset",
-        "jinyu",
-        "--players",
-        "5",
-        "--options",
-        OPTIONS,
-        "--policies",
-        "random",
-        "--games",
-        str(games),
-        "--seed",
-        str(seed),
-        "--concurrency",
-        "40",
-        "--json",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    result, err = tournament(
+        var,
+        *("--ruleset", "jinyu", "--players", "5", "--options", OPTIONS, "--policies", "random"),
+        *("--games", str(games), "--seed", str(seed), "--concurrency", "40"),
+        timeout=timeout_s,
     )
-    out, err = p.communicate(timeout=timeout_s)
-    assert p.returncode == 0, err
     assert "Traceback" not in err, err
-    result: dict[str, Any] = json.loads(out)
     assert result["games_done"] == games
     return result
 
@@ -95,27 +74,12 @@ def _ended_by_platform(url: str) -> dict[str, float]:
 def _run(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str, Any]:
     var = tmp_path / "var"
     metrics = free_port()
-    up = arena(
-        "up",
-        "--var",
-        str(var),
-        "--no-persist",
-        "--think-ms",
-        "0",
-        "--json",
-        *FREE_PORTS,
-        "--metrics-port",
-        str(metrics),
-        "--matchmaker-metrics-port",
-        "0",
-        "--replay-metrics-port",
-        "0",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert up.stdout is not None
-        run = json.loads(up.stdout.readline())
+    with arena_up(
+        *("--var", str(var), "--no-persist", "--think-ms", "0"),
+        *("--metrics-port", str(metrics)),  # over FREE_PORTS's 0: the engine's counters are read
+        *("--matchmaker-metrics-port", "0", "--replay-metrics-port", "0"),
+        stop_s=60,
+    ) as (_, run):
         r = redis.Redis.from_url(run["redis_url"])
         idle = int(r.info("memory")["used_memory"])
         peak = Peak(r)
@@ -128,12 +92,6 @@ def _run(tmp_path: Path, first: int, second: int, timeout_s: float) -> dict[str,
         ended = _ended_by_platform(run["metrics"][0])
         peak.stop.set()
         r.close()
-    finally:
-        up.send_signal(signal.SIGTERM)
-        try:
-            up.wait(60)
-        except subprocess.TimeoutExpired:
-            up.kill()
     draws = sum(
         1
         for f in (var / "tournaments").glob("*.jsonl")

@@ -8,43 +8,23 @@ every logged event. The default run plays twenty the same way; `-m slow` plays 2
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from process_helpers import arena
+from process_helpers import tournament
 
 from services.eventlog.catalog import load_catalog
 from services.verify import verify
 
 
 def _soak(var: Path, games: int, timeout_s: float) -> None:
-    p = arena(
-        "tournament",
-        "--var",
-        str(var),
-        "--ruleset",
-        "standard",
-        "--players",
-        "5",
-        "--games",
-        str(games),
-        "--policies",
-        "heuristic,random",
-        "--seed",
-        "11",
-        "--engines",
-        "2",
-        "--concurrency",
-        "200",
-        "--json",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    result, _ = tournament(
+        var,
+        *("--ruleset", "standard", "--players", "5", "--games", str(games)),
+        *("--policies", "heuristic,random", "--seed", "11", "--engines", "2"),
+        *("--concurrency", "200"),
+        timeout=timeout_s,
     )
-    out, err = p.communicate(timeout=timeout_s)
-    assert p.returncode == 0, err
-    result = json.loads(out)
     assert result["games_done"] == games
     files = sorted((var / "archive").glob("t*.arena"))
     assert len(files) == games

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import redis as redis_py
-from process_helpers import alive, arena, descendants, find_below, until
+from process_helpers import alive, arena, descendants, find_below, tournament, until
 
 from services.contracts.streams import DECISIONS, stream_keys
 from services.redisinfra.server import RedisServer
@@ -39,13 +39,7 @@ def _journal(var: Path) -> list[dict[str, object]]:
 
 
 def _finish(var: Path) -> dict[str, object]:
-    p = arena(
-        "tournament", "--var", str(var), *ARGS, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    out, err = p.communicate(timeout=180)
-    assert p.returncode == 0, err
-    result: dict[str, object] = json.loads(out)
-    return result
+    return tournament(var, *ARGS, timeout=180)[0]
 
 
 def test_interrupted_tournament_continues(tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import subprocess
 import time
 import urllib.request
 from pathlib import Path
@@ -20,7 +18,7 @@ import redis.asyncio as aioredis
 from services.cli import parser
 from services.eventlog.entry import ANSWER, decode_entry
 from services.eventlog.redis_store import RedisEventStore
-from tests.process_helpers import FREE_PORTS, arena
+from tests.process_helpers import arena_up
 
 WINDOW_S = 3.0
 
@@ -35,17 +33,9 @@ def test_the_default_pace_is_watchable() -> None:
 
 
 def test_demo_games_deal_generals_at_a_watchable_pace(tmp_path: Path) -> None:
-    proc = arena(
-        *("up", "--var", str(tmp_path / "var"), "--engines", "1", "--bots", "1"),
-        *("--demo", "1", "--json", *FREE_PORTS),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        assert line, proc.stderr.read() if proc.stderr else ""
-        run = json.loads(line)
+    with arena_up(
+        *("--var", str(tmp_path / "var"), "--engines", "1", "--bots", "1", "--demo", "1")
+    ) as (_, run):
         base = run["viewer_url"]
         deadline, games = time.monotonic() + 60, []
         while not games:
@@ -87,10 +77,3 @@ def test_demo_games_deal_generals_at_a_watchable_pace(tmp_path: Path) -> None:
                 break
             assert time.monotonic() < deadline, named
             time.sleep(0.5)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
