@@ -5,49 +5,25 @@ its own; a bad --deployed gets one line."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
-from process_helpers import arena, clean_env
+from process_helpers import arena, clean_env, tournament, up_config
 
-from services.platform.up import Platform, UpConfig
+from services.platform.up import Platform
 
 ARGS = ["--players", "4", "--games", "4", "--policies", "heuristic,random", "--seed", "3"]
 
 
 def test_a_tournament_plays_through_a_running_deployment(tmp_path: Path) -> None:
-    cfg = UpConfig(
-        engines=2,
-        bots=1,
-        var_dir=tmp_path / "deployment",
-        persist=False,
-        matchmaker=False,
-        replay=False,
-        engine_port=0,
-        metrics_port=0,
-        replay_grpc_port=0,
-        http_port=0,
-    )
+    cfg = up_config(tmp_path / "deployment", engines=2, bots=1, matchmaker=False, replay=False)
     with Platform(cfg) as platform:
         run = platform.start()
         Path(run.archive_dir).mkdir(parents=True, exist_ok=True)  # a deployment's volume
         env = {**clean_env(), "REDIS_URL": run.redis_url}  # as compose gives it
-        p = arena(
-            "tournament",
-            "--deployed",
-            run.archive_dir,
-            "--var",
-            str(tmp_path / "tools"),
-            "--json",
-            *ARGS,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        result, err = tournament(
+            tmp_path / "tools", "--deployed", run.archive_dir, *ARGS, timeout=180, env=env
         )
-        out, err = p.communicate(timeout=180)
-        assert p.returncode == 0, err
-    result = json.loads(out)
     assert result["games_done"] == result["games_played_now"] == 4
     assert result["platform"] == f"deployed (archive {run.archive_dir})"
     assert "starting a platform" not in err and "deployment's workers" in err

@@ -23,7 +23,7 @@ from services.matchmaking.core import Matchmaker
 from services.matchmaking.grpc_server import MatchmakerServicer, Notifier, make_server
 from services.matchmaking.modes import Policy, build_modes
 from services.matchmaking.rating_store import RatingStore
-from services.platform.up import Platform, UpConfig
+from services.platform.up import Platform
 from services.play import botapi, identity, tournaments
 from services.play.clients import Engine
 from services.play.clients import Matchmaker as MatchmakerClient
@@ -34,6 +34,7 @@ from services.readside.access import hmac_seat_check
 from services.replay import Replay
 from services.replay.http import HttpServer
 from services.running import Running
+from tests.process_helpers import up_config
 
 
 @dataclass(frozen=True)
@@ -53,20 +54,8 @@ def play_platform(
 ) -> Iterator[PlayPlatform]:
     """One platform for the session's play and browser tests (each test sits its own guests)."""
     namespace = f"play-{uuid.uuid4().hex[:8]}"
-    cfg = UpConfig(
-        engines=1,
-        bots=1,
-        var_dir=tmp_path_factory.mktemp("play-var"),
-        namespace=namespace,
-        redis_url=redis_url,
-        persist=False,
-        http_port=0,
-        replay_grpc_port=0,
-        matchmaker_port=0,
-        engine_port=0,
-        metrics_port=0,
-        think_ms=0,
-    )
+    var = tmp_path_factory.mktemp("play-var")
+    cfg = up_config(var, engines=1, bots=1, namespace=namespace, redis_url=redis_url)
     with Platform(cfg) as platform:
         run = platform.start()
         assert run.viewer_url is not None

@@ -17,8 +17,9 @@ import pytest
 
 from services.cli import parser
 from services.contracts import tokens
-from services.platform.up import Platform, UpConfig
+from services.platform.up import Platform
 from services.proto_gen.arena.v1 import game_pb2, game_pb2_grpc, replay_pb2, replay_pb2_grpc
+from tests.process_helpers import up_config
 
 DELAY_MS = 600_000  # far longer than the test: nothing may reach a spectator
 
@@ -58,18 +59,14 @@ def test_arena_up_parses_the_spectator_delay() -> None:
 def test_arena_up_holds_spectators_behind_on_the_engine_and_the_replay_server(
     tmp_path: Path, redis_url: str, redis_namespace: str
 ) -> None:
-    cfg = UpConfig(
+    cfg = up_config(
+        tmp_path / "var",
         engines=1,
         bots=0,
-        var_dir=tmp_path / "var",
         namespace=redis_namespace,
         redis_url=redis_url,
-        persist=False,
-        http_port=0,
         replay_grpc_port=_free_port(),  # 0 would start no ReplayService
         matchmaker=False,
-        engine_port=0,
-        metrics_port=0,
         spectator_delay_ms=DELAY_MS,
     )
     with Platform(cfg) as platform:

@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from services.eventlog.signing import keep_in
-from services.platform.up import Platform, UpConfig
+from services.platform.up import Platform
 from services.verify import verify
 from tests.botapi.helpers import arena_tool, nodebot
 from tests.browser.conftest import ARTIFACTS, CHROMIUM, Tab
+from tests.process_helpers import up_config
 
 GAMES = int(os.environ.get("ARENA_SLOW_TOURNAMENT_GAMES", "200"))
 
@@ -33,20 +34,7 @@ async def test_two_hundred_games_with_a_node_bot_from_the_browser(
 
     ns = f"slowtn-{uuid.uuid4().hex[:8]}"
     var = tmp_path / "var"
-    cfg = UpConfig(
-        engines=2,
-        bots=2,
-        var_dir=var,
-        namespace=ns,
-        redis_url=redis_url,
-        persist=False,
-        http_port=0,
-        replay_grpc_port=0,
-        matchmaker_port=0,
-        engine_port=0,
-        metrics_port=0,
-        think_ms=0,
-    )
+    cfg = up_config(var, engines=2, bots=2, namespace=ns, redis_url=redis_url)
     redis = ["--redis-url", redis_url, "--namespace", ns]
     with Platform(cfg) as platform:
         run = platform.start()
