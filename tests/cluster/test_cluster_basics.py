@@ -5,8 +5,9 @@ partition, and `arena tournament --redis-cluster 3` starts, uses and removes its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import subprocess
+import time
 from pathlib import Path
 
 from process_helpers import alive, arena, descendants
@@ -54,35 +55,50 @@ async def test_appends_and_consumers_on_a_cluster(redis_cluster: LocalCluster) -
 
 def test_tournament_starts_its_own_cluster(tmp_path: Path) -> None:
     var = tmp_path / "var"
-    p = arena(
-        "tournament",
-        "--var",
-        str(var),
-        "--redis-cluster",
-        "3",
-        "--ruleset",
-        "standard",
-        "--players",
-        "4",
-        "--games",
-        "3",
-        "--policies",
-        "heuristic,random",
-        "--json",
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    out_path, err_path = tmp_path / "out.json", tmp_path / "err.txt"
+    with out_path.open("wb") as out, err_path.open("wb") as err:
+        p = arena(
+            "tournament",
+            "--var",
+            str(var),
+            "--redis-cluster",
+            "3",
+            "--ruleset",
+            "standard",
+            "--players",
+            "4",
+            "--games",
+            "3",
+            "--policies",
+            "heuristic,random",
+            "--json",
+            stdout=out,
+            stderr=err,
+        )
+    # the processes below the tournament, seen while it runs (once it has exited and been
+    # reaped they are no longer its descendants), and which of them are redis-servers
     kids: set[int] = set()
+    servers: set[int] = set()
+    deadline = time.monotonic() + 240
     try:
-        out, err = p.communicate(timeout=240)
+        while p.poll() is None and time.monotonic() < deadline:
+            for pid in descendants(p.pid) - kids:
+                kids.add(pid)
+                with contextlib.suppress(OSError):
+                    if Path(f"/proc/{pid}/comm").read_text().strip() == "redis-server":
+                        servers.add(pid)
+            time.sleep(0.2)
     finally:
-        kids = descendants(p.pid)
         if p.poll() is None:
             p.kill()
-            p.wait()
-    assert p.returncode == 0, err
-    assert json.loads(out)["games_done"] == 3
-    assert not alive(kids)  # the six redis-server processes went with it
+        p.wait()
+    assert p.returncode == 0, err_path.read_text()
+    assert json.loads(out_path.read_text())["games_done"] == 3
+    assert len(servers) >= 6, servers  # three masters and their replicas were seen running
+    deadline = time.monotonic() + 5
+    while alive(kids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(kids)  # the six redis-server processes went with it, and the rest
 
 
 async def test_a_persons_seat_and_answer_count_share_a_pipeline_on_a_cluster(
