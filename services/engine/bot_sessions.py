@@ -53,7 +53,8 @@ class Session:
     def __init__(self, worker: str = "a bot worker") -> None:
         self.worker = worker
         self.decisions: list[bytes] = []
-        self.results: list[game_pb2.BotAnswerResult] = []
+        # the next message, its results built in place (not built apart and copied in)
+        self.message = game_pb2.BotSessionResponse()
         self.ready = asyncio.Event()
         self.closed = False
         self.sent = 0  # stream messages written (for the worker's exit line)
@@ -66,13 +67,20 @@ class Session:
 
     def add_results(self, results: list[game_pb2.BotAnswerResult]) -> None:
         """Queue the results of a batch of the worker's answers."""
-        self.results.extend(results)
+        self.message.results.extend(results)
         self.ready.set()
 
     def add_result(self, result: game_pb2.BotAnswerResult) -> None:
         """Queue the result of one of the worker's answers."""
-        self.results.append(result)
+        self.message.results.append(result)
         self.ready.set()
+
+    def new_result(self, tag: int) -> game_pb2.BotAnswerResult:
+        """A result for the answer tagged `tag`, queued in the next message as it is: fill it in
+        at once (no await, nothing that can raise, between)."""
+        self.ready.set()
+        result: game_pb2.BotAnswerResult = self.message.results.add(tag=tag)
+        return result
 
     def end(self) -> None:
         """No more answers will come (the worker closed its side, or the call ended)."""
@@ -82,15 +90,18 @@ class Session:
     async def next(self) -> game_pb2.BotSessionResponse | None:
         """The next stream message (everything queued since the last one); None once ended
         and nothing is left to send."""
-        while not (self.decisions or self.results or self.beat):
+        while not (self.decisions or self.message.results or self.beat):
             if self.closed:
                 return None
             self.ready.clear()
             await self.ready.wait()
-        if self.closed and not (self.decisions or self.results):
+        if self.closed and not (self.decisions or self.message.results):
             return None
-        out = game_pb2.BotSessionResponse(decisions=self.decisions, results=self.results)
-        self.decisions, self.results = [], []
+        out = self.message
+        if self.decisions:
+            out.decisions.extend(self.decisions)
+            self.decisions = []
+        self.message = game_pb2.BotSessionResponse()
         self.beat = False
         self.out = time.monotonic()
         self.sent += 1

@@ -238,6 +238,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         metrics = self.games.metrics
         observe, count = metrics.latency.observe, metrics.count
         BotAnswerResult = game_pb2.BotAnswerResult  # noqa: N806 - the message class
+        new_result = session.new_result
 
         async def answer(batch: Sequence[game_pb2.BotAnswer]) -> None:
             # each result is queued as soon as it is in, not once the whole batch is: the
@@ -260,10 +261,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             tally = [0, 0]  # answers taken, of them duplicates (counted once a batch)
 
             def done(i: int, r: Result | BaseException) -> None:
-                result = BotAnswerResult(tag=tags[i])
-                if type(r) is Result:  # the usual outcome: `_fill`'s, without the echo
-                    # (setting a field of the nested response makes it present)
-                    response = result.result.response
+                if type(r) is Result:  # the usual outcome: `_fill`'s, without the echo,
+                    # built in the session's next message (setting a field of the nested
+                    # response makes it present)
+                    response = new_result(tags[i]).result.response
                     response.version = r.position
                     if r.duplicate:
                         response.duplicate = True
@@ -273,8 +274,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                     tally[0] += 1
                     observe(time.perf_counter() - start)
                 else:
+                    result = BotAnswerResult(tag=tags[i])
                     self._fill(result.result, r, start, echo=False)
-                session.add_result(result)
+                    session.add_result(result)
 
             if asked:
                 try:
