@@ -127,12 +127,18 @@ def test_a_bot_gets_only_its_seats(play_platform: PlayPlatform) -> None:
     game, mine = seat["game"], seat["seat"]
     view = http("GET", f"{base}/api/bot/games/{game}/seats/{mine}", bot["token"])[1]
     assert view["seat"] == mine and view["view"]["seats"][mine]["role"]
+    others = [view["view"]["seats"][s] for s in range(4) if s != mine]
     for s in range(4):
         if s != mine:
             status, body = http("GET", f"{base}/api/bot/games/{game}/seats/{s}", bot["token"])
             assert status == 403 and "not this bot's" in body["error"]
-            hand = view["view"]["seats"][s]
-            assert hand["hand"] == [] and (hand["role"] in ("", "lord"))
+    # the bot's own view tells it no other seat's role (but the lord's, or a dead seat's) and no
+    # hand it has not seen: the game runs on while the test reads, so a face it saw go into
+    # another hand (a card it gave, 五谷丰登's pick) may be listed, never a whole hand
+    for seen in others:
+        assert seen["role"] in ("", "lord") or not seen["alive"], seen
+        assert len(seen["hand"]) <= seen["hand_count"], seen
+    assert sum(len(o["hand"]) for o in others) < sum(o["hand_count"] for o in others), others
     status, _ = http("GET", f"{base}/api/bot/games/{game}/seats/{mine}", other["token"])
     assert status == 403
     status, _ = http(
