@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from process_helpers import FREE_PORTS, arena
+from process_helpers import FREE_PORTS, arena, descendants
 
 STOPPED = r"arena up: stopped \({} during start-up, \d+ s in\)"
 
@@ -35,21 +35,7 @@ def _started_at(pid: int) -> int | None:
 
 def _below(root: int) -> dict[int, int]:
     """Every live process below ``root``: pid -> start time (a pid reused later is not it)."""
-    parent: dict[int, int] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z":
-                parent[int(d.name)] = int(fields[1])
-    out: set[int] = set()
-    frontier = {root}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier} - out
-        out |= frontier
-    return {p: t for p in out if (t := _started_at(p)) is not None}
+    return {p: t for p in descendants(root) if (t := _started_at(p)) is not None}
 
 
 def _has(path: Path, text: str = "") -> Callable[[], bool]:
