@@ -469,7 +469,9 @@ class Games:
     def _bot_seat(hot: Hot, seat: int) -> bool:
         """Whether a bot plays `seat` now (a bot's seat, or a person's on 托管)."""
         seats = hot.header.seats
-        return 0 <= seat < len(seats) and (seats[seat].bot or seat in hot.hosting.hosted)
+        return 0 <= seat < len(seats) and (
+            not hot.people or seats[seat].bot or seat in hot.hosting.hosted
+        )  # (a table of bots only: every seat, without a look at it)
 
     async def set_hosted(
         self, game_id: str, token: str, hosted: bool, resign: bool = False, level: str = ""
@@ -726,10 +728,9 @@ class Games:
             control = hot.hosting.answered(rec)
             if control is not None:
                 items.append((CONTROL, encode_payload(control)))
-        if rec.decision >= self.max_decisions or before + len(items) >= self.max_log_entries:
-            end = self._capped(hot, rec.decision, before + len(items))
-            if end is not None:  # past the platform's cap: ended here, in the same batch
-                items += self._abandoning(hot, end)
+        end = self._capped(hot, rec.decision, before + len(items))
+        if end is not None:  # past the platform's cap: ended here, in the same batch
+            items += self._abandoning(hot, end)
         hot.positions.add_answer(before + 1, rec.seat, len(items) - 1)
         effects = self._effects(hot, before + len(items), answered=rec.decision, now=now)
         d = api.pending(game)
@@ -834,7 +835,7 @@ class Games:
         if hot is None or hot.lock.locked():
             return None
         seat = claims.s
-        if claims.b and hot.people and not self._bot_seat(hot, seat):  # (bot-only: all bots)
+        if claims.b and not self._bot_seat(hot, seat):
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = api.pending(hot.game)
         if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
@@ -937,15 +938,13 @@ class Games:
         """The end the platform puts to a game that has made `decisions` decisions and whose
         log holds `entries` entries, if it is past either cap and its rules have not ended it
         (a runaway: random 谋攻 once ran to 500,000 entries in 16 minutes)."""
-        if hot.game.over:
-            return None
+        if decisions < self.max_decisions and entries < self.max_log_entries or hot.game.over:
+            return None  # (the caps first: every answer asks, and they are rarely reached)
         if decisions >= self.max_decisions:
             why = f"{decisions} decisions, the platform's cap (--max-decisions)"
             return Abandon(DECISION_LIMIT, why)
-        if entries >= self.max_log_entries:
-            why = f"{entries} log entries, the platform's cap (--max-log-entries)"
-            return Abandon(LOG_LIMIT, why)
-        return None
+        why = f"{entries} log entries, the platform's cap (--max-log-entries)"
+        return Abandon(LOG_LIMIT, why)
 
     def _abandoning(self, hot: Hot, end: Abandon) -> list[tuple[str, bytes]]:
         """End the cached game now (`api.abandon`: a draw, game_ended with the reason); the
@@ -1031,7 +1030,7 @@ class Games:
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
             return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
-        bot = not hot.people or self._bot_seat(hot, d.seat)
+        bot = self._bot(hot, d)
         due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None
