@@ -41,7 +41,7 @@ class OneBot(Accounts):
 async def bot_api(side: object, viewer: int, last: int) -> list[bytes]:
     """What the bot sitting at seat ``viewer`` (its player id is the header's, ``pV``) reads
     over HTTP: its seat's view and its seat stream (nothing for a spectator: a bot is a seat)."""
-    from .noninterference import GAME, SECRET, Side, _get, _sse
+    from .noninterference import GAME, SECRET, Side, _end, _get, _sse
 
     assert isinstance(side, Side)
     if viewer < 0 or (await side.games.get(GAME)).header.seats[viewer].bot:
@@ -62,7 +62,7 @@ async def bot_api(side: object, viewer: int, last: int) -> list[bytes]:
     try:
         seat = f"/api/bot/games/{GAME}/seats/{viewer}"
         view = await _get(port, seat, auth)
-        stream = await _sse(port, seat + "/stream", last, auth)
+        stream = await _sse(port, seat + "/stream", await _end(side, viewer, last), auth)
         assert b'"seat":%d' % viewer in view, view[:300]  # the channel answered, not refused
         return [_CLOCK.sub(b"", view), _CLOCK.sub(b"", stream)]
     finally:

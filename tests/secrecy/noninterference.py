@@ -309,16 +309,27 @@ async def replay_service(side: Side, viewer: int, last: int) -> list[bytes]:
         call = stub.StreamGame(
             replay_pb2.StreamGameRequest(game_id=GAME, viewer=viewer), metadata=meta
         )
-        async for e in _until(call, last):
+        async for e in _until(call, await _end(side, viewer, last)):
             out.append(e.SerializeToString())
     return out
 
 
-QUIET_S = 0.3  # a live stream whose last entries are withheld from the viewer goes quiet
+# A live stream is read up to the viewer's own position of entry `last` (its messages carry
+# positions, not seqs), where it stops: the entries after it are withheld from the viewer.
+# QUIET_S is only the fallback for a stream that never gets there; it was once the way every
+# stream ended, at 0.3 s, and under load a stream's first message came later than that, so one
+# side read nothing and the test saw the two games told apart (1748 items against 874).
+QUIET_S = 5.0
+AFTER_END_S = 0.3  # an SSE stream's messages written with the one at the end: already sent
 
 
-async def _until(call: Any, last: int) -> AsyncIterator[Any]:
-    """A live stream's messages up to the one for entry `last` (or until it goes quiet)."""
+async def _end(side: Side, viewer: int, last: int) -> int:
+    """`viewer`'s position of entry `last`: the position its streams end at."""
+    return positions_of(await side.games.store.read(GAME)).position(viewer, last)
+
+
+async def _until(call: Any, end: int) -> AsyncIterator[Any]:
+    """A live stream's messages up to the one at position `end` (or until it goes quiet)."""
     try:
         while True:
             try:
@@ -328,7 +339,7 @@ async def _until(call: Any, last: int) -> AsyncIterator[Any]:
             if e is grpc.aio.EOF:
                 return
             yield e
-            if e.seq >= last:
+            if e.seq >= end:
                 return
     finally:
         call.cancel()
@@ -339,7 +350,8 @@ async def http(side: Side, viewer: int, last: int) -> list[bytes]:
     q = "viewer=" + ("spectator" if viewer < 0 else str(viewer))
     auth = f"Authorization: Bearer {_tok(viewer)}\r\n" if viewer >= 0 else ""
     out = [await _get(side.http_port, f"/api/games/{GAME}/events?{q}", auth)]
-    out.append(await _sse(side.http_port, f"/api/games/{GAME}/stream?{q}", last, auth))
+    end = await _end(side, viewer, last)
+    out.append(await _sse(side.http_port, f"/api/games/{GAME}/stream?{q}", end, auth))
     return out
 
 
@@ -352,25 +364,27 @@ async def _get(port: int, path: str, auth: str) -> bytes:
     return data.partition(b"\r\n\r\n")[2]
 
 
-async def _sse(port: int, path: str, last: int, auth: str) -> bytes:
-    """The SSE body up to the message of entry `last` (or until it goes quiet)."""
+async def _sse(port: int, path: str, end: int, auth: str) -> bytes:
+    """The SSE body up to the message at position `end`, and what follows it at once (a
+    seat's decision message comes in the batch that reaches it), or until it goes quiet."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     head = f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{auth}\r\n"
     writer.write(head.encode())
     await writer.drain()
     await reader.readuntil(b"\r\n\r\n")
     body = bytearray()
+    quiet = QUIET_S
     try:
         while True:
             try:
-                msg = await asyncio.wait_for(reader.readuntil(b"\n\n"), QUIET_S)
+                msg = await asyncio.wait_for(reader.readuntil(b"\n\n"), quiet)
             except (TimeoutError, asyncio.IncompleteReadError):
                 break
             body += msg
-            if msg.startswith(b"event: end") or (
-                msg.startswith(b"id: ") and int(msg[4 : msg.index(b"\n")]) >= last
-            ):
+            if msg.startswith(b"event: end"):
                 break
+            if msg.startswith(b"id: ") and int(msg[4 : msg.index(b"\n")]) >= end:
+                quiet = AFTER_END_S
     finally:
         writer.close()
     return bytes(body)
