@@ -242,10 +242,16 @@ def parse_scenario(data: object, source: str) -> Scenario:
     )
 
 
+# libyaml's safe loader where PyYAML was built with it (its wheels are): the same documents as
+# yaml.safe_load, at an eighth of the time (531 scenario files: 0.32 s against 2.6 s, which
+# every test process paid when it collected the suite)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_text(text: str, source: str) -> Scenario:
     """Parse the YAML text of a scenario file; raise ScenarioFormatError."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_LOADER)  # (a safe loader: _LOADER)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "YAML"
