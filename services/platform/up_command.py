@@ -90,7 +90,7 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         state.write_text(run.to_json())
         state.chmod(0o600)  # it holds the Redis password
         print(run.to_json() if as_json else describe(run, cfg), flush=True)
-        status, why = asyncio.run(_serve(platform, run, cfg))
+        status, why = asyncio.run(_serve(platform, run, cfg))  # returns with both blocked
         return status
     except StopAsked as stop:
         name = "Ctrl-C" if stop.signum == signal.SIGINT else "SIGTERM"
@@ -108,6 +108,7 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)  # (one held meanwhile: ignored)
         with contextlib.suppress(OSError):
             state.unlink()
         started = bool(platform.sup.children) or platform.redis is not None
@@ -159,4 +160,11 @@ async def _serve(platform: Platform, run: Running, cfg: UpConfig) -> tuple[int, 
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    # Closing the loop puts back the default actions (asyncio's remove_signal_handler): a
+    # SIGTERM between then and the caller's SIG_IGN killed `arena up` before it stopped its
+    # children. Blocked from here, a signal waits and is ignored once the caller unblocks it.
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     return status, why or "stop asked"
+
+
+_STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
