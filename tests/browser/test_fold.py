@@ -36,12 +36,15 @@ from services.rules.api import fold_view as apply
 
 from .conftest import Tab
 
-GAMES = [  # (ruleset, players, options, seed): together they produce every event kind
+# (ruleset, players, options, seed): together they produce every event kind, each ruleset (and
+# both of extended's variants) once, in short games: the page's check costs per entry, and more
+# for more seats (these take 3,180 events; the 8-seat jinyu and the seeds chosen before, 6,198)
+GAMES = [
     ("chengtian", 2, {}, 8),
     ("standard", 5, {"generals": "draft"}, 2),
-    ("jinyu", 8, {"mougong": True}, 4),
-    ("extended", 8, {}, 4),
-    ("extended", 12, {"variant": "advanced"}, 3),
+    ("jinyu", 6, {"mougong": True}, 14),
+    ("extended", 8, {}, 3),
+    ("extended", 12, {"variant": "advanced"}, 1),
 ]
 # more games, tried in turn only while some event kind has not come up yet: the games above
 # are played by the heuristic bot too, whose play (and so which events a seed gives) improves
@@ -100,8 +103,10 @@ CHECK = """([entries, hashes, cards, names, ruleset, viewer, ids, lang]) => {
   const bad = [];
   for (let i = 0; i < entries.length; i++) {
     foldEntry(f, entries[i]);
-    const state = canon([f.view, [...f.hosted].sort((a, b) => a - b), f.closed]);
-    if (crc(state) !== hashes[i]) return { at: i, view: state, bad };
+    if (hashes !== null) {
+      const state = canon([f.view, [...f.hosted].sort((a, b) => a - b), f.closed]);
+      if (crc(state) !== hashes[i]) return { at: i, view: state, bad };
+    }
     if (entries[i].kind !== "event") continue;
     const e = entries[i].event;
     const words = describe(e, n, S);
@@ -165,11 +170,13 @@ async def test_the_page_folds_every_event_kind_as_the_server_does(
                 sent.append(json.loads(data))
                 hashes.append(zlib.crc32(state(f).encode()))
             assert f.closed and f.hosted == set() and f.unreadable == 0
-            # every viewer's log in English, the god view's (every event whole) in Chinese too
+            # every viewer's log in English, the god view's (every event whole) in Chinese too;
+            # the fold is compared in the first pass (the language is the log's, not the fold's)
             for lang in ("en", "zh") if viewer == api.GOD else ("en",):
                 ids = sorted(set(ROLE_WORDS) - english) if lang == "en" else sorted(ROLE_WORDS)
+                compare = hashes if lang == "en" else None
                 got = await browser.page.evaluate(
-                    CHECK, [sent, hashes, cards, names, ruleset, viewer, ids, lang]
+                    CHECK, [sent, compare, cards, names, ruleset, viewer, ids, lang]
                 )
                 if got["at"] >= 0 or got["bad"]:
                     break
