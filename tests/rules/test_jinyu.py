@@ -19,7 +19,11 @@ from services.rules.rulesets.jinyu.counters import counters
 from tests.rules.invariants import play_random
 
 COUNTS = (5, 8, 10)
-GAMES = 20
+GAMES = 20  # a configuration's games: the first 6 by default, the rest slow
+SEED_BATCHES = [
+    pytest.param(range(6), id="first"),
+    pytest.param(range(6, GAMES), id="rest", marks=pytest.mark.slow),
+]
 SLOW_GAMES = 2_000
 MAX_DECISIONS = 20_000
 
@@ -61,10 +65,10 @@ def play(players: int, seed: int, options: dict[str, object]) -> list[ev.Event]:
     return log
 
 
-def run_many(players: int, mougong: bool, games: int) -> Counter[str]:
-    """Play ``games`` seeded games; count the skills invoked."""
+def run_many(players: int, mougong: bool, seeds: range) -> Counter[str]:
+    """Play the games of ``seeds``; count the skills invoked."""
     skills = Counter[str]()
-    for seed in range(games):
+    for seed in seeds:
         log = play(
             players, 70_000 * players + seed + (500_000 if mougong else 0), {"mougong": mougong}
         )
@@ -72,11 +76,12 @@ def run_many(players: int, mougong: bool, games: int) -> Counter[str]:
     return skills
 
 
+@pytest.mark.parametrize("seeds", SEED_BATCHES)
 @pytest.mark.parametrize("mougong", [False, True])
 @pytest.mark.parametrize("players", COUNTS)
-def test_random_games_end_with_invariants(players: int, mougong: bool) -> None:
+def test_random_games_end_with_invariants(players: int, mougong: bool, seeds: range) -> None:
     """Seeded random games end; with 谋攻 the new decisions are played."""
-    skills = run_many(players, mougong, GAMES)
+    skills = run_many(players, mougong, seeds)
     if mougong:
         assert skills["强化"] and skills["洞察"], skills
 
@@ -86,7 +91,7 @@ def test_random_games_end_with_invariants(players: int, mougong: bool) -> None:
 @pytest.mark.parametrize("players", COUNTS)
 def test_many_random_games(players: int, mougong: bool) -> None:
     """2,000 seeded games per configuration."""
-    run_many(players, mougong, SLOW_GAMES)
+    run_many(players, mougong, range(SLOW_GAMES))
 
 
 def test_options_flipped_still_run() -> None:
