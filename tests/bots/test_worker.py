@@ -41,6 +41,7 @@ from services.contracts.streams import (
     BotDecision,
     decode,
     game_key,
+    partitions,
     stream_key,
     stream_keys,
 )
@@ -93,12 +94,39 @@ async def _pending(client: aioredis.Redis, ns: str, consumer: str) -> int:
     return held
 
 
-async def _playing(client: aioredis.Redis, ns: str, games: list[str]) -> bool:
-    """Whether one of `games` is under way: dealt and into its decisions (20 entries), its
-    log not yet archived and removed. Not the decisions streams' length: the engines trim
-    them below what the bots group acked every second, so on a loaded machine, where the
-    games play slowly, they may never hold many messages at once."""
-    return any([await client.xlen(game_key(ns, g, "log")) >= 20 for g in games])
+def _redis_ports(pid: int) -> set[int]:
+    """The local TCP ports of process `pid`'s sockets (its Redis connections among them), from
+    /proc: its fds' socket inodes looked up in its network namespace's tables."""
+    inodes: set[str] = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            link = os.readlink(fd)
+        except OSError:  # (closed meanwhile)
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    ports: set[int] = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+async def _blocked_reads(client: aioredis.Redis, proc: subprocess.Popen[str], name: str) -> int:
+    """How many of bot worker `proc`'s (consumer `name`) connections are blocked in Redis on an
+    XREADGROUP: one a partition when it waits for new decisions. Its connections are told by
+    their client name and their port (another test's worker may share the name and Redis)."""
+    ports = _redis_ports(proc.pid)
+    return sum(
+        1
+        for c in await client.client_list()
+        if c.get("name") == f"arena-bots:{name}"
+        and "b" in c.get("flags", "")
+        and c.get("cmd") == "xreadgroup"
+        and int(c["addr"].rsplit(":", 1)[1]) in ports
+    )
 
 
 async def _drained(client: aioredis.Redis, stream: str, group: str) -> bool:
@@ -116,23 +144,32 @@ async def test_two_engines_two_bots_one_bot_killed(
     engines = start_engines(redis_url, ns, 2, archive, repost_ms=60_000)
     bots = start_bots(redis_url, ns, 2, [port for _, port in engines], "random", sessions=False)
     try:
-        games = await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
+        # b0 frozen while it waits in Redis for new decisions on every partition: the next
+        # entry of a partition goes to the consumer that has waited longest there, b0 or, if
+        # b1 waited longer, b0 after it (b1 waits again behind b0 once served). Frozen, b0
+        # cannot ack what Redis hands it. Frozen before the matches are published, it holds
+        # one of their first decisions, unless its reads time out (2 s) before a decision
+        # comes: then it is thawed and frozen again once it waits anew, until it holds one.
+        reads, waiting = partitions(), time.monotonic() + 30
+        while await _blocked_reads(redis_client, bots[0], "b0") < reads:
+            assert time.monotonic() < waiting, "bot worker b0 never waited on every partition"
+            await asyncio.sleep(0.01)
+        bots[0].send_signal(signal.SIGSTOP)
+        await publish_matches(redis_client, ns, GAMES, PLAYERS, ["heuristic", "random"])
         deadline = time.monotonic() + 50
-        held = 0
-        # mid-game, holding messages: tried again while a game is played, until they all end
-        while time.monotonic() < deadline and held == 0 and len(archived(archive)) < GAMES:
-            if await _playing(redis_client, ns, games):
-                # frozen, it cannot ack while we look: a worker that answers quickly holds a
-                # message only for an instant, which a loaded machine's sampling could miss.
-                # Frozen inside its blocking XREADGROUP, Redis still hands it the next entry
-                # (and lists it as pending), so wait a little before thawing it to try again.
+        held, frozen = 0, True
+        while time.monotonic() < deadline and len(archived(archive)) < GAMES:
+            # (looked at first: a read served while frozen is pending when asked next)
+            blocked = await _blocked_reads(redis_client, bots[0], "b0")
+            held = await _pending(redis_client, ns, "b0")
+            if held:
+                break
+            if frozen and blocked < reads:  # reads timed out empty-handed: thaw, wait again
+                bots[0].send_signal(signal.SIGCONT)
+                frozen = False
+            elif not frozen and blocked == reads:
                 bots[0].send_signal(signal.SIGSTOP)
-                frozen = time.monotonic() + 1.0
-                while not held and time.monotonic() < frozen:
-                    held = await _pending(redis_client, ns, "b0")
-                    await asyncio.sleep(0.02)
-                if not held:
-                    bots[0].send_signal(signal.SIGCONT)
+                frozen = True
             await asyncio.sleep(0.01)
         bots[0].send_signal(signal.SIGKILL)
         bots[0].wait()
