@@ -228,8 +228,9 @@ async def soak(
     """Run `sessions` scripted people (at most `at_once` at a time; one in five a bot game), kill
     and restart the bot worker after `restart_after_s`, then wait for every game to end,
     leave the live games, be archived and verify; a table of bots alone, after the restart,
-    must be played at bot speed (by the restarted worker). The first sessions each show one behaviour
-    for sure (a timeout, 托管 and taking back, a reconnect, a resignation and a new table)."""
+    must be played at bot speed (by the restarted worker, while the sessions go on). The first
+    sessions each show one behaviour for sure (a timeout, 托管 and taking back, a reconnect, a
+    resignation and a new table)."""
     seen = Seen()
     rng = random.Random(seed)
     scripted = [("timeout",), ("hosting",), ("reconnect", "reconnect"), ("resign",)]
@@ -247,11 +248,12 @@ async def soak(
         await asyncio.sleep(restart_after_s)
         await restart_bot_worker(platform)
         seen.did["bot_worker_restarted"] += 1
+        # the restarted worker plays (a game ends without it), beside the sessions still on
+        await bots_play(base, seen, 60)
 
     restarting = asyncio.create_task(restart())
     await asyncio.gather(*(one(i) for i in range(sessions)))
     await restarting
-    await bots_play(base, seen, 60)  # the restarted worker plays (a game ends without it)
     await check_games(base, seen, end_within_s)
     return seen
 
@@ -266,7 +268,8 @@ async def check_games(base: str, seen: Seen, within_s: float) -> None:
             info = await spectator.call("game", game=game)
             if info["over"]:
                 left.discard(game)
-        await asyncio.sleep(0.5)
+        if left:
+            await asyncio.sleep(0.5)
     assert not left, f"stuck games: {sorted(left)}"
     pending = set(seen.games)
     while pending and time.monotonic() < deadline:
