@@ -3,7 +3,8 @@
 `arena tournament` starts Redis, two engine workers and a bot worker, keeps 200 games in
 flight (so answers travel in batches, as they do under load), and every game's archive must
 then verify: hash chain, seed commitment, and a replay by the rules engine that reproduces
-every logged event. The default run plays twenty the same way; `-m slow` plays 2,000.
+every logged event. The default run plays ten the same way (all in flight at once); `-m slow`
+plays 2,000.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _soak(var: Path, games: int, timeout_s: float) -> None:
 
 
 def test_soak_small(tmp_path: Path) -> None:
-    _soak(tmp_path / "var", 20, 300)
+    _soak(tmp_path / "var", 10, 300)
 
 
 @pytest.mark.slow
