@@ -18,9 +18,30 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Callable
+from typing import Any
 
 _DOMAIN = b"arena-decision-id-v1."
 _SPAN = (1 << 53) - 1
+
+
+def _plain_sha256() -> Callable[[bytes], Any]:
+    """CPython's own SHA-256 (`_sha256`; `_sha2` from 3.12) where it has one, else hashlib's.
+    The per-id HMAC copies two hash states and finishes two: OpenSSL 3's EVP contexts cost an
+    allocation and a provider call per copy and per digest, the built-in's a memcpy (an id
+    cost 6.8 us against 4.4 us here, a per-decision cost of the engine). The same digest."""
+    for name in ("_sha2", "_sha256"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        sha256: Callable[[bytes], Any] | None = getattr(module, "sha256", None)
+        if sha256 is not None and sha256(b"abc").digest() == hashlib.sha256(b"abc").digest():
+            return sha256
+    return hashlib.sha256
+
+
+_sha256 = _plain_sha256()
 
 
 def game_key(secret: bytes, game: str) -> bytes:
@@ -44,8 +65,8 @@ class DecisionIds:
     def __init__(self, secret: bytes, game: str) -> None:
         self.key = game_key(secret, game)
         block = self.key.ljust(64, b"\0")  # (the key is a 32-byte digest: no pre-hashing)
-        self._inner = hashlib.sha256(bytes(b ^ 0x36 for b in block))
-        self._outer = hashlib.sha256(bytes(b ^ 0x5C for b in block))
+        self._inner = _sha256(bytes(b ^ 0x36 for b in block))
+        self._outer = _sha256(bytes(b ^ 0x5C for b in block))
         self._made: dict[int, int] = {}  # opaque -> number
         self._of: dict[int, int] = {}  # number -> opaque
 
