@@ -81,10 +81,20 @@ def test_mougong_decisions_are_played(monkeypatch: pytest.MonkeyPatch) -> None:
     assert any(p for _, p in ins) and any(not p for _, p in ins)
 
 
-def test_extended_identity_decisions_are_played(monkeypatch: pytest.MonkeyPatch) -> None:
+# the first 3 games by default (each of the five topics is met in them), the other 5 under -m slow
+@pytest.mark.parametrize(
+    "seeds",
+    [
+        pytest.param(range(3), id="first"),
+        pytest.param(range(3, 8), id="rest", marks=pytest.mark.slow),
+    ],
+)
+def test_extended_identity_decisions_are_played(
+    monkeypatch: pytest.MonkeyPatch, seeds: range
+) -> None:
     """The advanced game's identity decisions reach the heuristic and get legal answers."""
     seen = _record(monkeypatch)
-    for seed in range(8):
+    for seed in seeds:
         play_game("extended", 12, 60 + seed, ["heuristic"], {"variant": "advanced"}, strict=True)
     topics = Counter(_topic(d) for d, _ in seen)
     assert (
