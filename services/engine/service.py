@@ -79,6 +79,19 @@ HOSTED_PLAYER = "bot:heuristic"  # who plays a seat on 托管 when its table nam
 CACHE_SIZE = 4096
 
 
+class GameLock(asyncio.Lock):
+    """A hot game's lock (`Hot.lock`), with `take`: what `acquire` does when nobody holds the
+    lock or waits for it, without its coroutine (`answer_many`'s answers, one per decision)."""
+
+    def take(self) -> bool:
+        """Take the lock at once if it is free and nobody waits for it; else False (then
+        `acquire` would wait, and the caller goes the way that awaits)."""
+        if self._locked or self._waiters:  # type: ignore[has-type]
+            return False
+        self._locked = True
+        return True
+
+
 class _Stale(Exception):
     """The cached game was behind the log: reload and decide again."""
 
@@ -105,7 +118,7 @@ class Hot:
     seat_views: SeatViews = field(default_factory=SeatViews)  # for Determinize (worlds.py)
     # answers to one game are decided one at a time in this worker: the state is advanced in
     # place before its append, so nobody may read it half-way
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock, compare=False, repr=False)
+    lock: GameLock = field(default_factory=GameLock, compare=False, repr=False)
     people: bool = field(init=False)  # a person sits at the table (not a bot-only game)
 
     def __post_init__(self) -> None:
@@ -711,9 +724,9 @@ class Games:
         (deadlines from `now`, ms). `opaque`: the answered decision's id, if the caller has it.
         No await: the caller holds the game's lock, and appends the entries or evicts it."""
         game = hot.game
-        try:
+        try:  # (the rules keep a copy of the picks: `rec`'s own list is not kept)
             events = api.submit(
-                game, api.Answer(decision=rec.decision, seat=rec.seat, picks=list(rec.picks))
+                game, api.Answer(decision=rec.decision, seat=rec.seat, picks=rec.picks)
             )
         except api.IllegalAnswer as exc:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
@@ -732,8 +745,8 @@ class Games:
         if end is not None:  # past the platform's cap: ended here, in the same batch
             items += self._abandoning(hot, end)
         hot.positions.add_answer(before + 1, rec.seat, len(items) - 1)
-        effects = self._effects(hot, before + len(items), answered=rec.decision, now=now)
         d = api.pending(game)
+        effects = self._effects(hot, before + len(items), answered=rec.decision, now=now, d=d)
         return _Step(
             rec,
             before,
@@ -797,8 +810,10 @@ class Games:
                     slow.append(i)
                     continue
                 hot, d = ready
+                if not hot.lock.take():  # (free, `_ready`, but a woken waiter's turn)
+                    slow.append(i)
+                    continue
                 hits += 1
-                await hot.lock.acquire()  # free and unwaited (`_ready`): taken at once
                 try:
                     rec = AnswerRecord(d.id, d.seat, list(picks), False)
                     step = self._advance(hot, rec, now, decision)
@@ -835,7 +850,8 @@ class Games:
         if hot is None or hot.lock.locked():
             return None
         seat = claims.s
-        if claims.b and not self._bot_seat(hot, seat):
+        # (at a table of bots a bot plays every seat: the look is for a person's table)
+        if claims.b and hot.people and not self._bot_seat(hot, seat):
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = api.pending(hot.game)
         if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
@@ -1018,19 +1034,23 @@ class Games:
         answered: int | None = None,
         repost: bool = False,
         now: int = 0,
+        d: api.Decision | None = None,
     ) -> Effects:
         """What the log at `version` (the state as it is now) makes due: the pending decision's
         deadline and, for a bot seat, its decisions message; and the answered one's deadline
-        dropped. `now`: the time they are due from (ms; 0: the clock's now)."""
+        dropped. `now`: the time they are due from (ms; 0: the clock's now); `d`: the pending
+        decision, if the caller has it."""
         now = now or _now_ms()
-        d = api.pending(hot.game)
+        if d is None:
+            d = api.pending(hot.game)
         if hot.game.over or d is None:
             # finishing (reveal, finished message, archive) is due too: written with the last
             # answer, so a worker killed or a Redis gone before the archive is written leaves a
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
             return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
-        bot = self._bot(hot, d)
+        # (`_bot` without its calls for a table of bots: every seat the rules ask is a bot's)
+        bot = not hot.people or self._bot_seat(hot, d.seat)
         due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None
@@ -1042,7 +1062,7 @@ class Games:
             if hot.people
             else b""
         )
-        if messages and not repost and self.sessions.available:  # (reposts: the stream)
+        if messages and not repost and self.sessions.open:  # (reposts: the stream)
             return Effects(clear=answered, deadline=(d.id, due), push=messages, mark=mark)
         return Effects(clear=answered, deadline=(d.id, due), messages=messages, mark=mark)
 
@@ -1112,6 +1132,13 @@ class Games:
             if player in VIEWLESS_PLAYERS
             else hot.feed.view_for(d.seat, version, hot.positions)
         )
+        now = now or _now_ms()
+        cached = hot.bot_tokens.get(d.seat)  # (`_bot_token`'s reuse, without its call)
+        token = (
+            cached[0]
+            if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2
+            else self._bot_token(hot, d.seat, now)
+        )
         return BotDecision(
             game=hot.log.game,
             decision=opaque_id,
@@ -1120,7 +1147,7 @@ class Games:
             version=hot.positions.position(d.seat, version),
             body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
             view=view,
-            token=self._bot_token(hot, d.seat, now or _now_ms()),
+            token=token,
             repost=repost,
             people=hot.people,
         )
