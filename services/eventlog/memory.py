@@ -38,7 +38,9 @@ class InMemoryEventStore:
 
     async def append(self, game: str, expected_version: int, records: Sequence[bytes]) -> int:
         """See EventStore.append."""
-        log = self._logs.setdefault(check_game_id(game), [])
+        log = self._logs.get(game)  # (a game with a log has a valid id: checked once)
+        if log is None:
+            log = self._logs.setdefault(check_game_id(game), [])
         if len(log) != expected_version:
             raise VersionConflict(game, expected_version, len(log))
         if records:
