@@ -1,9 +1,10 @@
 """Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
 
-GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get ~500 random requests
-each by default (hypothesis; 5,000 under ``-m slow``), the Matchmaker 500 and the play API 500,
-and 300 answers to a person's pending decision (on a whole platform of real processes; their
-logs must gain no traceback, and the person's game no entry): junk, near-valid and
+GameService and ReplayService (real gRPC) get ~500 random requests each by default and the HTTP
+API (raw sockets) 150 (hypothesis; 5,000 each under ``-m slow``), the Matchmaker 500, the play
+API 150 (500 under ``-m slow``) and 100 answers to a person's pending decision (300 under ``-m
+slow``; on a whole platform of real processes: their logs must gain no traceback, and the
+person's game no entry): junk, near-valid and
 valid ids, tokens, numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500
 (or close without an answer), none may change a game's log, and nothing may be logged at ERROR
 (a traceback for bad input is a bug too).
@@ -484,7 +485,7 @@ async def _fuzz_http(env: Any, caplog: pytest.LogCaptureFixture, raw: bytes) -> 
     _no_errors(caplog)
 
 
-@runs(500)
+@runs(150)
 @given(raw=http_requests())
 async def test_fuzz_http(replay: Any, caplog: pytest.LogCaptureFixture, raw: bytes) -> None:
     await _fuzz_http(replay, caplog, raw)
@@ -760,9 +761,20 @@ def _log_errors(var: Any) -> int:
     return sum(p.read_text(errors="replace").count("Traceback") for p in var.rglob("logs/*.log"))
 
 
-@runs(500)
+@runs(150)
 @given(req=play_requests())
 async def test_fuzz_play_api(play_platform: PlayPlatform, req: Any) -> None:  # noqa: F811
+    await _fuzz_play_api(play_platform, req)
+
+
+@pytest.mark.slow
+@runs(500)
+@given(req=play_requests())
+async def test_fuzz_play_api_long(play_platform: PlayPlatform, req: Any) -> None:  # noqa: F811
+    await _fuzz_play_api(play_platform, req)
+
+
+async def _fuzz_play_api(play_platform: PlayPlatform, req: Any) -> None:  # noqa: F811
     import urllib.parse
 
     head, auth, body = req
@@ -857,12 +869,26 @@ def answers(draw: st.DrawFn) -> Callable[[dict[str, Any]], bytes]:
     return body
 
 
-@runs(300)
+@runs(100)
 @given(make=answers())
 async def test_fuzz_answers_to_a_pending_decision_change_nothing(
     play_platform: PlayPlatform,  # noqa: F811
     make: Any,
 ) -> None:
+    await _fuzz_answers(play_platform, make)
+
+
+@pytest.mark.slow
+@runs(300)
+@given(make=answers())
+async def test_fuzz_answers_to_a_pending_decision_change_nothing_long(
+    play_platform: PlayPlatform,  # noqa: F811
+    make: Any,
+) -> None:
+    await _fuzz_answers(play_platform, make)
+
+
+async def _fuzz_answers(play_platform: PlayPlatform, make: Any) -> None:  # noqa: F811
     """Malformed and illegal answers to a person's own pending decision, with the person's own
     credential: each is refused with a 4xx (a 429 when they come too fast), and the game's log
     gains no entry; no service logs a traceback."""
