@@ -23,9 +23,18 @@ async def test_live_table_follows_the_game_and_replay_seeks(
     browser: Tab, replay_server: str, redis_client: aioredis.Redis, redis_namespace: str
 ) -> None:
     store = RedisEventStore(redis_client, redis_namespace)
-    game = asyncio.create_task(
-        play_live(store, "browser-live", players=6, seed=7, pace=sleeper(60))
-    )
+    sampled = asyncio.Event()
+    slow = sleeper(60)
+
+    async def pace(version: int) -> None:
+        """60 ms between answers while the page is sampled (the table must move while it
+        is watched), then at full speed: the rest of the game is only followed to its end."""
+        if not sampled.is_set():
+            await slow(version)
+        else:
+            await asyncio.sleep(0)
+
+    game = asyncio.create_task(play_live(store, "browser-live", players=6, seed=7, pace=pace))
     while not await store.head("browser-live"):
         await asyncio.sleep(0.05)
     b = browser
@@ -45,6 +54,8 @@ async def test_live_table_follows_the_game_and_replay_seeks(
     hands = await b.js(f"{SEATS}.map(s => s.querySelectorAll('.hand .card').length)")
     counts = await b.js(f"{SEATS}.map(s => Number(s.dataset.hand))")
     assert sum(counts) > 0 and hands == [0] * 6, (hands, counts)
+    assert not game.done(), "the game ended before the page was sampled; slow the pace"
+    sampled.set()
     await game
     await b.wait_for("document.querySelector('#conn').textContent === 'game over'")
 
