@@ -53,7 +53,15 @@ def test_random_games_end_with_invariants() -> None:
     assert seen["GameEnded"] == GAMES
 
 
-def test_options_flipped_still_run() -> None:
+# 25 games a variant: the first 6 by default, the other 19 under -m slow
+@pytest.mark.parametrize(
+    "seeds",
+    [
+        pytest.param(range(6), id="first"),
+        pytest.param(range(6, 25), id="rest", marks=pytest.mark.slow),
+    ],
+)
+def test_options_flipped_still_run(seeds: range) -> None:
     """Every U-003 switch at a non-default value keeps games sane."""
     variants: list[dict[str, object]] = [
         {"victory": "first_fall", "first_player": 1, "generals": "vanilla"},
@@ -74,7 +82,7 @@ def test_options_flipped_still_run() -> None:
         },
     ]
     for i, opts in enumerate(variants):
-        for seed in range(25):
+        for seed in seeds:
             play(90_000 + 100 * i + seed, opts)
 
 
