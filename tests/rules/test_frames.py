@@ -7,6 +7,7 @@ import inspect
 from pathlib import Path
 
 import msgspec
+import pytest
 
 import services.rules
 from services.bots.random_policy import RandomPolicy
@@ -52,27 +53,28 @@ def test_frame_type_rejects_unknown_kinds() -> None:
     raise AssertionError("an unknown frame kind was accepted")
 
 
-def test_every_stacked_frame_names_one_of_its_steps() -> None:
+# a game of each ruleset by default (49 frame steps met), a second one under -m slow (53)
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
+def test_every_stacked_frame_names_one_of_its_steps(seed: int) -> None:
     """At every decision of random games in each ruleset, each frame on the stack resumes at a
     step it has — also after a snapshot round trip."""
     seen: set[str] = set()
     for ruleset in api.rulesets():
-        for seed in range(2):
-            players = {"chengtian": 2, "extended": 8}.get(ruleset, 5)
-            g = api.new_game(ruleset, players, seed)
-            api.advance(g)
-            pol = [RandomPolicy(seed * 10 + i) for i in range(players)]
-            while not g.over:
-                for fr in g.stack:
-                    assert fr.step in steps_of(type(fr)), (type(fr).__name__, fr.step)
-                    seen.add(f"{type(fr).__name__}.{fr.step}")
-                copy = api.restore(api.snapshot(g))
-                assert [msgspec.to_builtins(f) for f in copy.stack] == [
-                    msgspec.to_builtins(f) for f in g.stack
-                ]
-                d = api.pending(g)
-                assert d is not None
-                api.submit(g, pol[d.seat].act(d))
+        players = {"chengtian": 2, "extended": 8}.get(ruleset, 5)
+        g = api.new_game(ruleset, players, seed)
+        api.advance(g)
+        pol = [RandomPolicy(seed * 10 + i) for i in range(players)]
+        while not g.over:
+            for fr in g.stack:
+                assert fr.step in steps_of(type(fr)), (type(fr).__name__, fr.step)
+                seen.add(f"{type(fr).__name__}.{fr.step}")
+            copy = api.restore(api.snapshot(g))
+            assert [msgspec.to_builtins(f) for f in copy.stack] == [
+                msgspec.to_builtins(f) for f in g.stack
+            ]
+            d = api.pending(g)
+            assert d is not None
+            api.submit(g, pol[d.seat].act(d))
     assert len(seen) > 30, sorted(seen)
 
 
