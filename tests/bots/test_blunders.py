@@ -70,14 +70,18 @@ TODAY_TEAMMATE_KILLS = {  # per 150 games
 }
 
 
+# six games a table (seeds 7-12): the first 3 by default, the other 3 under -m slow
+@pytest.mark.parametrize("first", [7, pytest.param(10, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(("ruleset", "players", "options"), TABLES)
-def test_never_self_defeating(ruleset: str, players: int, options: dict[str, object]) -> None:
+def test_never_self_defeating(
+    ruleset: str, players: int, options: dict[str, object], first: int
+) -> None:
     """借刀杀人 is never obeyed against a seat the bot believes a friend, 丈八蛇矛 never spends two
     cards while a real 杀 is in hand, and the detectors see the acts they count (every game is
     audited, hostile targetings are seen)."""
-    au = audit_games(ruleset, players, 6, 7, ["heuristic"], dict(options))
+    au = audit_games(ruleset, players, 3, first, ["heuristic"], dict(options))
     c = au.counts
-    assert c["games"] == 6 and c["hostile_targetings"] > 0
+    assert c["games"] == 3 and c["hostile_targetings"] > 0
     assert c["jiedao_obeyed_vs_friend"] == 0, au.examples
     assert c["jiedao_used_vs_friend"] == 0, au.examples
     assert c["spear_with_slash"] == 0, au.examples
