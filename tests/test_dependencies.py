@@ -56,26 +56,39 @@ def _closure(roots: list[Requirement]) -> set[str]:
 
 
 def _imports(path: Path) -> list[tuple[str, int, bool]]:
-    """(top-level module, line, guarded by `except ImportError`) of every absolute import."""
-    tree = ast.parse(path.read_text(), str(path))
-    guarded: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(
-            isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
-            for h in node.handlers
-        ):
-            guarded |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        for name in names:
-            found.append((name.split(".")[0], node.lineno, id(node) in guarded))
+    """(top-level module, line, guarded by `except ImportError`) of every absolute import.
+
+    Only statements are visited (an import is one, and sits in a statement list: a body, an
+    `else`, a `finally`, a handler's or a `case`'s body), not the expressions, which are most
+    of a module's nodes: walking every node, twice, was most of this test's time."""
+    found: list[tuple[str, int, bool]] = []
+
+    def visit(statements: list[ast.stmt], guarded: bool) -> None:
+        for node in statements:
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                found.append((name.split(".")[0], node.lineno, guarded))
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(node, field, None)
+                if isinstance(inner, list):
+                    # a try's body is guarded when one of its handlers catches ImportError
+                    visit(inner, guarded or (field == "body" and _catches_import_error(node)))
+            for holder in [*getattr(node, "handlers", []), *getattr(node, "cases", [])]:
+                visit(holder.body, guarded)
+
+    visit(ast.parse(path.read_text(), str(path)).body, False)
     return found
+
+
+def _catches_import_error(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Try) and any(
+        isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+        for h in node.handlers
+    )
 
 
 def test_every_import_is_met_by_the_declared_dependencies() -> None:
