@@ -35,15 +35,31 @@ def test_every_registered_ruleset_is_covered() -> None:
     assert {t[0] for t in TABLES} == set(RULESETS)
 
 
-@pytest.mark.parametrize(
-    ("ruleset", "players", "options", "games"),
-    TABLES,
-    ids=[f"{t[0]}-{t[1]}-{'-'.join(map(str, t[2].values())) or 'default'}" for t in TABLES],
-)
+def _batches() -> list[Any]:
+    """Each table's games: the first half (rounded up) by default, the rest under -m slow."""
+    out: list[Any] = []
+    for ruleset, players, options, games in TABLES:
+        name = f"{ruleset}-{players}-{'-'.join(map(str, options.values())) or 'default'}"
+        half = (games + 1) // 2
+        out.append(pytest.param(ruleset, players, options, range(half), id=name))
+        out.append(
+            pytest.param(
+                ruleset,
+                players,
+                options,
+                range(half, games),
+                id=f"{name}-rest",
+                marks=pytest.mark.slow,
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize(("ruleset", "players", "options", "seeds"), _batches())
 def test_every_answer_is_accepted(
-    ruleset: str, players: int, options: dict[str, Any], games: int
+    ruleset: str, players: int, options: dict[str, Any], seeds: range
 ) -> None:
-    for seed in range(games):
+    for seed in seeds:
         g, counts = play_game(
             ruleset, players, 300 + seed, MIXES[seed % len(MIXES)], options, strict=True
         )
