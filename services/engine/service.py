@@ -850,8 +850,7 @@ class Games:
         if hot is None or hot.lock.locked():
             return None
         seat = claims.s
-        # (at a table of bots a bot plays every seat: the look is for a person's table)
-        if claims.b and hot.people and not self._bot_seat(hot, seat):
+        if claims.b and not self._bot_seat(hot, seat):
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = api.pending(hot.game)
         if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
@@ -1049,8 +1048,7 @@ class Games:
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
             return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
-        # (`_bot` without its calls for a table of bots: every seat the rules ask is a bot's)
-        bot = not hot.people or self._bot_seat(hot, d.seat)
+        bot = self._bot_seat(hot, d.seat)
         due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None
@@ -1132,13 +1130,6 @@ class Games:
             if player in VIEWLESS_PLAYERS
             else hot.feed.view_for(d.seat, version, hot.positions)
         )
-        now = now or _now_ms()
-        cached = hot.bot_tokens.get(d.seat)  # (`_bot_token`'s reuse, without its call)
-        token = (
-            cached[0]
-            if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2
-            else self._bot_token(hot, d.seat, now)
-        )
         return BotDecision(
             game=hot.log.game,
             decision=opaque_id,
@@ -1147,7 +1138,7 @@ class Games:
             version=hot.positions.position(d.seat, version),
             body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
             view=view,
-            token=token,
+            token=self._bot_token(hot, d.seat, now or _now_ms()),
             repost=repost,
             people=hot.people,
         )
