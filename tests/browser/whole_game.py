@@ -1,9 +1,10 @@
 """A person plays one whole game in a real browser (test_whole_game_*.py, one file a ruleset so
-that the default suite's two processes share the long games out): every decision of it laid out
-and checked on a phone (390x844) and on a laptop (1280x800) and answered on one of them in turn,
-on the platform of tests/play/fixtures.py with heuristic bots answering at once. Then the end of
-the game as the page tells it, and the finished game in the lobby. Screenshots go to
-artifacts/browser/ (one per decision kind and screen)."""
+that the default suite's two processes share the long games out): every decision of it (in the
+default suite its first DECISIONS, then 托管 plays the seat to the end; all of them under -m
+slow) laid out and checked on a phone (390x844) and on a laptop (1280x800) and answered on one of
+them in turn, on the platform of tests/play/fixtures.py with heuristic bots answering at once.
+Then the end of the game as the page tells it, and the finished game in the lobby. Screenshots
+go to artifacts/browser/ (one per decision kind and screen)."""
 
 from __future__ import annotations
 
@@ -42,18 +43,25 @@ KIND = """(() => {
   return p && p.dataset.id ? p.dataset.kind : null;
 })()"""
 SCREENS = {"laptop": LAPTOP, "phone": PHONE}
+# the default suite's games: this many decisions by clicking, then 托管 to the end (a whole
+# game by clicking, 20 to 100 decisions, is the slow runs'): the page's mechanics are the same
+# at every decision, and the end of the game is still told by the page and the lobby
+DECISIONS = 25
 
 
-async def play_on_two_screens(tab: Tab, rng: random.Random, name: str) -> dict[str, set[str]]:
-    """Play the game to its end by clicking; each decision is laid out (LAYOUT) on the screen
-    the page is on, then on the other screen, and answered there: every decision is checked
-    on a phone and on a laptop, and answered on each in turn (one resize a decision, not
-    three). The decision kinds checked, by screen; one screenshot per kind and screen."""
+async def play_on_two_screens(
+    tab: Tab, rng: random.Random, name: str, decisions: int = 1500
+) -> dict[str, set[str]]:
+    """Play the game by clicking, to its end or for `decisions` decisions; each decision is
+    laid out (LAYOUT) on the screen the page is on, then on the other screen, and answered
+    there: every decision is checked on a phone and on a laptop, and answered on each in turn
+    (one resize a decision, not three). The decision kinds checked, by screen; one screenshot
+    per kind and screen."""
     kinds: dict[str, set[str]] = {"phone": set(), "laptop": set()}
     last: str | None = None
     now = "laptop"
     await tab.page.set_viewport_size(LAPTOP)
-    for _ in range(1500):
+    for _ in range(decisions):
         ready = await tab.page.wait_for_function(READY, arg=last, timeout=120_000)
         kind = await tab.js(KIND) if await ready.json_value() else None
         if kind is None:
@@ -72,6 +80,8 @@ async def play_on_two_screens(tab: Tab, rng: random.Random, name: str) -> dict[s
         if d is None:
             return kinds
         last = d["id"]
+    if decisions < 1500:
+        return kinds  # the rest of the game: the caller hands the seat to its bot
     raise AssertionError("the game did not end")
 
 
@@ -81,13 +91,24 @@ async def plays_a_whole_game(
     ruleset: str,
     players: int,
     preset: str | None,
+    decisions: int | None = DECISIONS,
 ) -> None:
     """A person sits at a table of `players` (`preset`: an option preset of /api/modes) and
-    plays it to its end by clicking; what the page and the lobby show of it afterwards."""
+    plays it by clicking, to its end (`decisions` None: the slow runs) or for `decisions`
+    decisions and then hands the seat to its bot (托管, the button) which plays it to its end;
+    what the page and the lobby show of it afterwards."""
     tab = await new_tab(chromium)
     name = f"{ruleset} player"
     game, seat = await sit_down(tab, play_platform.base, name, ruleset, players, preset)
-    kinds = await play_on_two_screens(tab, random.Random(players), ruleset)
+    kinds = await play_on_two_screens(tab, random.Random(players), ruleset, decisions or 1500)
+    if decisions is not None and await tab.js(
+        "document.querySelector('#conn').textContent !== 'game over'"
+    ):
+        await tab.wait_for(
+            "document.querySelector('#hosting') && !document.querySelector('#hosting').disabled"
+        )
+        await tab.page.click("#hosting")
+        await tab.wait_for("document.querySelector('#conn').textContent === 'game over'", 120)
     assert kinds["phone"] == kinds["laptop"] and {"play", "respond"} & kinds["phone"], kinds
     (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / f"screens/{ruleset}-kinds.json").write_text(json.dumps(sorted(kinds["phone"])))
