@@ -1,8 +1,8 @@
 """Bounded fuzzing of every endpoint a stranger can reach (issue 17, leak 7 and "Fuzz in CI").
 
-GameService and ReplayService (real gRPC) get ~500 random requests each by default and the HTTP
-API (raw sockets) 150 (hypothesis; 5,000 each under ``-m slow``), the Matchmaker 500, the play
-API 150 (500 under ``-m slow``) and 100 answers to a person's pending decision (300 under ``-m
+GameService, ReplayService (real gRPC) and the HTTP API (raw sockets) get 150 random requests
+each by default (hypothesis; 5,000 each under ``-m slow``), the Matchmaker and the play API 150
+(500 under ``-m slow``) and 100 answers to a person's pending decision (300 under ``-m
 slow``; on a whole platform of real processes: their logs must gain no traceback, and the
 person's game no entry): junk, near-valid and
 valid ids, tokens, numbers, JSON nested without end. None may answer UNKNOWN, INTERNAL or a 500
@@ -270,7 +270,7 @@ async def _fuzz_game_service(
     _no_errors(caplog)
 
 
-@runs(500)
+@runs(150)
 @given(call=game_calls())
 async def test_fuzz_game_service(
     engine: Any, caplog: pytest.LogCaptureFixture, call: tuple[str, Any]
@@ -369,7 +369,7 @@ async def _fuzz_replay_service(
     _no_errors(caplog)
 
 
-@runs(500)
+@runs(150)
 @given(call=replay_calls())
 async def test_fuzz_replay_service(
     replay: Any, caplog: pytest.LogCaptureFixture, call: Any
@@ -635,9 +635,18 @@ async def _fuzz_matchmaker(stub: Any, caplog: pytest.LogCaptureFixture, rpc: str
     _no_errors(caplog)
 
 
-@runs(500)
+@runs(150)
 @given(call=mm_calls())
 async def test_fuzz_matchmaker(
+    matchmaker: Any, caplog: pytest.LogCaptureFixture, call: Any
+) -> None:
+    await _fuzz_matchmaker(matchmaker, caplog, *call)
+
+
+@pytest.mark.slow
+@runs(500)
+@given(call=mm_calls())
+async def test_fuzz_matchmaker_long(
     matchmaker: Any, caplog: pytest.LogCaptureFixture, call: Any
 ) -> None:
     await _fuzz_matchmaker(matchmaker, caplog, *call)
