@@ -107,7 +107,7 @@ def test_a_node_bot_plays_a_table_against_built_in_bots(play_platform: PlayPlatf
     ratings: dict[str, Any] = {}
     while time.monotonic() < deadline and "standard-5" not in ratings:
         ratings = http("GET", base + "/api/bot/me", bot["token"])[1]["ratings"]
-        time.sleep(0.5)
+        time.sleep(0.1)
     assert ratings["standard-5"]["games"] == 1
 
 
@@ -194,7 +194,7 @@ def test_a_silent_bot_is_answered_by_default_then_hosted(play_platform: PlayPlat
             entries = [{"kind": "none"}]
         if entries[-1]["kind"] == "seed_reveal":
             break
-        time.sleep(1)
+        time.sleep(0.2)  # (a GET: polled often, the test waits less past the end)
     assert entries[-1]["kind"] == "seed_reveal", "the game did not end"
     entries = _entries(base, game)  # over: the whole log
     controls = [e["control"] for e in entries if e["kind"] == "control"]
