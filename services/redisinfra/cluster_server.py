@@ -9,7 +9,12 @@ tests); `stop()` ends them all and removes the folders.
 
 Settings chosen for a local cluster: `cluster-node-timeout` 1000 ms (a dead master is failed
 over in about two seconds), `cluster-require-full-coverage no` (while one master's slots fail
-over, the others keep serving), AOF when `persist`. With a `password` (`arena up` gives one)
+over, the others keep serving), `repl-diskless-sync-delay 0` (a replica's first sync starts at
+once, not 5 s later as Redis 7 waits by default), AOF when `persist`. "In sync" means each
+master's replica is `online` (its first sync done), not merely connected: a replica still
+waiting for that sync is never promoted, so a master killed then stays dead and its slots
+uncovered for good (the failover tournament killed one ~2 s before its replica's sync ended on
+a quick run: no failover, and `arena tournament` gave up after 120 s of ConnectionError). With a `password` (`arena up` gives one)
 every node requires it of clients and replicas use it with their masters (`requirepass`,
 `masterauth`, in a 0600 file of the node's folder, never on a command line: `ps` shows those;
 `redis-cli --cluster create` gets it in its environment); `url` and `nodes_url` carry it.
@@ -67,6 +72,21 @@ def find_cli(server: Path) -> Path | None:
     return Path(found) if found else None
 
 
+def _replica_online(repl: dict[str, Any]) -> bool:
+    """Whether a master's INFO replication names a replica whose first sync is done (`state=
+    online`; `wait_bgsave` and `send_bulk` are connected replicas that have no data yet and
+    cannot be promoted)."""
+    for n in range(int(repl.get("connected_slaves", 0))):
+        slave = repl.get(f"slave{n}")
+        state = slave.get("state") if isinstance(slave, dict) else None
+        if state is None and isinstance(slave, (str, bytes)):  # unparsed "ip=…,state=…"
+            text = slave.decode() if isinstance(slave, bytes) else slave
+            state = dict(kv.split("=", 1) for kv in text.split(",") if "=" in kv).get("state")
+        if str(state) == "online":
+            return True
+    return False
+
+
 class LocalCluster:
     """`masters` masters with one replica each, on 127.0.0.1; a context manager. `check` is
     called between the start-up's waits: what it raises (`arena up`'s "a signal asked to stop")
@@ -116,6 +136,7 @@ class LocalCluster:
                 args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"]
                 args += ["--cluster-node-timeout", str(node_timeout_ms)]
                 args += ["--cluster-require-full-coverage", "no"]
+                args += ["--repl-diskless-sync-delay", "0"]
                 args += ["--logfile", "redis.log"]  # in --dir: a node's last words
                 self._args[port] = args
                 self._launch(port)
@@ -274,7 +295,7 @@ class LocalCluster:
                     return False
                 repl: Any = c.info("replication")
                 if repl["role"] == "master":
-                    synced += int(repl.get("connected_slaves", 0)) > 0
+                    synced += _replica_online(repl)
         return not replicas or synced >= self.masters
 
     def converged(self) -> bool:
