@@ -104,10 +104,17 @@ async def plays_a_whole_game(
     if decisions is not None and await tab.js(
         "document.querySelector('#conn').textContent !== 'game over'"
     ):
-        await tab.wait_for(
+        # the seat's bot plays on (托管), unless the seat is dead or the game over already: the
+        # button is off then (seat.js), and the bots at the table end the game without it
+        enabled = (
             "document.querySelector('#hosting') && !document.querySelector('#hosting').disabled"
         )
-        await tab.page.click("#hosting")
+        view = "arenaSeat.view()"
+        await tab.wait_for(
+            f"{view}.over || !({view}.seats[{seat}] || {{alive: true}}).alive || ({enabled})"
+        )
+        if await tab.js(f"!!({enabled})"):
+            await tab.page.click("#hosting")
         await tab.wait_for("document.querySelector('#conn').textContent === 'game over'", 120)
     assert kinds["phone"] == kinds["laptop"] and {"play", "respond"} & kinds["phone"], kinds
     (ARTIFACTS / "screens").mkdir(parents=True, exist_ok=True)
