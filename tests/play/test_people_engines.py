@@ -63,9 +63,15 @@ async def test_a_persons_game_goes_to_the_peoples_engine_and_bot_games_do_not(
                 match = NewMatch(match_id=game, ruleset="standard", seats=at, seed=5)
                 await publish_message(redis_client, ns, MATCHES, match)
             answered, last = 0, None
+            # bounded: a game that never moves past the person's answer fails here, with what
+            # it was waiting for, and does not hang the suite (CI ran into this twice)
+            moving = asyncio.get_running_loop().time() + 60
             while answered < 2:
                 d = await _decision(web.port, mine, auth, seat=1)
                 if d["id"] == last:  # (the seat's view not yet past the answer)
+                    assert asyncio.get_running_loop().time() < moving, (
+                        f"the person's game did not move past answer {answered} in 60 s: {d}"
+                    )
                     await asyncio.sleep(0.05)
                     continue
                 last = d["id"]
