@@ -48,6 +48,20 @@ settings.register_profile("arena", deadline=None)
 settings.load_profile("arena")
 
 
+# A default-suite test that hangs fails after HANG_S with its stack (pytest-timeout), instead
+# of holding the run until CI's 90-minute limit: a CI run of this stop sat 10 minutes in one
+# test of the play platform's worker and never finished. The longest default test takes ~40 s
+# on a loaded 2-core machine; the slow runs (-m slow) take hours and get no limit.
+HANG_S = 300
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") is None and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(HANG_S))
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """`-n 2 --dist loadfile` takes the longest test files first (tests/suite_order.py)."""
