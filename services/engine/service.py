@@ -1048,7 +1048,7 @@ class Games:
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
             return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
-        bot = self._bot_seat(hot, d.seat)
+        bot = self._bot(hot, d)
         due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None
@@ -1060,7 +1060,7 @@ class Games:
             if hot.people
             else b""
         )
-        if messages and not repost and self.sessions.open:  # (reposts: the stream)
+        if messages and not repost and self.sessions.available:  # (reposts: the stream)
             return Effects(clear=answered, deadline=(d.id, due), push=messages, mark=mark)
         return Effects(clear=answered, deadline=(d.id, due), messages=messages, mark=mark)
 
