@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import subprocess
 import sys
+import time
 
+import pytest
 import redis.asyncio as aioredis
 
 from services.redisinfra.streams import GroupConsumer, Message, ensure_group, publish
@@ -137,3 +140,42 @@ async def test_message_that_kills_its_consumers_is_dead_lettered_on_claim(
     parked = await redis_client.xrange(dead)
     assert len(parked) == 1 and b"without an ack" in parked[0][1][b"reason"]
     assert (await redis_client.xpending(stream, "engine"))["pending"] == 0
+
+
+async def test_stale_messages_are_looked_for_at_most_every_half_idle_time(
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`poll` asks XAUTOCLAIM once, then not again for half of `min_idle_ms` (no message can
+    turn stale faster), however many rounds it reads new messages meanwhile; and a message a
+    dead consumer left is still taken over."""
+    stream, _ = names(redis_namespace)
+    await ensure_group(redis_client, stream, "engine")
+    c = GroupConsumer(redis_client, stream, "engine", "alive", min_idle_ms=400)
+    claims: list[float] = []
+    claim_stale = c.claim_stale
+
+    async def counted(count: int = 10) -> list[Message]:
+        claims.append(time.monotonic())
+        return await claim_stale(count)
+
+    monkeypatch.setattr(c, "claim_stale", counted)
+    handled: list[Message] = []
+
+    async def handler(m: Message) -> None:
+        handled.append(m)
+
+    rounds = 0
+    for _ in range(5):  # quick rounds
+        await c.poll(handler, block_ms=10)
+        rounds += 1
+    mid = await publish(redis_client, stream, {"match": "m1"})
+    dead = GroupConsumer(redis_client, stream, "engine", "dead", min_idle_ms=400)
+    assert len(await dead.read_new(block_ms=10)) == 1  # ...and it dies holding it
+    deadline = time.monotonic() + 5
+    while not handled and time.monotonic() < deadline:
+        await c.poll(handler, block_ms=20)
+        rounds += 1
+    assert [(m.id, m.deliveries) for m in handled] == [(mid, 2)]
+    assert 2 <= len(claims) < rounds
+    gaps = [b - a for a, b in itertools.pairwise(claims)]
+    assert min(gaps) >= 0.2  # half of min_idle_ms between claims, never less
