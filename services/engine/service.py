@@ -710,10 +710,10 @@ class Games:
         except BaseException:
             self.evict(hot.log.game)  # the state ran ahead of a log that did not take it
             raise
-        snapshot = self._landed(hot, step)
+        self._landed(hot, step)
         self._count_tables(int(hot.people), int(not hot.people))
-        if snapshot is not None:
-            await hot.log.save_snapshot(snapshot)
+        if snapshot_due(step.before, hot.log.version, self.snapshot_every):
+            await hot.log.save_snapshot(api.snapshot(hot.game))
         if step.over:
             await self._finish_soon(hot)
         return self._result(hot, step)
@@ -757,15 +757,12 @@ class Games:
             d,
         )
 
-    def _landed(self, hot: Hot, step: _Step) -> bytes | None:
-        """The answer of `step` is in the log: note it; the snapshot to store, if one is due.
-        (The answers logged are counted by the caller: `_count_tables`.)"""
+    def _landed(self, hot: Hot, step: _Step) -> None:
+        """The answer of `step` is in the log: note it. (The answers logged are counted by
+        the caller: `_count_tables`; a snapshot due is stored by the caller.)"""
         rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
         self.sessions.answered(hot.log.game, step.opaque)
-        if snapshot_due(step.before, hot.log.version, self.snapshot_every):
-            return api.snapshot(hot.game)
-        return None
 
     def _count_tables(self, people: int, bots: int) -> None:
         """Count the answers logged, by table (`arena_engine_table_answers`)."""
@@ -879,8 +876,22 @@ class Games:
     ) -> None:
         """Append the steps of `answer_many` (each game's lock held) in one write, push their
         decisions, release the games and hand out the outcomes; a game whose append failed
-        leaves the cache (a conflict: its answer is decided again on a fresh load)."""
+        leaves the cache (a conflict: its answer is decided again on a fresh load).
+
+        A snapshot due (an append crossing a multiple of `snapshot_every`) goes with its
+        game's append (`Side.append_many`: in the append's script on Redis, stored only if
+        the append is): the state is already advanced in place, the chain head sealed, so
+        the snapshot is known before the append, and a script call of its own after it cost
+        the client a whole command's work (4.4% of the worker's main thread)."""
         sealed = [hot.log.sealed(step.items) for _, hot, step in steps]
+        snapshots: list[Snapshot | None] | None = None
+        every = self.snapshot_every
+        for k, ((_, hot, step), (records, head)) in enumerate(zip(steps, sealed, strict=True)):
+            after = step.before + len(records)
+            if snapshot_due(step.before, after, every):
+                if snapshots is None:
+                    snapshots = [None] * len(steps)
+                snapshots[k] = Snapshot(after, head, api.snapshot(hot.game))
         try:
             versions = await self.side.append_many(
                 self.store,
@@ -888,11 +899,11 @@ class Games:
                     (hot.log.game, hot.log.version, records, step.effects)
                     for (_, hot, step), (records, _) in zip(steps, sealed, strict=True)
                 ],
+                snapshots,
             )
         except BaseException as exc:
             versions = [exc] * len(steps)
         pushes: list[BotDecision] = []
-        snapshots: list[tuple[str, Snapshot]] = []
         finishing: list[tuple[int, Hot, _Step]] = []
         retry: list[int] = []
         cancelled: BaseException | None = None
@@ -915,9 +926,7 @@ class Games:
                 people += 1
             else:
                 bots += 1
-            state = self._landed(hot, step)
-            if state is not None:  # (stored once the games are released: as of now)
-                snapshots.append((hot.log.game, Snapshot(version, head, state)))
+            self._landed(hot, step)
             if step.over:
                 finishing.append((i, hot, step))
                 continue
@@ -929,11 +938,6 @@ class Games:
             raise cancelled
         if pushes:
             await self.publish(self.sessions.push(pushes))
-        saved = [self.store.save_snapshot(game, snap) for game, snap in snapshots]
-        if saved:  # a snapshot only saves a reload work: one not stored is not an error
-            for got in await asyncio.gather(*saved, return_exceptions=True):
-                if isinstance(got, Exception):
-                    log.warning("a snapshot was not stored (the next one will be): %r", got)
         for i, hot, step in finishing:
             outcome: Result | BaseException
             try:

@@ -20,6 +20,7 @@ and concurrent games share one pipeline round trip (`batching.AutoPipeline`).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -36,8 +37,10 @@ from ..contracts.streams import (
     stream_of,
 )
 from ..eventlog.redis_store import OutboxCommand, RedisEventStore
-from ..eventlog.store import EventStore
+from ..eventlog.store import EventStore, Snapshot
 from ..redisinfra.batching import AutoPipeline
+
+log = logging.getLogger(__name__)
 
 
 class Secret(msgspec.Struct, frozen=True):
@@ -134,11 +137,17 @@ class Side(Protocol):
         ...
 
     async def append_many(
-        self, store: EventStore, appends: Sequence[Appending]
+        self,
+        store: EventStore,
+        appends: Sequence[Appending],
+        snapshots: Sequence[Snapshot | None] | None = None,
     ) -> list[int | BaseException]:
         """`append_with` for several games at once (game, expected version, records,
         effects): each checked and applied on its own, in one write where the store allows
-        (one script call on Redis); each one's new version or the error it met."""
+        (one script call on Redis); each one's new version or the error it met.
+        `snapshots` (one or None per append, if given): each stored once its append is in
+        (on Redis in the append's script; `save_snapshot` rules: never beyond the log's
+        head); one not stored is logged, never the append's error."""
         ...
 
 
@@ -147,16 +156,33 @@ Appending = tuple[str, int, list[bytes], Effects]
 
 
 async def append_each(
-    side: Side, store: EventStore, appends: Sequence[Appending]
+    side: Side,
+    store: EventStore,
+    appends: Sequence[Appending],
+    snapshots: Sequence[Snapshot | None] | None = None,
 ) -> list[int | BaseException]:
     """`append_many` one game after another (a store that cannot write several at once)."""
     out: list[int | BaseException] = []
-    for game, expected, records, effects in appends:
+    for k, (game, expected, records, effects) in enumerate(appends):
         try:
             out.append(await side.append_with(store, game, expected, records, effects))
         except Exception as exc:  # noqa: BLE001 - this game's outcome
             out.append(exc)
+            continue
+        if snapshots and snapshots[k] is not None:
+            await save_snapshot_after(store, game, snapshots[k])
     return out
+
+
+async def save_snapshot_after(store: EventStore, game: str, snapshot: Snapshot | None) -> None:
+    """Store `snapshot` of `game`, its append just in: a snapshot only saves a reload work,
+    so one not stored is logged (the next one will be), never raised."""
+    if snapshot is None:
+        return
+    try:
+        await store.save_snapshot(game, snapshot)
+    except Exception as exc:  # noqa: BLE001 - not the append's outcome
+        log.warning("a snapshot of %s was not stored (the next one will be): %r", game, exc)
 
 
 async def append_then_apply(
@@ -304,15 +330,20 @@ class RedisSide:
         )
 
     async def append_many(
-        self, store: EventStore, appends: Sequence[Appending]
+        self,
+        store: EventStore,
+        appends: Sequence[Appending],
+        snapshots: Sequence[Snapshot | None] | None = None,
     ) -> list[int | BaseException]:
         """See Side.append_many: the appends of one batch in as few script calls as the layout
-        allows (eventlog/appends.py), each with its effects as its outbox."""
+        allows (eventlog/appends.py), each with its effects as its outbox and its snapshot
+        (if any) stored by the same script."""
         if not isinstance(store, RedisEventStore) or store.client is not self.client:
-            return await append_each(self, store, appends)
+            return await append_each(self, store, appends, snapshots)
         return await store.append_many(
             [(g, expected, records, self._outbox(g, fx)) for g, expected, records, fx in appends],
             [fx.mark for _, _, _, fx in appends],
+            snapshots,
         )
 
     def _outbox(self, game: str, effects: Effects) -> list[OutboxCommand]:
@@ -409,17 +440,22 @@ class MemorySide:
         return await append_then_apply(self, store, game, expected, records, effects)
 
     async def append_many(
-        self, store: EventStore, appends: Sequence[Appending]
+        self,
+        store: EventStore,
+        appends: Sequence[Appending],
+        snapshots: Sequence[Snapshot | None] | None = None,
     ) -> list[int | BaseException]:
         """See Side.append_many (one after another; the effects as `apply_effects` would
-        apply them, without a coroutine each)."""
+        apply them, without a coroutine each; a snapshot saved after its append)."""
         out: list[int | BaseException] = []
-        for game, expected, records, effects in appends:
+        for k, (game, expected, records, effects) in enumerate(appends):
             try:
                 out.append(await store.append(game, expected, records))
             except Exception as exc:  # noqa: BLE001 - this game's outcome
                 out.append(exc)
                 continue
+            if snapshots and snapshots[k] is not None:
+                await save_snapshot_after(store, game, snapshots[k])
             if effects.deadline is not None:
                 decision, at_ms = effects.deadline
                 self.deadlines[_member(game, decision)] = at_ms

@@ -190,17 +190,30 @@ class RedisEventStore:
         self,
         appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[OutboxCommand]]],
         marks: Sequence[bytes] | None = None,
+        snapshots: Sequence[Snapshot | None] | None = None,
     ) -> list[int | BaseException]:
         """`append` for several games at once (game, expected version, records, outbox; and
         each one's mark, if `marks`), in the same script calls as the appends of this loop
         iteration: each one's new version or its error (VersionConflict, Redis's refusal),
-        never raised."""
-        return await self.appender.append_many(
-            [
-                Append(g, self.log_key(g), expected, records, outbox, marks[k] if marks else b"")
-                for k, (g, expected, records, outbox) in enumerate(appends)
-            ]
-        )
+        never raised. `snapshots` (if given, one or None per append): each stored in the
+        append's script if the append is accepted, as `save_snapshot` would store it then
+        (never beyond the log's head nor over a newer one; one not stored is not an error)."""
+        out: list[Append] = []
+        for k, (g, expected, records, outbox) in enumerate(appends):
+            snap = snapshots[k] if snapshots else None
+            out.append(
+                Append(
+                    g,
+                    self.log_key(g),
+                    expected,
+                    records,
+                    outbox,
+                    marks[k] if marks else b"",
+                    snap,
+                    "" if snap is None else self.snapshot_key(g),
+                )
+            )
+        return await self.appender.append_many(out)
 
     def mark_of(self, game: str) -> tuple[int, bytes] | None:
         """The newest mark (the seq of the entry it stands beside, and the mark) this store
