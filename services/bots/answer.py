@@ -136,6 +136,8 @@ class Answerer:
     async def handle(self, msg: BotDecision) -> str:
         """Answer one message; returns the outcome (see the module docstring)."""
         req = parse(msg)
+        if msg.people:  # (from the stream too: routed to the people's engines, not as bots')
+            self.engine.people_at(msg.game)
         d = req.decision
         mind = self.minds.get(req.game, d.seat, req.player)
         async with mind.lock:

@@ -97,6 +97,12 @@ class Engine(Protocol):
         """`submit` of each answer, together: each one's reply or its error (not raised)."""
         ...
 
+    def people_at(self, game: str) -> None:
+        """A decision of `game` says a person sits at it (`BotDecision.people`): its answers
+        go where a person's game's go (the people's engines, if any), whether the decision
+        came pushed on a session or from the decisions stream."""
+        ...
+
 
 Pushed = Callable[[int, list[tuple[bytes, BotDecision | None]]], Awaitable[None]]
 """Takes the decisions an engine pushed in one bot session message: (engine index, [(the
@@ -289,8 +295,11 @@ class GrpcEngine:
     it (`BotDecision.people`) goes to those, by the hash among them, and a bot-only game to the
     others, so the bot seats of people's games are answered where the people's calls go and
     the bot-only games stay off that engine's event loop; each kind falls over to the other's
-    engines when its own are down. A game known only from the stream (a repost) goes as a
-    bot-only one: its engine pushes its next decision, which says.
+    engines when its own are down. A decision of a person's game read from the stream says so
+    too (`people_at`): the first decision of a game made while the engine had no session open
+    comes that way, and went to a general engine while only pushed decisions were looked at.
+    An answer goes on the session of the engine that pushed the decision only if that engine
+    is of the game's kind, or the one the route picked is not either (a failover).
     """
 
     def __init__(
@@ -330,8 +339,8 @@ class GrpcEngine:
             for i in range(len(self.stubs))
         ]
         self.links: list[Link | None] = [None] * len(self.stubs)
-        # game -> (the engine that pushed it last, whether a person sits at it)
-        self.home: OrderedDict[str, tuple[int, bool]] = OrderedDict()
+        # game -> (the engine that pushed it last, if one did; whether a person sits at it)
+        self.home: OrderedDict[str, tuple[int | None, bool]] = OrderedDict()
         self.pushed = 0  # decisions received on sessions
         self._ended = [0, 0]  # answers and stream messages sent on sessions that ended
 
@@ -416,7 +425,9 @@ class GrpcEngine:
             return i, True
         held = self.home.get(game)
         home = held[0] if held is not None else None
-        if home is not None and self._up(home):
+        # (the engine that made a person's game pushed its first decision: not there, while
+        # the people's engine picked is up, if without a session just now)
+        if home is not None and self._up(home) and (home in self.people) == (i in self.people):
             link = self.links[home]
             if link is not None and link.up:
                 return home, True
@@ -544,12 +555,22 @@ class GrpcEngine:
             return None
         if len(self.stubs) == 1:
             return message
-        game = message.game
-        self.home[game] = (index, message.people)
+        self._remember(message.game, index, message.people)
+        return message
+
+    def people_at(self, game: str) -> None:
+        """See Engine.people_at (a pushed decision's `_home` notes it already)."""
+        if not self.people or len(self.stubs) == 1:
+            return  # one kind of engine: nothing to route by
+        held = self.home.get(game)
+        if held is None or not held[1]:
+            self._remember(game, held[0] if held is not None else None, True)
+
+    def _remember(self, game: str, index: int | None, people: bool) -> None:
+        self.home[game] = (index, people)
         self.home.move_to_end(game)
         while len(self.home) > 8192:
             self.home.popitem(last=False)
-        return message
 
     async def _submit_batch(
         self, index: int, items: list[Answering]

@@ -54,6 +54,7 @@ class Engines:
         self.submit_many = engine.submit_many
         self.entries = engine.entries
         self.determinize = engine.determinize
+        self.people_at = engine.people_at
 
     @property
     def addresses(self) -> list[str]:

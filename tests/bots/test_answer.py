@@ -66,6 +66,9 @@ class LocalEngine:
         except Refused as exc:
             raise EngineError(exc.code, exc.reason) from None
 
+    def people_at(self, game: str) -> None:
+        pass  # (one engine: every game's answers go here)
+
     async def entries(
         self, game: str, token: str, after: int, upto: int = 0
     ) -> AsyncGenerator[tuple[int, str], None]:

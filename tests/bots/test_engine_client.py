@@ -137,7 +137,7 @@ async def test_a_persons_games_answers_go_to_the_peoples_engine() -> None:
         person, bots = games[0::2], games[1::2]
         assert {engine._pick(g) for g in person} == {2}
         assert {engine._pick(g) for g in bots} == {0, 1}  # spread over the others by the hash
-        assert {engine._pick(g) for g in ["never-pushed"]} <= {0, 1}  # (a repost: as bot-only)
+        assert {engine._pick(g) for g in ["never-heard-of"]} <= {0, 1}  # (as bot-only)
         engine.down_until[2] = math.inf  # the people's engine hung: its games go to the others
         assert {engine._pick(g) for g in person} <= {0, 1}
         engine.down_until[2], engine.down_until[0], engine.down_until[1] = 0.0, math.inf, math.inf
@@ -170,3 +170,82 @@ async def test_a_decision_pushed_on_the_session_is_answered_there_without_its_to
     assert call.written[1].answers[0].action.seat_token == "t"
     link.resolve(_ok(call.written[1].answers[0].tag, 7))
     assert await asyncio.wait_for(again, 5) == Submitted(False, 7, False)
+
+
+async def test_a_persons_game_read_from_the_stream_is_answered_on_the_peoples_engine() -> None:
+    """A decision of a person's game that came from the decisions stream, not pushed (its
+    engine had no session open when it made the game, or it is a repost), is answered on the
+    people's engine too (`people_at`: the worker's Answerer says so for every such message);
+    before, only pushed decisions were routed so, and CI saw the general engine log one answer
+    of a person's table. And an answer goes on the session of the engine that pushed the
+    decision only if that engine is of the game's kind: a person's game pushed by the general
+    engine that made it is sent to the people's engine (without a session open to it just
+    now: a unary call), not back on the general engine's session."""
+    import msgspec
+
+    from services.bots.answer import Answerer
+    from services.bots.engine_client import GrpcEngine
+    from services.bots.seats import Minds
+
+    targets = ["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"]
+    engine = GrpcEngine(targets, people=["127.0.0.1:3"])
+    try:
+        games = [f"g{k}" for k in range(20)]
+        for game in games:
+            engine.people_at(game)  # a stream message of each: a person sits there
+        assert {engine._pick(g) for g in games} == {2}
+        engine.people_at("g0")  # (again: no change)
+        assert engine._pick("g0") == 2 and engine.home["g0"] == (None, True)
+
+        # the worker's path: a stream message's `people` reaches the engine before the answer
+        routed: list[str] = []
+
+        class Routing(GrpcEngine):
+            async def submit(
+                self, game: str, token: str, decision: int, picks: list[str]
+            ) -> Submitted:
+                routed.append(self.targets[self._route(game)[0]])
+                return Submitted(False, 2, False)
+
+        worker_engine = Routing(targets, people=["127.0.0.1:3"])
+        try:
+            body = msgspec.json.encode({"id": 1, "seat": 0, "kind": "play", "options": ["a"]})
+            for people in (True, False):
+                msg = BotDecision(
+                    game="gp" if people else "gb",
+                    decision=1,
+                    seat=0,
+                    player="bot:random",
+                    version=1,
+                    body=body,
+                    token="t",
+                    people=people,
+                )
+                await Answerer(worker_engine, Minds("random")).handle(msg)
+            assert routed[0] == "127.0.0.1:3" and routed[1] != "127.0.0.1:3", routed
+        finally:
+            await worker_engine.close()
+
+        # pushed by engine 0 (it made the game): with no session to the people's engine just
+        # now, the answer goes to the people's engine by a call, not on engine 0's session
+        pushed = BotDecision(
+            game="made-on-0",
+            decision=1,
+            seat=0,
+            player="bot:random",
+            version=1,
+            body=b"{}",
+            people=True,
+        )
+        engine._home(msgspec.msgpack.encode(pushed), 0)
+        engine.links[0] = Link(Call())
+        assert engine._route("made-on-0") == (2, False)
+        engine.links[2] = Link(Call())
+        assert engine._route("made-on-0") == (2, True)
+        # a bot-only game pushed by engine 0 whose hashed engine 1 has no session: engine 0's
+        bot_game = next(g for g in (f"b{k}" for k in range(50)) if engine._pick(g) == 1)
+        pushed = msgspec.structs.replace(pushed, game=bot_game, people=False)
+        engine._home(msgspec.msgpack.encode(pushed), 0)
+        assert engine._route(bot_game) == (0, True)
+    finally:
+        await engine.close()
