@@ -6,10 +6,10 @@ Layout:
 
 The index names the game and lists the blocks; each block is the msgpack list of up to
 BLOCK_SIZE stored entries, byte for byte as in the live log, compressed as the index's `format`
-says: 2 (what `pack` writes since December 7th, 2026) a zstd frame at level 1 with its content
-size and checksum; 1 (every file written before) zlib at level 1. Readers read both, for good:
-the archives are the system of record. The entries carry their own hash chain, header and seed
-reveal, so the file verifies with nothing else (see verify.py).
+says: 2 (what `pack` writes since December 7th, 2026) one zstd frame with its content size and
+checksum; 1 (every file written before) zlib. Readers read both, for good: the archives are the
+system of record. The entries carry their own hash chain, header and seed reveal, so the file
+verifies with nothing else (see verify.py).
 
 The index also carries the platform's signature (`key`: the signing key's id, `sig`: Ed25519
 over signing.statement(game id, entry count, the last entry's chain hash)); a file written
@@ -27,11 +27,19 @@ entry: 1.61 at 64, 1.19 at 128, 1.02 at 256, 0.98 at 384, 1.07 at 512, 1.13 at 1
 block pays zlib's set-up, ~16 µs, and starts with no history to match; files 9% smaller
 than at 64).
 
-Why zstd (format 2): compression was ~33k of the engine worker's ~337k instructions a decision
-(callgrind), zlib level 1 being deflate's fastest. On 20 real five-seat games' 256-entry
-blocks: zlib level 1 0.99 µs an entry, 0.498 of the msgpack's size; zstd level 1 0.30 µs,
-0.473; lz4 0.18 µs but 0.538 (larger files than zlib's). The zstd checksum (XXH64, 4 bytes a
-block) is kept so that damage is found by the block, as before, not later by the hash chain.
+Why zstd (format 2): zlib at level 1, deflate's fastest, was ~27k of the engine worker's ~337k
+instructions a decision (callgrind, its archive thread). On 20 five-seat games recorded with
+random answers (36,481 entries, 153 blocks of 256), compressing a block, µs of CPU an entry
+(best of 15, load 12) / instructions an entry (callgrind) / compressed size against the msgpack:
+zlib 1 1.00 / 6,274 / 0.486; zstd 1 0.28 / 2,713 / 0.458; zstd -1 0.22 / 2,136 / 0.459; zstd
+-3 - / 1,634 / 0.493; lz4 0.14 / 1,317 / 0.535 (files 10% larger than zlib's). So zstd at -1
+(ZSTD_LEVEL: the writer's choice, any level reads): files 6% smaller than format 1's for a
+third of zlib's instructions; reading a block costs 618 instructions an entry against zlib's
+2,254. The zstd checksum (XXH64, 4 bytes a block, 3% of the compression) is kept so that
+damage is found by the block, as before, not later by the hash chain.
+Blocks of 512 or 1,024 entries would compress 7% or 12% faster at zstd -1 and 2.5% or 3.7%
+smaller; 256 is kept, for the catalog's reads of a game's first and last block and for naming
+damage closely.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ FORMAT = 2
 """The format `pack` writes: 2, zstd blocks. FORMATS are those read."""
 FORMATS = (1, 2)
 BLOCK_SIZE = 256
-ZSTD_LEVEL = 1
+ZSTD_LEVEL = -1
 MAX_BLOCK_BYTES = 1 << 28
 """The most a block may hold uncompressed (`pack` splits blocks to stay under it): a zstd frame
 names its size before its data, and a damaged size must not make the reader allocate it."""
