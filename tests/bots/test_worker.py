@@ -365,15 +365,30 @@ async def _head_or_0(client: aioredis.Redis, ns: str, game: str) -> int:
     return int(rows[0][0].split(b"-")[0]) if rows else 0
 
 
-async def test_hard_bots_search_on_worlds_dealt_over_grpc(
-    redis_url: str, redis_namespace: str, tmp_path: Path
+async def _hard_bots_over_grpc(
+    redis_url: str, redis_namespace: str, tmp_path: Path, games: int
 ) -> None:
-    """The hard level served: an `arena engine` and an `arena bots` process, two games whose
-    every seat is `bot:hard`. At its key decisions the worker asks the engine for worlds
-    (GameService.Determinize, real gRPC) and searches on them; every game ends and verifies,
-    and no call was refused."""
     worker = await _one_engine_one_bot(
-        redis_url, redis_namespace, tmp_path, 2, 5, "hard", 900, timeout_s=120
+        redis_url, redis_namespace, tmp_path, games, 5, "hard", 900, timeout_s=120
     )
     assert worker["worlds"].get("dealt", 0) > 0 and "refused" not in worker["worlds"], worker
     assert set(worker["outcomes"]) <= {"answered", "duplicate", "known"}, worker
+
+
+async def test_hard_bots_search_on_worlds_dealt_over_grpc(
+    redis_url: str, redis_namespace: str, tmp_path: Path
+) -> None:
+    """The hard level served: an `arena engine` and an `arena bots` process, a game whose
+    every seat is `bot:hard`. At its key decisions the worker asks the engine for worlds
+    (GameService.Determinize, real gRPC) and searches on them; the game ends and verifies,
+    and no call was refused. One game: a 5-seat game of hard bots has many key decisions, each
+    a Determinize call (two games under -m slow)."""
+    await _hard_bots_over_grpc(redis_url, redis_namespace, tmp_path, 1)
+
+
+@pytest.mark.slow
+async def test_hard_bots_search_on_worlds_dealt_over_grpc_two_games(
+    redis_url: str, redis_namespace: str, tmp_path: Path
+) -> None:
+    """The same with two games at once on the one worker."""
+    await _hard_bots_over_grpc(redis_url, redis_namespace, tmp_path, 2)
