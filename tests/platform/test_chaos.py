@@ -126,6 +126,24 @@ async def _polling(client: Any, names: list[str], within_s: float = 10.0) -> Non
         await asyncio.sleep(0.2)
 
 
+async def _rated(client: Any, ns: str, archived: Path, within_s: float = 15.0) -> None:
+    """Wait (up to ``within_s``) until every game archived in ``archived`` is rated and the
+    ratings group has nothing pending in `finished`; the caller asserts both."""
+    ratings = RatingStore(client, ns)
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        stems = {
+            p.stem for p in archived.glob("*.arena") if not p.name.startswith(archive.TEMP_PREFIX)
+        }
+        pending = [
+            (await client.xpending(key, FINISHED.groups[0]))["pending"]
+            for key in stream_keys(ns, FINISHED.name)
+        ]
+        if stems <= await ratings.games("standard-5") and not any(pending):
+            return
+        await asyncio.sleep(0.05)
+
+
 async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
     seed = int(os.environ.get("ARENA_CHAOS_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
@@ -216,7 +234,9 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
                 while not (var / "archive" / f"{gid}.arena").exists():
                     assert time.monotonic() < deadline, f"game {gid} did not finish"
                     await asyncio.sleep(0.1)
-            await asyncio.sleep(1.0)  # the ratings consumer reads the last announcement
+            # the ratings consumer reads the last announcement: waited for (every archived game
+            # rated, nothing pending in `finished`; checked below), not a fixed second
+            await _rated(client, ns, var / "archive")
             # each worker's consumer loops are alive and polling now (CLIENT LIST: a connection
             # named for it whose last command was XREADGROUP). Not a consumer's idle time: the six
             # late matches may all go to one engine in one read, and Redis 7.0 refreshes idle only
