@@ -13,6 +13,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import zstandard
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from services.cli import main as arena
 from services.eventlog import InMemoryEventStore, archive
@@ -80,6 +81,18 @@ def test_the_format_1_fixture_reads_verifies_and_lists(tmp_path: Path) -> None:
     again = _with_index(archive.pack("f1", records, format=2), key=index.key, sig=index.sig)
     assert index2.format == 2 and archive.records(again) == records
     assert verify(again, ENGINE, key=FIXTURE_KEY).signature == "valid"
+
+
+def test_format_1_as_written_today_is_the_fixture_byte_for_byte(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`pack(format=1)` is the old code path: the fixture's entries, blocks and key give the
+    fixture's bytes again (zlib and Ed25519 are deterministic)."""
+    data = FIXTURE.read_bytes()
+    signer = Signer(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))
+    assert signer.public.key_id == FIXTURE_KEY.key_id
+    monkeypatch.setattr(archive, "BLOCK_SIZE", 8)
+    assert archive.pack("f1", archive.records(data), signer, format=1) == data
 
 
 def test_damage_in_the_format_1_fixture_names_its_block() -> None:
