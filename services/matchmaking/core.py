@@ -122,6 +122,7 @@ class Matchmaker:
         self._retire = client.register_script(scripts.RETIRE)
         self._form = client.register_script(scripts.FORM)
         self.tables = Tables(self)
+        self._quiet = False  # the last tick found nobody queued and no table open
 
     # ---- keys ---------------------------------------------------------------------------------
     def _t(self, ticket: str) -> str:
@@ -309,6 +310,10 @@ class Matchmaker:
         members: Any = await self.client.zrangebyscore(
             self.expiry, "-inf", self.clock.now_ms(), start=0, num=limit
         )
+        return await self._expire(members)
+
+    async def _expire(self, members: list[bytes]) -> int:
+        """Expire the tickets of these `expiry` members (`MODE|TICKET`, found due)."""
         done = 0
         for member in members:
             mode, _, ticket = member.decode().partition("|")
@@ -341,9 +346,27 @@ class Matchmaker:
                 out[name] = found
         return out
 
-    async def tick(self) -> list[Formed]:
-        """One round: expire what is due, then form every table that can be formed now."""
-        await self.expire_due()
+    async def tick(self, limit: int = 500) -> list[Formed]:
+        """One round: expire what is due, then form every table that can be formed now.
+
+        Nobody queued and no table open (an idle platform) is one round trip, the due
+        expiries' own: every queued ticket of every mode is in `expiry` (ENQUEUE adds it to
+        the three sets, RETIRE and FORM take it out of all three), so there is nothing to
+        form. The full round asked each of the ~20 modes' two queues and built their tables
+        five times a second whoever was waiting: half an idle matchmaker's CPU (issue 44)."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            pipe.zrangebyscore(self.expiry, "-inf", self.clock.now_ms(), start=0, num=limit)
+            pipe.zcard(self.expiry)
+            pipe.zcard(self.tables.index)
+            due, queued, tables = await pipe.execute()
+        await self._expire(due)
+        if not queued and not tables:
+            if not self._quiet:  # the queues' depths, once: all empty
+                for name in self.modes:
+                    self.metrics.depth(name, 0)
+                self._quiet = True
+            return []
+        self._quiet = False
         now = self.clock.now_ms()
         modes = {**self.modes, **await self.tables.open_modes()}
         waiting = await self.waiting(modes)

@@ -32,6 +32,13 @@ from .metrics import Metrics
 from .modes import Policy, build_modes
 from .rating_store import RatingStore
 
+FINISHED_BLOCK_MS = 2000
+"""How long a read of a quiet `finished` partition blocks. A finished game ends it at once, and
+`stop` cancels it; what it bounds is how often a quiet partition is read (and looked at for
+stale entries: a dead reader's are claimed up to this much later than `--claim-idle-ms`
+allows). 500 ms cost the idle matchmaker 32 reads a second over 16 partitions, 2 s is 8, as
+the engine's `matches` reads; it stays well below the client's 5 s socket timeout."""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena matchmaker` options."""
@@ -154,7 +161,7 @@ async def run(args: argparse.Namespace) -> None:
         asyncio.create_task(forever(f"{who}: tick", mm.tick, stop, args.tick_ms / 1000)),
         asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
         asyncio.create_task(notifier.run(stop)),
-        *run_all(consumers, on_finished, stop, block_ms=500),
+        *run_all(consumers, on_finished, stop, block_ms=FINISHED_BLOCK_MS),
     ]
     if args.trim_ms > 0:
         keeper = StreamKeeper(

@@ -170,3 +170,33 @@ async def test_close_ratings_first_window_widens(
     clock.advance(10_000)  # windows widen by 1 mu/s
     (formed,) = await mm.tick()
     assert set(formed.tickets) == {t.ticket for t in high} | {late.ticket}
+
+
+async def test_an_idle_tick_reads_no_queue_and_the_next_ticket_is_matched(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    clock = ManualClock(0)
+    mm = make(redis_client, redis_namespace, clock)
+    asked: list[int] = []
+    full = mm.waiting
+
+    async def waiting(*args: object, **kwargs: object) -> object:
+        asked.append(1)
+        return await full(*args, **kwargs)  # type: ignore[arg-type]
+
+    mm.waiting = waiting  # type: ignore[method-assign]
+    for _ in range(3):
+        assert await mm.tick() == []
+    assert asked == []  # nobody queued, no table open: no mode's queues read
+    depth = mm.metrics.queue_depth
+    assert depth.labels("standard-5")._value.get() == 0  # the depths still say so
+    tickets = [await mm.enqueue(f"p{i}", "standard-5") for i in range(5)]
+    (formed,) = await mm.tick()  # the very next tick
+    assert set(formed.tickets) == {t.ticket for t in tickets} and asked == [1]
+    assert await mm.tick() == [] and asked == [1]  # all matched: idle again
+    # a ticket that expires is still expired by an idle-looking tick (its expiry is due)
+    late = await mm.enqueue("late", "standard-8")
+    clock.advance(10_001)
+    assert await mm.tick() == []
+    info = await mm.ticket(late.ticket)
+    assert info is not None and info.state == "expired"
