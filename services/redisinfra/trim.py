@@ -348,8 +348,14 @@ class StreamMetrics:
         self.trimmed.labels(name).inc(removed)
 
 
+IDLE_MAX_S = 5.0
+"""The longest a `StreamKeeper` waits between rounds while nothing happens to the streams."""
+
+
 class StreamKeeper:
-    """Trims the shared streams of `namespace` and reports their metrics, every `interval_s`."""
+    """Trims the shared streams of `namespace` and reports their metrics, every `interval_s`;
+    while rounds find nothing changed (an idle platform), the wait doubles up to `idle_max_s`,
+    and it is `interval_s` again from the first round that finds a change."""
 
     def __init__(
         self,
@@ -361,10 +367,14 @@ class StreamKeeper:
         streams: Iterable[SharedStream[Any]] = SHARED,
         retention_ms: Mapping[str, int] = RETENTION_MS,
         name: str = "arena",
+        idle_max_s: float = IDLE_MAX_S,
     ) -> None:
         self.client = client
         self.namespace = namespace
         self.interval_s = interval_s
+        self.idle_max_s = max(interval_s, idle_max_s)
+        self.changed = True  # whether the last round found any stream changed (or trimmed)
+        self.wait_s = interval_s  # the wait after the last round (`run`)
         self.streams = tuple(streams)
         self.retention_ms = dict(retention_ms)
         self.metrics = StreamMetrics(registry or CollectorRegistry())
@@ -386,6 +396,7 @@ class StreamKeeper:
             trimmed=self._trimmed,
         )
         out: dict[str, tuple[StreamState, int]] = {}
+        changed = False
         for s in self.streams:
             mine = [r for (stream, _), r in zip(todo, done, strict=True) if stream is s]
             states = [state for state, _ in mine]
@@ -396,18 +407,33 @@ class StreamKeeper:
             else:
                 merged = merge_states(states)
                 self._merged[s.name] = (seen, merged)
+                changed = True
             removed = sum(gone for _, gone in mine)
+            changed = changed or removed > 0
             self.metrics.update(s.name, merged, removed)
             out[s.name] = (merged, removed)
+        self.changed = changed
         return out
 
     async def run(self, stop: asyncio.Event) -> None:
         """Keep the streams until `stop` is set; a failed round (Redis away) is reported once
-        per distinct error and retried at the next interval."""
+        per distinct error and retried at the next interval.
+
+        A round that finds every stream as the last one did (lengths, every group's counts and
+        ids; nothing trimmed) doubles the wait, up to `idle_max_s`: an idle platform's two
+        keepers read 48 streams once a second each, ~0.5 ms of a keeper's CPU and ~0.7 ms of
+        Redis's a round, for nothing (issue 44). Work shows in the next round (an entry added
+        changes its stream's length), which is `interval_s` after it again; meanwhile nothing
+        needs trimming, and a gauge is at most `idle_max_s` old (an oldest-unacked age grows
+        while its group stands still: it is read at least that often)."""
+        self.wait_s = self.interval_s
         while not stop.is_set():
             try:
                 await self.once()
                 self._last_error = ""
+                self.wait_s = (
+                    self.interval_s if self.changed else min(2 * self.wait_s, self.idle_max_s)
+                )
             except Exception as exc:  # noqa: BLE001 - Redis away, a cluster failing over, …
                 # an outage in its words: a refused XTRIM names its MINID, new every round
                 words = outage_words(exc) if is_outage(exc) else str(exc)
@@ -415,5 +441,6 @@ class StreamKeeper:
                 if text != self._last_error:
                     print(f"{self.name}: stream trimming failed: {text}", file=sys.stderr)
                     self._last_error = text
+                self.wait_s = self.interval_s
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.interval_s)
+                await asyncio.wait_for(stop.wait(), self.wait_s)

@@ -201,3 +201,48 @@ async def test_dead_letters_keep_only_the_newest(
     assert 4 <= len(rows) <= 6  # whole nodes of two 2 KB entries go
     assert rows[-1][1][b"msg.i"] == b"19"  # the newest stay
     assert (await redis_client.xpending(key, "engine"))["pending"] == 0
+
+
+async def test_keeper_waits_longer_while_idle_and_snaps_back_on_work(
+    redis_client: aioredis.Redis, redis_namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rounds that find nothing changed double the wait up to idle_max_s; the round that finds
+    a new entry (and whatever follows it) comes interval_s later again."""
+    monkeypatch.setenv("ARENA_PARTITIONS", "1")
+    key = stream_key(redis_namespace, "decisions", 0)
+    await ensure_group(redis_client, key, "bots")
+    keeper = StreamKeeper(
+        redis_client, redis_namespace, streams=[DECISIONS], interval_s=0.01, idle_max_s=0.08
+    )
+    rounds: list[tuple[float, bool]] = []  # (the wait before the round, whether it saw change)
+    once = keeper.once
+
+    async def counted() -> Any:
+        wait = keeper.wait_s
+        got = await once()
+        rounds.append((wait, keeper.changed))
+        return got
+
+    monkeypatch.setattr(keeper, "once", counted)
+    stop = asyncio.Event()
+    task = asyncio.create_task(keeper.run(stop))
+    while len(rounds) < 6:
+        await asyncio.sleep(0.01)
+    assert rounds[:6] == [
+        (0.01, True),  # the first reading
+        (0.01, False),
+        (0.02, False),
+        (0.04, False),
+        (0.08, False),
+        (0.08, False),  # no longer than idle_max_s
+    ]
+    await _fill(redis_client, key, 1)
+    seen = len(rounds)
+    while not any(changed for _, changed in rounds[seen:]):
+        await asyncio.sleep(0.01)
+    first = next(i for i in range(seen, len(rounds)) if rounds[i][1])
+    while len(rounds) <= first + 1:
+        await asyncio.sleep(0.01)
+    assert rounds[first + 1][0] == 0.01  # snapped back to interval_s
+    stop.set()
+    await asyncio.wait_for(task, 5)
