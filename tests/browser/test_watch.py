@@ -39,7 +39,7 @@ def _tournament(
         got = http("GET", f"{p.base}/api/tournaments/{made['key']}")[1]
         if got["summary"]["done"] == games:
             return got  # type: ignore[no-any-return]
-        time.sleep(0.5)
+        time.sleep(0.1)
     raise AssertionError("the tournament did not finish")
 
 
