@@ -16,6 +16,7 @@ garbage long after a ticket ended, so tests can move time without sleeping.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 import uuid
@@ -123,6 +124,7 @@ class Matchmaker:
         self._form = client.register_script(scripts.FORM)
         self.tables = Tables(self)
         self._quiet = False  # the last tick found nobody queued and no table open
+        self.queued = asyncio.Event()  # set by each ticket enqueued here (`quiet_wait`)
 
     # ---- keys ---------------------------------------------------------------------------------
     def _t(self, ticket: str) -> str:
@@ -196,6 +198,7 @@ class Matchmaker:
                 "ALREADY_EXISTS", f"player {player!r} already has a live ticket {_s(tid)}"
             )
         self.metrics.count("enqueued", _label(m.id))
+        self.queued.set()
         return TicketInfo(ticket, player, m.id, "queued", rating.mu, now, exp, name=name)
 
     async def create_table(self, player: str, name: str, settings: TableSettings) -> TicketInfo:
@@ -354,6 +357,7 @@ class Matchmaker:
         the three sets, RETIRE and FORM take it out of all three), so there is nothing to
         form. The full round asked each of the ~20 modes' two queues and built their tables
         five times a second whoever was waiting: half an idle matchmaker's CPU (issue 44)."""
+        self.queued.clear()  # this tick sees what was enqueued before it
         async with self.client.pipeline(transaction=False) as pipe:
             pipe.zrangebyscore(self.expiry, "-inf", self.clock.now_ms(), start=0, num=limit)
             pipe.zcard(self.expiry)
@@ -380,6 +384,22 @@ class Matchmaker:
             )
         )
         return [f for formed in done for f in formed]
+
+    @property
+    def quiet(self) -> bool:
+        """Whether the last tick found nobody queued and no table open."""
+        return self._quiet
+
+    async def quiet_wait(self, timeout_s: float) -> None:
+        """After a quiet tick, wait up to `timeout_s` more, or until a ticket is enqueued here;
+        after any other tick, return at once. The service's tick loop calls it after each
+        tick: an idle matchmaker ticks less often, and a ticket ends the wait (a table opened
+        here seats its creator's ticket, so it ends it too). A ticket enqueued through another
+        matchmaker sharing the Redis ends that one's wait, which forms the table."""
+        if not self._quiet:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.queued.wait(), timeout_s)
 
     async def _tick_mode(
         self, name: str, mode: Mode, queued: list[Waiting], now: int

@@ -39,6 +39,11 @@ stale entries: a dead reader's are claimed up to this much later than `--claim-i
 allows). 500 ms cost the idle matchmaker 32 reads a second over 16 partitions, 2 s is 8, as
 the engine's `matches` reads; it stays well below the client's 5 s socket timeout."""
 
+IDLE_TICK_MS = 1000
+"""How often a quiet matchmaker ticks (nobody queued, no table open; `Matchmaker.quiet_wait`):
+a ticket enqueued in this process wakes it at once, one enqueued through another matchmaker
+sharing the Redis wakes that one (here it is seen within this)."""
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """`arena matchmaker` options."""
@@ -153,12 +158,19 @@ async def run(args: argparse.Namespace) -> None:
         if args.metrics_port is not None
         else None
     )
+
+    async def tick() -> None:
+        await mm.tick()
+        # nobody queued, no table open: the next tick after IDLE_TICK_MS, or at the usual
+        # interval after a ticket enqueued here (no later than now)
+        await mm.quiet_wait(max(0.0, IDLE_TICK_MS - args.tick_ms) / 1000)
+
     ready = {"port": port, "consumer": args.consumer}
     if exporter is not None:
         ready["metrics_port"] = exporter.server_port
     print(json.dumps(ready), flush=True)
     tasks = [
-        asyncio.create_task(forever(f"{who}: tick", mm.tick, stop, args.tick_ms / 1000)),
+        asyncio.create_task(forever(f"{who}: tick", tick, stop, args.tick_ms / 1000)),
         asyncio.create_task(watch_health(client, lambda up: set_serving(checker, up), stop)),
         asyncio.create_task(notifier.run(stop)),
         *run_all(consumers, on_finished, stop, block_ms=FINISHED_BLOCK_MS),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import pytest
@@ -200,3 +201,24 @@ async def test_an_idle_tick_reads_no_queue_and_the_next_ticket_is_matched(
     assert await mm.tick() == []
     info = await mm.ticket(late.ticket)
     assert info is not None and info.state == "expired"
+
+
+async def test_a_quiet_matchmaker_waits_for_a_ticket_not_the_idle_interval(
+    redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    mm = make(redis_client, redis_namespace, ManualClock(0))
+    assert await mm.tick() == [] and mm.quiet
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    waiting = asyncio.create_task(mm.quiet_wait(30))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()  # quiet: waits on
+    p0 = await mm.enqueue("p0", "standard-5")
+    await asyncio.wait_for(waiting, 5)  # the ticket ends the wait
+    assert loop.time() - t0 < 5
+    assert await mm.tick() == [] and not mm.quiet  # one queued: the usual interval
+    await asyncio.wait_for(mm.quiet_wait(30), 1)  # at once
+    await mm.cancel(p0.ticket, "p0")
+    assert await mm.tick() == [] and mm.quiet
+    await mm.enqueue("p1", "standard-5")  # after the quiet tick, before its wait
+    await asyncio.wait_for(mm.quiet_wait(30), 1)  # ends at once: the next tick sees it
