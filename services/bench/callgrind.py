@@ -11,7 +11,11 @@ difference of the decisions: start-up (imports, the first game's caches) drops o
 - `service`: what `arena bench service --store memory` runs (the engine's `Games` under the
   BotSession servicer, its answers, appends, pushes, finishing and archiving), with the bench's
   bot answering, whose part is measured apart and taken off (`bot_instructions_per_decision`:
-  its calls run in a thread of their own, whose instructions callgrind counts apart).
+  its calls run in a thread of their own, whose instructions callgrind counts apart);
+- `service-redis`: the same with `--store redis` (a throw-away redis-server outside valgrind, or
+  --redis-url): the engine's Redis client too (commands, scripts' arguments, replies), which
+  the CPU of `bench e2e` cannot resolve to a few percent. Less exact than `service`: how many
+  appends share a script call follows Redis's reply times, so a run's count moves a little.
 
 Each change to the engine's or the bot worker's hot path is decided by these counts (the
 history: docs/benchmarks.md); CPU-time benches give the goals. `--out DIR` keeps the callgrind
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -34,9 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from ..cliargs import bench_options, game_options
+from ..redisinfra.server import redis_or_throwaway
 from . import kit
 
-TARGETS = ("rules", "service")
+TARGETS = ("rules", "service", "service-redis")
 
 
 def _totals(path: Path) -> dict[int, int]:
@@ -54,8 +60,11 @@ def _totals(path: Path) -> dict[int, int]:
     return out
 
 
-def _run_target(target: str, args: argparse.Namespace, games: int, out: Path) -> dict[str, Any]:
-    """One run under callgrind: its instructions and what the target reports."""
+def _run_target(
+    target: str, args: argparse.Namespace, games: int, out: Path, url: str | None = None
+) -> dict[str, Any]:
+    """One run under callgrind: its instructions and what the target reports (`url`: the
+    Redis of `service-redis`)."""
     report = out.with_suffix(".json")
     cmd = [
         "valgrind",
@@ -78,6 +87,7 @@ def _run_target(target: str, args: argparse.Namespace, games: int, out: Path) ->
         str(games),
         "--report",
         str(report),
+        *(["--redis-url", url] if url else []),
     ]
     env = dict(os.environ, PYTHONHASHSEED="0")
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
@@ -106,12 +116,17 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     env = kit.Envelope("callgrind")
     results: dict[str, Any] = {}
     keep = Path(args.out) if args.out else None
-    with tempfile.TemporaryDirectory(prefix="arena-callgrind-") as tmp:
+    targets = args.target.split(",")
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="arena-callgrind-"))
+        url = None
+        if "service-redis" in targets:  # (the server outside valgrind: not counted)
+            url = stack.enter_context(redis_or_throwaway(args.redis_url))
         where = keep or Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
-        for target in args.target.split(","):
+        for target in targets:
             runs = [
-                _run_target(target, args, n, where / f"callgrind.{target}.{n}")
+                _run_target(target, args, n, where / f"callgrind.{target}.{n}", url)
                 for n in (args.minus, args.games)
             ]
             small, big = runs
@@ -151,7 +166,7 @@ def _run(target: str, args: argparse.Namespace) -> dict[str, Any]:
         from .engine import random_games
 
         return {"decisions": random_games(args.ruleset, args.players, args.games, args.seed)}
-    if target == "service":
+    if target in ("service", "service-redis"):
         from .service import _service_once, collector
 
         pool = ThreadPoolExecutor(1)  # the bench's bot: thread 2, counted apart
@@ -167,8 +182,8 @@ def _run(target: str, args: argparse.Namespace) -> dict[str, Any]:
                     args.players,
                     args.games,
                     args.seed,
-                    "memory",
-                    None,
+                    "redis" if target == "service-redis" else "memory",
+                    args.redis_url if target == "service-redis" else None,
                     Path(tmp),
                     through,
                 )
