@@ -7,8 +7,6 @@ loaded afresh from such a snapshot is the game it played."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 import redis.asyncio as aioredis
 
@@ -25,13 +23,6 @@ from services.redisinfra.redis_client import connect
 from services.rules import api
 
 SECRET = b"batched-snapshots"
-
-
-@pytest.fixture
-async def store(redis_url: str, redis_namespace: str) -> AsyncIterator[RedisEventStore]:
-    s = RedisEventStore(connect(redis_url), redis_namespace)
-    yield s
-    await s.aclose()
 
 
 async def test_a_snapshot_is_stored_with_its_append_never_beyond_the_head(

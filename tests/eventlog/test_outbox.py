@@ -5,22 +5,12 @@ SCRIPT FLUSH (NOSCRIPT reload), with and without an outbox, alone or batched."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
 
 from services.eventlog import RedisEventStore, VersionConflict
 from services.eventlog.redis_store import OutboxCommand
-from services.redisinfra.redis_client import connect
-
-
-@pytest.fixture
-async def store(redis_url: str, redis_namespace: str) -> AsyncIterator[RedisEventStore]:
-    """A store over a `connect()` client (hiredis packing), as `RedisEventStore.from_url`."""
-    s = RedisEventStore(connect(redis_url), redis_namespace)
-    yield s
-    await s.aclose()
 
 
 def _keys(ns: str) -> tuple[str, str]:

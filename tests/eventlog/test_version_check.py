@@ -5,7 +5,6 @@ operator) still gets an exact answer: its last id decides, and nothing is half-w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -13,14 +12,6 @@ from redis.exceptions import ResponseError
 
 from services.eventlog import RedisEventStore, VersionConflict
 from services.eventlog.redis_store import OutboxCommand
-from services.redisinfra.redis_client import connect
-
-
-@pytest.fixture
-async def store(redis_url: str, redis_namespace: str) -> AsyncIterator[RedisEventStore]:
-    s = RedisEventStore(connect(redis_url), redis_namespace)
-    yield s
-    await s.aclose()
 
 
 async def test_a_log_shorter_than_its_last_id(
