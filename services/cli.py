@@ -91,6 +91,7 @@ COMMANDS: dict[str, Command | Group] = {
                 "simulated people over the HTTP API while bot games run: answer latency",
                 "services.bench.play",
             ),
+            "idle": Command("an arena up nobody uses: each process's CPU", "services.bench.idle"),
         },
     ),
     "export": Command(
