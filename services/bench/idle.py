@@ -14,6 +14,7 @@ for a platform left running (history: docs/benchmarks.md, "Idle cost of arena up
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import signal
 import subprocess
@@ -64,9 +65,9 @@ def _name(pid: int) -> str:
     except OSError:
         return "?"
     words = [a.decode(errors="replace") for a in argv if a]
-    if "services.cli" in words:
-        i = words.index("services.cli")
-        return words[i + 1] if i + 1 < len(words) else "arena"
+    for word, after in itertools.pairwise(words):  # `python3 -m services.cli COMMAND ...`
+        if word == "services.cli":
+            return after
     return Path(words[0]).name.split()[0] if words else "?"  # (redis-server shows its address)
 
 
