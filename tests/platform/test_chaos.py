@@ -152,6 +152,10 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
     redis = [RedisServer(tmp_path / "redis", fsync="always")]
     url = redis[0].url
     kids: set[int] = set()
+    # the witness and the sampler end on every path: a failed assertion once left them to the
+    # event loop's close, whose cancelling never ended (a slow run hung in _cancel_all_tasks)
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
     try:
         with (
             (tmp_path / "up.err").open("w") as up_err,
@@ -165,8 +169,8 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
             kids = descendants(up.pid)
             spec = Spec("standard", 5, games, POLICIES)
             witness = Witness(url, ns, [spec.game_id(i) for i in range(games)])
-            stop = asyncio.Event()
             watching = asyncio.create_task(witness.run(stop))
+            tasks.append(watching)
             t0 = time.monotonic()
             tour = arena(
                 "tournament",
@@ -195,6 +199,7 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
                     await asyncio.sleep(1)
 
             sampling = asyncio.create_task(sample())
+            tasks.append(sampling)
             acts = await _chaos(up, redis, rng, rounds, gap_s)
             # every kill landed while games were in play: the tournament had not ended, nor had
             # every game been archived, when the last one was done
@@ -296,6 +301,9 @@ async def _run(tmp_path: Path, games: int, rounds: int, gap_s: float) -> None:
                     assert abs(live[p].mu - mu) < 1e-6 and abs(live[p].sigma - sigma) < 1e-6, p
             await client.aclose()
     finally:
+        stop.set()  # (both loops look at it: they end within a round, no cancelling)
+        if tasks:
+            await asyncio.wait(tasks, timeout=30)
         redis[0].stop()
     kids |= descendants(up.pid)
     deadline = time.monotonic() + 10
