@@ -134,8 +134,14 @@ def pack(
 
         key = signer.public.key_id
         sig = signer.sign(statement(game_id, len(records), head(records)))
-    index = msgspec.msgpack.encode(Index(format, game_id, len(records), blocks, key, sig))
-    return MAGIC + _PREFIX.pack(len(index), zlib.crc32(index)) + index + b"".join(bodies)
+    return header(Index(format, game_id, len(records), blocks, key, sig)) + b"".join(bodies)
+
+
+def header(index: Index) -> bytes:
+    """The bytes of an archive before its blocks: the magic, the index's length and CRC-32,
+    the index."""
+    raw = msgspec.msgpack.encode(index)
+    return MAGIC + _PREFIX.pack(len(raw), zlib.crc32(raw)) + raw
 
 
 def _chunks(records: list[bytes]) -> Iterator[tuple[int, int, bytes]]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import struct
-import zlib
 from pathlib import Path
 
 import msgspec
@@ -31,6 +30,7 @@ from services.rules.api import SPECTATOR
 from services.verify import Engine, record_game, verify
 
 from . import fake_engine
+from .test_signed_archives import _with_index
 
 ENGINE: Engine = fake_engine  # type: ignore[assignment]
 RULES: Engine = api  # type: ignore[assignment]
@@ -189,17 +189,10 @@ def test_a_format_2_block_naming_a_huge_size_is_damage_not_an_allocation() -> No
     assert unpacked.damage is not None and "names a size of -1 bytes" in unpacked.damage.reason
 
 
-def _with_index(data: bytes, **changes: object) -> bytes:
-    index, offset = archive.read_index(data)
-    fields = {f: getattr(index, f) for f in index.__struct_fields__} | changes
-    raw = msgspec.msgpack.encode(archive.Index(**fields))
-    return archive.MAGIC + archive._PREFIX.pack(len(raw), zlib.crc32(raw)) + raw + data[offset:]
-
-
 def _with_block(body: bytes, count: int, fmt: int = 2) -> bytes:
-    index = archive.Index(fmt, "g", count, [archive.Block(1, count, len(body))])
-    raw = msgspec.msgpack.encode(index)
-    return archive.MAGIC + archive._PREFIX.pack(len(raw), zlib.crc32(raw)) + raw + body
+    return (
+        archive.header(archive.Index(fmt, "g", count, [archive.Block(1, count, len(body))])) + body
+    )
 
 
 def test_bytes_after_a_format_2_frame_are_damage() -> None:

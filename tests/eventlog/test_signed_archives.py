@@ -68,13 +68,7 @@ def _with_index(data: bytes, **changes: object) -> bytes:
     """`data` re-packed with its index fields changed (a valid CRC: anyone can compute one)."""
     index, offset = archive.read_index(data)
     fields = {f: getattr(index, f) for f in index.__struct_fields__} | changes
-    raw = msgspec.msgpack.encode(archive.Index(**fields))  # type: ignore[arg-type]
-    return (
-        archive.MAGIC
-        + archive._PREFIX.pack(len(raw), archive.zlib.crc32(raw))
-        + raw
-        + data[offset:]
-    )
+    return archive.header(archive.Index(**fields)) + data[offset:]  # type: ignore[arg-type]
 
 
 def _forged(genuine: bytes, records: list[bytes], game: str = "g1") -> bytes:
