@@ -308,15 +308,9 @@ class Matchmaker:
         return int(count), max(0, wait)
 
     # ---- the matching loop ----------------------------------------------------------------------
-    async def expire_due(self, limit: int = 500) -> int:
-        """Expire queued tickets whose time-to-live ran out; returns how many."""
-        members: Any = await self.client.zrangebyscore(
-            self.expiry, "-inf", self.clock.now_ms(), start=0, num=limit
-        )
-        return await self._expire(members)
-
     async def _expire(self, members: list[bytes]) -> int:
-        """Expire the tickets of these `expiry` members (`MODE|TICKET`, found due)."""
+        """Expire the tickets of these `expiry` members (`MODE|TICKET`, found due by `tick`:
+        their time-to-live ran out); returns how many."""
         done = 0
         for member in members:
             mode, _, ticket = member.decode().partition("|")
