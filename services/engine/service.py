@@ -91,6 +91,13 @@ class GameLock(asyncio.Lock):
         self._locked = True
         return True
 
+    def free(self) -> None:
+        """`release`, without its two calls when nobody waits (`answer_many`'s answers)."""
+        if self._waiters or not self._locked:
+            self.release()  # (wakes a waiter; or raises for a lock not held)
+        else:
+            self._locked = False
+
 
 class _Stale(Exception):
     """The cached game was behind the log: reload and decide again."""
@@ -732,7 +739,8 @@ class Games:
             raise Refused("INVALID_ARGUMENT", f"illegal answer: {exc}") from None
         before = hot.log.version
         encoded = list(map(api.encode_event, events))
-        hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
+        if hot.feed.fed:  # (a feed with no seat fed keeps nothing: botfeed.py)
+            hot.feed.add(before + 2, events, encoded)  # entry before + 1 is the answer
         items = [(ANSWER, encode_payload(rec))]
         items += zip(repeat(EVENT), encoded)
         # the time-out that turns 托管 on, if this is it (a person's seat only: a bot seat's
@@ -741,12 +749,15 @@ class Games:
             control = hot.hosting.answered(rec)
             if control is not None:
                 items.append((CONTROL, encode_payload(control)))
-        end = self._capped(hot, rec.decision, before + len(items))
-        if end is not None:  # past the platform's cap: ended here, in the same batch
-            items += self._abandoning(hot, end)
+        after = before + len(items)
+        if rec.decision >= self.max_decisions or after >= self.max_log_entries:
+            end = self._capped(hot, rec.decision, after)  # (the caps are rarely reached)
+            if end is not None:  # past the platform's cap: ended here, in the same batch
+                items += self._abandoning(hot, end)
+                after = before + len(items)
         hot.positions.add_answer(before + 1, rec.seat, len(items) - 1)
-        d = api.pending(game)
-        effects = self._effects(hot, before + len(items), answered=rec.decision, now=now, d=d)
+        d = game.pending
+        effects = self._effects(hot, after, answered=rec.decision, now=now, d=d)
         return _Step(
             rec,
             before,
@@ -847,9 +858,10 @@ class Games:
         if hot is None or hot.lock.locked():
             return None
         seat = claims.s
-        if claims.b and not self._bot_seat(hot, seat):
+        # (a table of bots only: a seat out of range is refused by the one-at-a-time path)
+        if claims.b and hot.people and not self._bot_seat(hot, seat):
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
-        d = api.pending(hot.game)
+        d = hot.game.pending
         if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
             return None  # the one-at-a-time path says why, or finds the duplicate
         self.cache.move_to_end(game_id)
@@ -931,7 +943,7 @@ class Games:
                 finishing.append((i, hot, step))
                 continue
             result = self._result(hot, step)
-            hot.lock.release()
+            hot.lock.free()
             done(i, result)
         self._count_tables(people, bots)
         if cancelled is not None:
@@ -1052,7 +1064,7 @@ class Games:
             # deadline the sweep finishes the game by; `_finish` clears it once done
             clear = answered if answered != FINISHING else None  # the sweep's retry keeps it
             return Effects(clear=clear, deadline=(FINISHING, now + FINISH_AFTER_MS))
-        bot = self._bot(hot, d)
+        bot = not hot.people or self._bot_seat(hot, d.seat)  # (`_bot`, without its calls)
         due = now + (self.bot_repost_ms if bot else hot.time_limit_ms)
         messages = (self._message(hot, d, version, repost, now),) if bot else ()
         hot.due = (d.id, due) if not bot else None

@@ -105,8 +105,10 @@ def seal_records(
     out: list[bytes] = []
     add, encode, seq_bytes, sha256, join = out.append, _encoder.encode, _SEQ.pack, _sha256, _join
     prefixes, v, seq = _sealing, SCHEMA_VERSION, first_seq
+    last, prefix = None, b""
     for kind, payload in items:
-        prefix = prefixes.get(kind) or _sealing_prefix(kind)
+        if kind is not last:  # (an answer's events are a run of one kind: no lookup each)
+            last, prefix = kind, prefixes.get(kind) or _sealing_prefix(kind)
         prev_hash = sha256(join((prev_hash, seq_bytes(seq), prefix, payload))).digest()
         add(encode((v, kind, payload, prev_hash)))
         seq += 1

@@ -12,6 +12,7 @@ each card's or skill's ``choose`` decision asks, by its ``info["about"]``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Union
 
 import msgspec
@@ -323,9 +324,9 @@ _EVENT_ENC = msgspec.msgpack.Encoder()
 _EVENT_DEC: msgspec.msgpack.Decoder[Any] | None = None
 
 
-def encode_event(e: Event) -> bytes:
-    """An event as msgpack bytes (tagged by ``type``)."""
-    return _EVENT_ENC.encode(e)
+encode_event: Callable[[Event], bytes] = _EVENT_ENC.encode
+"""An event as msgpack bytes (tagged by ``type``). (The encoder's own method, not a function
+calling it: the engine encodes every event it logs, a call of Python each.)"""
 
 
 def decode_event(data: bytes) -> Event:
