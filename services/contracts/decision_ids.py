@@ -68,18 +68,20 @@ class DecisionIds:
         self._inner = _sha256(bytes(b ^ 0x36 for b in block))
         self._outer = _sha256(bytes(b ^ 0x5C for b in block))
         self._made: dict[int, int] = {}  # opaque -> number
-        self._of: dict[int, int] = {}  # number -> opaque
+        # number -> opaque, of the ids made so far (read only: what `opaque` has made, for a
+        # caller that asks without making one, as the engine's answers do of a decision's id)
+        self.by_number: dict[int, int] = {}
 
     def opaque(self, decision: int) -> int:
         """The client's id of decision number ``decision`` (remembered for `number`)."""
-        o = self._of.get(decision)
+        o = self.by_number.get(decision)
         if o is None:
             inner = self._inner.copy()
             inner.update(decision.to_bytes(8, "big", signed=True))
             outer = self._outer.copy()
             outer.update(inner.digest())
             o = 1 + int.from_bytes(outer.digest()[:8], "big") % _SPAN
-            self._of[decision] = o
+            self.by_number[decision] = o
             self._made[o] = decision
         return o
 

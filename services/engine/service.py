@@ -55,7 +55,7 @@ from ..rules import api
 from .bot_sessions import BotSessions, Session
 from .hosting import Hosting, HostingRefused
 from .metrics import Metrics
-from .side import Effects, Secret, Side, apply_effects
+from .side import Appending, Effects, Secret, Side, apply_effects
 from .worlds import SeatViews, World, checked, deal
 
 log = logging.getLogger(__name__)
@@ -862,7 +862,8 @@ class Games:
         if claims.b and hot.people and not self._bot_seat(hot, seat):
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = hot.game.pending
-        if d is None or hot.game.over or d.seat != seat or hot.ids.opaque(d.id) != decision:
+        # (its id was made with its message: not made yet, the one-at-a-time path makes it)
+        if d is None or hot.game.over or d.seat != seat or hot.ids.by_number.get(d.id) != decision:
             return None  # the one-at-a-time path says why, or finds the duplicate
         self.cache.move_to_end(game_id)
         return hot, d
@@ -895,24 +896,20 @@ class Games:
         the append is): the state is already advanced in place, the chain head sealed, so
         the snapshot is known before the append, and a script call of its own after it cost
         the client a whole command's work (4.4% of the worker's main thread)."""
-        sealed = [hot.log.sealed(step.items) for _, hot, step in steps]
+        sealed: list[tuple[list[bytes], bytes]] = []
+        appends: list[Appending] = []
         snapshots: list[Snapshot | None] | None = None
         every = self.snapshot_every
-        for k, ((_, hot, step), (records, head)) in enumerate(zip(steps, sealed, strict=True)):
-            after = step.before + len(records)
-            if snapshot_due(step.before, after, every):
+        for k, (_, hot, step) in enumerate(steps):  # (one pass: no pairs zipped again)
+            records, head = sealed_step = hot.log.sealed(step.items)
+            sealed.append(sealed_step)
+            appends.append((hot.log.game, step.before, records, step.effects))
+            if snapshot_due(step.before, step.before + len(records), every):
                 if snapshots is None:
                     snapshots = [None] * len(steps)
-                snapshots[k] = Snapshot(after, head, api.snapshot(hot.game))
+                snapshots[k] = Snapshot(step.before + len(records), head, api.snapshot(hot.game))
         try:
-            versions = await self.side.append_many(
-                self.store,
-                [
-                    (hot.log.game, hot.log.version, records, step.effects)
-                    for (_, hot, step), (records, _) in zip(steps, sealed, strict=True)
-                ],
-                snapshots,
-            )
+            versions = await self.side.append_many(self.store, appends, snapshots)
         except BaseException as exc:
             versions = [exc] * len(steps)
         pushes: list[BotDecision] = []
