@@ -25,7 +25,7 @@ import redis.asyncio as aioredis
 from ..contracts.streams import Layout
 from ..redisinfra.batching import AutoPipeline
 from ..redisinfra.redis_client import connect, decodes_responses, is_cluster
-from .appends import LAST_SEQ_LUA, OUTBOX_COMMANDS, Append, Appender, OutboxCommand
+from .appends import LAST_SEQ_LUA, OUTBOX_COMMANDS, Append, Appender, Command, OutboxCommand
 from .store import Record, Snapshot, TimedRecord, check_game_id
 
 SNAPSHOT_LUA = (
@@ -188,7 +188,7 @@ class RedisEventStore:
 
     async def append_many(
         self,
-        appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[OutboxCommand]]],
+        appends: Sequence[tuple[str, int, Sequence[bytes], Sequence[Command]]],
         marks: Sequence[bytes] | None = None,
         snapshots: Sequence[Snapshot | None] | None = None,
     ) -> list[int | BaseException]:
