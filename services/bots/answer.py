@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 import msgspec
 
@@ -31,7 +31,7 @@ from ..rules import api
 from ..rules.api import Decision
 from .engine_client import Engine, EngineError, Submitted
 from .random_policy import random_picks
-from .seats import Minds, SeatMind
+from .seats import VIEWLESS, Minds, SeatMind
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -72,9 +72,10 @@ _VIEW = msgspec.msgpack.Decoder(SeatView)
 _DECISION = msgspec.json.Decoder(Decision)
 
 
-class Taken(NamedTuple):
+class Taken(msgspec.Struct, gc=False):
     """A decision `Answerer.take` answered at once; `before`: what its seat had answered up to
-    before it (given back if the answer is not accepted). (A tuple: one per decision.)"""
+    before it (given back if the answer is not accepted). (A Struct without the collector:
+    one per decision, made in ~1/3 of a NamedTuple's time; it holds no cycle.)"""
 
     msg: BotDecision
     mind: SeatMind
@@ -173,6 +174,8 @@ class Answerer:
         if self.think_ms > 0:
             return taken, outcomes, list(msgs)
         get, decode = self.minds.get, _CHOICE.decode
+        minds = self.minds.minds  # (a seat seen before: looked up here, `get`'s LRU kept)
+        seen, move = minds.get, minds.move_to_end
         for msg in msgs:
             try:  # (only what the random policy reads: `handle` decodes the rest if it must)
                 d = decode(msg.body)
@@ -182,9 +185,18 @@ class Answerer:
             if d.id != msg.decision or d.seat != msg.seat or not msg.game or not msg.token:
                 rest.append(msg)  # (likewise: `parse` says which)
                 continue
-            mind = get(msg.game, msg.seat, msg.player)
+            key = (msg.game, msg.seat)
+            mind = seen(key)
+            if mind is None:
+                mind = get(msg.game, msg.seat, msg.player)
+            else:
+                move(key)
             version = msg.version
-            if mind.needs_view or mind.lock.locked() or (version <= mind.answered and msg.repost):
+            if (
+                mind.policy_name not in VIEWLESS  # (`needs_view`, without the call)
+                or mind.lock.locked()
+                or (version <= mind.answered and msg.repost)
+            ):
                 rest.append(msg)
             elif version <= mind.answered:
                 outcomes.append("known")

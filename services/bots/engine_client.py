@@ -19,7 +19,7 @@ import time
 import zlib
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Iterable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import grpc
 import msgspec
@@ -61,9 +61,9 @@ class EngineError(Exception):
         return self.code in TRANSIENT
 
 
-class Submitted(NamedTuple):
+class Submitted(msgspec.Struct, frozen=True, gc=False):
     """The engine's reply to an answer: `duplicate` if the decision had been answered before.
-    (A tuple: one per answer, made faster than a frozen dataclass.)"""
+    (A Struct without the collector: one per answer, made in ~1/3 of a NamedTuple's time.)"""
 
     duplicate: bool
     version: int
@@ -215,6 +215,24 @@ class Link:
             out.append(results[at : at + len(answers)])
             at += len(answers)
         return out
+
+    def resolve_all(self, results: Iterable[game_pb2.BotAnswerResult]) -> None:
+        """`resolve` each of one stream message's results (the usual one, accepted and its
+        answer sent with its token or held, read here without a call of its own)."""
+        pop = self.waiting.pop
+        for r in results:
+            waiting = pop(r.tag, None)
+            if waiting is None:
+                continue
+            result = r.result
+            if result.code:  # a refusal: `resolve`'s way
+                self.waiting[r.tag] = waiting
+                self.resolve(r)
+                continue
+            response = result.response
+            waiting[0].settle(
+                waiting[1], Submitted(response.duplicate, response.version, response.over)
+            )
 
     def resolve(self, r: game_pb2.BotAnswerResult) -> None:
         """The result of one answer sent on this session."""
@@ -517,10 +535,10 @@ class GrpcEngine:
                 async for reply in call:
                     link.heard = time.monotonic()
                     self._heard(i)
-                    for r in reply.results:
-                        link.resolve(r)
+                    if reply.results:
+                        link.resolve_all(reply.results)
                     if reply.decisions:
-                        decoded = [(data, self._home(data, i)) for data in reply.decisions]
+                        decoded = self._decoded(reply.decisions, i)
                         link.hold(m for _, m in decoded)
                         self.pushed += len(decoded)
                         await pushed(i, decoded)
@@ -544,6 +562,19 @@ class GrpcEngine:
             self._ended[0] + sum(link.answers for link in live),
             self._ended[1] + sum(link.messages for link in live),
         )
+
+    def _decoded(
+        self, decisions: Iterable[bytes], index: int
+    ) -> list[tuple[bytes, BotDecision | None]]:
+        """Each pushed decision with `_home`'s result (with one engine: decoded in one pass,
+        no call each; one that does not decode sends them all the `_home` way)."""
+        if len(self.stubs) == 1:
+            decode = _DECISION.decode
+            try:
+                return [(data, decode(data)) for data in decisions]
+            except msgspec.MsgspecError:
+                pass
+        return [(data, self._home(data, index)) for data in decisions]
 
     def _home(self, data: bytes, index: int) -> BotDecision | None:
         """The pushed decision decoded (None if it does not decode: the worker refuses it as

@@ -249,3 +249,76 @@ async def test_a_persons_game_read_from_the_stream_is_answered_on_the_peoples_en
         assert engine._route(bot_game) == (0, True)
     finally:
         await engine.close()
+
+
+async def test_a_messages_results_resolve_together_as_one_by_one() -> None:
+    """`resolve_all` (a reply's results, the usual one read inline) settles each answer as
+    `resolve` would: accepted, refused, refused for want of the token it went without (to be
+    tried again), a repeat or an unknown tag changing nothing."""
+    outcomes = []
+    for together in (False, True):
+        call = Call()
+        link = Link(call)
+        link.hold(
+            [BotDecision(game="b", decision=1, seat=0, player="bot:random", version=3, body=b"")]
+        )
+        answers = [asyncio.ensure_future(link.submit(_req(g))) for g in ("a", "b", "c", "d")]
+        await _until_written(call)
+        tags = [a.tag for a in call.written[0].answers]
+        refused = game_pb2.SubmitActionResult(code=9, reason="moved on")
+        unauthenticated = game_pb2.SubmitActionResult(code=16, reason="no seat token")
+        duplicate = game_pb2.SubmitActionResponse(version=40, duplicate=True, over=True)
+        reply = game_pb2.BotSessionResponse()
+        reply.results.extend(
+            [
+                _ok(tags[0], 10),
+                game_pb2.BotAnswerResult(tag=tags[1], result=unauthenticated),
+                game_pb2.BotAnswerResult(tag=tags[2], result=refused),
+                game_pb2.BotAnswerResult(
+                    tag=tags[3], result=game_pb2.SubmitActionResult(response=duplicate)
+                ),
+                _ok(tags[0], 99),  # a repeat
+                _ok(max(tags) + 100, 1),  # a tag never sent
+            ]
+        )
+        if together:
+            link.resolve_all(reply.results)
+        else:
+            for r in reply.results:
+                link.resolve(r)
+        got = await asyncio.wait_for(asyncio.gather(*answers, return_exceptions=True), 5)
+        outcomes.append([r if isinstance(r, Submitted) else (r.code, r.transient) for r in got])
+        assert not link.waiting
+    assert (
+        outcomes[0]
+        == outcomes[1]
+        == [
+            Submitted(False, 10, False),
+            ("ABORTED", True),  # went without its token: tried again, with it
+            ("FAILED_PRECONDITION", False),
+            Submitted(True, 40, True),
+        ]
+    )
+
+
+async def test_pushed_decisions_decode_in_one_pass_or_each_alone() -> None:
+    """A session message's decisions as `_home` gives each: decoded, or None for one that does
+    not decode (with the others still decoded)."""
+    import msgspec
+
+    from services.bots.engine_client import GrpcEngine
+
+    engine = GrpcEngine(["127.0.0.1:1"])
+    try:
+        good = [
+            msgspec.msgpack.encode(
+                BotDecision(game=g, decision=1, seat=0, player="bot:random", version=1, body=b"{}")
+            )
+            for g in ("a", "b")
+        ]
+        assert [m.game for _, m in engine._decoded(good, 0) if m is not None] == ["a", "b"]
+        mixed = engine._decoded([good[0], b"\xc1 not msgpack", good[1]], 0)
+        assert [d for d, _ in mixed] == [good[0], b"\xc1 not msgpack", good[1]]
+        assert [m and m.game for _, m in mixed] == ["a", None, "b"]
+    finally:
+        await engine.close()
