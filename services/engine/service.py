@@ -59,6 +59,7 @@ from .side import Appending, Effects, Secret, Side, apply_effects
 from .worlds import SeatViews, World, checked, deal
 
 log = logging.getLogger(__name__)
+_json_encode, _replace = msgspec.json.encode, msgspec.structs.replace  # (a bot message each)
 MAX_SEATS = 16
 MAX_PICKS = 64
 MAX_PICK_LEN = 64
@@ -117,7 +118,8 @@ class Hot:
     feed: SeatFeed = field(default_factory=SeatFeed)  # bot seats' unseen events (botfeed.py)
     hosting: Hosting = field(default_factory=Hosting)  # 托管 (hosting.py)
     due: tuple[int, int] | None = None  # (decision, due at ms) as this worker last set it
-    bot_tokens: dict[int, tuple[str, int]] = field(default_factory=dict)  # seat -> token, expiry
+    # seat -> its bot's token, and when a message is given a new one (half its lifetime on)
+    bot_tokens: dict[int, tuple[str, int]] = field(default_factory=dict)
     # every viewer's position of every entry (eventlog/positions.py), kept up to the log and
     # ahead of an append in flight (a bot's message names the position after it)
     positions: Positions = field(default_factory=Positions)
@@ -904,7 +906,8 @@ class Games:
             records, head = sealed_step = hot.log.sealed(step.items)
             sealed.append(sealed_step)
             appends.append((hot.log.game, step.before, records, step.effects))
-            if snapshot_due(step.before, step.before + len(records), every):
+            # (`snapshot_due`, without a call a step)
+            if every > 0 and (step.before + len(records)) // every > step.before // every:
                 if snapshots is None:
                     snapshots = [None] * len(steps)
                 snapshots[k] = Snapshot(step.before + len(records), head, api.snapshot(hot.game))
@@ -1149,7 +1152,7 @@ class Games:
             seat=d.seat,
             player=player,
             version=hot.positions.position(d.seat, version),
-            body=msgspec.json.encode(msgspec.structs.replace(d, id=opaque_id)),
+            body=_json_encode(_replace(d, id=opaque_id)),
             view=view,
             token=self._bot_token(hot, d.seat, now or _now_ms()),
             repost=repost,
@@ -1160,12 +1163,11 @@ class Games:
         """A short-lived token for a bot seat, reused until half its lifetime is gone (so the
         verifier's cache keeps hitting); a message reposted later carries a fresh one."""
         cached = hot.bot_tokens.get(seat)
-        if cached is not None and cached[1] - now > self.bot_token_ttl_ms // 2:
+        if cached is not None and now < cached[1]:
             return cached[0]
-        token = tokens.issue(
-            self.secret, hot.log.game, seat, self.bot_token_ttl_ms, now_ms=now, bot=True
-        )
-        hot.bot_tokens[seat] = (token, now + self.bot_token_ttl_ms)
+        ttl = self.bot_token_ttl_ms
+        token = tokens.issue(self.secret, hot.log.game, seat, ttl, now_ms=now, bot=True)
+        hot.bot_tokens[seat] = (token, now + ttl - ttl // 2)  # (reused while more than half left)
         return token
 
     async def _schedule(

@@ -275,3 +275,19 @@ async def test_games_active_returns_to_zero_once_games_are_archived(tmp_path: Pa
             await play_out(g, f"m{k}")
     assert len(list(tmp_path.glob("*.arena"))) == 3
     assert g.metrics.registry.get_sample_value("arena_engine_games_active") == 0
+
+
+async def test_a_bot_seat_s_token_is_reused_until_half_its_lifetime_is_gone() -> None:
+    """A bot seat's messages carry one token until half its lifetime is gone (the verifier's
+    cache keeps hitting), then a new one that lives a whole lifetime from then."""
+    g = _games(bot_token_ttl_ms=1_000)
+    await g.create_game(match())
+    hot = await g.get("m1")
+    t0 = 1_700_000_000_000
+    first = g._bot_token(hot, 1, t0)
+    assert g._bot_token(hot, 1, t0 + 499) == first  # 501 ms of its 1,000 left
+    renewed = g._bot_token(hot, 1, t0 + 500)  # half gone: a new one
+    assert renewed != first
+    assert tokens.verify(SECRET, renewed, now_ms=t0 + 1_499).exp == t0 + 1_500
+    assert g._bot_token(hot, 1, t0 + 999) == renewed
+    assert g._bot_token(hot, 0, t0 + 999) not in (first, renewed)  # each seat its own
