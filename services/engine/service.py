@@ -772,7 +772,8 @@ class Games:
 
     def _landed(self, hot: Hot, step: _Step) -> None:
         """The answer of `step` is in the log: note it. (The answers logged are counted by
-        the caller: `_count_tables`; a snapshot due is stored by the caller.)"""
+        the caller: `_count_tables`; a snapshot due is stored by the caller. `_append_steps`
+        does the same inline.)"""
         rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
         self.sessions.answered(hot.log.game, step.opaque)
@@ -819,10 +820,7 @@ class Games:
                 if ready is None:
                     slow.append(i)
                     continue
-                hot, d = ready
-                if not hot.lock.take():  # (free, `_ready`, but a woken waiter's turn)
-                    slow.append(i)
-                    continue
+                hot, d = ready  # (its lock taken)
                 hits += 1
                 try:
                     rec = AnswerRecord(d.id, d.seat, list(picks), False)
@@ -845,8 +843,9 @@ class Games:
     def _ready(
         self, game_id: str, token: str, decision: int, picks: Sequence[str], now_ms: int
     ) -> tuple[Hot, api.Decision] | None:
-        """The hot game an answer of `answer_many` can be decided in at once (see there) and
-        its pending decision, else None; Refused as `submit_action` refuses a bad token or bad
+        """The hot game an answer of `answer_many` can be decided in at once (see there), its
+        lock taken, and its pending decision; else None (a game busy, or free but a woken
+        waiter's turn, among others); Refused as `submit_action` refuses a bad token or bad
         picks."""
         try:
             claims = self.tokens.verify(token, now_ms)
@@ -857,15 +856,17 @@ class Games:
         if len(picks) > MAX_PICKS or (picks and max(map(len, picks)) > MAX_PICK_LEN):
             raise Refused("INVALID_ARGUMENT", "too many or too long picks")
         hot = self.cache.get(game_id)  # (a game in the cache has a valid id)
-        if hot is None or hot.lock.locked():
+        if hot is None or not hot.lock.take():
             return None
         seat = claims.s
         # (a table of bots only: a seat out of range is refused by the one-at-a-time path)
         if claims.b and hot.people and not self._bot_seat(hot, seat):
+            hot.lock.free()
             raise Refused("PERMISSION_DENIED", "a person plays this seat now, not its bot")
         d = hot.game.pending
         # (its id was made with its message: not made yet, the one-at-a-time path makes it)
         if d is None or hot.game.over or d.seat != seat or hot.ids.by_number.get(d.id) != decision:
+            hot.lock.free()
             return None  # the one-at-a-time path says why, or finds the duplicate
         self.cache.move_to_end(game_id)
         return hot, d
@@ -938,7 +939,8 @@ class Games:
                 people += 1
             else:
                 bots += 1
-            self._landed(hot, step)
+            hot.answers[step.rec.decision] = (step.rec, version)  # (`_landed`, without a call)
+            self.sessions.answered(hot.log.game, step.opaque)
             if step.over:
                 finishing.append((i, hot, step))
                 continue

@@ -178,6 +178,7 @@ async def test_a_person_seat_is_refused_to_a_bots_token() -> None:
         games, [("p1", bot_token, hot.ids.opaque(d.id), list(api.default_answer(d).picks))]
     )
     assert isinstance(r, Refused) and r.code == "PERMISSION_DENIED"
+    assert not hot.lock.locked()  # (the refusal left the game free for its person)
 
 
 @pytest.mark.parametrize("picks", [["x"] * 65, ["x" * 65]])
