@@ -390,7 +390,12 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """See game.proto."""
         game_id = checked_game_id(request.game_id)
         version, hosted = await self.games.set_hosted(
-            game_id, request.seat_token, request.hosted, request.resign, request.level
+            game_id,
+            request.seat_token,
+            request.hosted,
+            request.resign,
+            request.level,
+            request.level_only,
         )
         seat = await self.games.viewer_of(game_id, request.seat_token)
         hot = await self.games.get(game_id)

@@ -12,6 +12,12 @@ Each change is a `control` entry (`records.SeatControl`) appended to the log, so
   stale copy of the game gets a version conflict on its next append and reloads;
 - spectators and replays see when a seat was played by its bot.
 
+A person's own default level (kept by the web server with their account) is recorded for a seat
+by a control entry of reason `level`: it sets the level the seat's bot plays at, now if the seat
+is on 托管 and for its later 托管, without changing who plays it. Its `hosted` says who plays the
+seat as it is (unchanged), so a reader that folds only `hosted` (an older engine, a spectator's
+fold, the page) folds it as nothing.
+
 The time-outs in a row are counted from the log's answers (`auto` marks the server's default
 answer for a silent seat); a seat's own answer sets the count back to zero.
 """
@@ -28,6 +34,7 @@ TIMEOUTS = "timeouts"
 ASKED = "asked"
 RESIGNED = "resigned"
 TAKEN_BACK = "taken_back"
+LEVEL = "level"  # the seat's 托管 level only: who plays it does not change
 
 
 class HostingRefused(Exception):
@@ -60,6 +67,8 @@ class Hosting:
         """Fold one control entry."""
         if c.level:
             self.levels[c.seat] = c.level
+        if c.reason == LEVEL:
+            return  # who plays the seat, and its time-outs in a row, stay as they are
         if c.hosted:
             self.hosted.add(c.seat)
             if c.reason == RESIGNED:
@@ -83,13 +92,22 @@ class Hosting:
         return c
 
     def request(
-        self, seat: int, hosted: bool, resign: bool = False, level: str = ""
+        self,
+        seat: int,
+        hosted: bool,
+        resign: bool = False,
+        level: str = "",
+        level_only: bool = False,
     ) -> SeatControl | None:
         """The control entry a person's request needs (None: nothing changes, the request is a
         repeat); raises HostingRefused for a seat that resigned and wants it back. `level`:
         the bot level the person chooses for the seat's 托管 ("": as before); asked of a seat
-        on 托管 already, it changes the level its bot plays at."""
+        on 托管 already, it changes the level its bot plays at. `level_only`: set the seat's
+        level and nothing else (`hosted` and `resign` are not looked at): the person's default
+        level recorded for their seat."""
         new_level = level if level and level != self.levels.get(seat, "") else ""
+        if level_only:
+            return SeatControl(seat, seat in self.hosted, LEVEL, new_level) if new_level else None
         if seat in self.resigned:
             if hosted and not new_level:
                 return None

@@ -496,14 +496,24 @@ class Games:
         )  # (a table of bots only: every seat, without a look at it)
 
     async def set_hosted(
-        self, game_id: str, token: str, hosted: bool, resign: bool = False, level: str = ""
+        self,
+        game_id: str,
+        token: str,
+        hosted: bool,
+        resign: bool = False,
+        level: str = "",
+        level_only: bool = False,
     ) -> tuple[int, bool]:
         """Put the token's seat on 托管 (`hosted`), take it back, or resign (its bot plays to
         the end): one `control` entry (hosting.py). Returns (log version, whether the seat is on
         托管 now); a repeated request changes nothing. Only the person's own token may: a bot's
         (SeatClaims.b) never changes who plays a seat. `level`: the bot level the person
         chooses for the seat's 托管 (one of the offered levels; "": the seat's earlier choice,
-        else the table's)."""
+        else the table's). `level_only`: record `level` for the seat's 托管 (now, if it is on
+        托管, and later) without changing who plays it: the person's default level, which the
+        web server records for each seat it opens (a `control` entry of reason `level`)."""
+        if level_only and not level:
+            raise Refused("INVALID_ARGUMENT", "level_only needs a level")
         if level and level not in offered():
             raise Refused(
                 "INVALID_ARGUMENT", f"level must be one of {', '.join(offered())} (or none)"
@@ -522,7 +532,7 @@ class Games:
                 if hot.game.over or hot.finished:
                     raise Refused("FAILED_PRECONDITION", "the game is over")
                 try:
-                    control = hot.hosting.request(seat, hosted, resign, level)
+                    control = hot.hosting.request(seat, hosted, resign, level, level_only)
                 except HostingRefused as exc:
                     raise Refused("FAILED_PRECONDITION", str(exc)) from None
                 if control is None:
@@ -531,10 +541,14 @@ class Games:
                 hot.positions.add(hot.log.version + 1, None)
                 d = api.pending(hot.game)
                 # the seat's pending decision changes hands: to the bots' stream, or back to
-                # the person with a fresh clock (a bot already holding it may still answer)
+                # the person with a fresh clock (a bot already holding it may still answer); a
+                # level alone changes hands only for a seat on 托管 (its bot's level), and
+                # never restarts the person's clock
                 effects = (
                     self._effects(hot, hot.log.version + 1)
-                    if d is not None and d.seat == seat
+                    if d is not None
+                    and d.seat == seat
+                    and (not level_only or seat in hot.hosting.hosted)
                     else Effects()
                 )
                 if not await self._append(hot, [(CONTROL, encode_payload(control))], effects):

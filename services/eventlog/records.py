@@ -60,7 +60,10 @@ class SeatControl(msgspec.Struct, frozen=True, omit_defaults=True):
     seat's bot (托管), False = the person again.
 
     ``reason``: ``timeouts`` (the table's number of time-outs in a row), ``asked`` (the person
-    asked for 托管), ``resigned`` (the person left: the bot plays to the end) or ``taken_back``.
+    asked for 托管), ``resigned`` (the person left: the bot plays to the end), ``taken_back``,
+    or ``level`` (only the seat's 托管 level is set: the person's default level, recorded when
+    the web server opens their seat; ``hosted`` then says who plays the seat as it was, so a
+    reader that folds only ``hosted`` folds it as no change).
     ``level``: the bot level the person chose for their seat's 托管 ("": none chosen, the
     table's; left out when empty, so entries without it encode as before).
     It carries no engine input: re-running a game skips it (verify.py)."""

@@ -211,3 +211,58 @@ def test_only_time_outs_in_a_row_count() -> None:
     assert h.answered(auto) is None and 0 not in h.hosted
     assert h.answered(AnswerRecord(3, 1, [], auto=True)) is None  # another seat's count
     assert h.answered(auto) == SeatControl(0, True, "timeouts") and h.hosted == {0}
+
+
+async def test_a_level_alone_sets_the_seats_hosting_level_without_hosting_it() -> None:
+    """The person's default level recorded for their seat (`level_only`, reason `level`): the
+    seat stays the person's (their clock keeps running, nothing goes to the bots), its later
+    托管 by time-outs plays at that level, the time-outs counted before still count, a repeat
+    appends nothing, a reload agrees, and every reader folds the entry as no change of who
+    plays the seat; on a seat on 托管 it changes the level its bot plays at."""
+    side = MemorySide()
+    g = _games(side, default_time_limit_ms=0)
+    await g.create_game(people(after=2, level="easy"))
+    hot = await g.get("h1")
+    d = api.pending(hot.game)
+    assert d is not None
+    seat, tok = d.seat, tokens.issue(SECRET, "h1", d.seat)
+    await g.sweep()  # one time-out of that seat (the table puts it on 托管 after two)
+    hot = await g.get("h1")
+    assert hot.hosting.timeouts.get(seat) == 1
+    due = dict(side.deadlines)
+    sent = len(side.decisions())
+    with pytest.raises(Refused) as err:
+        await g.set_hosted("h1", tok, False, level="", level_only=True)
+    assert err.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(Refused) as err:
+        await g.set_hosted("h1", tok, False, level="godlike", level_only=True)
+    assert err.value.code == "INVALID_ARGUMENT"
+    v1, hosted = await g.set_hosted("h1", tok, True, level="hard", level_only=True)
+    assert not hosted  # `hosted` is not read: the seat is not put on 托管
+    assert await g.set_hosted("h1", tok, False, level="hard", level_only=True) == (v1, False)
+    hot = await g.get("h1")
+    assert hot.hosting.levels == {seat: "hard"} and seat not in hot.hosting.hosted
+    assert hot.hosting.timeouts.get(seat) == 1  # the time-out before still counts
+    assert len(side.decisions()) == sent and side.deadlines == due  # no clock restarted
+    g.evict("h1")
+    hot = await g.get("h1")
+    assert hot.hosting.levels == {seat: "hard"} and hot.hosting.timeouts.get(seat) == 1
+    assert await sweep_until_hosted(g, "h1") == seat
+    hot = await g.get("h1")
+    assert hot.hosting.player(seat, HOSTED_PLAYER) == "bot:hard"
+    # on 托管 now: a level alone changes its bot's level, and it stays on 托管
+    _, hosted = await g.set_hosted("h1", tok, False, level="normal", level_only=True)
+    assert hosted and (await g.get("h1")).hosting.player(seat, HOSTED_PLAYER) == "bot:normal"
+    controls = [
+        decode_payload(p, SeatControl) for _, k, p in await entries(g, "h1") if k == CONTROL
+    ]
+    assert [(c.seat, c.hosted, c.reason, c.level) for c in controls] == [
+        (seat, False, "level", "hard"),
+        (seat, True, "timeouts", ""),
+        (seat, True, "level", "normal"),
+    ]
+    # a reader folding only `hosted` (an older engine, a spectator's page) sees no change
+    hosted_by_fold: set[int] = set()
+    for c in controls:
+        (hosted_by_fold.add if c.hosted else hosted_by_fold.discard)(c.seat)
+    assert hosted_by_fold == (await g.get("h1")).hosting.hosted

@@ -193,18 +193,20 @@ class GetDecisionRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class SetHostedRequest(_message.Message):
-    __slots__ = ("game_id", "seat_token", "hosted", "resign", "level")
+    __slots__ = ("game_id", "seat_token", "hosted", "resign", "level", "level_only")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     HOSTED_FIELD_NUMBER: _ClassVar[int]
     RESIGN_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_ONLY_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     seat_token: str
     hosted: bool
     resign: bool
     level: str
-    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., hosted: _Optional[bool] = ..., resign: _Optional[bool] = ..., level: _Optional[str] = ...) -> None: ...
+    level_only: bool
+    def __init__(self, game_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., hosted: _Optional[bool] = ..., resign: _Optional[bool] = ..., level: _Optional[str] = ..., level_only: _Optional[bool] = ...) -> None: ...
 
 class SetHostedResponse(_message.Message):
     __slots__ = ("version", "hosted")
