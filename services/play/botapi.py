@@ -85,6 +85,11 @@ class BotSeats(Seats):
             raise Refused("PERMISSION_DENIED", f"seat {seat} of game {game} is not this bot's")
         return identity.Seat(game, seat, self._token(game, seat))
 
+    async def keep_level(
+        self, player: str, s: identity.Seat, r: dict[str, str] | None = None, wait: bool = False
+    ) -> None:
+        """A bot account has no default 托管 level (a person's setting): nothing to record."""
+
     async def _seat_counted(
         self, p: identity.Player, game: str, seat: int
     ) -> tuple[identity.Seat, bool]:

@@ -245,11 +245,23 @@ class Engine:
         return r
 
     async def set_hosted(
-        self, game: str, token: str, hosted: bool, resign: bool = False, level: str = ""
+        self,
+        game: str,
+        token: str,
+        hosted: bool,
+        resign: bool = False,
+        level: str = "",
+        level_only: bool = False,
     ) -> game_pb2.SetHostedResponse:
-        """托管 on or off (at the bot `level` the person chose: "" for as before), or resign."""
+        """托管 on or off (at the bot `level` the person chose: "" for as before), or resign;
+        `level_only`: the seat's level alone (the person's default, recorded for the seat)."""
         req = game_pb2.SetHostedRequest(
-            game_id=game, seat_token=token, hosted=hosted, resign=resign, level=level
+            game_id=game,
+            seat_token=token,
+            hosted=hosted,
+            resign=resign,
+            level=level,
+            level_only=level_only,
         )
         r: game_pb2.SetHostedResponse = await self._call(game, "SetHosted", req)
         return r

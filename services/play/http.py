@@ -212,6 +212,22 @@ class PlayHttp:
         """See routes.ROUTES."""
         return await self.play.me(p)
 
+    async def settings(
+        self, req: Request, w: asyncio.StreamWriter, p: identity.Player
+    ) -> schema.PersonSettings:
+        """See routes.ROUTES."""
+        return await self.play.settings(p)
+
+    async def set_settings(
+        self,
+        req: Request,
+        w: asyncio.StreamWriter,
+        p: identity.Player,
+        body: schema.PersonSettings,
+    ) -> schema.PersonSettings:
+        """See routes.ROUTES."""
+        return await self.play.set_settings(p, body)
+
     async def status(self, req: Request, w: asyncio.StreamWriter, p: identity.Player) -> None:
         """See routes.ROUTES."""
         updates = self.play.status(p)

@@ -17,6 +17,11 @@ written before this (`token` in plain text) is still read; without a secret (in-
 the token is kept as it was. A player who leaves a seat (resigns, or goes back to the lobby
 dead or after the end) keeps `left` (`GAME/SEAT`): that seat's routes then say why they are
 closed to them (409) instead of "not yours" (403).
+
+The person's own settings live in the same record: `hosted_level`, the bot level that plays
+their seats on 托管 by default (PUT /api/me/settings; absent: none, the table's), and
+`hosted_level_at` (`GAME/SEAT/LEVEL`), the seat and level the web server last recorded in that
+game's log (seat.py `Seats.keep_level`), so each seat is told its level once.
 """
 
 from __future__ import annotations
@@ -52,6 +57,16 @@ if redis.call('HGET', KEYS[1], 'game') ~= ARGV[1] or redis.call('HGET', KEYS[1],
 then return 0 end
 redis.call('HDEL', KEYS[1], 'game', 'seat', 'token', 'tokh', 'exp')
 redis.call('HSET', KEYS[1], 'left', ARGV[1] .. '/' .. ARGV[2])
+return 1
+"""
+
+HOSTED_LEVEL = "hosted_level"  # the person's default 托管 level (absent: none)
+LEVEL_AT = "hosted_level_at"  # GAME/SEAT/LEVEL: that level is in that seat's game's log
+LEVEL_RECORDED = """
+-- KEYS: player record; ARGV: GAME/SEAT/LEVEL, LEVEL. Noted only if LEVEL is still the person's
+-- default (set again meanwhile: the new level is recorded on the seat's next request)
+if redis.call('HGET', KEYS[1], 'hosted_level') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'hosted_level_at', ARGV[1])
 return 1
 """
 
@@ -238,6 +253,18 @@ class Sessions:
     async def left(self, player: str) -> str:
         """The seat the player last left (`GAME/SEAT`), or ""."""
         return (await self.record(player)).get("left", "")
+
+    async def set_hosted_level(self, player: str, level: str) -> None:
+        """The person's default 托管 level (already checked; "": none)."""
+        if level:
+            await self.client.hset(self._player(player), HOSTED_LEVEL, level)
+        else:
+            await self.client.hdel(self._player(player), HOSTED_LEVEL)
+
+    async def level_recorded(self, player: str, seat: Seat, level: str) -> None:
+        """`level` is recorded for `seat` in its game's log (if it is still the default)."""
+        mark = f"{seat.game}/{seat.seat}/{level}"
+        await self.client.eval(LEVEL_RECORDED, 1, self._player(player), mark, level)
 
     async def clear_ticket(self, player: str, ticket: str) -> None:
         """The player's `ticket` ended without a seat (cancelled, expired)."""

@@ -105,6 +105,29 @@ ROUTES = [
         errors=(401,),
     ),
     Route(
+        "settings",
+        "GET",
+        "/api/me/settings",
+        "The person's own settings, kept on the server with their account: `hosted_level`, "
+        'the bot level that plays their seats on 托管 by default ("": none set, the table\'s)',
+        response=schema.PersonSettings,
+        errors=(401,),
+    ),
+    Route(
+        "set_settings",
+        "PUT",
+        "/api/me/settings",
+        "Set the person's own settings (every field; another device reads them too). "
+        '`hosted_level` one of /api/modes `bot_levels`, or "" to clear it: their seats then '
+        "go on 托管 at it — 托管 asked without a level, time-outs, resign — at every table they "
+        "sit at from now (recorded for a seat when the server opens it for them), and at the "
+        "live seat they hold now; cleared, that seat keeps its level. 400 for another level "
+        "(nothing changes)",
+        schema.PersonSettings,
+        schema.PersonSettings,
+        errors=(400, 401, 415),
+    ),
+    Route(
         "status",
         "GET",
         "/api/me/stream",
@@ -226,8 +249,9 @@ ROUTES = [
         "托管: let the seat's bot play it (hosted true), or take the seat back (false). The bot "
         "plays at the person's own `level` (one of /api/modes `bot_levels`; sent while on 托管 "
         "it changes the level), else at the level chosen before for this seat, else at the "
-        "table's; a chosen level holds for the seat's later 托管 (time-outs, resign). 400 for "
-        "another level; 409 after the end, or once the person resigned",
+        "person's default (set_settings `hosted_level`), else at the table's; a chosen level "
+        "holds for the seat's later 托管 (time-outs, resign). 400 for another level; 409 after "
+        "the end, or once the person resigned",
         schema.Hosting,
         schema.Hosted,
         errors=(*SEAT_ERRORS, 409, 415),

@@ -308,11 +308,23 @@ class Answered(msgspec.Struct, kw_only=True):
 class Hosting(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """托管: true = let the seat's bot play, false = take the seat back. `level`: the bot level
     that plays the seat on 托管, the person's own choice (one of /api/modes `bot_levels`; sent
-    while on 托管, it changes the level); "" or absent: the level chosen before for this seat,
-    else the table's. A chosen level holds for the seat's later 托管 too (time-outs, resign)."""
+    while on 托管, it changes the level); "" or absent: the level chosen before for this seat
+    (the person's default, `PersonSettings`, unless they chose another for it), else the
+    table's. A chosen level holds for the seat's later 托管 too (time-outs, resign)."""
 
     hosted: bool
     level: Annotated[str, msgspec.Meta(max_length=32)] = ""
+
+
+class PersonSettings(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The signed-in person's own settings, kept on the server with their account (every
+    device sees them). `hosted_level`: the bot level that plays their seats on 托管 unless
+    they choose another for a seat (one of /api/modes `bot_levels`; "": none, the table's).
+    It is recorded for each seat they sit at when the server opens it (their page following
+    the seat), so time-outs and a resignation play at it too, and set while they sit at a live
+    game it applies to that seat at once; cleared, their current seat keeps its level."""
+
+    hosted_level: Annotated[str, msgspec.Meta(max_length=32)]
 
 
 class Hosted(msgspec.Struct, kw_only=True):

@@ -22,6 +22,7 @@ import msgspec
 
 from ..errors import Refused
 from ..proto_gen.arena.v1 import common_pb2
+from ..readside.access import NotFound
 from ..readside.catalogue import catalogue, general_skills, skill_texts
 from ..readside.decisions import Asked, Shown
 from ..readside.seats import SeatMessage, SeatReader
@@ -36,6 +37,7 @@ StreamItem = tuple[list[tuple[int, bytes]], bytes | None]
 message."""
 _json = msgspec.json.Encoder()
 T = TypeVar("T")
+GAME_START_S = 10.0  # a game just matched may take a moment to be started by an engine
 ENDING_WAIT_S = 3  # how long an answer to a game the engine no longer has waits to see its end
 
 
@@ -91,6 +93,45 @@ class Seats:
         """The player's seat if it is `seat` of `game`; 409 for the seat they left (resigned),
         403 for any other."""
         return await self._mine(p, game, seat, await self.sessions.seat(p.player))
+
+    async def opened(self, p: identity.Player, game: str, seat: int) -> identity.Seat:
+        """`seat_of`, with the person's default 托管 level recorded for the seat (`keep_level`):
+        the seat's routes but `answer` (the page opens the seat through its view and stream)."""
+        s = await self.seat_of(p, game, seat)
+        await self.keep_level(p.player, s, wait=True)
+        return s
+
+    async def keep_level(
+        self, player: str, s: identity.Seat, r: dict[str, str] | None = None, wait: bool = False
+    ) -> None:
+        """Record the person's default 托管 level (their record `r`: identity.py) for their seat
+        `s` in its game's log, once per seat and level: a `control` entry that sets the seat's
+        level without hosting it (engine SetHosted `level_only`), so time-outs and a
+        resignation play at it. The game not started yet (an engine starts it a moment after
+        the match): waited for up to `GAME_START_S` with `wait` (the seat's routes: the page
+        opens the seat as soon as it is matched), else left to the seat's next request, as
+        when the engine is away. Over, or not a person's seat: nothing to record, ever."""
+        if r is None:
+            r = await self.sessions.record(player)
+        level = r.get(identity.HOSTED_LEVEL, "")
+        if not level or r.get(identity.LEVEL_AT) == f"{s.game}/{s.seat}/{level}":
+            return
+        deadline = time.monotonic() + GAME_START_S
+        while True:
+            try:
+                await self.engine.set_hosted(s.game, s.token, False, level=level, level_only=True)
+                break
+            except Refused as exc:
+                if exc.code == "FAILED_PRECONDITION":
+                    break  # over, or not a person's seat
+                if exc.code != "NOT_FOUND" or not wait or time.monotonic() > deadline:
+                    return
+            try:
+                await self.replay.header(s.game)
+                return  # its log is there: a finished game the engine has let go
+            except NotFound:
+                await asyncio.sleep(0.2)  # matched, not started yet
+        await self.sessions.level_recorded(player, s, level)
 
     async def _seat_counted(
         self, p: identity.Player, game: str, seat: int
@@ -223,7 +264,7 @@ class Seats:
         self, p: identity.Player, game: str, seat: int, lang: str = "zh"
     ) -> schema.SeatView:
         """The seat's view now (folded on the server), and its pending decision."""
-        s = await self.seat_of(p, game, seat)
+        s = await self.opened(p, game, seat)
         v = await self.reader.view(game, seat, s.token)
         return schema.SeatView(
             game=game,
@@ -243,7 +284,7 @@ class Seats:
         """The seat's entries after its position `after`, live, each batch followed by the
         decision message when it changed: ``{"version", "decision", "waits", "now_ms"}``
         (either may be null)."""
-        s = await self.seat_of(p, game, seat)
+        s = await self.opened(p, game, seat)
         return self._encoded(game, await self.reader.stream(game, seat, s.token, after), lang)
 
     async def _encoded(
@@ -293,8 +334,9 @@ class Seats:
         self, p: identity.Player, game: str, seat: int, body: schema.Hosting
     ) -> schema.Hosted:
         """托管 on (the seat's bot plays it, at the level the person chose) or off (take the
-        seat back)."""
-        s = await self.seat_of(p, game, seat)
+        seat back). Without a level, the seat's level as recorded: the person's default
+        (`opened`), unless they chose another for it."""
+        s = await self.opened(p, game, seat)
         r = await self._engine(
             game, self.engine.set_hosted(game, s.token, body.hosted, level=body.level)
         )
@@ -304,7 +346,7 @@ class Seats:
         """Leave the seat, and with it the game: the person is free for the next table. A live
         seat is resigned first (its bot plays it to the end); a dead seat, or a seat of a game
         that is over, is simply left (nothing is asked of the engine or written to the log)."""
-        s = await self.seat_of(p, game, seat)
+        s = await self.opened(p, game, seat)
         feed = await self.reader.feed(game, seat, s.token)
         fold = feed.seat_fold(seat)
         seats = fold.view.seats

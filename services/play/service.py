@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from ..contracts.levels import offered
 from ..errors import Refused
 from ..matchmaking.tables import check_name
 from ..proto_gen.arena.v1 import matchmaker_pb2
@@ -111,7 +112,38 @@ class Play:
             async for st in self._follow(p, ticket, once=True):
                 waiting = st.waiting
         seated = await self._seated(p.player)
+        if seated is not None and not seated.over:
+            await self._keep_level(p)  # the page opens here: its default level for the seat
         return schema.Me(player=p.player, name=p.name, waiting=waiting, seated=seated)
+
+    # ---- the person's own settings --------------------------------------------------------------
+
+    async def settings(self, p: identity.Player) -> schema.PersonSettings:
+        """The person's own settings (their record in Redis: identity.py)."""
+        r = await self.sessions.record(p.player)
+        return schema.PersonSettings(hosted_level=r.get(identity.HOSTED_LEVEL, ""))
+
+    async def set_settings(
+        self, p: identity.Player, body: schema.PersonSettings
+    ) -> schema.PersonSettings:
+        """Set the person's own settings: `hosted_level` ("": cleared) for every seat they sit
+        at from now, and for the live seat they hold now (recorded in its game's log here, or
+        on that seat's next request if the engine cannot be told now)."""
+        level = body.hosted_level
+        if level and level not in offered():
+            raise Refused(
+                "INVALID_ARGUMENT",
+                f'hosted_level must be one of {", ".join(offered())}, or "" for none',
+            )
+        await self.sessions.set_hosted_level(p.player, level)
+        await self._keep_level(p)
+        return await self.settings(p)
+
+    async def _keep_level(self, p: identity.Player) -> None:
+        r = await self.sessions.record(p.player)
+        s = self.sessions.seat_in(r)
+        if s is not None:
+            await self.seats.keep_level(p.player, s, r)
 
     async def _seated(self, player: str) -> schema.Seated | None:
         s = await self.sessions.seat(player)

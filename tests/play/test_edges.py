@@ -132,6 +132,7 @@ def _body(route: routes.Route) -> Any:
         "quickplay": {"settings": TABLE},
         "answer": {"decision": 1, "picks": []},
         "hosting": {"hosted": True},
+        "set_settings": {"hosted_level": "hard"},
     }.get(route.name)
 
 

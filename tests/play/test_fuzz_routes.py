@@ -235,6 +235,7 @@ def _example(kind: type[msgspec.Struct]) -> dict[str, Any]:
         "picks": [],
         "hosted": True,
         "level": "",
+        "hosted_level": "hard",
         "settings": {"ruleset": "standard", "players": 5},
         "entrants": ["random"],
         "games": 1,
