@@ -309,23 +309,38 @@ async def test_the_person_picks_the_level_their_seat_is_hosted_at(
     chromium: Browser, play_platform: PlayPlatform
 ) -> None:
     """托管 at the person's own level (issue 39): the seat's level list offers the table's and
-    every bot level; 托管 with `hard` picked puts `hard` in the seat's control entry."""
+    every bot level. The level picked is the person's default, kept on the server (PUT
+    /api/me/settings): it is recorded for this seat at once (a `level` control entry that hosts
+    nothing), 托管 then plays at it, and the page opened again (or on another device) shows it."""
     tab = await new_tab(chromium)
     game, seat = await sit_down(tab, play_platform.base, "picky", "standard", 5)
     await tab.page.wait_for_function(READY, arg=None, timeout=60_000)
     await tab.wait_for("document.querySelectorAll('#hostlevel option').length === 4")
     labels = await tab.js("[...document.querySelectorAll('#hostlevel option')].map((o) => o.value)")
     assert labels == ["", "normal", "easy", "hard"]
+    assert await tab.js("document.querySelector('#hostlevel').value") == ""  # none set yet
     await tab.page.select_option("#hostlevel", "hard")
+    saved = "fetch('/api/me/settings').then((r) => r.json()).then((s) => s.hosted_level)"
+    for _ in range(300):  # (evaluate awaits the fetch; wait_for would not)
+        if await tab.js(saved) == "hard":
+            break
+        await asyncio.sleep(0.1)
+    assert await tab.js(saved) == "hard"
     await tab.page.click("#hosting")
     controls = f"""fetch('/api/games/{game}/events').then((r) => r.json()).then((p) =>
       p.entries.filter((e) => e.kind === 'control').map((e) => e.control))"""
-    for _ in range(300):  # (evaluate awaits the fetch; wait_for would not)
+    for _ in range(300):
         got = await tab.js(controls)
-        if got:
+        if len(got) >= 2:
             break
         await asyncio.sleep(0.1)
-    assert got[0] == {"seat": seat, "hosted": True, "reason": "asked", "level": "hard"}, got
+    assert got[:2] == [
+        {"seat": seat, "hosted": False, "reason": "level", "level": "hard"},
+        {"seat": seat, "hosted": True, "reason": "asked", "level": "hard"},
+    ], got
+    await tab.page.evaluate("localStorage.clear()")  # the server remembers it, not the browser
+    await tab.page.reload()
+    await tab.wait_for("(document.querySelector('#hostlevel') || {}).value === 'hard'", 60)
     assert not tab.errors, tab.errors
 
 

@@ -447,6 +447,31 @@ async def test_timeouts_host_the_seat_another_device_takes_it_back(
     assert err.value.status == 409 and "resigned" in err.value.body["error"]
 
 
+async def test_a_persons_default_level_plays_their_time_outs_at_a_new_table(
+    play_platform: PlayPlatform,
+) -> None:
+    """The person's default 托管 level, kept on the server (PUT /api/me/settings), set before
+    they sit down: the server records it for the seat it opens for them, so the time-out that
+    puts the seat on 托管 hands it to that level's bot, not the table's."""
+    client = await Client.fetch(play_platform.base)
+    client.token = (await client.call("new_guest", {"name": "Dee"}))["token"]
+    assert await client.call("set_settings", {"hosted_level": "hard"}) == {"hosted_level": "hard"}
+    other = await Client.fetch(play_platform.base)  # another device, the same credential
+    other.token = client.token
+    assert await other.call("settings") == {"hosted_level": "hard"}
+    settings = {"ruleset": "chengtian", "players": 2, "time_limit_ms": 2000, "hosted_after": 1}
+    await client.call("create_table", {"bot_after_ms": 1, **settings})
+    game, seat = await seated(client)
+    # the person stays silent: the level entry (hosting nothing), then the time-out's 托管
+    assert await controls(client, game, seat, 2) == [
+        {"seat": seat, "hosted": False, "reason": "level", "level": "hard"},
+        {"seat": seat, "hosted": True, "reason": "timeouts"},
+    ]
+    view = await other.call("seat_view", game=game, seat=seat)
+    assert view["hosted"]
+    await client.call("resign", game=game, seat=seat)
+
+
 async def seated(client: Client) -> tuple[str, int]:
     """Follow the person's status until seated: (game, seat)."""
     async for event, _, data in client.events("status"):

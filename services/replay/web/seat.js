@@ -21,18 +21,17 @@ async function playSeat(game, seat) {
     <a href="#/live/${encodeURIComponent(game)}" class="spectate"></a></div>`,
   `<div class="panel" id="decision-panel"></div><div class="myhand" id="myhand"></div>`);
   q("#resign").textContent = t("resign");
-  // the bot level of this seat's 托管: the person's own choice (default: the table's; the page
-  // remembers the last one picked, in this browser)
+  // the bot level of this seat's 托管: the person's own default, kept on the server with their
+  // account (GET/PUT /api/me/settings: another device sees it); "" = the table's. The server
+  // records it for each seat it opens for them, and for this seat when it is set here.
   const hostLevel = q("#hostlevel");
   hostLevel.title = t("hosting_level");
   hostLevel.innerHTML = `<option value="">${esc(t("level.table"))}</option>`;
-  call("GET", "/api/modes").then((m) => {
+  Promise.all([call("GET", "/api/modes"), call("GET", "/api/me/settings")]).then(([m, mine]) => {
     for (const l of m.bot_levels || []) {
       hostLevel.insertAdjacentHTML("beforeend", `<option value="${esc(l)}">${esc(tOr(`level.${l}`, l))}</option>`);
     }
-    let saved = null;
-    try { saved = localStorage.getItem("arena.hostLevel"); } catch (e) { saved = null; }
-    if (saved && (m.bot_levels || []).includes(saved)) hostLevel.value = saved;
+    if ((m.bot_levels || []).includes(mine.hosted_level)) hostLevel.value = mine.hosted_level;
   }).catch(() => {});
   const hostBody = (on) => (on && hostLevel.value ? { hosted: true, level: hostLevel.value } : { hosted: on });
   q(".spectate").textContent = t("spectate");
@@ -186,11 +185,9 @@ async function playSeat(game, seat) {
       await call("POST", `${base}/hosted`, hostBody(!hosted.has(seat)));
     } catch (err) { q("#conn").textContent = err.message; }
   };
-  hostLevel.onchange = async () => { // on 托管 already: its bot plays at the new level
-    try { localStorage.setItem("arena.hostLevel", hostLevel.value); } catch (e) { /* no storage */ }
-    if (!hosted.has(seat) || !hostLevel.value) return;
+  hostLevel.onchange = async () => { // the person's default (on 托管 already: its bot plays at it)
     try {
-      await call("POST", `${base}/hosted`, hostBody(true));
+      await call("PUT", "/api/me/settings", { hosted_level: hostLevel.value });
     } catch (err) { q("#conn").textContent = err.message; }
   };
   q("#resign").onclick = async () => {

@@ -208,6 +208,7 @@ function entryWords(x, n, S) {
   if (x.kind === "answer") return x.answer.auto ? lw("timeout", { seat: S(x.answer.seat) }) : null;
   if (x.kind === "control") {
     const c = x.control;
+    if (c.reason === "level") return null; // the seat's 托管 level alone: who plays it is unchanged
     if (!c.hosted) return lw("hosted_off", { seat: S(c.seat) });
     return lw("hosted_on", { seat: S(c.seat), why: logTable("hosting")[c.reason] ?? c.reason });
   }
