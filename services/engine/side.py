@@ -397,12 +397,17 @@ class RedisSide:
         deadlines = self.deadlines_key(game)
         clear, deadline, messages = effects.clear, effects.deadline, effects.messages
         if clear is not None and deadline is not None and not messages:
-            # the usual (a bot's answer): the deadline moved on. Plain tuples (appends.py
+            # the usual (a bot's answer): the deadline moved on. One ZMOVE (the script's ZREM
+            # then ZADD, appends.py): for Redis one outbox command to unpack, check and run,
+            # not two (~4% of its instructions an append). A plain tuple (appends.py
             # `Command`), the members and the score as text (as `_member` and the script's
             # packing would make them): ~0.9 us less an answer than the general way below
             return [
-                ("ZREM", deadlines, (f"{game}|{clear}",)),
-                ("ZADD", deadlines, (str(deadline[1]), f"{game}|{deadline[0]}")),
+                (
+                    "ZMOVE",
+                    deadlines,
+                    (f"{game}|{clear}", str(deadline[1]), f"{game}|{deadline[0]}"),
+                )
             ]
         outbox: list[Command] = []
         if clear is not None:

@@ -76,7 +76,7 @@ end
 APPEND_LUA = (
     LAST_SEQ_LUA
     + """
-local kinds = {XADD = 'stream', ZADD = 'zset', ZREM = 'zset'}
+local kinds = {XADD = 'stream', ZADD = 'zset', ZREM = 'zset', ZMOVE = 'zset'}
 local types = {}  -- a key's type: as TYPE said, or as an accepted append's outbox made it
 local t = nil
 local out = {}
@@ -114,6 +114,10 @@ for g = 1, A[1] do
       made[okey] = want  -- a later command of this outbox must agree
     elseif have ~= want then
       status, value = -1, 'outbox: ' .. okey .. ' holds a ' .. have .. ', not a ' .. want
+      break
+    end
+    if A[j] == 'ZMOVE' and A[j + 2] ~= 3 then
+      status, value = -1, 'outbox: ZMOVE takes 3 arguments, not ' .. A[j + 2]
       break
     end
     j = j + 3 + A[j + 2]
@@ -158,9 +162,15 @@ for g = 1, A[1] do
   if status == 1 then
     j = cmds
     while j < stop do
-      local argc = A[j + 2]
+      local name, argc = A[j], A[j + 2]
       if k == 0 then
-        redis.call(A[j], KEYS[A[j + 1]], unpack(A, j + 3, j + 2 + argc))
+        if name == 'ZMOVE' then  -- (the usual: a game's deadline moved on)
+          local okey = KEYS[A[j + 1]]
+          redis.call('ZREM', okey, A[j + 3])
+          redis.call('ZADD', okey, A[j + 4], A[j + 5])
+        else
+          redis.call(name, KEYS[A[j + 1]], unpack(A, j + 3, j + 2 + argc))
+        end
       else  -- (an outbox that publishes a message: its fields are bytes)
         local args = {}
         for x = 1, argc do
@@ -171,7 +181,12 @@ for g = 1, A[1] do
           end
           args[x] = v
         end
-        redis.call(A[j], KEYS[A[j + 1]], unpack(args))
+        if name == 'ZMOVE' then
+          redis.call('ZREM', KEYS[A[j + 1]], args[1])
+          redis.call('ZADD', KEYS[A[j + 1]], args[2], args[3])
+        else
+          redis.call(name, KEYS[A[j + 1]], unpack(args))
+        end
       end
       j = j + 3 + argc
     end
@@ -192,7 +207,7 @@ return out
 """
 )
 
-OUTBOX_COMMANDS = frozenset({"XADD", "ZADD", "ZREM"})
+OUTBOX_COMMANDS = frozenset({"XADD", "ZADD", "ZREM", "ZMOVE"})
 _PACK = msgspec.msgpack.Encoder().encode  # a call's items, as APPEND_LUA's ARGV[1]
 MAX_PER_CALL = 64  # appends per script call
 
@@ -201,7 +216,7 @@ class OutboxCommand(NamedTuple):
     """A Redis command run in the append's script, only if the append is accepted: a message
     published or a deadline moved exactly when the entries it follows are in the log."""
 
-    name: str  # one of OUTBOX_COMMANDS
+    name: str  # one of OUTBOX_COMMANDS; ZMOVE (old, score, new): ZREM old, then ZADD score new
     key: str
     args: tuple[str | bytes | int, ...]
 

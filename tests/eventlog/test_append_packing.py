@@ -68,16 +68,18 @@ async def test_plain_tuples_pack_as_outbox_commands() -> None:
     assert blobs == [b"mark", b"r1", b"r2", b"r3", b"\x00raw", b"h" * 32, b"state", b"r4"]
 
 
-async def test_the_usual_outbox_packs_as_the_general_one() -> None:
+async def test_the_usual_outbox_packs_as_one_zmove() -> None:
+    """The usual outbox (a deadline moved on) is one ZMOVE of the members and the time the
+    general way's ZREM and ZADD carry, packed as that ZMOVE would be as an OutboxCommand."""
     side = RedisSide(aioredis.Redis(), "t")
     effects = Effects(clear=11, deadline=(12, 1_700_000_000_123))
     fast = side._outbox("g1", effects)
     assert all(type(c) is tuple for c in fast)
     key = side.deadlines_key("g1")
-    general: list[Command] = [
-        OutboxCommand("ZREM", key, (_member("g1", 11),)),
-        OutboxCommand("ZADD", key, (1_700_000_000_123, _member("g1", 12))),
-    ]
-    assert await _packed(_batch([fast, [], []])) == await _packed(_batch([general, [], []]))
+    zmove = OutboxCommand("ZMOVE", key, (_member("g1", 11), 1_700_000_000_123, _member("g1", 12)))
+    assert await _packed(_batch([fast, [], []])) == await _packed(_batch([[zmove], [], []]))
+    _, args, _ = await _packed(_batch([fast, [], []]))
+    assert args[1:8] == [1, 0, 2, 6, False, 0, 0]  # one command: 3 + its 3 arguments
+    assert args[8:14] == ["ZMOVE", 2, 3, "g1|11", "1700000000123", "g1|12"]
     # effects the usual way does not cover go the general way (no clear; a message)
     assert side._outbox("g1", Effects(deadline=(12, 5))) == [("ZADD", key, (5, "g1|12"))]

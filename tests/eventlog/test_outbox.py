@@ -208,3 +208,52 @@ async def test_one_key_used_as_two_types_writes_nothing(
         await store.append("g", 0, [b"a"], outbox)
     assert await store.read("g") == []
     assert await redis_client.zrange(key, 0, -1) == [b"g|0"]
+
+
+async def test_zmove_moves_a_deadline_only_with_its_append(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """ZMOVE (the engine's usual outbox, side.py): the old member dropped and the new one set,
+    as ZREM then ZADD, only when the append is accepted; alone in a call and batched."""
+    _, zset = _keys(redis_namespace)
+    await redis_client.zadd(zset, {"g|0": 5, "other|9": 7})
+    move = [OutboxCommand("ZMOVE", zset, ("g|0", "1001", "g|1"))]
+    assert await store.append("g", 0, [b"a"], move) == 1
+    assert await redis_client.zrange(zset, 0, -1, withscores=True) == [
+        (b"other|9", 7.0),
+        (b"g|1", 1001.0),
+    ]
+    again = [OutboxCommand("ZMOVE", zset, ("g|1", 2000, "g|2"))]
+    with pytest.raises(VersionConflict):
+        await store.append("g", 0, [b"x"], again)
+    assert await redis_client.zrange(zset, 0, -1) == [b"other|9", b"g|1"]
+    results = await store.append_many(
+        [
+            ("g", 1, [b"b"], [("ZMOVE", zset, ("g|1", "3000", "g|2"))]),
+            ("h", 4, [b"c"], [("ZMOVE", zset, ("h|3", "10", "h|4"))]),  # a conflict
+            ("other", 0, [b"d"], [("ZMOVE", zset, ("other|9", "9", "other|9"))]),
+        ]
+    )
+    assert results[0] == 2 and isinstance(results[1], VersionConflict) and results[2] == 1
+    # (a member moved onto itself keeps it, at its new time)
+    assert await redis_client.zrange(zset, 0, -1, withscores=True) == [
+        (b"other|9", 9.0),
+        (b"g|2", 3000.0),
+    ]
+
+
+async def test_zmove_refused_before_anything_is_written(
+    store: RedisEventStore, redis_client: aioredis.Redis, redis_namespace: str
+) -> None:
+    """A ZMOVE on a key that is not a zset, or with other than its three arguments, is
+    refused with nothing written (the log, the key)."""
+    out, zset = _keys(redis_namespace)
+    await redis_client.set(zset, "a string, not a zset")
+    with pytest.raises(Exception, match="holds a string, not a zset"):
+        await store.append("g", 0, [b"a"], [OutboxCommand("ZMOVE", zset, ("g|0", 5, "g|1"))])
+    assert await store.read("g") == []
+    assert await redis_client.get(zset) == b"a string, not a zset"
+    with pytest.raises(Exception, match="ZMOVE takes 3 arguments, not 2"):
+        await store.append("g", 0, [b"a"], [OutboxCommand("ZMOVE", out, (5, "g|1"))])
+    assert await store.read("g") == []
+    assert await redis_client.exists(out) == 0
