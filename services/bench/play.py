@@ -69,7 +69,7 @@ from redis.exceptions import RedisError
 from ..cliargs import bench_options, int_list
 from ..contracts.streams import NewMatch, Seat
 from ..platform.procs import cpu_seconds
-from ..platform.up import Platform, Running, UpConfig
+from ..platform.up import BOT_NICE, Platform, Running, UpConfig
 from ..play.identity import Sessions
 from ..ports import is_free
 from ..redisinfra.redis_client import connect
@@ -640,12 +640,14 @@ def _platform(
             matchmaker_metrics_port=0,
             replay_metrics_port=0,
             think_ms=args.bot_think_ms,
+            bot_nice=args.bot_nice,
         )
         with Platform(cfg) as platform:
             run = platform.start()
             assert run.viewer_url is not None
             base = run.viewer_url.rstrip("/")
             procs = {c.name: c.pid for c in platform.sup.children}
+            niced = {c.name: c.nice for c in platform.sup.children if c.nice}
             if platform.redis is not None:
                 procs["redis"] = platform.redis.pid
             settings = {
@@ -660,6 +662,7 @@ def _platform(
             steps = asyncio.run(_steps(run, base, args, settings, meter, secret, rounds))
     for s in steps:
         s["layout"] = _name(layout)
+        s["niced"] = niced  # the processes arena up started below the others (--bot-nice)
     return steps
 
 
@@ -757,6 +760,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--engines and --people-engines give)",
     )
     p.add_argument("--bots", type=int, default=1, help="bot worker processes")
+    p.add_argument(
+        "--bot-nice",
+        type=int,
+        default=None,
+        metavar="N",
+        help="as arena up --bot-nice: the bot-only engines this many steps below the others' "
+        f"priority (default: {BOT_NICE} in layouts with people's engines, else 0)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -771,9 +782,10 @@ def main(args: argparse.Namespace) -> int:
         or min(args.people) < 1
         or args.engines < 1
         or args.people_engines < 0
+        or not 0 <= (args.bot_nice or 0) <= 19
     )
     said = (
         "--repeat, --seconds, --bots-seconds, --alone-seconds, --people and --engines must be "
-        "positive (--people-engines 0 or more)"
+        "positive (--people-engines 0 or more, --bot-nice 0 to 19)"
     )
     return kit.report("play", lambda: bench_play(args), said if refused else "")

@@ -11,7 +11,7 @@ from ..redisinfra.redis_client import redis_options
 from ..tournaments.spec import Spec
 from .supervise import Policy
 from .tournament import OUTAGE_GIVE_UP_S, TournamentError, run_tournament
-from .up import UpConfig
+from .up import BOT_NICE, UpConfig
 from .up_command import run_up
 
 D = UpConfig()
@@ -66,6 +66,16 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
         help="engine workers for the games people sit at, apart from the --engines that take "
         "the matches and the bot-only games (arena engine --role people; the web server and "
         "the bot workers are given them as --people-engine); 0: every engine serves every game",
+    )
+    p.add_argument(
+        "--bot-nice",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the processes that serve only bot games N steps below this one's scheduling "
+        "priority (nice), so that people's work has the CPU first when it is short: the "
+        "--engines, while --people-engines run (0 to 19; default "
+        f"{BOT_NICE} with people's engines, else 0; 0: all alike)",
     )
     p.add_argument("--host", default=D.host, help="address every service binds")
     p.add_argument(
@@ -157,6 +167,9 @@ def up_command(a: argparse.Namespace) -> int:
     if a.people_engines < 0:
         print("arena up: --people-engines must be 0 or more", file=sys.stderr)
         return 2
+    if a.bot_nice is not None and not 0 <= a.bot_nice <= 19:
+        print(f"arena up: --bot-nice must be 0 to 19 (got {a.bot_nice})", file=sys.stderr)
+        return 2
     cfg = UpConfig(
         engines=a.engines,
         people_engines=a.people_engines,
@@ -181,6 +194,7 @@ def up_command(a: argparse.Namespace) -> int:
         demo=a.demo,
         think_ms=a.think_ms,
         spectator_delay_ms=a.spectator_delay_ms,
+        bot_nice=a.bot_nice,
         restart=Policy(limit=max(1, a.restart_limit), window_s=a.restart_window_s),
     )
     return run_up(cfg, a.json)

@@ -76,6 +76,7 @@ class Child:
     _ready: threading.Event = field(default_factory=threading.Event)
     ready: Ready = json_ready
     env: dict[str, str] = field(default_factory=dict)
+    nice: int = 0  # started this many steps below this process's priority (os.nice)
 
     def pin(self, flag: str, value: object) -> None:
         """Start again with ``flag value`` (the port it bound when asked for any free one:
@@ -167,6 +168,19 @@ def _pump(child: Child, ready: Ready | None, out: IO[str], sink: LogSink) -> Non
     sink.done()
 
 
+def _child_setup(nice: int) -> Callable[[], None]:
+    """What a child runs before exec: die with this process, and with ``nice`` > 0 lower its
+    scheduling priority by that much (every thread it starts inherits it; a restart too)."""
+    if not nice:
+        return die_with_parent
+
+    def setup() -> None:
+        die_with_parent()
+        os.nice(nice)
+
+    return setup
+
+
 class StopAsked(Exception):
     """A signal asked start-up to stop (`StopFlag.check` raises it at a safe point)."""
 
@@ -219,19 +233,24 @@ class Supervisor:
         argv: list[str],
         ready: Ready = json_ready,
         env: dict[str, str] | None = None,
+        nice: int = 0,
     ) -> Child:
-        """Start ``argv`` (an `arena` sub-command line, without "arena") in its own group."""
-        child = self._spawn(name, [sys.executable, "-m", "services.cli", *argv], ready, env or {})
+        """Start ``argv`` (an `arena` sub-command line, without "arena") in its own group,
+        ``nice`` steps below this process's scheduling priority (`nice -n`; 0: the same)."""
+        full = [sys.executable, "-m", "services.cli", *argv]
+        child = self._spawn(name, full, ready, env or {}, nice)
         self.children.append(child)
         return child
 
     def respawn(self, child: Child) -> Child:
         """Start ``child``'s command again (after it exited); it takes the old one's place."""
-        new = self._spawn(child.name, child.argv, child.ready, child.env)
+        new = self._spawn(child.name, child.argv, child.ready, child.env, child.nice)
         self.children[self.children.index(child)] = new
         return new
 
-    def _spawn(self, name: str, full: list[str], ready: Ready, env: dict[str, str]) -> Child:
+    def _spawn(
+        self, name: str, full: list[str], ready: Ready, env: dict[str, str], nice: int = 0
+    ) -> Child:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log_path = self.log_dir / f"{name}.log"
         log = log_path.open("a", encoding="utf-8")
@@ -246,9 +265,9 @@ class Supervisor:
             errors="replace",
             env={**self.env, **env, "PYTHONUNBUFFERED": "1"},
             start_new_session=True,
-            preexec_fn=die_with_parent,
+            preexec_fn=_child_setup(nice),
         )
-        child = Child(name, list(full), proc, log_path, ready=ready, env=env)
+        child = Child(name, list(full), proc, log_path, ready=ready, env=env, nice=nice)
         assert proc.stdout is not None and proc.stderr is not None
         sink = LogSink(name, log_path, log)
         for stream, reads in ((proc.stdout, ready), (proc.stderr, None)):

@@ -69,6 +69,22 @@ class UpConfig:
     # appendfsync always); else AOF fsynced every second (docs/durability.md)
     fsync_ack: bool = False
     disk_wait_s: float = 60.0  # stopping: how long to wait for room for Redis's unwritten AOF
+    # how many steps below `arena up`'s scheduling priority (nice) the processes that serve only
+    # bot games run, so that people's work has the CPU first when it is short: the engines
+    # that are not people's engines, while people's engines run. None: BOT_NICE with people's
+    # engines, else 0 (every engine serves people then)
+    bot_nice: int | None = None
+
+    def bot_only_nice(self) -> int:
+        """The nice increment of the bot-only processes (see `bot_nice`)."""
+        if self.bot_nice is not None:
+            return self.bot_nice
+        return BOT_NICE if self.people_engines else 0
+
+
+BOT_NICE = 10
+"""`arena up --bot-nice`'s default with people's engines: a nice-10 process gets about a tenth
+of a core's time when a nice-0 one wants it too (the kernel's weights 110 against 1024)."""
 
 
 def _port(base: int, i: int) -> int:
@@ -248,8 +264,10 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + i)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + i}/metrics")
+            # a bot-only engine (people's engines run beside it) yields the CPU to people's work
+            nice = cfg.bot_only_nice() if cfg.people_engines and i < cfg.engines else 0
             self.stopping.check()
-            engines.append(self.sup.start(f"engine-{i}", argv, env=signer_env))
+            engines.append(self.sup.start(f"engine-{i}", argv, env=signer_env, nice=nice))
         for i, c in enumerate(engines):
             port = self.sup.wait_ready(c)["port"]
             c.pin("--port", port)  # a restart listens where the others were told it does
@@ -323,6 +341,8 @@ class Platform:
             if cfg.metrics_port:
                 argv += ["--metrics-port", str(cfg.metrics_port + 100 + j)]
                 run.metrics.append(f"http://{cfg.host}:{cfg.metrics_port + 100 + j}/metrics")
+            # (at the people's priority: they answer the bot seats of people's tables too, and
+            # niced they made people wait longer: docs/benchmarks.md, December 7th)
             self.stopping.check()
             bots.append(self.sup.start(f"bots-{j}", argv))
         for c in bots:

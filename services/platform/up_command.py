@@ -20,7 +20,7 @@ from .supervise import CrashLoop
 from .up import Platform, UpConfig
 
 
-def describe(run: Running, cfg: UpConfig) -> str:
+def describe(run: Running, cfg: UpConfig, niced: list[str] | None = None) -> str:
     """What `arena up` prints once everything is up."""
     where = (
         "REDIS_URL"
@@ -39,6 +39,11 @@ def describe(run: Running, cfg: UpConfig) -> str:
     lines.append(f"  engine gRPC       {', '.join(run.engines)}  (GameService, health)")
     if run.people_engines:
         lines.append(f"  people's engines  {', '.join(run.people_engines)}  (games with a person)")
+    if niced:
+        lines.append(
+            f"  bot-only work     {', '.join(niced)} at nice +{cfg.bot_only_nice()} "
+            "(--bot-nice: people's work has the CPU first)"
+        )
     if run.matchmaker:
         lines.append(f"  matchmaker gRPC   {run.matchmaker}")
     if run.replay_grpc:
@@ -89,7 +94,8 @@ def run_up(cfg: UpConfig, as_json: bool = False) -> int:
         run = platform.start()
         state.write_text(run.to_json())
         state.chmod(0o600)  # it holds the Redis password
-        print(run.to_json() if as_json else describe(run, cfg), flush=True)
+        niced = [c.name for c in platform.sup.children if c.nice]
+        print(run.to_json() if as_json else describe(run, cfg, niced), flush=True)
         status, why = asyncio.run(_serve(platform, run, cfg))  # returns with both blocked
         return status
     except StopAsked as stop:
