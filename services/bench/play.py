@@ -69,7 +69,7 @@ from redis.exceptions import RedisError
 from ..cliargs import bench_options, int_list
 from ..contracts.streams import NewMatch, Seat
 from ..platform.procs import cpu_seconds
-from ..platform.up import BOT_NICE, Platform, Running, UpConfig
+from ..platform.up import Platform, Running, UpConfig
 from ..play.identity import Sessions
 from ..ports import is_free
 from ..redisinfra.redis_client import connect
@@ -763,10 +763,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bot-nice",
         type=int,
-        default=None,
+        default=0,
         metavar="N",
         help="as arena up --bot-nice: the bot-only engines this many steps below the others' "
-        f"priority (default: {BOT_NICE} in layouts with people's engines, else 0)",
+        "priority in layouts with people's engines (default 0: none)",
     )
 
 
@@ -782,7 +782,7 @@ def main(args: argparse.Namespace) -> int:
         or min(args.people) < 1
         or args.engines < 1
         or args.people_engines < 0
-        or not 0 <= (args.bot_nice or 0) <= 19
+        or not 0 <= args.bot_nice <= 19
     )
     said = (
         "--repeat, --seconds, --bots-seconds, --alone-seconds, --people and --engines must be "

@@ -11,7 +11,7 @@ from ..redisinfra.redis_client import redis_options
 from ..tournaments.spec import Spec
 from .supervise import Policy
 from .tournament import OUTAGE_GIVE_UP_S, TournamentError, run_tournament
-from .up import BOT_NICE, UpConfig
+from .up import UpConfig
 from .up_command import run_up
 
 D = UpConfig()
@@ -70,12 +70,11 @@ def up_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--bot-nice",
         type=int,
-        default=None,
+        default=D.bot_nice,
         metavar="N",
         help="run the processes that serve only bot games N steps below this one's scheduling "
         "priority (nice), so that people's work has the CPU first when it is short: the "
-        "--engines, while --people-engines run (0 to 19; default "
-        f"{BOT_NICE} with people's engines, else 0; 0: all alike)",
+        "--engines, while --people-engines run (0 to 19; default 0: all alike)",
     )
     p.add_argument("--host", default=D.host, help="address every service binds")
     p.add_argument(
@@ -167,7 +166,7 @@ def up_command(a: argparse.Namespace) -> int:
     if a.people_engines < 0:
         print("arena up: --people-engines must be 0 or more", file=sys.stderr)
         return 2
-    if a.bot_nice is not None and not 0 <= a.bot_nice <= 19:
+    if not 0 <= a.bot_nice <= 19:
         print(f"arena up: --bot-nice must be 0 to 19 (got {a.bot_nice})", file=sys.stderr)
         return 2
     cfg = UpConfig(

@@ -71,20 +71,15 @@ class UpConfig:
     disk_wait_s: float = 60.0  # stopping: how long to wait for room for Redis's unwritten AOF
     # how many steps below `arena up`'s scheduling priority (nice) the processes that serve only
     # bot games run, so that people's work has the CPU first when it is short: the engines
-    # that are not people's engines, while people's engines run. None: BOT_NICE with people's
-    # engines, else 0 (every engine serves people then)
-    bot_nice: int | None = None
+    # that are not people's engines, while people's engines run (without them every engine
+    # serves people: none yields). Off by default: measured on a 2-core machine it slowed the
+    # bot games by a quarter and did not lower people's latency (docs/benchmarks.md, "People
+    # first", December 7th); an operator whose people wait on CPU can turn it on
+    bot_nice: int = 0
 
     def bot_only_nice(self) -> int:
         """The nice increment of the bot-only processes (see `bot_nice`)."""
-        if self.bot_nice is not None:
-            return self.bot_nice
-        return BOT_NICE if self.people_engines else 0
-
-
-BOT_NICE = 10
-"""`arena up --bot-nice`'s default with people's engines: a nice-10 process gets about a tenth
-of a core's time when a nice-0 one wants it too (the kernel's weights 110 against 1024)."""
+        return self.bot_nice if self.people_engines else 0
 
 
 def _port(base: int, i: int) -> int:

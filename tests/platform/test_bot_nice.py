@@ -1,6 +1,6 @@
 """People first when the CPU is short (issue 44): with people's engines, `arena up` starts the
-processes that serve only bot games at a lower scheduling priority (`--bot-nice`, nice 10 by
-default), and leaves the people's path (people's engines, web server, matchmaker, Redis) at its
+processes that serve only bot games at a lower scheduling priority when asked (`--bot-nice N`;
+off by default: it did not lower people's latency where measured), and leaves the people's path (people's engines, web server, matchmaker, Redis) at its
 own. Read from each child's /proc/PID/stat, not from what `arena up` says."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from process_helpers import FREE_PORTS, arena, arena_up, find_below, up_config
 
-from services.platform.up import BOT_NICE, Platform
+from services.platform.up import Platform
 from services.platform.up_command import describe
 
 
@@ -32,12 +32,13 @@ def _service(root: int, command: str, *words: str) -> int:
 def test_up_runs_the_bot_only_engines_below_the_peoples_work(tmp_path: Path) -> None:
     base = nice_of(os.getpid())  # arena up inherits it; the children are set against it
     args = ["--var", str(tmp_path / "var"), "--no-persist", "--think-ms", "0"]
-    with arena_up(*args, "--engines", "1", "--people-engines", "1", "--bots", "1") as (up, _):
+    layout = ("--engines", "1", "--people-engines", "1", "--bots", "1", "--bot-nice", "10")
+    with arena_up(*args, *layout) as (up, _):
         assert nice_of(up.pid) == base
         general = _service(up.pid, "engine", "--consumer engine-0")
         people = _service(up.pid, "engine", "--consumer engine-1", "--role people")
         assert "--role" not in Path(f"/proc/{general}/cmdline").read_text()
-        assert nice_of(general) == min(19, base + BOT_NICE)
+        assert nice_of(general) == min(19, base + 10)
         assert nice_of(people) == base
         # the people's path: the web server, the matchmaker, Redis; the bot worker too (it
         # answers the bot seats of the people's tables)
@@ -76,9 +77,9 @@ def test_bot_nice_is_set_kept_over_a_restart_and_off_without_peoples_engines(
             time.sleep(0.1)
         assert new.pid != old and new.alive()
         assert nice_of(new.pid) == min(19, base + 3)
-    # every engine serves people without people's engines: none yields (the default 0), and
-    # `--bot-nice 0` turns it off with them
-    for people, given in ((0, None), (1, 0)):
+    # every engine serves people without people's engines: none yields even when asked; and
+    # with them nothing yields by default
+    for people, given in ((0, 3), (1, 0)):
         var = tmp_path / f"b{people}"
         cfg = up_config(var, engines=1, people_engines=people, bot_nice=given, **quiet)
         with Platform(cfg) as p:
