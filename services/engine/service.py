@@ -786,8 +786,7 @@ class Games:
 
     def _landed(self, hot: Hot, step: _Step) -> None:
         """The answer of `step` is in the log: note it. (The answers logged are counted by
-        the caller: `_count_tables`; a snapshot due is stored by the caller. `_append_steps`
-        does the same inline.)"""
+        the caller: `_count_tables`; a snapshot due is stored by the caller.)"""
         rec = step.rec
         hot.answers[rec.decision] = (rec, hot.log.version)
         self.sessions.answered(hot.log.game, step.opaque)
@@ -921,8 +920,7 @@ class Games:
             records, head = sealed_step = hot.log.sealed(step.items)
             sealed.append(sealed_step)
             appends.append((hot.log.game, step.before, records, step.effects))
-            # (`snapshot_due`, without a call a step)
-            if every > 0 and (step.before + len(records)) // every > step.before // every:
+            if snapshot_due(step.before, step.before + len(records), every):
                 if snapshots is None:
                     snapshots = [None] * len(steps)
                 snapshots[k] = Snapshot(step.before + len(records), head, api.snapshot(hot.game))
@@ -953,8 +951,7 @@ class Games:
                 people += 1
             else:
                 bots += 1
-            hot.answers[step.rec.decision] = (step.rec, version)  # (`_landed`, without a call)
-            self.sessions.answered(hot.log.game, step.opaque)
+            self._landed(hot, step)
             if step.over:
                 finishing.append((i, hot, step))
                 continue
